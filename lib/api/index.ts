@@ -1,0 +1,30 @@
+import type { Registry } from 'prom-client';
+import type { Route } from '../http/route';
+import { aliasRoutes } from './aliases';
+import { collectionRoutes } from './collections';
+import { faultRoutes } from './faults';
+import { maintenanceRoutes } from './maintenance';
+import { probeRoutes } from './probes';
+import { recordRoutes } from './records';
+import { searchRoutes } from './search';
+import type { StoreSlot } from './store';
+
+export { StoreSlot } from './store';
+
+export interface ApiOptions {
+  registry: Registry;
+  slowQueryMs: number | null;
+  /** Mount the fault-injection routes the tests use (TESSERA_TEST_FAULTS=1). */
+  testFaults: boolean;
+}
+
+/** Every route of the service, one module per route family. */
+export const apiRoutes = (slot: StoreSlot, { registry, slowQueryMs, testFaults }: ApiOptions): Route[] => [
+  ...probeRoutes(slot, registry),
+  ...collectionRoutes(slot),
+  ...aliasRoutes(slot),
+  ...recordRoutes(slot),
+  ...searchRoutes(slot, { registry, slowQueryMs }),
+  ...maintenanceRoutes(slot),
+  ...(testFaults ? faultRoutes(slot) : []),
+];

@@ -1,0 +1,6 @@
+import type { Route } from '../http/route';
+import { type StoreSlot, storeRoute } from './store';
+
+export const maintenanceRoutes = (slot: StoreSlot): Route[] => [
+  storeRoute(slot, { method: 'POST', path: '/flush', access: 'write', call: (store, _req, o) => store.flush(o) }),
+];

@@ -1,0 +1,236 @@
+#!/usr/bin/env node
+import { StoreSlot, apiRoutes } from './api';
+import { authenticate, refuseWrites, shed } from './http/hooks';
+import { LOG_LEVELS, type LogLevel, accessLog, createLogger } from './http/log';
+import { createRegistry, httpMetrics } from './http/metrics';
+import { HttpServer } from './http/server';
+import { Store, StoreError } from './index';
+import type { Distance } from './types';
+
+/** How long in-flight requests may run on after SIGTERM/SIGINT before they are cancelled. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+const DISTANCES = ['Cosine', 'Euclidean', 'DotProduct'] as const;
+
+interface ServeConfig {
+  data: string;
+  inMemory: boolean;
+  host: string;
+  port: number;
+  dimension?: number;
+  distance?: Distance;
+  token?: string;
+  readOnly: boolean;
+  maxBodyBytes: number;
+  maxConcurrentRequests: number;
+  readTimeoutMs: number;
+  writeTimeoutMs: number;
+  queryThreads?: number;
+  mmap: boolean;
+  logLevel: LogLevel;
+}
+
+/** A bad command line: reported on one line, exit status 2. */
+class UsageError extends Error {}
+
+type Parse = (raw: string, flag: string) => unknown;
+
+const integer =
+  (min: number, max = Number.MAX_SAFE_INTEGER): Parse =>
+  (raw, flag) => {
+    const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!(n >= min && n <= max)) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got "${raw}"`);
+    return n;
+  };
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+const duration: Parse = (raw, flag) => {
+  const m = /^(\d+)(ms|s|m|h)$/.exec(raw);
+  const ms = m ? Number(m[1]) * DURATION_UNITS[m[2]] : 0;
+  if (!(ms > 0)) throw new UsageError(`${flag} must be a positive duration like 250ms, 5s or 2m, got "${raw}"`);
+  return ms;
+};
+
+const oneOf =
+  (choices: readonly string[]): Parse =>
+  (raw, flag) => {
+    if (!choices.includes(raw)) throw new UsageError(`${flag} must be one of ${choices.join(', ')}, got "${raw}"`);
+    return raw;
+  };
+
+const anyText: Parse = (raw) => raw;
+
+interface Flag {
+  name: string;
+  /** Config key it sets; with no `parse` the flag takes no value and sets `value`. */
+  key: keyof ServeConfig;
+  parse?: Parse;
+  value?: unknown;
+  arg?: string;
+  help: string;
+}
+
+const FLAGS: Flag[] = [
+  { name: '--data', key: 'data', parse: anyText, arg: 'DIR', help: 'store directory, created on first open (default ./data)' },
+  { name: '--in-memory', key: 'inMemory', value: true, help: 'no files at all; role InMemory (default off)' },
+  { name: '--host', key: 'host', parse: anyText, arg: 'ADDR', help: 'address to listen on (default 127.0.0.1)' },
+  { name: '--port', key: 'port', parse: integer(0, 65535), arg: 'N', help: 'port to listen on; 0 picks a free one (default 8080)' },
+  { name: '--dimension', key: 'dimension', parse: integer(0, 65536), arg: 'N', help: "dimension of a NEW store, 0 = keyword-only; must match an existing store (default: the store's own)" },
+  { name: '--distance', key: 'distance', parse: oneOf(DISTANCES), arg: 'M', help: 'Cosine | Euclidean | DotProduct, pinned like dimension (default Cosine)' },
+  { name: '--token', key: 'token', parse: anyText, arg: 'T', help: 'bearer token required on all but /health, /ready, /metrics; also env TESSERA_TOKEN (default: no auth)' },
+  { name: '--read-only', key: 'readOnly', value: true, help: 'refuse every write with 403; never takes the writer lock (default off)' },
+  { name: '--max-body-bytes', key: 'maxBodyBytes', parse: integer(1), arg: 'N', help: 'larger request bodies answer 413 (default 67108864 = 64 MiB)' },
+  { name: '--max-concurrent-requests', key: 'maxConcurrentRequests', parse: integer(1), arg: 'N', help: 'beyond it requests are shed with 503 + Retry-After: 1; probes are never shed (default 256)' },
+  { name: '--read-timeout', key: 'readTimeoutMs', parse: duration, arg: 'DUR', help: 'reads running longer answer 504 and are cancelled; DUR like 250ms, 5s, 2m (default 30s)' },
+  { name: '--write-timeout', key: 'writeTimeoutMs', parse: duration, arg: 'DUR', help: 'writes running longer answer 504 and are cancelled (default 2m)' },
+  { name: '--query-threads', key: 'queryThreads', parse: integer(1, 1024), arg: 'N', help: 'core thread pool size (default: number of CPUs)' },
+  { name: '--mmap', key: 'mmap', value: true, help: 'map sealed vector files (default on)' },
+  { name: '--no-mmap', key: 'mmap', value: false, help: 'read sealed vector files into memory instead' },
+  { name: '--log-level', key: 'logLevel', parse: oneOf(LOG_LEVELS), arg: 'LEVEL', help: `${LOG_LEVELS.join(' | ')}; logs are JSON lines on stderr (default info)` },
+];
+
+/** Flags of features that do not exist yet: refused rather than silently ignored. */
+const NOT_YET = [
+  '--namespaced', '--history-versions', '--at-version', '--max-staleness', '--ann', '--m', '--ef-construction', '--ef-search',
+  '--n-lists', '--n-probe', '--overscan', '--seed', '--quantization', '--rescore', '--embed-provider', '--summarize-provider', '--rerank-provider',
+];
+
+const USAGE = `usage: tessera serve [flags]
+
+Serves a Tessera store over HTTP. Prints "listening on http://HOST:PORT" once accepting;
+SIGTERM or SIGINT stops accepting, lets in-flight requests finish for up to ${SHUTDOWN_GRACE_MS / 1000}s
+(then cancels them), flushes and closes the store, and exits 0.
+
+flags:
+${FLAGS.map((f) => `  ${`${f.name}${f.arg ? ` ${f.arg}` : ''}`.padEnd(30)} ${f.help}`).join('\n')}
+  ${'--help'.padEnd(30)} show this help
+
+environment:
+  ${'TESSERA_TOKEN'.padEnd(30)} bearer token when --token is absent
+  ${'SVC_SLOW_QUERY_MS'.padEnd(30)} log searches at least this slow, at warn (default off)
+`;
+
+function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
+  const config: ServeConfig = {
+    data: './data',
+    inMemory: false,
+    host: '127.0.0.1',
+    port: 8080,
+    token: env.TESSERA_TOKEN || undefined,
+    readOnly: false,
+    maxBodyBytes: 64 * 1024 * 1024,
+    maxConcurrentRequests: 256,
+    readTimeoutMs: 30_000,
+    writeTimeoutMs: 120_000,
+    mmap: true,
+    logLevel: 'info',
+  };
+  const given = new Set<string>();
+  for (let i = 0; i < args.length; i++) {
+    const [name, inline] = args[i].split(/=(.*)/s, 2);
+    if (NOT_YET.includes(name)) throw new UsageError(`${name} is not supported yet`);
+    const flag = FLAGS.find((f) => f.name === name);
+    if (!flag) throw new UsageError(`unknown flag ${args[i]} (see tessera serve --help)`);
+    given.add(flag.name);
+    if (!flag.parse) {
+      if (inline !== undefined) throw new UsageError(`${name} takes no value`);
+      Object.assign(config, { [flag.key]: flag.value });
+      continue;
+    }
+    const raw = inline ?? args[++i];
+    if (raw === undefined) throw new UsageError(`${name} needs a value ${flag.arg}`);
+    Object.assign(config, { [flag.key]: flag.parse(raw, name) });
+  }
+  if (config.inMemory && given.has('--data')) throw new UsageError('--in-memory and --data exclude each other');
+  return config;
+}
+
+const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
+
+async function serve(config: ServeConfig): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  const registry = createRegistry();
+  const slot = new StoreSlot();
+  const slowQuery = Number(process.env.SVC_SLOW_QUERY_MS);
+  const routes = apiRoutes(slot, {
+    registry,
+    slowQueryMs: slowQuery > 0 ? slowQuery : null,
+    testFaults: process.env.TESSERA_TEST_FAULTS === '1',
+  });
+  const server = new HttpServer(routes, {
+    host: config.host,
+    port: config.port,
+    maxBodyBytes: config.maxBodyBytes,
+    readTimeoutMs: config.readTimeoutMs,
+    writeTimeoutMs: config.writeTimeoutMs,
+    hooks: [
+      ...(config.token ? [authenticate(config.token)] : []),
+      ...(config.readOnly ? [refuseWrites] : []),
+      shed(config.maxConcurrentRequests),
+      httpMetrics(registry),
+      accessLog(logger),
+    ],
+    logger,
+  });
+
+  // Listen first: /health answers and /ready says 503 while a large store is still opening.
+  const port = await server.listen();
+  process.stdout.write(`listening on http://${urlHost(config.host)}:${port}\n`);
+
+  const opening = Store.open({
+    ...(config.inMemory ? { inMemory: true } : { path: config.data }),
+    dimension: config.dimension,
+    distance: config.distance,
+    queryThreads: config.queryThreads,
+    mmap: config.mmap,
+    readOnly: config.readOnly,
+  });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await server.close(SHUTDOWN_GRACE_MS);
+    const store = await opening.catch(() => null);
+    if (store) {
+      if (store.role !== 'Reader') await store.flush();
+      await store.close();
+    }
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM').catch(crash));
+  process.on('SIGINT', () => void stop('SIGINT').catch(crash));
+
+  const store = await opening.catch((err) => {
+    const where = config.inMemory ? 'in memory' : `at ${config.data}`;
+    process.stderr.write(`cannot open the store ${where}: ${(err as Error).message}\n`);
+    // A store refusing our settings (say, another dimension) is a bad value, like a bad flag.
+    process.exit(err instanceof StoreError && err.status === 400 ? 2 : 1);
+  });
+  slot.open(store);
+  logger.info({ role: store.role, dimension: store.dimension, distance: store.distance }, 'store open');
+}
+
+function crash(err: unknown): never {
+  process.stderr.write(`fatal: ${(err as Error)?.stack ?? String(err)}\n`);
+  process.exit(1);
+}
+
+function main(argv: string[]): void {
+  const [command, ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help' || (command === 'serve' && (rest.includes('--help') || rest.includes('-h')))) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  try {
+    if (command !== 'serve') throw new UsageError(command === undefined ? 'missing command; usage: tessera serve [flags]' : `unknown command "${command}"; usage: tessera serve [flags]`);
+    serve(parseServe(rest, process.env)).catch(crash);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`tessera: ${err.message}\n`);
+    process.exit(2);
+  }
+}
+
+main(process.argv.slice(2));

@@ -1,0 +1,178 @@
+import { STATUS_CODES } from 'node:http';
+import type { HttpResponse } from 'uWebSockets.js';
+import { HttpError, answerFor, isCancellation } from './errors';
+import type { PieceSource, Reply } from './reply';
+import type { Request } from './request';
+
+/** Recorded when the client left before the response was complete (nginx's convention). */
+export const CLIENT_GONE = 499;
+
+const PIECE_BYTES = 64 * 1024;
+
+const statusLine = (status: number): string => `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+
+/**
+ * One request/response pair over a uWebSockets.js response, which must never be touched after the
+ * client aborted or after it was ended; every write goes through here to keep that promise.
+ */
+export class Exchange {
+  private state: 'pending' | 'streaming' | 'done' = 'pending';
+  /** Set when body bytes are left unread on the wire: the connection cannot be reused. */
+  private closeAfterReply = false;
+  private wakeWriter: (() => void) | null = null;
+  private deadline: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly res: HttpResponse,
+    readonly req: Request,
+    private readonly controller: AbortController,
+    private readonly finished: (status: number) => void,
+  ) {
+    res.onAborted(() => {
+      if (this.state === 'done') return;
+      this.settle();
+      controller.abort(new Error('client went away'));
+      this.wakeWriter?.();
+      finished(CLIENT_GONE);
+    });
+  }
+
+  /** Abandons the request with `err` after `ms`. It covers the time to the status line: a stream is paced by its reader. */
+  expireAfter(ms: number, err: () => HttpError): void {
+    this.deadline = setTimeout(() => this.abandon(err()), ms);
+  }
+
+  /** Refuses a declared Content-Length above the limit before a byte of the body is read. */
+  checkDeclaredLength(limit: number): void {
+    const declared = this.req.contentLength;
+    if (declared !== null && declared > limit) throw this.tooLarge(limit);
+  }
+
+  /** Reads the whole body, refusing it with 413 as soon as it is known to exceed `limit`. */
+  readBody(limit: number): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let received = 0;
+      this.req.signal.addEventListener('abort', () => reject(this.req.signal.reason), { once: true });
+      this.res.onData((chunk, isLast) => {
+        if (this.state !== 'pending' || received > limit) return;
+        received += chunk.byteLength;
+        if (received > limit) return reject(this.tooLarge(limit));
+        // uWebSockets.js neuters the chunk when this callback returns: copy it.
+        chunks.push(Buffer.from(new Uint8Array(chunk)));
+        if (isLast) resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
+      });
+    });
+  }
+
+  private tooLarge(limit: number): HttpError {
+    this.closeAfterReply = true;
+    return new HttpError(413, `request body exceeds --max-body-bytes (${limit} bytes)`);
+  }
+
+  async send(reply: Reply): Promise<void> {
+    if ('body' in reply) return this.end(reply.status, reply.contentType, reply.body, {});
+    await this.stream(reply.status, reply.contentType, reply.pieces);
+  }
+
+  /** Answers with the error's mapped status unless the work was cancelled on our own request. */
+  fail(err: unknown): void {
+    if (this.state !== 'pending') return;
+    if (isCancellation(err) && this.req.signal.aborted) return;
+    const answer = answerFor(err, this.req.id);
+    if (answer.unexpected) this.req.log.error({ err }, 'request failed');
+    else if (answer.status >= 500) this.req.log.warn({ status: answer.status, error: answer.body.error }, 'request refused');
+    this.end(answer.status, 'application/json', JSON.stringify(answer.body), answer.headers);
+  }
+
+  /** Gives up on the request: the core's work is cancelled and `err` answers it, or cuts a stream short. */
+  abandon(err: HttpError): void {
+    if (this.state === 'done') return;
+    this.controller.abort(err);
+    if (this.state === 'pending') return this.fail(err);
+    this.cut(err.status);
+  }
+
+  /** Leaves the pending state: nothing may answer the request any more. */
+  private settle(next: 'streaming' | 'done' = 'done'): void {
+    clearTimeout(this.deadline);
+    this.state = next;
+  }
+
+  /** Closes the connection mid-stream, the only way left to tell the client the body is incomplete. */
+  private cut(status: number): void {
+    this.settle();
+    this.res.close();
+    this.finished(status);
+  }
+
+  private end(status: number, contentType: string, body: string | Uint8Array, headers: Record<string, string>): void {
+    if (this.state !== 'pending') return;
+    this.settle();
+    this.res.cork(() => {
+      this.head(status, contentType, headers);
+      this.res.end(body, this.closeAfterReply);
+    });
+    this.finished(status);
+  }
+
+  private head(status: number, contentType: string, headers: Record<string, string>): void {
+    this.res.writeStatus(statusLine(status));
+    this.res.writeHeader('X-Request-Id', this.req.id);
+    this.res.writeHeader('Content-Type', contentType);
+    for (const [k, v] of Object.entries(headers)) this.res.writeHeader(k, v);
+  }
+
+  /**
+   * Streams pieces with backpressure: the next piece is fetched only once the socket drained.
+   * The first piece is fetched before the status line so an early error still gets a clean answer.
+   */
+  private async stream(status: number, contentType: string, pieces: PieceSource): Promise<void> {
+    try {
+      let piece = await pieces.next(PIECE_BYTES);
+      if (this.state !== 'pending') return;
+      this.settle('streaming');
+      this.res.cork(() => this.head(status, contentType, {}));
+      while (piece !== null) {
+        const drained = this.write(piece);
+        if (!drained) await this.untilWritable();
+        if (!this.streaming()) return;
+        piece = await pieces.next(PIECE_BYTES);
+        if (!this.streaming()) return;
+      }
+      this.settle();
+      this.res.cork(() => this.res.end());
+      this.finished(status);
+    } catch (err) {
+      if (this.state === 'pending') throw err;
+      if (this.streaming()) {
+        this.req.log.error({ err }, 'response stream failed');
+        this.cut(500);
+      }
+    } finally {
+      pieces.close();
+    }
+  }
+
+  /** A method, not a property test: TypeScript must not carry narrowing of `state` across awaits. */
+  private streaming(): boolean {
+    return this.state === 'streaming';
+  }
+
+  private write(piece: Uint8Array): boolean {
+    let ok = false;
+    this.res.cork(() => (ok = this.res.write(piece)));
+    return ok;
+  }
+
+  private untilWritable(): Promise<void> {
+    return new Promise((resolve) => {
+      this.wakeWriter = resolve;
+      this.res.onWritable(() => {
+        this.wakeWriter = null;
+        resolve();
+        return true;
+      });
+    });
+  }
+}

@@ -1,0 +1,55 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { HttpError } from './errors';
+import type { Request } from './request';
+import type { Route } from './route';
+
+/** One cross-cutting concern, run around every request in the order the hooks are listed. */
+export interface Hook {
+  /** Runs before the body is read; throwing an HttpError answers the request instead of the route. */
+  onRequest?(req: Request, route: Route | null): void;
+  /** Runs exactly once per request: after the last byte was sent, or when the client went away. */
+  onResponse?(req: Request, status: number): void;
+}
+
+const isProbe = (route: Route | null) => route?.access === 'probe';
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** Bearer token on everything but the probes. Digests make the comparison constant-time whatever the length. */
+export function authenticate(token: string): Hook {
+  const expected = digest(token);
+  return {
+    onRequest(req, route) {
+      if (isProbe(route)) return;
+      const [scheme, presented] = req.authorization.split(' ', 2);
+      const ok = scheme?.toLowerCase() === 'bearer' && presented !== undefined && timingSafeEqual(digest(presented), expected);
+      if (!ok) throw new HttpError(401, 'missing or wrong bearer token; send "Authorization: Bearer <token>"', {}, { 'WWW-Authenticate': 'Bearer' });
+    },
+  };
+}
+
+/** `--read-only`: every write route answers 403 before any work starts. */
+export const refuseWrites: Hook = {
+  onRequest(_req, route) {
+    if (route?.access === 'write') throw new HttpError(403, 'this server is read-only (--read-only); writes are refused');
+  },
+};
+
+/** `--max-concurrent-requests`: beyond it a request is refused untouched; probes always pass. */
+export function shed(limit: number): Hook {
+  const admitted = new WeakSet<Request>();
+  let active = 0;
+  return {
+    onRequest(req, route) {
+      if (isProbe(route)) return;
+      if (active >= limit) {
+        throw new HttpError(503, `server is at --max-concurrent-requests (${limit}); nothing was attempted, retry shortly`, { retryable: true }, { 'Retry-After': '1' });
+      }
+      active++;
+      admitted.add(req);
+    },
+    onResponse(req) {
+      if (admitted.delete(req)) active--;
+    },
+  };
+}

@@ -1,0 +1,20 @@
+/** Successive pieces of one response body; `next` resolves null once the body is complete. */
+export interface PieceSource {
+  next(maxBytes: number): Promise<Uint8Array | null>;
+  close(): void;
+}
+
+/** What a route answers. Bodies the core already serialized pass through as bytes. */
+export type Reply =
+  | { status: number; contentType: string; body: string | Uint8Array }
+  | { status: number; contentType: string; pieces: PieceSource };
+
+const JSON_TYPE = 'application/json';
+
+export const json = (value: unknown, status = 200): Reply => ({ status, contentType: JSON_TYPE, body: JSON.stringify(value) });
+
+export const jsonBytes = (bytes: Uint8Array, status = 200): Reply => ({ status, contentType: JSON_TYPE, body: bytes });
+
+export const jsonPieces = (pieces: PieceSource, status = 200): Reply => ({ status, contentType: JSON_TYPE, pieces });
+
+export const text = (body: string, status = 200, contentType = 'text/plain; charset=utf-8'): Reply => ({ status, contentType, body });

@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import type { HttpRequest } from 'uWebSockets.js';
+import type { Logger } from 'pino';
+import { HttpError } from './errors';
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * Everything a hook or handler may know about a request. uWebSockets.js frees its request object
+ * when the handler returns, so the parts we need are copied here up front.
+ */
+export class Request<B = unknown> {
+  readonly id: string;
+  readonly method: string;
+  readonly path: string;
+  /** The route template (metrics label), or `unmatched`. */
+  readonly route: string;
+  readonly params: Record<string, string> = {};
+  readonly authorization: string;
+  /** Declared Content-Length, or null for a chunked or bodiless request. */
+  readonly contentLength: number | null;
+  readonly startedAt = process.hrtime.bigint();
+  /** Aborted when the client goes away or the deadline passes: the core stops the work. */
+  readonly signal: AbortSignal;
+  bytes: Buffer = EMPTY;
+  body!: B;
+  private logger: Logger | null = null;
+
+  constructor(
+    raw: HttpRequest,
+    route: string | null,
+    paramNames: string[],
+    signal: AbortSignal,
+    private readonly rootLogger: Logger,
+  ) {
+    this.id = raw.getHeader('x-request-id') || randomUUID();
+    this.method = raw.getCaseSensitiveMethod();
+    this.path = raw.getUrl();
+    this.route = route ?? 'unmatched';
+    this.authorization = raw.getHeader('authorization');
+    const length = raw.getHeader('content-length');
+    this.contentLength = length === '' ? null : Number(length);
+    this.signal = signal;
+    paramNames.forEach((name, i) => (this.params[name] = raw.getParameter(i)));
+  }
+
+  /** A path parameter, percent-decoded. */
+  param(name: string): string {
+    try {
+      return decodeURIComponent(this.params[name]);
+    } catch {
+      throw new HttpError(400, `path parameter {${name}} is not valid percent-encoding`);
+    }
+  }
+
+  /** Logger whose lines carry the request id. */
+  get log(): Logger {
+    return (this.logger ??= this.rootLogger.child({ reqId: this.id }));
+  }
+
+  elapsedSeconds(): number {
+    return Number(process.hrtime.bigint() - this.startedAt) / 1e9;
+  }
+}

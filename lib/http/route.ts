@@ -1,0 +1,40 @@
+import type { Reply } from './reply';
+import type { Request } from './request';
+import type { Schema } from './schema';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** How the cross-cutting rules treat a route. */
+export type Access =
+  /** No token, never shed, no deadline; must answer without waiting on the store. */
+  | 'probe'
+  /** Token, shedding, `--read-timeout`. */
+  | 'read'
+  /** Token, shedding, `--write-timeout`, refused with 403 by `--read-only`. */
+  | 'write';
+
+/** A route without its handler: what the cross-cutting rules need to know. */
+export interface RouteHead<B = unknown> {
+  method: Method;
+  /** Template such as `/collections/{name}/meta`; also the metrics `route` label. */
+  path: string;
+  access: Access;
+  /**
+   * Absent: any body is ignored. `raw`: the bytes go to the handler untouched (the core parses them).
+   * A schema: the body is parsed as JSON and checked before the handler runs.
+   */
+  body?: 'raw' | Schema<B>;
+}
+
+export interface Route<B = unknown> extends RouteHead<B> {
+  handle(req: Request<B>): Promise<Reply> | Reply;
+}
+
+/** Lets TypeScript infer the body type from the schema while typing the handler. */
+export const route = <B = undefined>(r: Route<B>): Route => r as Route;
+
+/** Names of the `{param}` segments of a template, in order. */
+export const paramNames = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+
+/** The uWebSockets.js spelling of a template: `{name}` becomes `:name`. */
+export const uwsPattern = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');

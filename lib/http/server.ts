@@ -1,0 +1,110 @@
+import uWS from 'uWebSockets.js';
+import type { Logger } from 'pino';
+import { HttpError } from './errors';
+import { Exchange } from './exchange';
+import type { Hook } from './hooks';
+import { Request } from './request';
+import { type Route, paramNames, uwsPattern } from './route';
+import { parseJson } from './schema';
+
+export interface ServerOptions {
+  host: string;
+  port: number;
+  maxBodyBytes: number;
+  readTimeoutMs: number;
+  writeTimeoutMs: number;
+  /** Cross-cutting concerns, run in this order. */
+  hooks: Hook[];
+  logger: Logger;
+}
+
+const VERBS = { GET: 'get', POST: 'post', PUT: 'put', DELETE: 'del' } as const;
+
+const shuttingDown = () => new HttpError(503, 'server is shutting down', { retryable: true }, { 'Retry-After': '1' });
+
+export class HttpServer {
+  private readonly app = uWS.App();
+  private listenSocket: uWS.us_listen_socket | null = null;
+  private readonly inFlight = new Set<Exchange>();
+  private closing = false;
+  private onIdle: (() => void) | null = null;
+
+  constructor(
+    routes: Route[],
+    private readonly options: ServerOptions,
+  ) {
+    for (const route of routes) {
+      const names = paramNames(route.path);
+      this.app[VERBS[route.method]](uwsPattern(route.path), (res, req) => this.dispatch(res, req, route, names));
+    }
+    this.app.any('/*', (res, req) => this.dispatch(res, req, null, []));
+  }
+
+  /** Resolves the bound port (useful with port 0). */
+  listen(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.app.listen(this.options.host, this.options.port, (socket) => {
+        if (!socket) return reject(new Error(`cannot listen on ${this.options.host}:${this.options.port}`));
+        this.listenSocket = socket;
+        resolve(uWS.us_socket_local_port(socket));
+      });
+    });
+  }
+
+  /**
+   * Stops accepting, lets in-flight requests finish for up to `graceMs`, then cancels the rest.
+   * Requests still arriving on open keep-alive connections are refused with 503.
+   */
+  async close(graceMs: number): Promise<void> {
+    this.closing = true;
+    if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
+    this.listenSocket = null;
+    const idle = new Promise<void>((resolve) => (this.onIdle = resolve));
+    if (this.inFlight.size === 0) return;
+    const timer = setTimeout(() => this.inFlight.forEach((ex) => ex.abandon(shuttingDown())), graceMs);
+    await idle;
+    clearTimeout(timer);
+  }
+
+  private dispatch(res: uWS.HttpResponse, raw: uWS.HttpRequest, route: Route | null, names: string[]): void {
+    const controller = new AbortController();
+    const req = new Request(raw, route?.path ?? null, names, controller.signal, this.options.logger);
+    const ex = new Exchange(res, req, controller, (status) => this.finished(ex, status));
+    this.inFlight.add(ex);
+    try {
+      if (this.closing) throw shuttingDown();
+      for (const hook of this.options.hooks) hook.onRequest?.(req, route);
+      if (route === null) throw new HttpError(404, `no route for ${req.method} ${req.path}`);
+      ex.checkDeclaredLength(this.options.maxBodyBytes);
+      if (route.access !== 'probe') ex.expireAfter(...this.deadline(route));
+      void this.run(ex, route);
+    } catch (err) {
+      ex.fail(err);
+    }
+  }
+
+  /** Body, deadline and handler. Runs synchronously up to the first await, as uWebSockets.js needs onData set in the handler. */
+  private async run(ex: Exchange, route: Route): Promise<void> {
+    const { req } = ex;
+    try {
+      if (route.body) {
+        req.bytes = await ex.readBody(this.options.maxBodyBytes);
+        if (route.body !== 'raw') req.body = parseJson(req.bytes, route.body);
+      }
+      await ex.send(await route.handle(req));
+    } catch (err) {
+      ex.fail(err);
+    }
+  }
+
+  private deadline(route: Route): [number, () => HttpError] {
+    const [flag, ms] = route.access === 'write' ? ['--write-timeout', this.options.writeTimeoutMs] : ['--read-timeout', this.options.readTimeoutMs];
+    return [ms, () => new HttpError(504, `request exceeded ${flag} (${ms}ms); the work was cancelled`, { retryable: false })];
+  }
+
+  private finished(ex: Exchange, status: number): void {
+    this.inFlight.delete(ex);
+    for (const hook of this.options.hooks) hook.onResponse?.(ex.req, status);
+    if (this.inFlight.size === 0) this.onIdle?.();
+  }
+}
