@@ -1,0 +1,116 @@
+import test, { type ExecutionContext } from 'ava';
+import { type Server, call, openRequest, sleep, startServer, unitRecords } from './helpers';
+
+let server: Server;
+test.before(async () => {
+  server = await startServer();
+  await call(server, 'POST', '/collections/kept/upsert', { records: unitRecords(5, 4) });
+});
+test.after.always(() => server?.stop());
+
+/** What must not move when a request is refused. */
+async function snapshot() {
+  const [records, versions, meta, aliases] = await Promise.all([
+    call(server, 'GET', '/collections/kept/records'),
+    call(server, 'GET', '/versions'),
+    call(server, 'GET', '/collections/kept/meta'),
+    call(server, 'GET', '/aliases'),
+  ]);
+  return { records: records.text, version: versions.json.commit_version, meta: meta.text, aliases: aliases.text };
+}
+
+const valid = JSON.stringify({ records: [{ id: 'new', vector: [1, 0, 0, 0], attrs: { k: { Str: 'v' } } }] });
+const invalidUtf8 = Buffer.concat([Buffer.from('{"records":[{"id":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('","vector":[1,0,0,0]}]}')]);
+
+/** Bodies no route can accept: not JSON at all, or not a whole JSON text. */
+const UNPARSABLE: [string, string | Buffer][] = [
+  ['empty', ''],
+  ['malformed', '{"records": ['],
+  ['not JSON', 'records=1'],
+  ['deep nesting', '{"records":' + '['.repeat(100_000) + ']'.repeat(100_000) + '}'],
+  ['invalid UTF-8', invalidUtf8],
+  ['trailing garbage', valid + 'x'],
+  ...[1, 10, 40, valid.length - 1].map((n): [string, string] => [`truncated at ${n}`, valid.slice(0, n)]),
+];
+
+const BAD_UPSERTS: [string, string][] = [
+  ['null', 'null'],
+  ['array', '[]'],
+  ['records not an array', '{"records": "x"}'],
+  ['id not a string', '{"records":[{"id":1,"vector":[1,0,0,0]}]}'],
+  ['vector too short', '{"records":[{"id":"x","vector":[1,0]}]}'],
+  ['vector of strings', '{"records":[{"id":"x","vector":["1","0","0","0"]}]}'],
+  ['attrs not an object', '{"records":[{"id":"x","attrs":7}]}'],
+  ['huge number', '{"records":[{"id":"x","vector":[1e400,0,0,0]}]}'],
+  ['NaN literal', '{"records":[{"id":"x","vector":[NaN,0,0,0]}]}'],
+];
+
+const BAD_SEARCHES: [string, string][] = [
+  ['null', 'null'],
+  ['query not an array', '{"query":"x"}'],
+  ['query too short', '{"query":[1,0]}'],
+  ['top_k a string', '{"query":[1,0,0,0],"top_k":"ten"}'],
+];
+
+const BAD_DELETES: [string, string][] = [
+  ['null', 'null'],
+  ['ids not an array', '{"ids":"x"}'],
+  ['ids of numbers', '{"ids":[1,2]}'],
+];
+
+const BAD_SMALL_BODIES: [string, string][] = [
+  ['null', 'null'],
+  ['array', '[]'],
+  ['wrong value types', '{"target":1,"names":[1],"k":2}'],
+];
+
+async function expect400(t: ExecutionContext, method: string, path: string, cases: [string, string | Buffer][]) {
+  for (const [name, body] of cases) {
+    const r = await call(server, method, path, body);
+    t.is(r.status, 400, `${method} ${path}: ${name}`);
+    t.is(typeof r.json?.error, 'string', `${method} ${path}: ${name}`);
+  }
+}
+
+test.serial('bad upsert bodies answer 400 with an error body and change nothing', async (t) => {
+  const before = await snapshot();
+  await expect400(t, 'POST', '/collections/kept/upsert', [...UNPARSABLE, ...BAD_UPSERTS]);
+  // One bad record spoils the whole batch.
+  const mixed = { records: [...unitRecords(3, 4, undefined, 'mixed'), { id: 'bad', vector: [1, 2] }] };
+  t.is((await call(server, 'POST', '/collections/kept/upsert', mixed)).status, 400);
+  t.deepEqual(await snapshot(), before);
+});
+
+test.serial('bad search and delete bodies answer 400', async (t) => {
+  const before = await snapshot();
+  await expect400(t, 'POST', '/search', [...UNPARSABLE, ...BAD_SEARCHES]);
+  await expect400(t, 'POST', '/collections/kept/delete', [...UNPARSABLE, ...BAD_DELETES]);
+  t.deepEqual(await snapshot(), before);
+});
+
+test.serial('bad meta, alias and vector-names bodies answer 400 and change nothing', async (t) => {
+  const before = await snapshot();
+  for (const [method, path] of [['PUT', '/collections/kept/meta'], ['PUT', '/aliases/a1'], ['POST', '/collections/kept/vector-names']]) {
+    await expect400(t, method, path, [...UNPARSABLE, ...BAD_SMALL_BODIES]);
+  }
+  t.deepEqual(await snapshot(), before);
+});
+
+test.serial('a body cut off by the client changes nothing and the server carries on', async (t) => {
+  const before = await snapshot();
+  for (let i = 0; i < 5; i++) {
+    const { req } = openRequest(server, 'POST', '/collections/kept/upsert', valid.length);
+    req.write(valid.slice(0, valid.length / 2));
+    await sleep(20);
+    req.destroy();
+  }
+  await sleep(100);
+  t.deepEqual(await snapshot(), before);
+  t.is((await call(server, 'GET', '/health')).status, 200);
+});
+
+test.serial('a malformed percent-encoded name answers 400', async (t) => {
+  const r = await call(server, 'GET', '/collections/%E0%A4%A/meta');
+  t.is(r.status, 400);
+  t.regex(r.json.error, /percent-encoding/);
+});

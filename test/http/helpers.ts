@@ -1,0 +1,151 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as http from 'node:http';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+
+export const CLI = path.resolve(__dirname, '../../lib/cli.js');
+
+export interface Server {
+  url: string;
+  port: number;
+  proc: ChildProcess;
+  /** Everything the server wrote to stderr so far (its log). */
+  stderr(): string;
+  /** Sends the signal and resolves the exit code once the process is gone. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** A fresh directory under the OS temp dir, removed when the test process exits. */
+export function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tessera-http-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Runs the CLI to completion (for flag and help checks). */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const proc = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d) => (stdout += d));
+    proc.stderr.on('data', (d) => (stderr += d));
+    proc.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * Starts `tessera serve --port 0` exactly as a user would and waits for the `listening on` line,
+ * then for /ready. `args` come after the defaults, so they can add any flag.
+ */
+export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = {}, { waitReady = true } = {}): Promise<Server> {
+  const hasData = args.includes('--data') || args.includes('--in-memory');
+  const defaults = ['--port', '0', '--log-level', 'warn', ...(hasData ? [] : ['--data', tempDir()])];
+  if (!args.includes('--dimension')) defaults.push('--dimension', '4');
+  const proc = spawn(process.execPath, [CLI, 'serve', ...defaults, ...args], { env: { ...process.env, ...env } });
+  let stderr = '';
+  proc.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    let stdout = '';
+    const timer = setTimeout(() => reject(new Error(`server did not listen within 15s; stderr:\n${stderr}`)), 15_000);
+    proc.stdout!.on('data', (d) => {
+      stdout += d;
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)\n/.exec(stdout);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    void exited.then((code) => reject(new Error(`server exited with ${code} before listening; stderr:\n${stderr}`)));
+  });
+  const server: Server = {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    proc,
+    stderr: () => stderr,
+    stop: (signal = 'SIGKILL') => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+  process.once('exit', () => proc.kill('SIGKILL'));
+  if (waitReady) await untilReady(server);
+  return server;
+}
+
+export async function untilReady(server: Server, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${server.url}/ready`).catch(() => null);
+    if (res?.status === 200) return;
+    if (Date.now() > deadline) throw new Error(`server not ready within ${timeoutMs}ms; stderr:\n${server.stderr()}`);
+    await sleep(20);
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The body parsed as JSON, or undefined when it is not JSON. */
+  json: any;
+}
+
+/** One request; `body` objects are sent as JSON, strings and bytes as they are. */
+export async function call(server: Server, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const payload = body === undefined || typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+  const res = await fetch(server.url + path, { method, body: payload as BodyInit | undefined, headers });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/** A deterministic PRNG (mulberry32), so a failing fuzz case can be replayed from its seed. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Random unit vectors, as upsert records `{id, vector}` with ids `${prefix}${i}`. */
+export function unitRecords(n: number, dim: number, rand = prng(1), prefix = 'r'): { id: string; vector: number[] }[] {
+  return Array.from({ length: n }, (_, i) => {
+    const v = Array.from({ length: dim }, () => rand() * 2 - 1);
+    const norm = Math.hypot(...v) || 1;
+    return { id: `${prefix}${i}`, vector: v.map((x) => Math.round((x / norm) * 1e6) / 1e6) };
+  });
+}
+
+/**
+ * A request whose body is written by the test at its own pace (node:http, chunked unless
+ * `contentLength` is given). The response promise never rejects: a reset connection yields status 0.
+ */
+export function openRequest(server: Server, method: string, path: string, contentLength?: number) {
+  const headers: Record<string, string | number> = contentLength === undefined ? {} : { 'content-length': contentLength };
+  const req = http.request(`${server.url}${path}`, { method, headers, agent: false });
+  const response = new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve) => {
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      res.on('error', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on('error', () => resolve({ status: 0, headers: {}, text: '' }));
+  });
+  req.flushHeaders();
+  return { req, response };
+}

@@ -1,0 +1,70 @@
+import test from 'ava';
+import { call, openRequest, runCli, sleep, startServer, tempDir, unitRecords } from './helpers';
+
+test('an acknowledged upsert survives SIGKILL', async (t) => {
+  const data = tempDir();
+  const first = await startServer(['--data', data]);
+  const records = unitRecords(50, 4);
+  t.deepEqual((await call(first, 'POST', '/collections/durable/upsert', { records })).json, { upserted: 50 });
+  await first.stop('SIGKILL');
+
+  const second = await startServer(['--data', data]);
+  t.teardown(() => second.stop());
+  const stored = (await call(second, 'GET', '/collections/durable/records')).json as { id: string }[];
+  t.deepEqual(stored.map((r) => r.id).sort(), records.map((r) => r.id).sort());
+});
+
+test('a second process on the same --data is a Reader whose writes answer 409 naming the holder', async (t) => {
+  const data = tempDir();
+  const writer = await startServer(['--data', data]);
+  t.teardown(() => writer.stop());
+  await call(writer, 'POST', '/collections/shared/upsert', { records: unitRecords(3, 4) });
+  const reader = await startServer(['--data', data]);
+  t.teardown(() => reader.stop());
+
+  const cluster = (await call(reader, 'GET', '/cluster')).json;
+  t.like(cluster, { role: 'Reader', holds_writer_handle: false, cluster: false });
+  t.true(Number.isInteger(cluster.staleness_secs));
+  const refused = await call(reader, 'POST', '/collections/shared/upsert', { records: unitRecords(1, 4) });
+  t.is(refused.status, 409);
+  t.true(refused.json.error.includes(String(writer.proc.pid)), refused.json.error);
+  t.is((await call(reader, 'GET', '/collections')).status, 200);
+  t.is((await call(writer, 'GET', '/cluster')).json.role, 'Writer');
+});
+
+test('SIGTERM lets an in-flight request finish, then flushes, closes and exits 0', async (t) => {
+  const data = tempDir();
+  const server = await startServer(['--data', data]);
+  const body = JSON.stringify({ records: unitRecords(10, 4) });
+  const inFlight = openRequest(server, 'POST', '/collections/graceful/upsert');
+  inFlight.req.write(body.slice(0, 10));
+  await sleep(100);
+  server.proc.kill('SIGTERM');
+  await sleep(100);
+  inFlight.req.end(body.slice(10));
+  t.is((await inFlight.response).status, 200);
+  t.is(await server.stop('SIGTERM'), 0);
+
+  const again = await startServer(['--data', data]);
+  t.teardown(() => again.stop());
+  t.is((await call(again, 'GET', '/collections/graceful/records')).json.length, 10);
+});
+
+test('reopening a store with another dimension is a startup error naming both values', async (t) => {
+  const data = tempDir();
+  const first = await startServer(['--data', data, '--dimension', '4']);
+  await call(first, 'POST', '/collections/c/upsert', { records: unitRecords(1, 4) });
+  t.is(await first.stop('SIGTERM'), 0);
+  const r = await runCli(['serve', '--port', '0', '--data', data, '--dimension', '8']);
+  t.is(r.code, 2);
+  t.regex(r.stderr, /4/);
+  t.regex(r.stderr, /8/);
+});
+
+test('--in-memory serves a store with role InMemory', async (t) => {
+  const server = await startServer(['--in-memory']);
+  t.teardown(() => server.stop());
+  t.is((await call(server, 'GET', '/cluster')).json.role, 'InMemory');
+  t.is((await call(server, 'POST', '/collections/m/upsert', { records: unitRecords(2, 4) })).status, 200);
+  t.is((await call(server, 'GET', '/collections/m/records')).json.length, 2);
+});

@@ -1,0 +1,82 @@
+import test from 'ava';
+import { call, openRequest, sleep, startServer, unitRecords } from './helpers';
+
+test('a declared Content-Length above --max-body-bytes answers 413 before the body is read', async (t) => {
+  const server = await startServer(['--max-body-bytes', '1024']);
+  t.teardown(() => server.stop());
+  const big = JSON.stringify({ records: unitRecords(40, 4) });
+  t.true(big.length > 1024);
+  const r = await call(server, 'POST', '/collections/c/upsert', big, { 'X-Request-Id': 'too-big' });
+  t.is(r.status, 413);
+  t.is(typeof r.json.error, 'string');
+  t.is(r.headers.get('x-request-id'), 'too-big');
+  // Refused before reading: a body that never arrives still gets its 413.
+  const { req, response } = openRequest(server, 'POST', '/collections/c/upsert', 10_000_000);
+  t.is((await response).status, 413);
+  req.destroy();
+  t.is((await call(server, 'POST', '/collections/c/upsert', { records: unitRecords(2, 4) })).status, 200);
+});
+
+test('a chunked body is counted while it streams and refused with 413 once past the limit', async (t) => {
+  const server = await startServer(['--max-body-bytes', '1024']);
+  t.teardown(() => server.stop());
+  const { req, response } = openRequest(server, 'POST', '/collections/c/upsert');
+  req.write('{"records":[' + ' '.repeat(600));
+  await sleep(50);
+  req.write(' '.repeat(600));
+  const r = await response;
+  t.is(r.status, 413);
+  t.is(typeof JSON.parse(r.text).error, 'string');
+  req.destroy();
+
+  const small = openRequest(server, 'POST', '/collections/c/upsert');
+  const body = JSON.stringify({ records: unitRecords(2, 4) });
+  small.req.write(body.slice(0, 20));
+  await sleep(20);
+  small.req.end(body.slice(20));
+  t.is((await small.response).status, 200);
+  t.is((await call(server, 'GET', '/health')).status, 200);
+});
+
+test('beyond --max-concurrent-requests requests are shed with 503, Retry-After and retryable; probes never are', async (t) => {
+  const server = await startServer(['--max-concurrent-requests', '4']);
+  t.teardown(() => server.stop());
+  // Four uploads that stay open hold every slot: real concurrency, not a race.
+  const body = JSON.stringify({ records: unitRecords(4, 4) });
+  const held = Array.from({ length: 4 }, (_, i) => {
+    const h = openRequest(server, 'POST', `/collections/held${i}/upsert`);
+    h.req.write(body.slice(0, 10));
+    return h;
+  });
+  await sleep(100);
+  const burst = await Promise.all(Array.from({ length: 20 }, () => call(server, 'POST', '/search', { query: [1, 0, 0, 0] })));
+  for (const r of burst) {
+    t.is(r.status, 503);
+    t.is(r.headers.get('retry-after'), '1');
+    t.is(r.json.retryable, true);
+    t.is(typeof r.json.error, 'string');
+  }
+  for (const path of ['/health', '/ready', '/metrics']) t.is((await call(server, 'GET', path)).status, 200, path);
+
+  for (const h of held) h.req.end(body.slice(10));
+  for (const h of held) t.is((await h.response).status, 200);
+  t.is((await call(server, 'POST', '/search', { query: [1, 0, 0, 0] })).status, 200, 'slots are released');
+});
+
+test('a request past --read-timeout answers 504 with retryable false', async (t) => {
+  const server = await startServer(['--read-timeout', '200ms', '--write-timeout', '300ms']);
+  t.teardown(() => server.stop());
+  for (const [path, limit] of [['/search', 200], ['/collections/slow/upsert', 300]] as const) {
+    const started = Date.now();
+    const { req, response } = openRequest(server, 'POST', path);
+    req.write('{"');
+    const r = await response;
+    const elapsed = Date.now() - started;
+    req.destroy();
+    t.is(r.status, 504, path);
+    t.is(JSON.parse(r.text).retryable, false);
+    t.truthy(r.headers['x-request-id']);
+    t.true(elapsed >= limit - 20 && elapsed < limit + 1000, `${path} answered after ${elapsed}ms`);
+  }
+  t.is((await call(server, 'GET', '/health')).status, 200);
+});

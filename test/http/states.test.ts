@@ -1,0 +1,51 @@
+import test from 'ava';
+import { call, startServer, unitRecords } from './helpers';
+
+test('a fault inside the write lock poisons the store: /health and /ready answer 503 for good', async (t) => {
+  const server = await startServer([], { TESSERA_TEST_FAULTS: '1' });
+  t.teardown(() => server.stop());
+  t.is((await call(server, 'GET', '/health')).status, 200);
+  t.is((await call(server, 'POST', '/_test/poison-next-write')).status, 200);
+  const failed = await call(server, 'POST', '/collections/p/upsert', { records: unitRecords(1, 4) });
+  t.true(failed.status >= 500, `write under an injected fault answered ${failed.status}`);
+  t.is(typeof failed.json.error, 'string');
+
+  for (let i = 0; i < 2; i++) {
+    const health = await call(server, 'GET', '/health');
+    t.is(health.status, 503);
+    t.is(health.json.status, 'poisoned');
+    t.is(typeof health.json.error, 'string');
+    const ready = await call(server, 'GET', '/ready');
+    t.is(ready.status, 503);
+    t.is(typeof ready.json.error, 'string');
+  }
+});
+
+test('the fault-injection route does not exist without TESSERA_TEST_FAULTS=1', async (t) => {
+  const server = await startServer();
+  t.teardown(() => server.stop());
+  t.is((await call(server, 'POST', '/_test/poison-next-write')).status, 404);
+  t.is((await call(server, 'POST', '/collections/p/upsert', { records: unitRecords(1, 4) })).status, 200);
+  t.is((await call(server, 'GET', '/health')).status, 200);
+});
+
+test('probes answer promptly while a large upsert is in flight', async (t) => {
+  t.timeout(60_000);
+  const server = await startServer(['--dimension', '64']);
+  t.teardown(() => server.stop());
+  const body = JSON.stringify({ records: unitRecords(60_000, 64) });
+  let done = false;
+  const upsert = call(server, 'POST', '/collections/big/upsert', body).finally(() => (done = true));
+  const latencies: number[] = [];
+  while (!done) {
+    for (const path of ['/health', '/ready', '/metrics']) {
+      const started = performance.now();
+      const r = await call(server, 'GET', path);
+      latencies.push(performance.now() - started);
+      t.is(r.status, 200, path);
+    }
+  }
+  t.deepEqual((await upsert).json, { upserted: 60_000 });
+  t.true(latencies.length >= 6, `only ${latencies.length} probes ran during the upsert`);
+  t.true(Math.max(...latencies) < 500, `slowest probe took ${Math.max(...latencies).toFixed(0)}ms`);
+});
