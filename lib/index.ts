@@ -1,0 +1,229 @@
+// The embedded library: one async method per route of the spec. Every call runs in the core on a
+// worker thread; bodies that carry vectors or Values cross as JSON bytes so Int stays exact.
+import { native, NativeCancelToken, NativeRecordsCursor, NativeStore } from './native';
+import { parseExact, stringifyExact } from './exact_json';
+import type {
+  CallOptions,
+  Distance,
+  Hit,
+  OpenOptions,
+  RecordInput,
+  Role,
+  SearchRequest,
+  Stats,
+  StoredRecord,
+} from './types';
+
+export * from './types';
+export { parseExact, stringifyExact } from './exact_json';
+
+/** A failed call. `status` is the HTTP status the spec assigns to the failure. */
+export class StoreError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.name = 'StoreError';
+    this.status = status;
+  }
+  /** True when the call stopped because its AbortSignal fired. */
+  get cancelled(): boolean {
+    return this.status === 499;
+  }
+}
+
+function toStoreError(e: unknown): StoreError {
+  if (e instanceof StoreError) return e;
+  const err = e as { status?: unknown; message?: unknown };
+  if (typeof err?.status === 'number') return new StoreError(err.status, String(err.message));
+  return new StoreError(500, e instanceof Error ? e.message : String(e));
+}
+
+const cancelledError = () => new StoreError(499, 'the request was cancelled');
+
+/** Runs a core call, wiring an AbortSignal to a core cancel token for calls that can stop early. */
+async function call<T>(options: CallOptions | undefined, run: (token: NativeCancelToken) => Promise<T>): Promise<T> {
+  const signal = options?.signal;
+  if (signal?.aborted) throw cancelledError();
+  const token = new native.CancelToken();
+  const onAbort = () => token.cancel();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await run(token);
+  } catch (e) {
+    throw toStoreError(e);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function bytes(body: Uint8Array | object): Uint8Array {
+  return body instanceof Uint8Array ? body : stringifyExact(body);
+}
+
+const json = <T>(b: Buffer): T => JSON.parse(b.toString('utf8')) as T;
+
+/** Pieces of one JSON array text holding every live record of a collection. */
+export class RecordsCursor {
+  constructor(private readonly cursor: NativeRecordsCursor) {}
+  /** The next piece (about maxBytes), or null once the array is complete. */
+  async next(maxBytes = 1 << 20): Promise<Buffer | null> {
+    try {
+      return await this.cursor.next(maxBytes);
+    } catch (e) {
+      throw toStoreError(e);
+    }
+  }
+  /** Releases the snapshot the cursor pins; safe to call twice. */
+  close(): void {
+    this.cursor.close();
+  }
+}
+
+export class Store {
+  readonly role: Role;
+  /** Who holds the writer lock when this handle opened as a Reader because of it. */
+  readonly writerHolder: string | null;
+  readonly dimension: number;
+  readonly distance: Distance;
+  readonly queryThreads: number;
+  readonly mmap: boolean;
+
+  private constructor(private readonly core: NativeStore) {
+    const info = core.info();
+    this.role = info.role;
+    this.writerHolder = info.writerHolder;
+    this.dimension = info.dimension;
+    this.distance = info.distance;
+    this.queryThreads = info.queryThreads;
+    this.mmap = info.mmap;
+  }
+
+  /** Opens (or creates) a store. A store directory another process writes opens as a Reader. */
+  static async open(options: OpenOptions): Promise<Store> {
+    if (!options.inMemory && !options.path) throw new StoreError(400, 'open() needs a path, or inMemory: true');
+    if (options.dimension !== undefined && !(Number.isInteger(options.dimension) && options.dimension >= 0 && options.dimension <= 65536))
+      throw new StoreError(400, `dimension must be an integer from 0 to 65536, got ${options.dimension}`);
+    if (options.queryThreads !== undefined && !(Number.isInteger(options.queryThreads) && options.queryThreads >= 1 && options.queryThreads <= 1024))
+      throw new StoreError(400, `queryThreads must be an integer from 1 to 1024, got ${options.queryThreads}`);
+    try {
+      return new Store(await native.NativeStore.open({ ...options }));
+    } catch (e) {
+      throw toStoreError(e);
+    }
+  }
+
+  /** The poison message once an exception escaped while the write lock was held; never clears. */
+  poisoned(): string | null {
+    return this.core.poisoned();
+  }
+
+  /** The commit version being served. Reads memory only. */
+  commitVersion(): number {
+    return this.core.commitVersion();
+  }
+
+  /** Row counters as of the last commit. Reads memory only (for metrics). */
+  footprintCached(): { rows: number; dead_rows: number; doc_count: number; collections: number } {
+    return this.core.footprint();
+  }
+
+  async stats(o?: CallOptions): Promise<Stats> {
+    return json(await call(o, () => this.core.stats()));
+  }
+
+  async collections(o?: CallOptions): Promise<string[]> {
+    return json(await call(o, () => this.core.collections()));
+  }
+
+  async createCollection(name: string, o?: CallOptions): Promise<{ created: string }> {
+    return json(await call(o, () => this.core.createCollection(name)));
+  }
+
+  async dropCollection(name: string, o?: CallOptions): Promise<{ dropped: string }> {
+    return json(await call(o, () => this.core.dropCollection(name)));
+  }
+
+  async getMeta(name: string, o?: CallOptions): Promise<Record<string, string>> {
+    return json(await call(o, () => this.core.getMeta(name)));
+  }
+
+  /** Replaces the collection's metadata wholesale. */
+  async putMeta(name: string, meta: Record<string, string> | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
+    return json(await call(o, () => this.core.putMeta(name, bytes(meta))));
+  }
+
+  /** Declares the collection's named vectors, replacing the whole set. */
+  async setVectorNames(name: string, names: string[] | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
+    const body = names instanceof Uint8Array ? names : stringifyExact({ names });
+    return json(await call(o, () => this.core.setVectorNames(name, body)));
+  }
+
+  async aliases(o?: CallOptions): Promise<Record<string, string>> {
+    return json(await call(o, () => this.core.aliases()));
+  }
+
+  async putAlias(name: string, target: string | Uint8Array, o?: CallOptions): Promise<{ alias: string; target: string }> {
+    const body = target instanceof Uint8Array ? target : stringifyExact({ target });
+    return json(await call(o, () => this.core.putAlias(name, body)));
+  }
+
+  async dropAlias(name: string, o?: CallOptions): Promise<{ dropped: string }> {
+    return json(await call(o, () => this.core.dropAlias(name)));
+  }
+
+  /** Inserts or overwrites records by id; the batch is all-or-nothing and durable when this resolves. */
+  async upsert(name: string, body: { records: RecordInput[] } | Uint8Array, o?: CallOptions): Promise<{ upserted: number }> {
+    return json(await call(o, () => this.core.upsert(name, bytes(body))));
+  }
+
+  async delete(name: string, body: { ids: string[] } | Uint8Array, o?: CallOptions): Promise<{ deleted: number }> {
+    return json(await call(o, () => this.core.delete(name, bytes(body))));
+  }
+
+  /** Streams every live record from one snapshot, as pieces of a JSON array. */
+  async recordsCursor(name: string, o?: CallOptions): Promise<RecordsCursor> {
+    return new RecordsCursor(await call(o, () => this.core.records(name)));
+  }
+
+  /** Every live record; Int and DateTime values come back as bigint. */
+  async records(name: string, o?: CallOptions): Promise<StoredRecord[]> {
+    const cursor = await this.recordsCursor(name, o);
+    const pieces: Buffer[] = [];
+    try {
+      for (let piece; (piece = await cursor.next()) !== null; ) {
+        if (o?.signal?.aborted) throw cancelledError();
+        pieces.push(piece);
+      }
+    } finally {
+      cursor.close();
+    }
+    return parseExact(Buffer.concat(pieces));
+  }
+
+  /** Raw /search body in, the hit array as JSON bytes out. */
+  async searchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
+    return call(o, (token) => this.core.search(body, token));
+  }
+
+  /** Nearest-neighbour search; Int and DateTime values come back as bigint. */
+  async search(body: SearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[]> {
+    return parseExact(await this.searchJson(bytes(body), o));
+  }
+
+  /** Seals everything written so far into segment files and empties the write-ahead log. */
+  async flush(o?: CallOptions): Promise<{ ok: true }> {
+    return json(await call(o, () => this.core.flush()));
+  }
+
+  /** Checkpoints and releases the writer lock. Later calls fail with 503. */
+  async close(): Promise<void> {
+    await call(undefined, () => this.core.close());
+  }
+
+  /** Test hook, present only with TESSERA_TEST_FAULTS=1: the next write fails inside the write lock. */
+  _injectFault(kind: 'poison-next-write'): void {
+    if (process.env.TESSERA_TEST_FAULTS !== '1') throw new StoreError(404, 'fault injection is disabled');
+    if (kind !== 'poison-next-write') throw new StoreError(400, `unknown fault ${kind}`);
+    this.core.injectWriteFault();
+  }
+}

@@ -1,0 +1,75 @@
+// Loads the compiled core (a prebuild when one matches, else build/Release) and types its surface.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export interface NativeCancelToken {
+  cancel(): void;
+}
+
+export interface NativeRecordsCursor {
+  next(maxBytes: number): Promise<Buffer | null>;
+  close(): void;
+}
+
+export interface NativeInfo {
+  role: 'Writer' | 'Reader' | 'InMemory';
+  writerHolder: string | null;
+  dimension: number;
+  distance: 'Cosine' | 'Euclidean' | 'DotProduct';
+  queryThreads: number;
+  mmap: boolean;
+}
+
+/** Every async method resolves JSON bytes produced by the core, or rejects with an Error carrying `status`. */
+export interface NativeStore {
+  collections(): Promise<Buffer>;
+  createCollection(name: string): Promise<Buffer>;
+  dropCollection(name: string): Promise<Buffer>;
+  getMeta(name: string): Promise<Buffer>;
+  putMeta(name: string, body: Uint8Array): Promise<Buffer>;
+  setVectorNames(name: string, body: Uint8Array): Promise<Buffer>;
+  aliases(): Promise<Buffer>;
+  putAlias(name: string, body: Uint8Array): Promise<Buffer>;
+  dropAlias(name: string): Promise<Buffer>;
+  upsert(name: string, body: Uint8Array): Promise<Buffer>;
+  delete(name: string, body: Uint8Array): Promise<Buffer>;
+  records(name: string): Promise<NativeRecordsCursor>;
+  search(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
+  stats(): Promise<Buffer>;
+  flush(): Promise<Buffer>;
+  close(): Promise<Buffer>;
+  info(): NativeInfo;
+  poisoned(): string | null;
+  commitVersion(): number;
+  footprint(): { rows: number; dead_rows: number; doc_count: number; collections: number };
+  injectWriteFault(): void;
+}
+
+export interface NativeAddon {
+  NativeStore: {
+    open(options: {
+      path?: string;
+      inMemory?: boolean;
+      dimension?: number;
+      distance?: string;
+      queryThreads?: number;
+      mmap?: boolean;
+      readOnly?: boolean;
+    }): Promise<NativeStore>;
+  };
+  CancelToken: new () => NativeCancelToken;
+  supportedKernels(): string[];
+  activeKernels(): string;
+  runKernel(family: string, op: 'dot' | 'l2sq', a: Float32Array, b: Float32Array): number;
+}
+
+function packageRoot(): string {
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'CMakeLists.txt'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error('tessera: cannot find the package root from ' + __dirname);
+  }
+}
+
+export const root = packageRoot();
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const native: NativeAddon = require('node-gyp-build')(root);

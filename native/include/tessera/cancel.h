@@ -1,0 +1,24 @@
+// Cooperative cancellation: long loops poll the token every few thousand rows.
+#pragma once
+#include <atomic>
+#include <memory>
+
+#include "tessera/error.h"
+
+namespace tessera {
+
+class CancelToken {
+ public:
+  void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+  void ThrowIfCancelled() const {
+    if (cancelled()) throw Error(Status::kCancelled, "the request was cancelled");
+  }
+
+ private:
+  std::atomic<bool> cancelled_{false};
+};
+
+using CancelTokenPtr = std::shared_ptr<CancelToken>;
+
+}  // namespace tessera

@@ -1,0 +1,32 @@
+// Errors carry the HTTP status the spec assigns, so callers map them without parsing text.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace tessera {
+
+enum class Status : int {
+  kBadRequest = 400,
+  kForbidden = 403,
+  kNotFound = 404,
+  kConflict = 409,
+  kCancelled = 499,
+  kInternal = 500,
+  kUnavailable = 503,
+  kInsufficientStorage = 507,
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(Status status, const std::string& message) : std::runtime_error(message), status_(status) {}
+  Status status() const { return status_; }
+
+ private:
+  Status status_;
+};
+
+inline Error BadRequest(const std::string& m) { return Error(Status::kBadRequest, m); }
+inline Error NotFound(const std::string& m) { return Error(Status::kNotFound, m); }
+inline Error Internal(const std::string& m) { return Error(Status::kInternal, m); }
+
+}  // namespace tessera

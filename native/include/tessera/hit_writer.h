@@ -1,0 +1,54 @@
+// Ranked candidates and their serialization as the spec's Hit array. Every ranked route shares
+// the (score desc, collection, id) order and the projection rules defined here.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tessera/segment.h"
+
+namespace tessera {
+
+struct Candidate {
+  float score;
+  uint32_t collection;  // index into a scope sorted by collection name
+  std::string_view id;
+  const Segment* segment;
+  uint32_t row;
+};
+
+// True when a ranks before b.
+inline bool RanksBefore(const Candidate& a, const Candidate& b) {
+  if (a.score != b.score) return a.score > b.score;
+  if (a.collection != b.collection) return a.collection < b.collection;
+  return a.id < b.id;
+}
+
+// Keeps the best `capacity` candidates offered, in O(log capacity) per accepted offer.
+class CandidateHeap {
+ public:
+  explicit CandidateHeap(size_t capacity) : capacity_(capacity) { heap_.reserve(capacity); }
+  void Offer(const Candidate& c);
+  std::vector<Candidate> Take() { return std::move(heap_); }
+
+ private:
+  size_t capacity_;
+  std::vector<Candidate> heap_;  // max-heap on "ranks later", so the worst kept is at the front
+};
+
+struct Projection {
+  std::optional<std::vector<std::string>> include;
+  std::optional<std::vector<std::string>> exclude;
+  bool Keeps(std::string_view key) const;
+};
+
+// Sorts candidates, cuts [offset, offset + limit) once, and writes the page as a JSON array.
+std::string WriteHits(std::vector<Candidate>& candidates, size_t offset, size_t limit,
+                      const std::vector<std::string_view>& collection_names, const Projection& projection);
+
+// Writes an attribute blob as a JSON object, keeping only projected keys.
+void WriteAttrs(class JsonWriter& w, std::string_view blob, const Projection* projection);
+
+}  // namespace tessera

@@ -1,0 +1,45 @@
+// Mutations as the write-ahead log records them. Live writes and recovery apply the same decoded
+// Op, so replay cannot drift from what was acknowledged.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace tessera {
+
+struct NamedVectorInput {
+  std::string name;
+  size_t offset;  // into UpsertOp::floats
+};
+
+struct RecordInput {
+  std::string id;
+  int64_t vector_offset = -1;  // into UpsertOp::floats; -1 when the record has no vector
+  std::vector<NamedVectorInput> named;
+  std::string attrs;  // encoded by AttrEncoder
+};
+
+struct CreateCollectionOp { std::string name; };
+struct DropCollectionOp { std::string name; };
+struct PutMetaOp { std::string name; std::map<std::string, std::string> meta; };
+struct SetVectorNamesOp { std::string name; std::vector<std::string> names; };
+struct PutAliasOp { std::string name; std::string target; };
+struct DropAliasOp { std::string name; };
+struct UpsertOp {
+  std::string collection;
+  std::vector<RecordInput> records;
+  std::vector<float> floats;  // every vector of the batch, contiguous
+};
+struct DeleteOp { std::string collection; std::vector<std::string> ids; };
+
+using Op = std::variant<CreateCollectionOp, DropCollectionOp, PutMetaOp, SetVectorNamesOp, PutAliasOp,
+                        DropAliasOp, UpsertOp, DeleteOp>;
+
+std::string EncodeOp(const Op& op, uint32_t dim);
+// Throws Error(500) when the bytes are not a well-formed op (a CRC-valid record never is).
+Op DecodeOp(std::string_view bytes, uint32_t dim);
+
+}  // namespace tessera

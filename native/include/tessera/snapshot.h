@@ -1,0 +1,42 @@
+// An immutable, reference-counted view of the store at one commit version. Readers take one and
+// never block the writer; the writer publishes a new one after each durable group of batches.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/segment.h"
+
+namespace tessera {
+
+struct SegmentRef {
+  SegmentPtr segment;
+  uint32_t rows;  // rows of the segment this snapshot sees
+};
+
+struct CollectionState {
+  std::string name;
+  std::map<std::string, std::string> meta;
+  std::vector<std::string> vector_names;
+  std::vector<SegmentRef> segments;
+  uint64_t rows = 0;       // every row slot, superseded ones included
+  uint64_t dead_rows = 0;  // superseded or deleted rows, reclaimable by compaction
+  uint64_t live_rows = 0;
+};
+
+using CollectionPtr = std::shared_ptr<const CollectionState>;
+
+struct Snapshot {
+  uint64_t version = 0;
+  std::map<std::string, CollectionPtr> collections;
+  std::map<std::string, std::string> aliases;
+
+  // A concrete collection, or the one an alias points at; null when neither exists.
+  const CollectionState* Resolve(const std::string& name) const;
+};
+
+using SnapshotPtr = std::shared_ptr<const Snapshot>;
+
+}  // namespace tessera

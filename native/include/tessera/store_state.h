@@ -1,0 +1,83 @@
+// The writer's mutable view of the catalog and rows: validates ops against the current state,
+// applies them at a version, and freezes the result into a Snapshot. Used by the live writer and
+// by recovery alike.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tessera/ops.h"
+#include "tessera/snapshot.h"
+
+namespace tessera {
+
+class StoreState {
+ public:
+  StoreState(uint32_t dim, uint64_t next_segment_id) : dim_(dim), next_segment_id_(next_segment_id) {}
+
+  // Throws Error (400/404) when op cannot apply to the current state; changes nothing.
+  void Validate(const Op& op) const;
+  // Applies a validated op. Returns rows upserted or deleted (0 for catalog ops).
+  uint64_t Apply(const Op& op, uint64_t version);
+  SnapshotPtr Freeze(uint64_t version);
+
+  // Recovery: adopts a sealed segment written by an earlier checkpoint.
+  void AddCollection(const std::string& name, std::map<std::string, std::string> meta,
+                     std::vector<std::string> vector_names);
+  void AdoptSealedSegment(const std::string& collection, SegmentPtr segment);
+  void SetAlias(const std::string& name, const std::string& target) { aliases_[name] = target; }
+
+  // Checkpoint support: memory segments to persist, and swapping in their sealed replacements.
+  struct SegmentSlot {
+    std::string collection;
+    SegmentPtr segment;
+  };
+  std::vector<SegmentSlot> AllSegments() const;
+  void ReplaceSegment(const std::string& collection, const SegmentPtr& old_segment, SegmentPtr sealed);
+  uint64_t memory_rows() const;
+  uint64_t next_segment_id() const { return next_segment_id_; }
+  const std::map<std::string, std::string>& aliases() const { return aliases_; }
+  struct CollectionInfo {
+    const std::map<std::string, std::string>* meta;
+    const std::vector<std::string>* vector_names;
+  };
+  std::map<std::string, CollectionInfo> Catalog() const;
+
+ private:
+  struct RowRef {
+    Segment* segment;
+    uint32_t row;
+  };
+  struct Collection {
+    std::string name;
+    std::map<std::string, std::string> meta;
+    std::vector<std::string> vector_names;
+    std::vector<SegmentPtr> segments;  // the last one takes appends while it is a memory segment
+    std::unordered_map<std::string, RowRef> ids;
+    uint64_t rows = 0;
+    uint64_t dead_rows = 0;
+    CollectionPtr frozen;  // reused by Freeze() while nothing changed
+  };
+
+  Collection* Find(const std::string& name);
+  const Collection* Find(const std::string& name) const;
+  Collection& GetOrCreate(const std::string& name);
+  Segment& AppendTarget(Collection& c);
+  void IndexSegment(Collection& c, Segment& segment);
+  void Touch(Collection& c) { c.frozen.reset(); }
+
+  uint32_t dim_;
+  uint64_t next_segment_id_;
+  std::map<std::string, std::unique_ptr<Collection>> collections_;
+  std::map<std::string, std::string> aliases_;
+  SnapshotPtr last_;
+};
+
+// Collection and alias names: 1 to 128 bytes of letters, digits, '_', '-', '.', not starting
+// with '.'. Throws Error(400) naming the rule.
+void ValidateName(const std::string& name, const char* what);
+
+}  // namespace tessera

@@ -1,0 +1,138 @@
+#include "tessera/manifest.h"
+
+#include <simdjson.h>
+
+#include "tessera/error.h"
+#include "tessera/file_util.h"
+#include "tessera/json_writer.h"
+
+namespace tessera {
+namespace {
+
+std::string HeaderPath(const std::string& dir) { return dir + "/HEADER"; }
+std::string ManifestPath(const std::string& dir) { return dir + "/MANIFEST"; }
+
+[[noreturn]] void Corrupt(const std::string& file, const char* why) {
+  throw Internal("corrupt " + file + ": " + why);
+}
+
+void WriteStringMap(JsonWriter& w, const std::map<std::string, std::string>& m) {
+  w.Char('{');
+  bool first = true;
+  for (const auto& [k, v] : m) {
+    if (!first) w.Char(',');
+    first = false;
+    w.Key(k);
+    w.String(v);
+  }
+  w.Char('}');
+}
+
+std::map<std::string, std::string> ReadStringMap(simdjson::dom::element e) {
+  std::map<std::string, std::string> out;
+  simdjson::dom::object object = e.get_object();
+  for (auto field : object) out[std::string(field.key)] = std::string(field.value.get_string().value());
+  return out;
+}
+
+}  // namespace
+
+// HEADER is plain text so an operator can read what a directory holds.
+void WriteHeader(const std::string& dir, const StoreHeader& h) {
+  std::string text = "tessera-store\nformat " + std::to_string(h.format) + "\ndimension " +
+                     std::to_string(h.dimension) + "\nmetric " + MetricName(h.metric) + "\n";
+  WriteFileAtomic(HeaderPath(dir), text);
+}
+
+std::optional<StoreHeader> ReadHeader(const std::string& dir) {
+  if (!FileExists(HeaderPath(dir))) return std::nullopt;
+  std::string text = ReadWholeFile(HeaderPath(dir));
+  StoreHeader h;
+  char metric[32] = {0};
+  unsigned format = 0, dimension = 0;
+  if (std::sscanf(text.c_str(), "tessera-store\nformat %u\ndimension %u\nmetric %31s", &format, &dimension, metric) != 3)
+    Corrupt(HeaderPath(dir), "unreadable header");
+  if (format != kFormatVersion)
+    throw Internal("store format " + std::to_string(format) + " is not supported by this build (format " +
+                   std::to_string(kFormatVersion) + ")");
+  auto m = ParseMetric(metric);
+  if (!m) Corrupt(HeaderPath(dir), "unknown metric");
+  h.format = format;
+  h.dimension = dimension;
+  h.metric = *m;
+  return h;
+}
+
+void WriteManifest(const std::string& dir, const Manifest& m) {
+  std::string out;
+  JsonWriter w(&out);
+  w.Raw("{\"format\":");
+  w.UInt(kFormatVersion);
+  w.Raw(",\"commit_version\":");
+  w.UInt(m.commit_version);
+  w.Raw(",\"next_segment_id\":");
+  w.UInt(m.next_segment_id);
+  w.Raw(",\"aliases\":");
+  WriteStringMap(w, m.aliases);
+  w.Raw(",\"collections\":[");
+  for (size_t i = 0; i < m.collections.size(); ++i) {
+    const ManifestCollection& c = m.collections[i];
+    if (i) w.Char(',');
+    w.Raw("{\"name\":");
+    w.String(c.name);
+    w.Raw(",\"meta\":");
+    WriteStringMap(w, c.meta);
+    w.Raw(",\"vector_names\":[");
+    for (size_t j = 0; j < c.vector_names.size(); ++j) {
+      if (j) w.Char(',');
+      w.String(c.vector_names[j]);
+    }
+    w.Raw("],\"segments\":[");
+    for (size_t j = 0; j < c.segments.size(); ++j) {
+      if (j) w.Char(',');
+      w.Raw("{\"id\":");
+      w.UInt(c.segments[j].id);
+      w.Raw(",\"rows\":");
+      w.UInt(c.segments[j].rows);
+      w.Raw(",\"deletions\":");
+      w.String(c.segments[j].deletions);
+      w.Char('}');
+    }
+    w.Raw("]}");
+  }
+  w.Raw("]}\n");
+  WriteFileAtomic(ManifestPath(dir), out);
+}
+
+std::optional<Manifest> ReadManifest(const std::string& dir) {
+  std::string path = ManifestPath(dir);
+  if (!FileExists(path)) return std::nullopt;
+  simdjson::padded_string text(ReadWholeFile(path));
+  simdjson::dom::parser parser;
+  try {
+    simdjson::dom::element root = parser.parse(text);
+    Manifest m;
+    m.commit_version = root["commit_version"].get_uint64();
+    m.next_segment_id = root["next_segment_id"].get_uint64();
+    m.aliases = ReadStringMap(root["aliases"]);
+    for (simdjson::dom::element c : root["collections"].get_array()) {
+      ManifestCollection mc;
+      mc.name = std::string(c["name"].get_string().value());
+      mc.meta = ReadStringMap(c["meta"]);
+      for (simdjson::dom::element n : c["vector_names"].get_array()) mc.vector_names.emplace_back(n.get_string().value());
+      for (simdjson::dom::element s : c["segments"].get_array()) {
+        ManifestSegment ms;
+        ms.id = s["id"].get_uint64();
+        ms.rows = uint32_t(s["rows"].get_uint64().value());
+        ms.deletions = std::string(s["deletions"].get_string().value());
+        mc.segments.push_back(ms);
+      }
+      m.collections.push_back(std::move(mc));
+    }
+    return m;
+  } catch (const simdjson::simdjson_error& e) {
+    Corrupt(path, e.what());
+  }
+}
+
+}  // namespace tessera
