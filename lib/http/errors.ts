@@ -35,5 +35,5 @@ export function answerFor(err: unknown, requestId: string): ErrorAnswer {
 
 /** True when the core gave up because we asked it to (timeout or client gone). */
 export function isCancellation(err: unknown): boolean {
-  return err instanceof StoreError && (err as StoreError & { cancelled?: boolean }).cancelled === true;
+  return err instanceof StoreError && err.cancelled;
 }
