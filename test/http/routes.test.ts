@@ -1,5 +1,6 @@
+import * as http from 'node:http';
 import test from 'ava';
-import { type Server, call, startServer, unitRecords } from './helpers';
+import { type Server, call, sleep, startServer, unitRecords } from './helpers';
 
 let server: Server;
 test.before(async () => {
@@ -157,4 +158,38 @@ test('/metrics exposes the spec metrics with route templates as labels', async (
   for (const gauge of ['svc_store_rows', 'svc_store_dead_rows', 'svc_store_collections']) t.regex(r.text, new RegExp(`^${gauge} \\d+`, 'm'));
   t.false(r.text.includes('metered-xyz'));
   t.false(r.text.includes('no-such-route-abc'));
+});
+
+test('a records stream follows a slow reader and survives one that leaves', async (t) => {
+  const records = unitRecords(20_000, 4);
+  // Long attrs make the body far larger than the socket buffers, so the server must wait for drains.
+  const padded = records.map((r) => ({ ...r, attrs: { pad: { Str: 'x'.repeat(500) } } }));
+  for (let i = 0; i < padded.length; i += 5_000) {
+    t.is((await call(server, 'POST', '/collections/slowread/upsert', { records: padded.slice(i, i + 5_000) })).status, 200);
+  }
+  const read = (pauseMs: number, leave: boolean) =>
+    new Promise<string>((resolve, reject) => {
+      http.get(`${server.url}/collections/slowread/records`, (res) => {
+        let body = '';
+        res.once('data', async (first) => {
+          body += first;
+          if (leave) {
+            res.destroy();
+            return resolve('');
+          }
+          res.pause();
+          t.is((await call(server, 'GET', '/health')).status, 200, 'the server answers while the stream waits');
+          await sleep(pauseMs);
+          res.on('data', (d) => (body += d));
+          res.resume();
+        });
+        res.on('end', () => resolve(body));
+        res.on('error', reject);
+      });
+    });
+  await read(0, true);
+  const body = await read(300, false);
+  t.true(body.length > 10_000_000);
+  t.is(JSON.parse(body).length, records.length);
+  t.is((await call(server, 'GET', '/health')).status, 200);
 });
