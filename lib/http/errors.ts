@@ -32,8 +32,3 @@ export function answerFor(err: unknown, requestId: string): ErrorAnswer {
   // Never a stack in the body: the request id lets an operator find it in the log.
   return { status: 500, body: { error: `internal error (request id ${requestId})` }, headers: {}, unexpected: true };
 }
-
-/** True when the core gave up because we asked it to (timeout or client gone). */
-export function isCancellation(err: unknown): boolean {
-  return err instanceof StoreError && err.cancelled;
-}

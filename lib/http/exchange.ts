@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { HttpResponse } from 'uWebSockets.js';
-import { HttpError, answerFor, isCancellation } from './errors';
+import { HttpError, answerFor } from './errors';
 import type { PieceSource, Reply } from './reply';
 import type { Request } from './request';
 
@@ -32,7 +32,6 @@ export class Exchange {
       if (this.state === 'done') return;
       this.settle();
       controller.abort(new Error('client went away'));
-      this.wakeWriter?.();
       finished(CLIENT_GONE);
     });
   }
@@ -75,10 +74,12 @@ export class Exchange {
     await this.stream(reply.status, reply.contentType, reply.pieces);
   }
 
-  /** Answers with the error's mapped status unless the work was cancelled on our own request. */
+  /**
+   * Answers with the error's mapped status. A cancellation the core reports after a timeout or a
+   * client abort finds the exchange settled already, and is dropped here.
+   */
   fail(err: unknown): void {
     if (this.state !== 'pending') return;
-    if (isCancellation(err) && this.req.signal.aborted) return;
     const answer = answerFor(err, this.req.id);
     if (answer.unexpected) this.req.log.error({ err }, 'request failed');
     else if (answer.status >= 500) this.req.log.warn({ status: answer.status, error: answer.body.error }, 'request refused');
@@ -97,6 +98,8 @@ export class Exchange {
   private settle(next: 'streaming' | 'done' = 'done'): void {
     clearTimeout(this.deadline);
     this.state = next;
+    // A stream waiting for the socket to drain must see that it was cut short.
+    if (next === 'done') this.wakeWriter?.();
   }
 
   /** Closes the connection mid-stream, the only way left to tell the client the body is incomplete. */

@@ -96,7 +96,7 @@ export interface Answer {
 }
 
 /** One request; `body` objects are sent as JSON, strings and bytes as they are. */
-export async function call(server: Server, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+export async function call(server: Pick<Server, 'url'>, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   const payload = body === undefined || typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
   const res = await fetch(server.url + path, { method, body: payload as BodyInit | undefined, headers });
   const text = await res.text();
@@ -134,7 +134,7 @@ export function unitRecords(n: number, dim: number, rand = prng(1), prefix = 'r'
  * A request whose body is written by the test at its own pace (node:http, chunked unless
  * `contentLength` is given). The response promise never rejects: a reset connection yields status 0.
  */
-export function openRequest(server: Server, method: string, path: string, contentLength?: number) {
+export function openRequest(server: Pick<Server, 'url'>, method: string, path: string, contentLength?: number) {
   const headers: Record<string, string | number> = contentLength === undefined ? {} : { 'content-length': contentLength };
   const req = http.request(`${server.url}${path}`, { method, headers, agent: false });
   const response = new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve) => {
