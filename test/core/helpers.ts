@@ -10,10 +10,13 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import type { Distance, Hit, StoreError } from '../../lib/index';
 
+const dirs: string[] = [];
+
 /** A fresh directory under the OS temp dir, removed when the test process exits. */
 export function tempDir(label = 'core'): string {
   const dir = mkdtempSync(path.join(tmpdir(), `tessera-${label}-`));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  if (dirs.length === 0) process.once('exit', () => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  dirs.push(dir);
   return dir;
 }
 
