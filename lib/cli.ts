@@ -76,7 +76,7 @@ const FLAGS: Flag[] = [
   { name: '--in-memory', key: 'inMemory', value: true, help: 'no files at all; role InMemory (default off)' },
   { name: '--host', key: 'host', parse: anyText, arg: 'ADDR', help: 'address to listen on (default 127.0.0.1)' },
   { name: '--port', key: 'port', parse: integer(0, 65535), arg: 'N', help: 'port to listen on; 0 picks a free one (default 8080)' },
-  { name: '--dimension', key: 'dimension', parse: integer(0, 65536), arg: 'N', help: "dimension of a NEW store, 0 = keyword-only; must match an existing store (default: the store's own)" },
+  { name: '--dimension', key: 'dimension', parse: integer(0, 65536), arg: 'N', help: "dimension of a new store, 0 = keyword-only; an existing store's must match (default: none, so creating a store needs it)" },
   { name: '--distance', key: 'distance', parse: oneOf(DISTANCES), arg: 'M', help: 'Cosine | Euclidean | DotProduct, pinned like dimension (default Cosine)' },
   { name: '--token', key: 'token', parse: anyText, arg: 'T', help: 'bearer token required on all but /health, /ready, /metrics; also env TESSERA_TOKEN (default: no auth)' },
   { name: '--read-only', key: 'readOnly', value: true, help: 'refuse every write with 403; never takes the writer lock (default off)' },
@@ -175,7 +175,7 @@ async function serve(config: ServeConfig): Promise<void> {
   });
 
   // Listen first: /health answers and /ready says 503 while a large store is still opening.
-  const port = await server.listen();
+  const port = await server.listen().catch((err: Error) => exit(err.message, 1));
   process.stdout.write(`listening on http://${urlHost(config.host)}:${port}\n`);
 
   const opening = Store.open({
@@ -193,29 +193,39 @@ async function serve(config: ServeConfig): Promise<void> {
     logger.info({ signal }, 'shutting down');
     await server.close(SHUTDOWN_GRACE_MS);
     const store = await opening.catch(() => null);
+    let code = 0;
     if (store) {
-      if (store.role !== 'Reader') await store.flush();
+      // Acknowledged writes are durable already; a failed flush only leaves more log to replay.
+      if (store.role !== 'Reader') {
+        await store.flush().catch((err) => {
+          logger.error({ err }, 'flush failed');
+          code = 1;
+        });
+      }
       await store.close();
     }
-    process.exit(0);
+    process.exit(code);
   };
   process.on('SIGTERM', () => void stop('SIGTERM').catch(crash));
   process.on('SIGINT', () => void stop('SIGINT').catch(crash));
 
-  const store = await opening.catch((err) => {
+  const store = await opening.catch((err: Error) => {
     const where = config.inMemory ? 'in memory' : `at ${config.data}`;
-    process.stderr.write(`cannot open the store ${where}: ${(err as Error).message}\n`);
     // A store refusing our settings (say, another dimension) is a bad value, like a bad flag.
-    process.exit(err instanceof StoreError && err.status === 400 ? 2 : 1);
+    return exit(`cannot open the store ${where}: ${err.message}`, err instanceof StoreError && err.status === 400 ? 2 : 1);
   });
   slot.open(store);
   logger.info({ role: store.role, dimension: store.dimension, distance: store.distance }, 'store open');
 }
 
-function crash(err: unknown): never {
-  process.stderr.write(`fatal: ${(err as Error)?.stack ?? String(err)}\n`);
-  process.exit(1);
+/** One line on stderr, then exit. */
+function exit(message: string, code: number): never {
+  process.stderr.write(`tessera: ${message}\n`);
+  process.exit(code);
 }
+
+/** A bug: the stack is worth the extra lines. */
+const crash = (err: unknown): never => exit((err as Error)?.stack ?? String(err), 1);
 
 function main(argv: string[]): void {
   const [command, ...rest] = argv;
@@ -228,8 +238,7 @@ function main(argv: string[]): void {
     serve(parseServe(rest, process.env)).catch(crash);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    process.stderr.write(`tessera: ${err.message}\n`);
-    process.exit(2);
+    exit(err.message, 2);
   }
 }
 

@@ -15,7 +15,7 @@ export class Request<B = unknown> {
   readonly path: string;
   /** The route template (metrics label), or `unmatched`. */
   readonly route: string;
-  readonly params: Record<string, string> = {};
+  private readonly params: Record<string, string> = {};
   readonly authorization: string;
   /** Declared Content-Length, or null for a chunked or bodiless request. */
   readonly contentLength: number | null;

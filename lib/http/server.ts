@@ -83,7 +83,7 @@ export class HttpServer {
     }
   }
 
-  /** Body, deadline and handler. Runs synchronously up to the first await, as uWebSockets.js needs onData set in the handler. */
+  /** Body, then handler. Runs synchronously up to its first await: uWebSockets.js needs onData set inside its callback. */
   private async run(ex: Exchange, route: Route): Promise<void> {
     const { req } = ex;
     try {
