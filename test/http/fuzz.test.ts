@@ -1,3 +1,4 @@
+import * as net from 'node:net';
 import test from 'ava';
 import { call, prng, startServer, unitRecords } from './helpers';
 
@@ -94,4 +95,37 @@ test(`fuzz: ${REQUESTS} random and mutated requests to every route (seed ${SEED}
   t.is(server.proc.exitCode, null);
   t.is((await call(server, 'GET', '/health')).status, 200);
   t.is((await call(server, 'GET', '/ready')).status, 200);
+});
+
+test('fuzz: malformed HTTP framing on raw sockets never crashes the server', async (t) => {
+  const server = await startServer();
+  t.teardown(() => server.stop());
+  const rand = prng(SEED + 1);
+  const frames = [
+    'GET / HTTP/1.1\r\n\r\n',
+    'POST /search HTTP/1.1\r\nContent-Length: -5\r\n\r\n{}',
+    'POST /search HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n{}',
+    'POST /search HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 4\r\n\r\n{}',
+    'POST /search HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+    'POST /search HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+    `GET /${'a'.repeat(100_000)} HTTP/1.1\r\n\r\n`,
+    `GET /health HTTP/1.1\r\nX-Request-Id: ${'r'.repeat(20_000)}\r\n\r\n`,
+    'GET /health HTTP/1.1\r\nBad Header Without Colon\r\n\r\n',
+    'GET /health HTTP/9.9\r\n\r\n',
+  ];
+  for (let i = 0; i < 100; i++) frames.push(Buffer.from(Array.from({ length: 1 + Math.floor(rand() * 300) }, () => Math.floor(rand() * 256))).toString('latin1'));
+  await Promise.all(
+    frames.map(
+      (frame) =>
+        new Promise<void>((resolve) => {
+          const socket = net.connect(server.port, '127.0.0.1', () => socket.end(Buffer.from(frame, 'latin1')));
+          socket.on('data', () => {});
+          socket.setTimeout(2_000, () => socket.destroy());
+          socket.on('close', () => resolve());
+          socket.on('error', () => resolve());
+        }),
+    ),
+  );
+  t.is(server.proc.exitCode, null);
+  t.is((await call(server, 'GET', '/health')).status, 200);
 });
