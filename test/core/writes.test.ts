@@ -173,6 +173,14 @@ test('footprint counts rows, dead_rows, doc_count and vector_bytes = rows x dime
   await store.upsert('a', { records: [{ id: 'z', vector: [0, 0, 1] }] });
   await expectFootprint(7, 4, 3, 'overwrite of a sealed row');
   await store.close();
+  store = await Store.open({ path: dir });
+  await expectFootprint(7, 4, 3, 'after a second checkpoint and reopen');
+  t.deepEqual((await store.records('a')).map((r) => [r.id, r.vector!.map((x) => Math.round(x * 1e4) / 1e4)]).sort(), [
+    ['w', [0.8018, 0.5345, 0.2673]],
+    ['x', [0.8018, 0.5345, 0.2673]],
+    ['z', [0, 0, 1]],
+  ]);
+  await store.close();
 });
 
 test('delete returns the count of ids that existed; deleting from a missing collection is 404', async (t) => {
@@ -245,6 +253,23 @@ test('a records cursor opened before an upsert and a delete sees the old state, 
   const now = await store.records('c');
   t.is(now.length, 198);
   t.true(now.every((r) => r.id === 'brand-new' || (r.attrs.gen as { Int: bigint }).Int === 1n));
+  await store.close();
+});
+
+test('a records cursor keeps reading its snapshot after the collection is dropped and its files are removed', async (t) => {
+  const store = await Store.open({ path: tempDir(), dimension: 2 });
+  await store.upsert('c', { records: Array.from({ length: 300 }, (_, i) => ({ id: `r${i}`, vector: [1, i], attrs: { s: { Str: 'x'.repeat(i % 50) } } })) });
+  await store.flush();
+  const expected = await store.records('c');
+  const cursor = await store.recordsCursor('c');
+  const pieces = [(await cursor.next(100))!];
+  await store.dropCollection('c');
+  await store.flush(); // the checkpoint deletes the dropped collection's segment files
+  await store.upsert('c', { records: [{ id: 'other', vector: [1, 1] }] });
+  for (let p; (p = await cursor.next(100)) !== null; ) pieces.push(p);
+  cursor.close();
+  t.deepEqual(parseExact(Buffer.concat(pieces)), expected);
+  t.deepEqual((await store.records('c')).map((r) => r.id), ['other']);
   await store.close();
 });
 
