@@ -224,7 +224,8 @@ test('a query whose length differs from the store dimension is 400; so is a miss
 });
 
 test('a dimension-0 store: search is 400 naming dimension 0, a vector upsert is 400, a text-only record is accepted', async (t) => {
-  for (const store of [await Store.open({ inMemory: true, dimension: 0 }), await Store.open({ path: tempDir(), dimension: 0 })]) {
+  const dir = tempDir();
+  for (const store of [await Store.open({ inMemory: true, dimension: 0 }), await Store.open({ path: dir, dimension: 0 })]) {
     const e = await rejectsWith(t, store.search({ query: [] }), 400, 'search');
     t.regex(e.message, /dimension 0/);
     const e2 = await rejectsWith(t, store.search({ query: [1, 2] }), 400, 'search with numbers');
@@ -239,6 +240,10 @@ test('a dimension-0 store: search is 400 naming dimension 0, a vector upsert is 
     t.is(stats.footprint.doc_count, 1);
     await store.close();
   }
+  const reopened = await Store.open({ path: dir });
+  t.is(reopened.dimension, 0);
+  t.deepEqual(await reopened.records('docs'), [{ id: 't', vector: null, attrs: { title: { Str: 'keyword only' } } }]);
+  await reopened.close();
 });
 
 test('a text-only record in a store with vectors is kept but never scored by a vector query', async (t) => {
