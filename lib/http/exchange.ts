@@ -20,20 +20,26 @@ export class Exchange {
   /** Set when body bytes are left unread on the wire: the connection cannot be reused. */
   private closeAfterReply = false;
   private wakeWriter: (() => void) | null = null;
+  private stopReading: ((reason: Error) => void) | null = null;
   private deadline: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly res: HttpResponse,
     readonly req: Request,
-    private readonly controller: AbortController,
     private readonly finished: (status: number) => void,
   ) {
     res.onAborted(() => {
       if (this.state === 'done') return;
       this.settle();
-      controller.abort(new Error('client went away'));
+      this.cancel(new Error('client went away'));
       finished(CLIENT_GONE);
     });
+  }
+
+  /** Stops the request's work: the body still arriving, and the core's call through the request's signal. */
+  private cancel(reason: Error): void {
+    this.stopReading?.(reason);
+    this.req.abort(reason);
   }
 
   /** Abandons the request with `err` after `ms`. It covers the time to the status line: a stream is paced by its reader. */
@@ -52,7 +58,7 @@ export class Exchange {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let received = 0;
-      this.req.signal.addEventListener('abort', () => reject(this.req.signal.reason), { once: true });
+      this.stopReading = reject;
       this.res.onData((chunk, isLast) => {
         if (this.state !== 'pending' || received > limit) return;
         received += chunk.byteLength;
@@ -89,7 +95,7 @@ export class Exchange {
   /** Gives up on the request: the core's work is cancelled and `err` answers it, or cuts a stream short. */
   abandon(err: HttpError): void {
     if (this.state === 'done') return;
-    this.controller.abort(err);
+    this.cancel(err);
     if (this.state === 'pending') return this.fail(err);
     this.cut(err.status);
   }

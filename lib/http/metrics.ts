@@ -26,10 +26,17 @@ export function httpMetrics(registry: Registry): Hook {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
+  // Label children are looked up once per route: hashing labels on every request is measurable.
+  const byRoute = new Map<string, { timing: ReturnType<typeof duration.labels>; counts: Map<string, ReturnType<typeof requests.labels>> }>();
   return {
     onResponse(req, status) {
-      requests.inc({ route: req.route, status: `${Math.floor(status / 100)}xx` });
-      duration.observe({ route: req.route }, req.elapsedSeconds());
+      let route = byRoute.get(req.route);
+      if (!route) byRoute.set(req.route, (route = { timing: duration.labels({ route: req.route }), counts: new Map() }));
+      const statusClass = `${Math.floor(status / 100)}xx`;
+      let count = route.counts.get(statusClass);
+      if (!count) route.counts.set(statusClass, (count = requests.labels({ route: req.route, status: statusClass })));
+      count.inc();
+      route.timing.observe(req.elapsedSeconds());
     },
   };
 }

@@ -20,17 +20,16 @@ export class Request<B = unknown> {
   /** Declared Content-Length, or null for a chunked or bodiless request. */
   readonly contentLength: number | null;
   readonly startedAt = process.hrtime.bigint();
-  /** Aborted when the client goes away or the deadline passes: the core stops the work. */
-  readonly signal: AbortSignal;
   bytes: Buffer = EMPTY;
   body!: B;
   private logger: Logger | null = null;
+  private controller: AbortController | null = null;
+  private abortReason: Error | null = null;
 
   constructor(
     raw: HttpRequest,
     route: string | null,
     paramNames: string[],
-    signal: AbortSignal,
     private readonly rootLogger: Logger,
   ) {
     this.id = raw.getHeader('x-request-id') || randomUUID();
@@ -40,7 +39,6 @@ export class Request<B = unknown> {
     this.authorization = raw.getHeader('authorization');
     const length = raw.getHeader('content-length');
     this.contentLength = length === '' ? null : Number(length);
-    this.signal = signal;
     paramNames.forEach((name, i) => (this.params[name] = raw.getParameter(i)));
   }
 
@@ -51,6 +49,24 @@ export class Request<B = unknown> {
     } catch {
       throw new HttpError(400, `path parameter {${name}} is not valid percent-encoding`);
     }
+  }
+
+  /**
+   * Aborted when the client goes away or the deadline passes, so the core stops the work.
+   * Made on first use: an AbortSignal costs more than the whole of a probe.
+   */
+  get signal(): AbortSignal {
+    if (this.controller === null) {
+      this.controller = new AbortController();
+      if (this.abortReason) this.controller.abort(this.abortReason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: Error): void {
+    if (this.abortReason) return;
+    this.abortReason = reason;
+    this.controller?.abort(reason);
   }
 
   /** Logger whose lines carry the request id. */

@@ -67,9 +67,8 @@ export class HttpServer {
   }
 
   private dispatch(res: uWS.HttpResponse, raw: uWS.HttpRequest, route: Route | null, names: string[]): void {
-    const controller = new AbortController();
-    const req = new Request(raw, route?.path ?? null, names, controller.signal, this.options.logger);
-    const ex = new Exchange(res, req, controller, (status) => this.finished(ex, status));
+    const req = new Request(raw, route?.path ?? null, names, this.options.logger);
+    const ex = new Exchange(res, req, (status) => this.finished(ex, status));
     this.inFlight.add(ex);
     try {
       if (this.closing) throw shuttingDown();
