@@ -1,0 +1,50 @@
+// How the filter's text predicates read a string: UTF-8 code points, ASCII-only case folding, and
+// tokens as maximal alphanumeric runs. The filter indexes must tokenize exactly like this so that
+// an index changes speed only, never results.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera {
+
+inline char AsciiLower(char c) { return (c >= 'A' && c <= 'Z') ? char(c + ('a' - 'A')) : c; }
+inline uint32_t AsciiLower(uint32_t cp) { return (cp >= 'A' && cp <= 'Z') ? cp + ('a' - 'A') : cp; }
+
+// Decodes the code point at s[*pos] and advances *pos past it. Inputs are validated UTF-8; a
+// truncated sequence still advances, yielding its lead byte, so a scan can never overrun.
+inline uint32_t NextCodePoint(std::string_view s, size_t* pos) {
+  uint8_t b = uint8_t(s[*pos]);
+  size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+  if (*pos + n > s.size()) n = 1;
+  uint32_t cp = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
+  for (size_t i = 1; i < n; ++i) cp = (cp << 6) | (uint8_t(s[*pos + i]) & 0x3F);
+  *pos += n;
+  return cp;
+}
+
+// Letters and digits. Without ICU: ASCII letters and digits, and every code point from U+00C0 up
+// except the punctuation, symbol and space blocks a tokenizer must split on (U+00D7, U+00F7,
+// U+2000-U+2BFF, U+3000-U+303F, U+FE30-U+FE4F and the fullwidth ASCII punctuation in U+FF00-U+FF65).
+bool IsTokenCodePoint(uint32_t cp);
+
+// Yields the tokens of a string as views of its bytes (not yet case folded).
+class TokenIterator {
+ public:
+  explicit TokenIterator(std::string_view text) : text_(text) {}
+  bool Next(std::string_view* token);
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+};
+
+// Whether a raw token equals an already ASCII-folded one.
+bool TokenEquals(std::string_view raw, std::string_view folded);
+
+// The tokens of text, ASCII-folded, in order (duplicates kept).
+std::vector<std::string> FoldedTokens(std::string_view text);
+
+}  // namespace tessera
