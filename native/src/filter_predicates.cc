@@ -173,6 +173,37 @@ bool TokensLeaf::HasToken(std::string_view text, std::string_view folded) const 
   return false;
 }
 
+// One pass over the text, ticking off query tokens as they appear.
+bool TokensLeaf::HasAll(std::string_view text) const {
+  if (tokens_.size() > 64) {
+    return std::all_of(tokens_.begin(), tokens_.end(), [&](const std::string& t) { return HasToken(text, t); });
+  }
+  const uint64_t all = tokens_.size() == 64 ? ~uint64_t(0) : (uint64_t(1) << tokens_.size()) - 1;
+  uint64_t seen = 0;
+  TokenIterator it(text);
+  std::string_view token;
+  while (seen != all && it.Next(&token)) {
+    for (size_t i = 0; i < tokens_.size(); ++i) {
+      if (TokenEquals(token, tokens_[i])) {
+        seen |= uint64_t(1) << i;
+        break;
+      }
+    }
+  }
+  return seen == all;
+}
+
+bool TokensLeaf::HasAny(std::string_view text) const {
+  TokenIterator it(text);
+  std::string_view token;
+  while (it.Next(&token)) {
+    for (const std::string& t : tokens_) {
+      if (TokenEquals(token, t)) return true;
+    }
+  }
+  return false;
+}
+
 bool TokensLeaf::HasSequence(std::string_view text) const {
   if (tokens_.empty()) return true;
   TokenIterator it(text);
@@ -186,10 +217,9 @@ bool TokensLeaf::HasSequence(std::string_view text) const {
 }
 
 bool TokensLeaf::TestText(std::string_view text) const {
-  auto has = [&](const std::string& t) { return HasToken(text, t); };
   switch (mode_) {
-    case TokenMode::kAll: return std::all_of(tokens_.begin(), tokens_.end(), has);
-    case TokenMode::kAny: return std::any_of(tokens_.begin(), tokens_.end(), has);
+    case TokenMode::kAll: return HasAll(text);
+    case TokenMode::kAny: return HasAny(text);
     case TokenMode::kSequence: return HasSequence(text);
   }
   return false;

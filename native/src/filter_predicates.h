@@ -195,6 +195,8 @@ class TokensLeaf final : public TextLeaf {
 
  private:
   bool HasToken(std::string_view text, std::string_view folded) const;
+  bool HasAll(std::string_view text) const;
+  bool HasAny(std::string_view text) const;
   bool HasSequence(std::string_view text) const;
 
   TokenMode mode_;

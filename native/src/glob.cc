@@ -103,6 +103,17 @@ bool GlobPattern::MatchOne(const Op& op, std::string_view text, size_t* pos) con
   return false;
 }
 
+size_t GlobPattern::FindLiteral(const Op& op, std::string_view text, size_t from) const {
+  std::string_view lit(literals_.data() + op.index, op.size);
+  if (!ignore_case_) return text.find(lit, from);
+  for (size_t at = from; at + lit.size() <= text.size(); ++at) {
+    size_t i = 0;
+    while (i < lit.size() && AsciiLower(text[at + i]) == lit[i]) ++i;
+    if (i == lit.size()) return at;
+  }
+  return std::string_view::npos;
+}
+
 // Every op but `*` consumes a fixed number of characters, so on a mismatch it is enough to let
 // the most recent `*` absorb one more character and retry (the classic linear-space wildcard scan).
 bool GlobPattern::Matches(std::string_view text) const {
@@ -127,6 +138,11 @@ bool GlobPattern::Matches(std::string_view text) const {
     }
     if (star_op == ops_.size() || star_pos == text.size()) return false;
     NextCodePoint(text, &star_pos);
+    // A literal after the `*` can only start where its bytes occur (UTF-8 keeps them aligned).
+    if (ops_[star_op + 1].kind == Kind::kLiteral) {
+      star_pos = FindLiteral(ops_[star_op + 1], text, star_pos);
+      if (star_pos == std::string_view::npos) return false;
+    }
     op = star_op + 1;
     pos = star_pos;
   }

@@ -15,19 +15,32 @@ bool IsTokenCodePoint(uint32_t cp) {
   return true;
 }
 
-bool TokenIterator::Next(std::string_view* token) {
-  size_t start = text_.size();
-  while (pos_ < text_.size()) {
-    size_t at = pos_;
-    bool in_token = IsTokenCodePoint(NextCodePoint(text_, &pos_));
-    if (in_token && start == text_.size()) start = at;
-    if (!in_token && start != text_.size()) {
-      *token = text_.substr(start, at - start);
-      return true;
-    }
+namespace {
+
+// Classifies the character at s[*pos] and advances past it; ASCII, the common case, skips the
+// UTF-8 decoder.
+inline bool TokenCharAt(std::string_view s, size_t* pos) {
+  uint8_t b = uint8_t(s[*pos]);
+  if (b < 0x80) {
+    ++*pos;
+    return (b >= '0' && b <= '9') || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z');
   }
-  if (start == text_.size()) return false;
-  *token = text_.substr(start);
+  return IsTokenCodePoint(NextCodePoint(s, pos));
+}
+
+}  // namespace
+
+bool TokenIterator::Next(std::string_view* token) {
+  size_t start;
+  do {
+    if (pos_ == text_.size()) return false;
+    start = pos_;
+  } while (!TokenCharAt(text_, &pos_));
+  size_t end;
+  do {
+    end = pos_;
+  } while (pos_ < text_.size() && TokenCharAt(text_, &pos_));
+  *token = text_.substr(start, end - start);
   return true;
 }
 

@@ -31,6 +31,8 @@ class GlobPattern {
 
   // Matches op at text[*pos], advancing *pos past what it consumed.
   bool MatchOne(const Op& op, std::string_view text, size_t* pos) const;
+  // First offset >= from where the literal op matches, or npos.
+  size_t FindLiteral(const Op& op, std::string_view text, size_t from) const;
 
   bool ignore_case_ = false;
   std::vector<Op> ops_;
