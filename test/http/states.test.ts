@@ -1,5 +1,5 @@
 import test from 'ava';
-import { call, startServer, unitRecords } from './helpers';
+import { call, sleep, startServer, unitRecords } from './helpers';
 
 test('a fault inside the write lock poisons the store: /health and /ready answer 503 for good', async (t) => {
   const server = await startServer([], { TESSERA_TEST_FAULTS: '1' });
@@ -48,4 +48,16 @@ test('probes answer promptly while a large upsert is in flight', async (t) => {
   t.deepEqual((await upsert).json, { upserted: 60_000 });
   t.true(latencies.length >= 6, `only ${latencies.length} probes ran during the upsert`);
   t.true(Math.max(...latencies) < 500, `slowest probe took ${Math.max(...latencies).toFixed(0)}ms`);
+});
+
+test('logs: a debug line per request carries its request id; SVC_SLOW_QUERY_MS logs slow searches at warn', async (t) => {
+  const server = await startServer(['--log-level', 'debug'], { SVC_SLOW_QUERY_MS: '0.001' });
+  t.teardown(() => server.stop());
+  await call(server, 'POST', '/collections/logged/upsert', { records: unitRecords(3, 4) });
+  t.is((await call(server, 'POST', '/search', { query: [1, 0, 0, 0] }, { 'X-Request-Id': 'find-me' })).status, 200);
+  await sleep(100);
+  const lines = server.stderr().trim().split('\n').map((l) => JSON.parse(l));
+  const mine = lines.filter((l) => l.reqId === 'find-me');
+  t.true(mine.some((l) => l.msg === 'request' && l.level === 20 && l.route === '/search' && l.status === 200));
+  t.true(mine.some((l) => l.msg === 'slow query' && l.level === 40));
 });
