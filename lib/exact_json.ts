@@ -1,22 +1,27 @@
 // JSON with exact 64-bit integers. The core writes Int and DateTime values as {"Int":<digits>}
 // (no spaces), and a quote inside a JSON string is always escaped, so the pattern below can only
-// match a Value; those digits become bigint instead of a rounded double.
+// match a Value. Its digits are re-quoted with a marker that no other string in the core's output
+// can start with, and the reviver turns exactly those into bigint instead of a rounded double.
 const EXACT_INT = /\{"(Int|DateTime)":(-?\d+)\}/g;
+const INT_MARK = '\u0001';
 
 export function parseExact<T>(bytes: Buffer | string): T {
   const text = typeof bytes === 'string' ? bytes : bytes.toString('utf8');
-  return JSON.parse(text.replace(EXACT_INT, '{"$1":"$2"}'), (key, value) =>
-    (key === 'Int' || key === 'DateTime') && typeof value === 'string' ? BigInt(value) : value,
+  return JSON.parse(text.replace(EXACT_INT, '{"$1":"\\u0001$2"}'), (key, value) =>
+    (key === 'Int' || key === 'DateTime') && typeof value === 'string' && value.startsWith(INT_MARK)
+      ? BigInt(value.slice(1))
+      : value,
   ) as T;
 }
 
-const BIGINT_MARK = '\u0000tessera-bigint:';
-const MARKED = /"\\u0000tessera-bigint:(-?\d+)"/g;
+const RAW_MARK = '\u0000tessera-raw:';
+const MARKED = /"\\u0000tessera-raw:([^"]*)"/g;
 
-/** JSON text for a request object: bigint becomes integer digits, typed arrays become arrays. */
+/** JSON text for a request object: bigint becomes integer digits, -0 stays -0.0, typed arrays become arrays. */
 export function stringifyExact(value: unknown): Buffer {
   const text = JSON.stringify(value, (_key, v) => {
-    if (typeof v === 'bigint') return BIGINT_MARK + v.toString();
+    if (typeof v === 'bigint') return RAW_MARK + v.toString();
+    if (Object.is(v, -0)) return RAW_MARK + '-0.0';
     if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return Array.from(v as Float32Array);
     return v;
   });

@@ -3,15 +3,23 @@
 import { native, NativeCancelToken, NativeRecordsCursor, NativeStore } from './native';
 import { parseExact, stringifyExact } from './exact_json';
 import type {
+  AggregateRequest,
+  AggregateResult,
+  BatchRequest,
+  BatchResponse,
   CallOptions,
   Distance,
   Hit,
+  ListRequest,
   OpenOptions,
   RecordInput,
   Role,
   SearchRequest,
+  SimilarRequest,
   Stats,
   StoredRecord,
+  Filter,
+  FilterIndexEntry,
 } from './types';
 
 export * from './types';
@@ -158,6 +166,15 @@ export class Store {
     return json(await call(o, () => this.core.setVectorNames(name, body)));
   }
 
+  /**
+   * Declares the collection's filter-indexed fields (a name, or {field, tokens?, trigrams?}),
+   * replacing the declaration; [] drops it. Indexes change speed only, never results.
+   */
+  async setFilterIndex(name: string, fields: FilterIndexEntry[] | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
+    const body = fields instanceof Uint8Array ? fields : stringifyExact({ fields });
+    return json(await call(o, () => this.core.setFilterIndex(name, body)));
+  }
+
   async aliases(o?: CallOptions): Promise<Record<string, string>> {
     return json(await call(o, () => this.core.aliases()));
   }
@@ -176,7 +193,8 @@ export class Store {
     return json(await call(o, () => this.core.upsert(name, bytes(body))));
   }
 
-  async delete(name: string, body: { ids: string[] } | Uint8Array, o?: CallOptions): Promise<{ deleted: number }> {
+  /** Deletes by ids, or by filter (which wins when both are sent). */
+  async delete(name: string, body: { ids?: string[]; filter?: Filter } | Uint8Array, o?: CallOptions): Promise<{ deleted: number }> {
     return json(await call(o, () => this.core.delete(name, bytes(body))));
   }
 
@@ -208,6 +226,42 @@ export class Store {
   /** Nearest-neighbour search; Int and DateTime values come back as bigint. */
   async search(body: SearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[]> {
     return parseExact(await this.searchJson(bytes(body), o));
+  }
+
+  /** /search/similar: search with a stored record's vector, the record itself excluded. */
+  async searchSimilar(body: SimilarRequest | Uint8Array, o?: CallOptions): Promise<Hit[]> {
+    return parseExact(await this.searchSimilarJson(bytes(body), o));
+  }
+
+  async searchSimilarJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
+    return call(o, (token) => this.core.searchSimilar(body, token));
+  }
+
+  /** /search/batch: 1 to 16 searches validated together, optionally fused with RRF. */
+  async searchBatch(body: BatchRequest | Uint8Array, o?: CallOptions): Promise<BatchResponse> {
+    return parseExact(await this.searchBatchJson(bytes(body), o));
+  }
+
+  async searchBatchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
+    return call(o, (token) => this.core.searchBatch(body, token));
+  }
+
+  /** /list: filtered records with score 0, optionally ordered, paged. */
+  async list(body: ListRequest | Uint8Array = {}, o?: CallOptions): Promise<Hit[]> {
+    return parseExact(await this.listJson(bytes(body), o));
+  }
+
+  async listJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
+    return call(o, (token) => this.core.list(body, token));
+  }
+
+  /** /aggregate: count, sums and groups over the filtered records. */
+  async aggregate(body: AggregateRequest | Uint8Array = {}, o?: CallOptions): Promise<AggregateResult> {
+    return parseExact(await this.aggregateJson(bytes(body), o));
+  }
+
+  async aggregateJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
+    return call(o, (token) => this.core.aggregate(body, token));
   }
 
   /** Seals everything written so far into segment files and empties the write-ahead log. */

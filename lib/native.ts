@@ -28,6 +28,7 @@ export interface NativeStore {
   getMeta(name: string): Promise<Buffer>;
   putMeta(name: string, body: Uint8Array): Promise<Buffer>;
   setVectorNames(name: string, body: Uint8Array): Promise<Buffer>;
+  setFilterIndex(name: string, body: Uint8Array): Promise<Buffer>;
   aliases(): Promise<Buffer>;
   putAlias(name: string, body: Uint8Array): Promise<Buffer>;
   dropAlias(name: string): Promise<Buffer>;
@@ -35,6 +36,10 @@ export interface NativeStore {
   delete(name: string, body: Uint8Array): Promise<Buffer>;
   records(name: string): Promise<NativeRecordsCursor>;
   search(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
+  searchSimilar(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
+  searchBatch(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
+  list(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
+  aggregate(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
   stats(): Promise<Buffer>;
   flush(): Promise<Buffer>;
   close(): Promise<Buffer>;

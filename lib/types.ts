@@ -34,18 +34,104 @@ export interface Hit {
   attrs: Record<string, Value>;
 }
 
-export interface SearchRequest {
-  query: number[] | Float32Array;
+/** A predicate: a single-key object naming the variant, its arguments as an array (key first). */
+export type Predicate =
+  | { Eq: [string, Value] }
+  | { Ne: [string, Value] }
+  | { In: [string, Value[]] }
+  | { NotIn: [string, Value[]] }
+  | { Lt: [string, Value] }
+  | { Le: [string, Value] }
+  | { Gt: [string, Value] }
+  | { Ge: [string, Value] }
+  | { Glob: [string, string] }
+  | { IGlob: [string, string] }
+  | { Regex: [string, string] }
+  | { Contains: [string, Value] }
+  | { NotContains: [string, Value] }
+  | { ContainsAny: [string, Value[]] }
+  | { Fuzzy: [string, string, number] }
+  | { ContainsAllTokens: [string, string] }
+  | { ContainsAnyToken: [string, string] }
+  | { ContainsTokenSequence: [string, string] }
+  | { All: Predicate[] }
+  | { Any: Predicate[] }
+  | { Not: Predicate };
+
+export type Filter = Predicate[];
+
+/** A filter-index declaration entry: a field name, or the field with either structure turned off. */
+export type FilterIndexEntry = string | { field: string; tokens?: boolean; trigrams?: boolean };
+
+export interface DecayRank {
+  field: string;
+  origin: number | bigint;
+  scale?: number;
+  decay?: number;
+  lambda?: number;
+  missing?: number;
+  count_field?: string;
+  count_scale?: number;
+  count_lambda?: number;
+}
+
+/** Options shared by /search, /search/similar and each /search/batch leg. */
+export interface RankedOptions {
   scope?: string[];
   top_k?: number;
   offset?: number;
   min_score?: number;
   exact?: boolean;
+  filter?: Filter;
   include_attributes?: string[];
   exclude_attributes?: string[];
+  limit_per?: { field: string; max: number };
+  diversity?: number;
+  rank_by?: { Decay: DecayRank };
+}
+
+export interface SearchRequest extends RankedOptions {
+  query: number[] | Float32Array;
   names?: string[];
   name_weights?: Record<string, number>;
   pool?: 'Max' | 'Sum';
+}
+
+export interface SimilarRequest extends RankedOptions {
+  collection: string;
+  id: string;
+}
+
+export interface BatchRequest {
+  queries: SearchRequest[];
+  /** Reciprocal rank fusion: score = sum over legs of weight / (rrf_k + rank), rank 1-based. */
+  fuse?: { rrf_k?: number; weights?: number[]; top_k?: number };
+}
+
+export type BatchResponse = { results: Hit[][] } | { fused: Hit[] };
+
+export interface ListRequest {
+  scope?: string[];
+  filter?: Filter;
+  offset?: number;
+  limit?: number;
+  include_attributes?: string[];
+  exclude_attributes?: string[];
+  order_by?: { field: string; descending?: boolean };
+}
+
+export interface AggregateRequest {
+  scope?: string[];
+  filter?: Filter;
+  sum?: string[];
+  group_by?: string;
+}
+
+export interface AggregateResult {
+  count: number;
+  sums: Record<string, Value>;
+  groups?: { value: Value | null; count: number; sums: Record<string, Value> }[];
+  groups_truncated?: boolean;
 }
 
 export interface Footprint {

@@ -1,6 +1,7 @@
 #include "tessera/crc32c.h"
 
 #include <array>
+#include <cstring>
 
 namespace tessera {
 namespace {
@@ -24,9 +25,23 @@ const Tables& T() {
   return tables;
 }
 
-}  // namespace
+#if defined(__x86_64__)
+// The SSE4.2 crc32 instruction computes CRC32C about ten times faster than the tables.
+__attribute__((target("sse4.2"))) uint32_t Crc32cHardware(const uint8_t* p, size_t n, uint32_t seed) {
+  uint64_t c = ~seed;
+  for (; n >= 8; n -= 8, p += 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    c = __builtin_ia32_crc32di(c, word);
+  }
+  uint32_t c32 = uint32_t(c);
+  for (; n > 0; --n) c32 = __builtin_ia32_crc32qi(c32, *p++);
+  return ~c32;
+}
 
-uint32_t Crc32c(const void* data, size_t n, uint32_t seed) {
+#endif
+
+uint32_t Crc32cSoftware(const void* data, size_t n, uint32_t seed) {
   const auto& t = T().t;
   const uint8_t* p = static_cast<const uint8_t*>(data);
   uint32_t c = ~seed;
@@ -39,6 +54,25 @@ uint32_t Crc32c(const void* data, size_t n, uint32_t seed) {
   }
   while (n--) c = t[0][(c ^ *p++) & 0xFF] ^ (c >> 8);
   return ~c;
+}
+
+#if defined(__x86_64__)
+// Checked once against the standard check value, so a miscompiled path falls back, not corrupts.
+bool HasHardwareCrc() {
+  static const bool ok = __builtin_cpu_supports("sse4.2") &&
+                         Crc32cHardware(reinterpret_cast<const uint8_t*>("123456789"), 9, 0) == 0xE3069283u &&
+                         Crc32cSoftware("123456789", 9, 0) == 0xE3069283u;
+  return ok;
+}
+#endif
+
+}  // namespace
+
+uint32_t Crc32c(const void* data, size_t n, uint32_t seed) {
+#if defined(__x86_64__)
+  if (HasHardwareCrc()) return Crc32cHardware(static_cast<const uint8_t*>(data), n, seed);
+#endif
+  return Crc32cSoftware(data, n, seed);
 }
 
 }  // namespace tessera

@@ -212,8 +212,11 @@ PredicatePtr ParseLeaf(const std::string& where, const std::string& name, elemen
 PredicatePtr ParsePredicate(element e, const std::string& where, int depth) {
   if (depth > kMaxDepth) Bad(where + ": predicates nest more than " + std::to_string(kMaxDepth) + " levels deep");
   if (e.type() != element_type::OBJECT || object(e.get_object()).size() != 1) {
+    std::string got = e.type() == element_type::OBJECT
+                          ? "an object with " + std::to_string(object(e.get_object()).size()) + " keys"
+                          : TypeName(e.type());
     Bad(where + " must be a predicate: an object with one key naming the variant, e.g. "
-                "{\"Eq\": [\"color\", {\"Str\": \"red\"}]}; got " + (e.type() == element_type::OBJECT ? std::string("an object with ") + std::to_string(object(e.get_object()).size()) + " keys" : TypeName(e.type())));
+                "{\"Eq\": [\"color\", {\"Str\": \"red\"}]}; got " + got);
   }
   auto [variant, args] = *object(e.get_object()).begin();
   std::string name(variant);

@@ -20,12 +20,6 @@ void CandidateHeap::Offer(const Candidate& c) {
   }
 }
 
-bool Projection::Keeps(std::string_view key) const {
-  if (include) return std::find(include->begin(), include->end(), key) != include->end();
-  if (exclude) return std::find(exclude->begin(), exclude->end(), key) == exclude->end();
-  return true;
-}
-
 void WriteAttrs(JsonWriter& w, std::string_view blob, const Projection* projection) {
   w.Char('{');
   AttrReader reader(blob);
@@ -42,9 +36,8 @@ void WriteAttrs(JsonWriter& w, std::string_view blob, const Projection* projecti
   w.Char('}');
 }
 
-std::string WriteHits(std::vector<Candidate>& candidates, size_t offset, size_t limit,
+std::string WriteHits(const std::vector<Candidate>& candidates, size_t offset, size_t limit,
                       const std::vector<std::string_view>& collection_names, const Projection& projection) {
-  std::sort(candidates.begin(), candidates.end(), RanksBefore);
   std::string out = "[";
   JsonWriter w(&out);
   size_t end = std::min(candidates.size(), offset + limit);

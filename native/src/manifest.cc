@@ -87,6 +87,17 @@ void WriteManifest(const std::string& dir, const Manifest& m) {
       if (j) w.Char(',');
       w.String(c.vector_names[j]);
     }
+    w.Raw("],\"filter_index\":[");
+    for (size_t j = 0; j < c.filter_index.size(); ++j) {
+      if (j) w.Char(',');
+      w.Raw("{\"field\":");
+      w.String(c.filter_index[j].field);
+      w.Raw(",\"tokens\":");
+      w.Bool(c.filter_index[j].tokens);
+      w.Raw(",\"trigrams\":");
+      w.Bool(c.filter_index[j].trigrams);
+      w.Char('}');
+    }
     w.Raw("],\"segments\":[");
     for (size_t j = 0; j < c.segments.size(); ++j) {
       if (j) w.Char(',');
@@ -120,6 +131,8 @@ std::optional<Manifest> ReadManifest(const std::string& dir) {
       mc.name = std::string(c["name"].get_string().value());
       mc.meta = ReadStringMap(c["meta"]);
       for (simdjson::dom::element n : c["vector_names"].get_array()) mc.vector_names.emplace_back(n.get_string().value());
+      for (simdjson::dom::element f : c["filter_index"].get_array())
+        mc.filter_index.push_back({std::string(f["field"].get_string().value()), f["tokens"].get_bool(), f["trigrams"].get_bool()});
       for (simdjson::dom::element s : c["segments"].get_array()) {
         ManifestSegment ms;
         ms.id = s["id"].get_uint64();

@@ -15,6 +15,7 @@ enum class OpTag : uint8_t {
   kDropAlias,
   kUpsert,
   kDelete,
+  kSetFilterIndex,
 };
 
 void PutStrings(std::string* out, const std::vector<std::string>& items) {
@@ -90,6 +91,15 @@ struct Encoder {
       PutBytes(out, rec.attrs);
     }
   }
+  void operator()(const SetFilterIndexOp& op) {
+    PutFixed(out, OpTag::kSetFilterIndex);
+    PutBytes(out, op.name);
+    PutFixed<uint32_t>(out, uint32_t(op.fields.size()));
+    for (const FilterIndexField& f : op.fields) {
+      PutBytes(out, f.field);
+      PutFixed<uint8_t>(out, uint8_t((f.tokens ? 1 : 0) | (f.trigrams ? 2 : 0)));
+    }
+  }
   void operator()(const DeleteOp& op) {
     PutFixed(out, OpTag::kDelete);
     PutBytes(out, op.collection);
@@ -144,6 +154,17 @@ Op DecodeOp(std::string_view bytes, uint32_t dim) {
           nv.offset = GetVector(r, &op.floats, dim);
         }
         rec.attrs = std::string(r.Bytes());
+      }
+      return op;
+    }
+    case OpTag::kSetFilterIndex: {
+      SetFilterIndexOp op{std::string(r.Bytes()), {}};
+      op.fields.resize(r.Fixed<uint32_t>());
+      for (FilterIndexField& f : op.fields) {
+        f.field = std::string(r.Bytes());
+        uint8_t flags = r.Fixed<uint8_t>();
+        f.tokens = flags & 1;
+        f.trigrams = flags & 2;
       }
       return op;
     }

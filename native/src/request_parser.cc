@@ -35,9 +35,16 @@ const char* TypeName(element_type t) {
 element ParseBody(simdjson::dom::parser& parser, std::string_view body, simdjson::padded_string& copy) {
   copy = simdjson::padded_string(body);
   auto result = parser.parse(copy);
-  if (result.error()) {
-    if (body.empty()) Bad("request body is empty; send a JSON object");
-    Bad(std::string("malformed JSON: ") + simdjson::error_message(result.error()));
+  switch (result.error()) {
+    case simdjson::SUCCESS: break;
+    case simdjson::EMPTY: Bad("request body is empty; send a JSON object");
+    case simdjson::BIGINT_ERROR: Bad("a number is out of range: integers must fit in signed 64 bits (use Float for larger)");
+    case simdjson::NUMBER_ERROR: Bad("a number is malformed or outside the 64-bit float range");
+    case simdjson::UTF8_ERROR: Bad("the body is not valid UTF-8");
+    case simdjson::DEPTH_ERROR: Bad("the JSON is nested too deeply");
+    default:
+      if (body.empty()) Bad("request body is empty; send a JSON object");
+      Bad(std::string("malformed JSON: ") + simdjson::error_message(result.error()));
   }
   return result.value();
 }
@@ -165,6 +172,11 @@ void ReadValue(AttrEncoder& enc, std::string_view key, element v, const std::str
   }
 }
 
+Filter ReadFilter(element e, const std::string& field) {
+  if (e.type() == element_type::NULL_VALUE) return Filter();
+  return Filter::Compile(simdjson::to_string(e), field);
+}
+
 // Reserved keys are the store's own; callers cannot forge them.
 bool IsReserved(std::string_view key) { return key.substr(0, 4) == "svc."; }
 
@@ -224,85 +236,311 @@ UpsertOp ParseUpsert(std::string_view body, const std::string& collection, uint3
   return op;
 }
 
-DeleteOp ParseDelete(std::string_view body, const std::string& collection) {
+DeleteRequest ParseDelete(std::string_view body) {
   simdjson::dom::parser parser;
   simdjson::padded_string copy;
   object root = ExpectObject(ParseBody(parser, body, copy), "request body");
-  DeleteOp op;
-  op.collection = collection;
+  DeleteRequest req;
   bool seen = false;
   for (auto [key, value] : root) {
     if (key == "ids") {
-      op.ids = ExpectStrings(value, "ids");
+      req.ids = ExpectStrings(value, "ids");
       seen = true;
     } else if (key == "filter") {
-      Bad("delete by filter is not available in this version; send ids");
+      req.filter = ReadFilter(value, "filter");
+      seen = true;
     } else {
       UnknownField(key, " in the delete body", "ids, filter");
     }
   }
-  if (!seen) Bad("the delete body needs ids: {\"ids\": [\"a\", \"b\"]}");
-  return op;
+  if (!seen) Bad("the delete body needs ids or a filter: {\"ids\": [\"a\", \"b\"]} or {\"filter\": [...]}");
+  return req;
 }
+
+namespace {
+
+enum class SearchKind { kSearch, kSimilar, kBatchLeg };
+
+double ExpectFinite(element e, const std::string& field) {
+  double v = ExpectNumber(e, field);
+  if (!std::isfinite(v)) Bad(field + " must be a finite number");
+  return v;
+}
+
+LimitPer ReadLimitPer(element e, const std::string& field) {
+  LimitPer lp;
+  bool has_field = false, has_max = false;
+  for (auto [k, v] : ExpectObject(e, field)) {
+    if (k == "field") {
+      lp.field = ExpectString(v, field + ".field");
+      has_field = true;
+    } else if (k == "max") {
+      lp.max = ExpectCount(v, field + ".max", UINT32_MAX);
+      has_max = true;
+    } else {
+      UnknownField(k, " in " + field, "field, max");
+    }
+  }
+  if (!has_field || lp.field.empty()) Bad(field + ".field is required: the attribute whose values are capped");
+  if (!has_max) Bad(field + ".max is required (at least 1)");
+  if (lp.max < 1) Bad(field + ".max must be at least 1");
+  return lp;
+}
+
+DecayRank ReadRankBy(element e, const std::string& field) {
+  object outer = ExpectObject(e, field);
+  if (outer.size() != 1 || (*outer.begin()).key != "Decay")
+    Bad(field + " must be {\"Decay\": {...}}, the only ranking expression");
+  std::string where = field + ".Decay";
+  DecayRank d;
+  bool has_field = false, has_origin = false;
+  for (auto [k, v] : ExpectObject((*outer.begin()).value, where)) {
+    std::string f = where + "." + std::string(k);
+    if (k == "field") {
+      d.field = ExpectString(v, f);
+      has_field = true;
+    } else if (k == "origin") {
+      if (v.type() != element_type::INT64) Bad(f + " must be an integer (epoch milliseconds)");
+      d.origin = v.get_int64().value();
+      has_origin = true;
+    } else if (k == "scale") {
+      d.scale = ExpectFinite(v, f);
+    } else if (k == "decay") {
+      d.decay = ExpectFinite(v, f);
+    } else if (k == "lambda") {
+      d.lambda = ExpectFinite(v, f);
+    } else if (k == "missing") {
+      d.missing = ExpectFinite(v, f);
+    } else if (k == "count_field") {
+      d.count_field = ExpectString(v, f);
+    } else if (k == "count_scale") {
+      d.count_scale = ExpectFinite(v, f);
+    } else if (k == "count_lambda") {
+      d.count_lambda = ExpectFinite(v, f);
+    } else {
+      UnknownField(k, " in " + where, "field, origin, scale, decay, lambda, missing, count_field, count_scale, count_lambda");
+    }
+  }
+  if (!has_field) Bad(where + ".field is required (it may be \"\" when only the count term is wanted)");
+  if (!has_origin) Bad(where + ".origin is required: \"now\" in epoch milliseconds");
+  if (!(d.scale > 0)) Bad(where + ".scale must be positive");
+  if (!(d.decay > 0 && d.decay < 1)) Bad(where + ".decay must be between 0 and 1 (exclusive)");
+  if (d.lambda < 0) Bad(where + ".lambda must not be negative");
+  if (d.missing < 0 || d.missing > 1) Bad(where + ".missing must be between 0 and 1");
+  if (d.count_lambda < 0) Bad(where + ".count_lambda must not be negative");
+  if (!d.count_field.empty() && !(d.count_scale > 0)) Bad(where + ".count_scale must be positive when count_field is set");
+  return d;
+}
+
+// Consumes one field of a /search-shaped body; kind says which fields this route accepts.
+void ReadSearchField(std::string_view key, element value, SearchParams& p, SearchKind kind, const std::string& prefix,
+                     uint32_t dim, Metric metric, bool* has_query) {
+  std::string f = prefix + std::string(key);
+  bool vector_fields = kind != SearchKind::kSimilar;
+  if (key == "query" && vector_fields) {
+    if (dim == 0) Bad(f + ": this store has dimension 0 (keyword-only); vector search is not possible");
+    std::vector<float> floats;
+    ReadVector(value, f, dim, metric, &floats);
+    p.query = std::move(floats);
+    *has_query = true;
+  } else if (key == "scope") {
+    p.scope = ExpectStrings(value, f);
+  } else if (key == "top_k") {
+    p.top_k = ExpectCount(value, f, kMaxRankDepth);
+  } else if (key == "offset") {
+    p.offset = ExpectCount(value, f, kMaxRankDepth);
+  } else if (key == "min_score") {
+    if (value.type() != element_type::NULL_VALUE) p.min_score = ExpectFinite(value, f);
+  } else if (key == "exact") {
+    p.exact = ExpectBool(value, f);
+  } else if (key == "include_attributes") {
+    p.projection.include = ExpectStrings(value, f);
+  } else if (key == "exclude_attributes") {
+    p.projection.exclude = ExpectStrings(value, f);
+  } else if (key == "filter") {
+    p.filter = ReadFilter(value, f);
+  } else if (key == "limit_per") {
+    if (value.type() != element_type::NULL_VALUE) p.limit_per = ReadLimitPer(value, f);
+  } else if (key == "diversity") {
+    if (value.type() == element_type::NULL_VALUE) return;
+    double lambda = ExpectNumber(value, f);
+    if (!std::isfinite(lambda) || lambda < 0 || lambda > 1) Bad(f + " must be a number from 0.0 to 1.0 (1.0 = pure relevance)");
+    p.diversity = lambda;
+  } else if (key == "rank_by") {
+    if (value.type() != element_type::NULL_VALUE) p.rank_by = ReadRankBy(value, f);
+  } else if (key == "names" && vector_fields) {
+    p.names = ExpectStrings(value, f);
+  } else if (key == "name_weights" && vector_fields) {
+    for (auto [name, w] : ExpectObject(value, f)) p.name_weights[std::string(name)] = float(ExpectFinite(w, f + "." + std::string(name)));
+  } else if (key == "pool" && vector_fields) {
+    std::string pool = ExpectString(value, f);
+    if (pool == "Max") p.pool = Pool::kMax;
+    else if (pool == "Sum") p.pool = Pool::kSum;
+    else Bad(f + " must be \"Max\" or \"Sum\", got \"" + pool + "\"");
+  } else if ((key == "plan" || key == "rerank") && kind == SearchKind::kBatchLeg) {
+    Bad(f + ": " + std::string(key) + " is not allowed inside a batch");
+  } else if (key == "plan") {
+    if (ExpectBool(value, f)) Bad(f + ": query plans are not available in this version; omit plan or send false");
+  } else if (kind == SearchKind::kSimilar && (key == "query" || key == "names" || key == "name_weights" || key == "pool" || key == "rerank")) {
+    Bad(f + " is not accepted by /search/similar: it always searches with the source record's default vector");
+  } else if (key == "rerank" || key == "expand") {
+    Bad(f + " is not available in this version of the store");
+  } else {
+    UnknownField(key, prefix.empty() ? std::string(" in the search body") : " in " + prefix.substr(0, prefix.size() - 1),
+                 kind == SearchKind::kSimilar
+                     ? "collection, id, scope, top_k, offset, min_score, exact, filter, include_attributes, exclude_attributes, "
+                       "limit_per, diversity, rank_by, plan"
+                     : "query, scope, top_k, offset, min_score, exact, filter, include_attributes, exclude_attributes, "
+                       "limit_per, diversity, rank_by, names, name_weights, pool, plan");
+  }
+}
+
+void CheckSearch(const SearchParams& p, const std::string& prefix) {
+  if (p.projection.include && p.projection.exclude)
+    Bad(prefix + "include_attributes and exclude_attributes cannot both be sent; pick one");
+  if (uint64_t(p.offset) + p.top_k > kMaxRankDepth)
+    Bad(prefix + "offset + top_k must not exceed 10000 (got " + std::to_string(uint64_t(p.offset) + p.top_k) + ")");
+}
+
+SearchParams ReadSearchObject(element e, const std::string& prefix, SearchKind kind, uint32_t dim, Metric metric) {
+  SearchParams p;
+  bool has_query = false;
+  for (auto [key, value] : ExpectObject(e, prefix.empty() ? "request body" : prefix.substr(0, prefix.size() - 1)))
+    ReadSearchField(key, value, p, kind, prefix, dim, metric, &has_query);
+  if (!has_query) {
+    if (dim == 0) Bad(prefix + "query: this store has dimension 0 (keyword-only); vector search is not possible");
+    Bad(prefix + "query is required: an array of " + std::to_string(dim) + " numbers");
+  }
+  CheckSearch(p, prefix);
+  return p;
+}
+
+}  // namespace
 
 SearchParams ParseSearch(std::string_view body, uint32_t dim, Metric metric) {
   simdjson::dom::parser parser;
   simdjson::padded_string copy;
+  return ReadSearchObject(ParseBody(parser, body, copy), "", SearchKind::kSearch, dim, metric);
+}
+
+SimilarParams ParseSimilar(std::string_view body) {
+  simdjson::dom::parser parser;
+  simdjson::padded_string copy;
   object root = ExpectObject(ParseBody(parser, body, copy), "request body");
-  SearchParams p;
-  bool has_query = false;
-  std::vector<float> floats;
+  SimilarParams sp;
+  bool unused = false;
   for (auto [key, value] : root) {
-    if (key == "query") {
-      if (dim == 0) Bad("query: this store has dimension 0 (keyword-only); vector search is not possible");
-      ReadVector(value, "query", dim, metric, &floats);
-      has_query = true;
-    } else if (key == "scope") {
-      p.scope = ExpectStrings(value, "scope");
-    } else if (key == "top_k") {
-      p.top_k = ExpectCount(value, "top_k", kMaxRankDepth);
-    } else if (key == "offset") {
-      p.offset = ExpectCount(value, "offset", kMaxRankDepth);
-    } else if (key == "min_score") {
-      if (value.type() != element_type::NULL_VALUE) p.min_score = ExpectNumber(value, "min_score");
-    } else if (key == "exact") {
-      p.exact = ExpectBool(value, "exact");
-    } else if (key == "include_attributes") {
-      p.include_attributes = ExpectStrings(value, "include_attributes");
-    } else if (key == "exclude_attributes") {
-      p.exclude_attributes = ExpectStrings(value, "exclude_attributes");
-    } else if (key == "names") {
-      p.names = ExpectStrings(value, "names");
-    } else if (key == "name_weights") {
-      for (auto [name, w] : ExpectObject(value, "name_weights")) {
-        double weight = ExpectNumber(w, "name_weights." + std::string(name));
-        p.name_weights[std::string(name)] = float(weight);
+    if (key == "collection") sp.collection = ExpectString(value, "collection");
+    else if (key == "id") sp.id = ExpectString(value, "id");
+    else ReadSearchField(key, value, sp.search, SearchKind::kSimilar, "", 0, Metric::kCosine, &unused);
+  }
+  if (sp.collection.empty()) Bad("collection is required: the collection of the source record");
+  if (sp.id.empty()) Bad("id is required: the id of the source record");
+  CheckSearch(sp.search, "");
+  return sp;
+}
+
+BatchParams ParseBatch(std::string_view body, uint32_t dim, Metric metric) {
+  simdjson::dom::parser parser;
+  simdjson::padded_string copy;
+  object root = ExpectObject(ParseBody(parser, body, copy), "request body");
+  BatchParams b;
+  bool has_queries = false;
+  for (auto [key, value] : root) {
+    if (key == "queries") {
+      auto legs = ExpectArray(value, "queries");
+      if (legs.size() < 1 || legs.size() > 16) Bad("queries must hold 1 to 16 search bodies, got " + std::to_string(legs.size()));
+      size_t i = 0;
+      for (element leg : legs)
+        b.queries.push_back(ReadSearchObject(leg, "queries[" + std::to_string(i++) + "].", SearchKind::kBatchLeg, dim, metric));
+      has_queries = true;
+    } else if (key == "fuse") {
+      if (value.type() == element_type::NULL_VALUE) continue;
+      FuseParams fuse;
+      for (auto [k, v] : ExpectObject(value, "fuse")) {
+        std::string f = "fuse." + std::string(k);
+        if (k == "rrf_k") {
+          fuse.rrf_k = ExpectFinite(v, f);
+          if (fuse.rrf_k < 0) Bad(f + " must not be negative");
+        } else if (k == "weights") {
+          size_t i = 0;
+          for (element w : ExpectArray(v, f)) {
+            double weight = ExpectFinite(w, f + "[" + std::to_string(i++) + "]");
+            if (weight < 0) Bad(f + " must not hold negative weights");
+            fuse.weights.push_back(weight);
+          }
+        } else if (k == "top_k") {
+          fuse.top_k = ExpectCount(v, f, kMaxRankDepth);
+        } else {
+          UnknownField(k, " in fuse", "rrf_k, weights, top_k");
+        }
       }
-    } else if (key == "pool") {
-      std::string pool = ExpectString(value, "pool");
-      if (pool == "Max") p.pool = Pool::kMax;
-      else if (pool == "Sum") p.pool = Pool::kSum;
-      else Bad("pool must be \"Max\" or \"Sum\", got \"" + pool + "\"");
-    } else if (key == "plan") {
-      if (ExpectBool(value, "plan")) Bad("plan is not available in this version; omit it or send false");
-    } else if (key == "filter" || key == "rank_by" || key == "limit_per" || key == "diversity" || key == "expand" ||
-               key == "rerank") {
-      Bad(std::string(key) + " is not available in this version of the store");
+      b.fuse = fuse;
     } else {
-      UnknownField(key, " in the search body",
-                   "query, scope, top_k, offset, min_score, exact, include_attributes, exclude_attributes, names, "
-                   "name_weights, pool, plan");
+      UnknownField(key, " in the batch body", "queries, fuse");
     }
   }
-  if (!has_query) Bad(dim == 0 ? "query: this store has dimension 0 (keyword-only); vector search is not possible"
-                               : "query is required: an array of " + std::to_string(dim) + " numbers");
-  if (p.include_attributes && p.exclude_attributes)
-    Bad("include_attributes and exclude_attributes cannot both be sent; pick one");
-  if (uint64_t(p.offset) + p.top_k > kMaxRankDepth)
-    Bad("offset + top_k must not exceed 10000 (got " + std::to_string(uint64_t(p.offset) + p.top_k) + ")");
-  for (const auto& [name, w] : p.name_weights)
-    if (!std::isfinite(w)) Bad("name_weights." + name + " must be a finite number");
-  p.query = std::move(floats);
+  if (!has_queries) Bad("queries is required: 1 to 16 search bodies");
+  if (b.fuse && !b.fuse->weights.empty() && b.fuse->weights.size() != b.queries.size())
+    Bad("fuse.weights must be empty or hold exactly one weight per query (" + std::to_string(b.queries.size()) + "), got " +
+        std::to_string(b.fuse->weights.size()));
+  return b;
+}
+
+ListParams ParseList(std::string_view body) {
+  ListParams p;
+  if (body.empty()) return p;
+  simdjson::dom::parser parser;
+  simdjson::padded_string copy;
+  for (auto [key, value] : ExpectObject(ParseBody(parser, body, copy), "request body")) {
+    std::string f(key);
+    if (key == "scope") p.scope = ExpectStrings(value, f);
+    else if (key == "filter") p.filter = ReadFilter(value, f);
+    else if (key == "offset") p.offset = ExpectCount(value, f, UINT32_MAX);
+    else if (key == "limit") p.limit = ExpectCount(value, f, kMaxRankDepth);
+    else if (key == "include_attributes") p.projection.include = ExpectStrings(value, f);
+    else if (key == "exclude_attributes") p.projection.exclude = ExpectStrings(value, f);
+    else if (key == "order_by") {
+      if (value.type() == element_type::NULL_VALUE) continue;
+      OrderBy ob;
+      bool has_field = false;
+      for (auto [k, v] : ExpectObject(value, f)) {
+        if (k == "field") {
+          ob.field = ExpectString(v, "order_by.field");
+          has_field = true;
+        } else if (k == "descending") {
+          ob.descending = ExpectBool(v, "order_by.descending");
+        } else {
+          UnknownField(k, " in order_by", "field, descending");
+        }
+      }
+      if (!has_field || ob.field.empty()) Bad("order_by.field is required: the attribute to sort by");
+      p.order_by = ob;
+    } else {
+      UnknownField(key, " in the list body", "scope, filter, offset, limit, include_attributes, exclude_attributes, order_by");
+    }
+  }
+  if (p.projection.include && p.projection.exclude) Bad("include_attributes and exclude_attributes cannot both be sent; pick one");
+  return p;
+}
+
+AggregateParams ParseAggregate(std::string_view body) {
+  AggregateParams p;
+  if (body.empty()) return p;
+  simdjson::dom::parser parser;
+  simdjson::padded_string copy;
+  for (auto [key, value] : ExpectObject(ParseBody(parser, body, copy), "request body")) {
+    if (key == "scope") p.scope = ExpectStrings(value, "scope");
+    else if (key == "filter") p.filter = ReadFilter(value, "filter");
+    else if (key == "sum") p.sum = ExpectStrings(value, "sum");
+    else if (key == "group_by") {
+      if (value.type() == element_type::NULL_VALUE) continue;
+      p.group_by = ExpectString(value, "group_by");
+      if (p.group_by->empty()) Bad("group_by must name an attribute");
+    } else {
+      UnknownField(key, " in the aggregate body", "scope, filter, sum, group_by");
+    }
+  }
   return p;
 }
 
@@ -335,6 +573,40 @@ std::vector<std::string> ParseVectorNames(std::string_view body) {
   }
   if (names.size() > 16) Bad("names: at most 16 named vectors per collection");
   return names;
+}
+
+std::vector<FilterIndexField> ParseFilterIndex(std::string_view body) {
+  simdjson::dom::parser parser;
+  simdjson::padded_string copy;
+  object root = ExpectObject(ParseBody(parser, body, copy), "request body");
+  std::vector<FilterIndexField> fields;
+  bool seen = false;
+  for (auto [key, value] : root) {
+    if (key != "fields") UnknownField(key, " in the filter-index body", "fields");
+    seen = true;
+    size_t i = 0;
+    for (element entry : ExpectArray(value, "fields")) {
+      std::string where = "fields[" + std::to_string(i++) + "]";
+      FilterIndexField f;
+      if (entry.type() == element_type::STRING) {
+        f.field = ExpectString(entry, where);
+      } else {
+        for (auto [k, v] : ExpectObject(entry, where)) {
+          if (k == "field") f.field = ExpectString(v, where + ".field");
+          else if (k == "tokens") f.tokens = ExpectBool(v, where + ".tokens");
+          else if (k == "trigrams") f.trigrams = ExpectBool(v, where + ".trigrams");
+          else UnknownField(k, " in " + where, "field, tokens, trigrams");
+        }
+      }
+      if (f.field.empty()) Bad(where + " needs a field name: \"title\" or {\"field\": \"title\"}");
+      if (!f.tokens && !f.trigrams) Bad(where + " ('" + f.field + "') turns off both tokens and trigrams; keep at least one, or leave the field out");
+      for (const FilterIndexField& other : fields)
+        if (other.field == f.field) Bad(where + " declares '" + f.field + "' twice");
+      fields.push_back(f);
+    }
+  }
+  if (!seen) Bad("the filter-index body needs fields: {\"fields\": [\"title\", {\"field\": \"tags\", \"trigrams\": false}]} ([] drops the declaration)");
+  return fields;
 }
 
 std::string ParseAliasTarget(std::string_view body) {

@@ -18,6 +18,8 @@
 #include "tessera/json_writer.h"
 #include "tessera/kernels.h"
 #include "tessera/manifest.h"
+#include "tessera/metadata_queries.h"
+#include "tessera/scan.h"
 #include "tessera/request_parser.h"
 
 namespace tessera {
@@ -25,6 +27,7 @@ namespace tessera {
 // One batch waiting for the group-commit leader.
 struct PendingWrite {
   Op op;
+  std::function<void(Op&)> prepare;
   uint64_t result = 0;
   std::exception_ptr error;
   bool done = false;
@@ -141,7 +144,7 @@ void Store::Recover() {
   if (manifest) {
     version_ = manifest->commit_version;
     for (const ManifestCollection& c : manifest->collections) {
-      state_->AddCollection(c.name, c.meta, c.vector_names);
+      state_->AddCollection(c.name, c.meta, c.vector_names, c.filter_index);
       for (const ManifestSegment& ms : c.segments)
         state_->AdoptSealedSegment(c.name, Segment::OpenSealed(dir, ms.id, dim_, options_.mmap, ms.deletions));
     }
@@ -159,6 +162,7 @@ void Store::Recover() {
 }
 
 SnapshotPtr Store::Current() const {
+  if (closed_) throw Error(Status::kUnavailable, "the store is closed");
   std::lock_guard<std::mutex> lock(snap_mu_);
   return snap_;
 }
@@ -200,9 +204,9 @@ void Store::CheckWritable() const {
   }
 }
 
-uint64_t Store::Write(Op op) {
+uint64_t Store::Write(Op op, std::function<void(Op&)> prepare) {
   CheckWritable();
-  PendingWrite pw{std::move(op), 0, nullptr, false};
+  PendingWrite pw{std::move(op), std::move(prepare), 0, nullptr, false};
   std::unique_lock<std::mutex> lock(queue_mu_);
   queue_.push_back(&pw);
   while (!pw.done) {
@@ -232,9 +236,9 @@ void Store::CommitGroup(std::deque<PendingWrite*>& group) {
   std::vector<PendingWrite*> applied;
   try {
     for (PendingWrite* pw : group) {
-      std::string poison = poisoned();
-      if (!poison.empty()) throw Error(Status::kUnavailable, "the store is poisoned (" + poison + ")");
       try {
+        CheckWritable();  // the store may have been poisoned or closed while this batch queued
+        if (pw->prepare) pw->prepare(pw->op);
         state_->Validate(pw->op);
       } catch (const Error&) {
         pw->error = std::current_exception();
@@ -272,7 +276,7 @@ void Store::Checkpoint() {
   std::map<std::string, size_t> index;
   for (const auto& [name, info] : state_->Catalog()) {
     index[name] = m.collections.size();
-    m.collections.push_back({name, *info.meta, *info.vector_names, {}});
+    m.collections.push_back({name, *info.meta, *info.vector_names, *info.filter_index, {}});
   }
   std::set<std::string> keep = {"HEADER", "MANIFEST", "LOCK", "wal.log"};
   for (StoreState::SegmentSlot slot : state_->AllSegments()) {
@@ -311,10 +315,14 @@ void Store::Checkpoint() {
   Publish(state_->Freeze(version_));
 }
 
-std::string Store::ResolveForData(const std::string& name) const {
-  SnapshotPtr snap = Current();
-  auto alias = snap->aliases.find(name);
-  return alias == snap->aliases.end() ? name : alias->second;
+// Data routes accept an alias; the leader resolves it so a concurrent repoint cannot split a
+// write between the old and the new target.
+template <typename OpT>
+static std::function<void(Op&)> ResolveAliasIn(StoreState& state, std::string OpT::*field) {
+  return [&state, field](Op& op) {
+    std::string& name = std::get<OpT>(op).*field;
+    name = state.ResolveAlias(name);
+  };
 }
 
 std::string Store::Collections() {
@@ -360,13 +368,19 @@ std::string Store::GetMeta(const std::string& name) {
 
 std::string Store::PutMeta(const std::string& name, std::string_view body) {
   CheckWritable();
-  Write(PutMetaOp{ResolveForData(name), ParseMeta(body)});
+  Write(PutMetaOp{name, ParseMeta(body)}, ResolveAliasIn(*state_, &PutMetaOp::name));
   return "{\"ok\":true}";
 }
 
 std::string Store::SetVectorNames(const std::string& name, std::string_view body) {
   CheckWritable();
-  Write(SetVectorNamesOp{ResolveForData(name), ParseVectorNames(body)});
+  Write(SetVectorNamesOp{name, ParseVectorNames(body)}, ResolveAliasIn(*state_, &SetVectorNamesOp::name));
+  return "{\"ok\":true}";
+}
+
+std::string Store::SetFilterIndex(const std::string& name, std::string_view body) {
+  CheckWritable();
+  Write(SetFilterIndexOp{name, ParseFilterIndex(body)});
   return "{\"ok\":true}";
 }
 
@@ -409,12 +423,27 @@ std::string Store::DropAlias(const std::string& name) {
 
 std::string Store::Upsert(const std::string& name, std::string_view body) {
   CheckWritable();
-  return JsonCount("upserted", Write(ParseUpsert(body, ResolveForData(name), dim_, metric_)));
+  return JsonCount("upserted", Write(ParseUpsert(body, name, dim_, metric_), ResolveAliasIn(*state_, &UpsertOp::collection)));
 }
 
 std::string Store::Delete(const std::string& name, std::string_view body) {
   CheckWritable();
-  return JsonCount("deleted", Write(ParseDelete(body, ResolveForData(name))));
+  DeleteRequest req = ParseDelete(body);
+  auto resolve = ResolveAliasIn(*state_, &DeleteOp::collection);
+  if (!req.filter) return JsonCount("deleted", Write(DeleteOp{name, std::move(req.ids)}, resolve));
+  // The filter wins over ids and is evaluated by the leader, so the delete sees every batch
+  // committed before it; the log records the resolved ids.
+  Filter filter = *req.filter;
+  return JsonCount("deleted", Write(DeleteOp{name, {}}, [this, filter, resolve](Op& op) {
+    resolve(op);
+    DeleteOp& del = std::get<DeleteOp>(op);
+    SnapshotPtr snap = state_->Freeze(version_);
+    auto it = snap->collections.find(del.collection);
+    if (it == snap->collections.end()) return;  // validation reports the missing collection
+    CancelToken never;
+    for (const MatchedRow& r : MatchRows(*snap, {it->second.get()}, filter, *pool_, never))
+      del.ids.emplace_back(r.segment->row_id(r.row));
+  }));
 }
 
 std::unique_ptr<RecordsCursor> Store::OpenRecords(const std::string& name) {
@@ -428,7 +457,32 @@ std::unique_ptr<RecordsCursor> Store::OpenRecords(const std::string& name) {
 std::string Store::Search(std::string_view body, const CancelToken& cancel) {
   SearchParams params = ParseSearch(body, dim_, metric_);
   SnapshotPtr snap = Current();
-  return ExactSearch(*snap, params, metric_, *pool_, cancel);
+  return ExactSearch(QueryContext{*snap, metric_, *pool_, cancel}, params);
+}
+
+std::string Store::SearchSimilar(std::string_view body, const CancelToken& cancel) {
+  SimilarParams params = ParseSimilar(body);
+  if (dim_ == 0) throw BadRequest("this store has dimension 0 (keyword-only); vector search is not possible");
+  SnapshotPtr snap = Current();
+  return SimilarSearch(QueryContext{*snap, metric_, *pool_, cancel}, std::move(params));
+}
+
+std::string Store::SearchBatch(std::string_view body, const CancelToken& cancel) {
+  BatchParams params = ParseBatch(body, dim_, metric_);
+  SnapshotPtr snap = Current();
+  return BatchSearch(QueryContext{*snap, metric_, *pool_, cancel}, params);
+}
+
+std::string Store::List(std::string_view body, const CancelToken& cancel) {
+  ListParams params = ParseList(body);
+  SnapshotPtr snap = Current();
+  return ListRecords(QueryContext{*snap, metric_, *pool_, cancel}, params);
+}
+
+std::string Store::Aggregate(std::string_view body, const CancelToken& cancel) {
+  AggregateParams params = ParseAggregate(body);
+  SnapshotPtr snap = Current();
+  return tessera::Aggregate(QueryContext{*snap, metric_, *pool_, cancel}, params);
 }
 
 std::string Store::Stats() {
@@ -472,7 +526,8 @@ std::string Store::Stats() {
 
 std::string Store::Flush() {
   std::lock_guard<std::mutex> writer(writer_mu_);
-  if (role_ != Role::kWriter || closed_) return "{\"ok\":true}";
+  if (closed_) throw Error(Status::kUnavailable, "the store is closed");
+  if (role_ != Role::kWriter) return "{\"ok\":true}";
   CheckWritable();
   try {
     Checkpoint();

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "tessera/error.h"
+#include "tessera/filter_index.h"
 
 namespace tessera {
 namespace {
@@ -63,6 +64,9 @@ void StoreState::Validate(const Op& op) const {
         } else if constexpr (std::is_same_v<T, DropCollectionOp>) {
           if (aliases_.count(o.name)) throw BadRequest("'" + o.name + "' is an alias; create and drop take a concrete collection name");
           must_exist(o.name);
+        } else if constexpr (std::is_same_v<T, SetFilterIndexOp>) {
+          if (aliases_.count(o.name)) throw BadRequest("'" + o.name + "' is an alias; filter-index takes a concrete collection name");
+          must_exist(o.name);
         } else if constexpr (std::is_same_v<T, PutMetaOp> || std::is_same_v<T, SetVectorNamesOp>) {
           must_exist(o.name);
         } else if constexpr (std::is_same_v<T, PutAliasOp>) {
@@ -120,6 +124,12 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
           Collection& c = *Find(o.name);
           c.vector_names = o.names;
           Touch(c);
+        } else if constexpr (std::is_same_v<T, SetFilterIndexOp>) {
+          Collection& c = *Find(o.name);
+          c.filter_index = o.fields;
+          for (const SegmentPtr& s : c.segments)
+            if (s->sealed()) BuildFilterIndex(c, *s);
+          Touch(c);
         } else if constexpr (std::is_same_v<T, PutAliasOp>) {
           aliases_[o.name] = o.target;
         } else if constexpr (std::is_same_v<T, DropAliasOp>) {
@@ -166,6 +176,7 @@ SnapshotPtr StoreState::Freeze(uint64_t version) {
       state->name = c->name;
       state->meta = c->meta;
       state->vector_names = c->vector_names;
+      state->filter_index = c->filter_index;
       for (const SegmentPtr& s : c->segments) state->segments.push_back({s, s->appended()});
       state->rows = c->rows;
       state->dead_rows = c->dead_rows;
@@ -174,15 +185,19 @@ SnapshotPtr StoreState::Freeze(uint64_t version) {
     }
     snap->collections[name] = c->frozen;
   }
-  last_ = snap;
   return snap;
 }
 
 void StoreState::AddCollection(const std::string& name, std::map<std::string, std::string> meta,
-                               std::vector<std::string> vector_names) {
+                               std::vector<std::string> vector_names, std::vector<FilterIndexField> filter_index) {
   Collection& c = GetOrCreate(name);
   c.meta = std::move(meta);
   c.vector_names = std::move(vector_names);
+  c.filter_index = std::move(filter_index);
+}
+
+void StoreState::BuildFilterIndex(const Collection& c, Segment& segment) {
+  segment.set_filter_index(c.filter_index.empty() ? nullptr : SegmentFilterIndex::Build(segment, c.filter_index));
 }
 
 void StoreState::IndexSegment(Collection& c, Segment& segment) {
@@ -197,6 +212,7 @@ void StoreState::AdoptSealedSegment(const std::string& collection, SegmentPtr se
   c.rows += segment->appended();
   for (uint32_t r = 0; r < segment->appended(); ++r) c.dead_rows += segment->deleted(r) ? 1 : 0;
   IndexSegment(c, *segment);
+  BuildFilterIndex(c, *segment);
   c.segments.push_back(std::move(segment));
   Touch(c);
 }
@@ -212,6 +228,7 @@ void StoreState::ReplaceSegment(const std::string& collection, const SegmentPtr&
   Collection& c = *Find(collection);
   std::replace(c.segments.begin(), c.segments.end(), old_segment, sealed);
   IndexSegment(c, *sealed);
+  BuildFilterIndex(c, *sealed);
   Touch(c);
 }
 
@@ -225,7 +242,7 @@ uint64_t StoreState::memory_rows() const {
 
 std::map<std::string, StoreState::CollectionInfo> StoreState::Catalog() const {
   std::map<std::string, CollectionInfo> out;
-  for (const auto& [name, c] : collections_) out[name] = CollectionInfo{&c->meta, &c->vector_names};
+  for (const auto& [name, c] : collections_) out[name] = CollectionInfo{&c->meta, &c->vector_names, &c->filter_index};
   return out;
 }
 

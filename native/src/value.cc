@@ -89,6 +89,28 @@ bool AttrReader::Next(std::string_view* key, ValueView* v) {
   return true;
 }
 
+bool FindAttr(std::string_view blob, std::string_view key, ValueView* out) {
+  AttrReader reader(blob);
+  std::string_view k;
+  while (reader.Next(&k, out))
+    if (k == key) return true;
+  return false;
+}
+
+std::string ValueKey(const ValueView& v) {
+  std::string key(1, char(v.tag));
+  switch (v.tag) {
+    case ValueTag::kInt:
+    case ValueTag::kDateTime:
+    case ValueTag::kBool: PutFixed<int64_t>(&key, v.i); break;
+    case ValueTag::kFloat: PutFixed<double>(&key, v.f == 0 ? 0.0 : v.f); break;
+    case ValueTag::kStr:
+    case ValueTag::kList: key.append(v.s); break;
+    case ValueTag::kNull: break;
+  }
+  return key;
+}
+
 std::vector<std::string_view> ListElements(const ValueView& v) {
   std::vector<std::string_view> out;
   out.reserve(v.list_size);

@@ -34,7 +34,9 @@ void Wal::Replay(const std::string& path, bool truncate, const std::function<voi
     ByteReader frame(std::string_view(data).substr(pos, kFrameBytes));
     uint32_t len = frame.Fixed<uint32_t>();
     uint32_t crc = frame.Fixed<uint32_t>();
-    if (len > kMaxRecordBytes || data.size() - pos - kFrameBytes < len) break;
+    // A zero length is never written; it is what a filesystem leaves when the file grew but its
+    // data never landed (and the CRC of nothing is 0), so it ends the log like any torn tail.
+    if (len == 0 || len > kMaxRecordBytes || data.size() - pos - kFrameBytes < len) break;
     std::string_view payload(data.data() + pos + kFrameBytes, len);
     if (Crc32c(payload.data(), payload.size()) != crc) break;
     fn(payload);

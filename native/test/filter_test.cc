@@ -2,6 +2,7 @@
 // attribute blobs built with AttrEncoder, the error cases, and Fuzzy/Glob against brute-force
 // references on random inputs. Prints "N passed, M failed" and exits non-zero on any failure.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tessera/error.h"
@@ -501,19 +503,25 @@ void RandomFuzzyAgainstReference() {
   Check(mismatches == 0, "FuzzyMatcher agrees with full Levenshtein on 20000 random pairs");
 }
 
+// Random patterns over a small alphabet; IGlob is checked as Glob over ASCII-lowered inputs.
 void RandomGlobAgainstReference() {
   std::mt19937 rng(11);
-  const uint32_t text_chars[] = {'a', 'b', 'c', 0xE9};
-  const uint32_t pattern_chars[] = {'a', 'b', 'c', 0xE9, '*', '?', '*', '?'};
+  const uint32_t text_chars[] = {'a', 'b', 'A', 'B', 0xE9};
+  const uint32_t pattern_chars[] = {'a', 'b', 'A', 0xE9, '*', '?', '*', '?'};
+  auto lower = [](std::vector<uint32_t> v) {
+    for (uint32_t& cp : v) cp = AsciiLower(cp);
+    return v;
+  };
   int mismatches = 0;
-  for (int trial = 0; trial < 20000; ++trial) {
+  for (int trial = 0; trial < 40000; ++trial) {
+    bool ignore_case = trial % 2;
     std::vector<uint32_t> s(rng() % 9), p;
-    for (uint32_t& cp : s) cp = text_chars[rng() % 4];
+    for (uint32_t& cp : s) cp = text_chars[rng() % 5];
     for (size_t n = rng() % 7; n > 0; --n) {
       if (rng() % 6 == 0) {
         p.push_back('[');
         if (rng() % 2) p.push_back('!');
-        for (size_t m = 1 + rng() % 2; m > 0; --m) p.push_back(text_chars[rng() % 4]);
+        for (size_t m = 1 + rng() % 2; m > 0; --m) p.push_back(text_chars[rng() % 5]);
         p.push_back(']');
       } else {
         p.push_back(pattern_chars[rng() % 8]);
@@ -521,12 +529,27 @@ void RandomGlobAgainstReference() {
     }
     GlobPattern glob;
     std::string error;
-    bool ok = GlobPattern::Parse(Utf8(p), false, &glob, &error);
-    bool want = GlobReference(p, 0, s, 0);
+    bool ok = GlobPattern::Parse(Utf8(p), ignore_case, &glob, &error);
+    bool want = ignore_case ? GlobReference(lower(p), 0, lower(s), 0) : GlobReference(p, 0, s, 0);
     if ((!ok || glob.Matches(Utf8(s)) != want) && ++mismatches <= 5)
-      std::printf("  glob '%s' on '%s' want %d\n", Utf8(p).c_str(), Utf8(s).c_str(), int(want));
+      std::printf("  glob '%s' on '%s' ignore_case=%d want %d\n", Utf8(p).c_str(), Utf8(s).c_str(), int(ignore_case), int(want));
   }
-  Check(mismatches == 0, "GlobPattern agrees with a recursive reference on 20000 random pairs");
+  Check(mismatches == 0, "GlobPattern agrees with a recursive reference on 40000 random pairs");
+}
+
+// A compiled filter is shared by the threads scanning one query.
+void ConcurrentUse() {
+  Filter f = Filter::Compile(
+      R"([{"Regex":["t","(?i).*FOX.*"]},{"Fuzzy":["tags","rum",1]},{"ContainsTokenSequence":["t","brown fox"]}])", "filter");
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] {
+      for (int k = 0; k < 20000; ++k) wrong += !f.Matches(kSample) + f.Matches("");
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  Check(wrong == 0, "one Filter evaluated from 4 threads at once");
 }
 
 }  // namespace
@@ -549,6 +572,7 @@ int main() {
   Errors();
   RandomFuzzyAgainstReference();
   RandomGlobAgainstReference();
+  ConcurrentUse();
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }

@@ -1,5 +1,6 @@
-// Brute-force scoring of every visible row in scope, split across the query threads, each keeping
-// a bounded heap of offset + top_k hits ordered by (score desc, collection, id).
+// Vector search by brute force: every visible row in scope that passes the filter is scored (with
+// rank_by applied), split across the query threads, each keeping a bounded heap. Then limit_per
+// and diversity reorder the window, and the page is cut once.
 #pragma once
 #include <string>
 
@@ -11,8 +12,16 @@
 
 namespace tessera {
 
-// Returns the hit array as JSON bytes.
-std::string ExactSearch(const Snapshot& snap, const SearchParams& params, Metric metric, ThreadPool& pool,
-                        const CancelToken& cancel);
+struct QueryContext {
+  const Snapshot& snap;
+  Metric metric;
+  ThreadPool& pool;
+  const CancelToken& cancel;
+};
+
+// Each returns JSON bytes: the hit array (batch: {"results": [...]} or {"fused": [...]}).
+std::string ExactSearch(const QueryContext& ctx, const SearchParams& params);
+std::string SimilarSearch(const QueryContext& ctx, SimilarParams params);
+std::string BatchSearch(const QueryContext& ctx, const BatchParams& batch);
 
 }  // namespace tessera

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tessera/projection.h"
 #include "tessera/segment.h"
 
 namespace tessera {
@@ -30,6 +31,11 @@ inline bool RanksBefore(const Candidate& a, const Candidate& b) {
 class CandidateHeap {
  public:
   explicit CandidateHeap(size_t capacity) : capacity_(capacity) { heap_.reserve(capacity); }
+  // False when a candidate scoring `score` (or any lower score) cannot enter: the scan loop
+  // checks this inline before building the candidate or reading its attributes.
+  bool MayAccept(float score) const {
+    return heap_.size() < capacity_ || (capacity_ > 0 && score >= heap_.front().score);
+  }
   void Offer(const Candidate& c);
   std::vector<Candidate> Take() { return std::move(heap_); }
 
@@ -38,14 +44,8 @@ class CandidateHeap {
   std::vector<Candidate> heap_;  // max-heap on "ranks later", so the worst kept is at the front
 };
 
-struct Projection {
-  std::optional<std::vector<std::string>> include;
-  std::optional<std::vector<std::string>> exclude;
-  bool Keeps(std::string_view key) const;
-};
-
-// Sorts candidates, cuts [offset, offset + limit) once, and writes the page as a JSON array.
-std::string WriteHits(std::vector<Candidate>& candidates, size_t offset, size_t limit,
+// Writes candidates [offset, offset + limit), already in order, as a JSON hit array.
+std::string WriteHits(const std::vector<Candidate>& candidates, size_t offset, size_t limit,
                       const std::vector<std::string_view>& collection_names, const Projection& projection);
 
 // Writes an attribute blob as a JSON object, keeping only projected keys.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tessera/metric.h"
+#include "tessera/ops.h"
 
 namespace tessera {
 
@@ -33,6 +34,7 @@ struct ManifestCollection {
   std::string name;
   std::map<std::string, std::string> meta;
   std::vector<std::string> vector_names;
+  std::vector<FilterIndexField> filter_index;
   std::vector<ManifestSegment> segments;
 };
 

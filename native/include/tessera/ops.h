@@ -22,10 +22,18 @@ struct RecordInput {
   std::string attrs;  // encoded by AttrEncoder
 };
 
+// One field of a collection's filter-index declaration.
+struct FilterIndexField {
+  std::string field;
+  bool tokens = true;    // serves the three token predicates
+  bool trigrams = true;  // serves Fuzzy and Regex
+};
+
 struct CreateCollectionOp { std::string name; };
 struct DropCollectionOp { std::string name; };
 struct PutMetaOp { std::string name; std::map<std::string, std::string> meta; };
 struct SetVectorNamesOp { std::string name; std::vector<std::string> names; };
+struct SetFilterIndexOp { std::string name; std::vector<FilterIndexField> fields; };
 struct PutAliasOp { std::string name; std::string target; };
 struct DropAliasOp { std::string name; };
 struct UpsertOp {
@@ -36,7 +44,7 @@ struct UpsertOp {
 struct DeleteOp { std::string collection; std::vector<std::string> ids; };
 
 using Op = std::variant<CreateCollectionOp, DropCollectionOp, PutMetaOp, SetVectorNamesOp, PutAliasOp,
-                        DropAliasOp, UpsertOp, DeleteOp>;
+                        DropAliasOp, UpsertOp, DeleteOp, SetFilterIndexOp>;
 
 std::string EncodeOp(const Op& op, uint32_t dim);
 // Throws Error(500) when the bytes are not a well-formed op (a CRC-valid record never is).

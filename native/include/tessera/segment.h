@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,8 @@
 #include "tessera/ops.h"
 
 namespace tessera {
+
+class SegmentFilterIndex;
 
 constexpr uint64_t kNeverDeleted = UINT64_MAX;
 constexpr size_t kMaxNamedVectors = 16;
@@ -68,6 +71,16 @@ class Segment {
   // Carries deletion stamps over from the memory segment this sealed one was written from.
   void CopyDeletionsFrom(const Segment& other, uint32_t rows);
 
+  // Filter indexes (sealed segments only); replaced by the writer when the declaration changes.
+  std::shared_ptr<const SegmentFilterIndex> filter_index() const {
+    std::lock_guard<std::mutex> lock(index_mu_);
+    return filter_index_;
+  }
+  void set_filter_index(std::shared_ptr<const SegmentFilterIndex> index) {
+    std::lock_guard<std::mutex> lock(index_mu_);
+    filter_index_ = std::move(index);
+  }
+
   // Writer only. The row becomes visible when a snapshot with a larger row count is published.
   uint32_t Append(const RecordInput& rec, const std::vector<float>& floats);
 
@@ -95,6 +108,8 @@ class Segment {
   size_t arena_left_ = 0;
   char* arena_pos_ = nullptr;
   std::string rows_file_;
+  mutable std::mutex index_mu_;
+  std::shared_ptr<const SegmentFilterIndex> filter_index_;
 };
 
 using SegmentPtr = std::shared_ptr<Segment>;

@@ -20,6 +20,7 @@ struct CollectionState {
   std::string name;
   std::map<std::string, std::string> meta;
   std::vector<std::string> vector_names;
+  std::vector<FilterIndexField> filter_index;
   std::vector<SegmentRef> segments;
   uint64_t rows = 0;       // every row slot, superseded ones included
   uint64_t dead_rows = 0;  // superseded or deleted rows, reclaimable by compaction

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -50,6 +51,7 @@ class Store {
   std::string GetMeta(const std::string& name);
   std::string PutMeta(const std::string& name, std::string_view body);
   std::string SetVectorNames(const std::string& name, std::string_view body);
+  std::string SetFilterIndex(const std::string& name, std::string_view body);
   std::string Aliases();
   std::string PutAlias(const std::string& name, std::string_view body);
   std::string DropAlias(const std::string& name);
@@ -57,6 +59,10 @@ class Store {
   std::string Delete(const std::string& name, std::string_view body);
   std::unique_ptr<RecordsCursor> OpenRecords(const std::string& name);
   std::string Search(std::string_view body, const CancelToken& cancel);
+  std::string SearchSimilar(std::string_view body, const CancelToken& cancel);
+  std::string SearchBatch(std::string_view body, const CancelToken& cancel);
+  std::string List(std::string_view body, const CancelToken& cancel);
+  std::string Aggregate(std::string_view body, const CancelToken& cancel);
   std::string Stats();
   // Makes every acknowledged write part of sealed segment files and empties the log.
   std::string Flush();
@@ -81,12 +87,13 @@ class Store {
   void Recover();
   SnapshotPtr Current() const;
   void Publish(SnapshotPtr snap);
-  uint64_t Write(Op op);
+  // Commits op through the group-commit leader. prepare, when set, runs in the leader just before
+  // validation, against the state every earlier batch left (a filter delete resolves its ids there).
+  uint64_t Write(Op op, std::function<void(Op&)> prepare = nullptr);
   void CommitGroup(std::deque<struct PendingWrite*>& group);
   void Checkpoint();
   void Poison(const std::string& why);
   void CheckWritable() const;
-  std::string ResolveForData(const std::string& name) const;
 
   StoreOptions options_;
   uint32_t dim_ = 0;

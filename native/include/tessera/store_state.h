@@ -23,10 +23,15 @@ class StoreState {
   // Applies a validated op. Returns rows upserted or deleted (0 for catalog ops).
   uint64_t Apply(const Op& op, uint64_t version);
   SnapshotPtr Freeze(uint64_t version);
+  // The collection an alias points at, or name itself.
+  std::string ResolveAlias(const std::string& name) const {
+    auto it = aliases_.find(name);
+    return it == aliases_.end() ? name : it->second;
+  }
 
   // Recovery: adopts a sealed segment written by an earlier checkpoint.
   void AddCollection(const std::string& name, std::map<std::string, std::string> meta,
-                     std::vector<std::string> vector_names);
+                     std::vector<std::string> vector_names, std::vector<FilterIndexField> filter_index);
   void AdoptSealedSegment(const std::string& collection, SegmentPtr segment);
   void SetAlias(const std::string& name, const std::string& target) { aliases_[name] = target; }
 
@@ -43,6 +48,7 @@ class StoreState {
   struct CollectionInfo {
     const std::map<std::string, std::string>* meta;
     const std::vector<std::string>* vector_names;
+    const std::vector<FilterIndexField>* filter_index;
   };
   std::map<std::string, CollectionInfo> Catalog() const;
 
@@ -55,6 +61,7 @@ class StoreState {
     std::string name;
     std::map<std::string, std::string> meta;
     std::vector<std::string> vector_names;
+    std::vector<FilterIndexField> filter_index;
     std::vector<SegmentPtr> segments;  // the last one takes appends while it is a memory segment
     std::unordered_map<std::string, RowRef> ids;
     uint64_t rows = 0;
@@ -67,13 +74,14 @@ class StoreState {
   Collection& GetOrCreate(const std::string& name);
   Segment& AppendTarget(Collection& c);
   void IndexSegment(Collection& c, Segment& segment);
+  // Builds the declared filter indexes of a sealed segment (or drops them when none are declared).
+  static void BuildFilterIndex(const Collection& c, Segment& segment);
   void Touch(Collection& c) { c.frozen.reset(); }
 
   uint32_t dim_;
   uint64_t next_segment_id_;
   std::map<std::string, std::unique_ptr<Collection>> collections_;
   std::map<std::string, std::string> aliases_;
-  SnapshotPtr last_;
 };
 
 // Collection and alias names: 1 to 128 bytes of letters, digits, '_', '-', '.', not starting

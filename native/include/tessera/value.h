@@ -55,6 +55,12 @@ class AttrReader {
   uint32_t remaining_ = 0;
 };
 
+// Finds key in an attribute blob; false when the record lacks it.
+bool FindAttr(std::string_view blob, std::string_view key, ValueView* out);
+
+// Canonical bytes of a value for grouping and equality (0.0 and -0.0 share one key). Never empty.
+std::string ValueKey(const ValueView& v);
+
 // Elements of a List value.
 std::vector<std::string_view> ListElements(const ValueView& v);
 

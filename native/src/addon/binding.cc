@@ -173,6 +173,7 @@ class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
                            InstanceMethod("getMeta", &StoreWrap::GetMeta),
                            InstanceMethod("putMeta", &StoreWrap::PutMeta),
                            InstanceMethod("setVectorNames", &StoreWrap::SetVectorNames),
+                           InstanceMethod("setFilterIndex", &StoreWrap::SetFilterIndex),
                            InstanceMethod("aliases", &StoreWrap::Aliases),
                            InstanceMethod("putAlias", &StoreWrap::PutAlias),
                            InstanceMethod("dropAlias", &StoreWrap::DropAlias),
@@ -180,6 +181,10 @@ class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
                            InstanceMethod("delete", &StoreWrap::Delete),
                            InstanceMethod("records", &StoreWrap::Records),
                            InstanceMethod("search", &StoreWrap::Search),
+                           InstanceMethod("searchSimilar", &StoreWrap::SearchSimilar),
+                           InstanceMethod("searchBatch", &StoreWrap::SearchBatch),
+                           InstanceMethod("list", &StoreWrap::List),
+                           InstanceMethod("aggregate", &StoreWrap::Aggregate),
                            InstanceMethod("stats", &StoreWrap::Stats),
                            InstanceMethod("flush", &StoreWrap::Flush),
                            InstanceMethod("close", &StoreWrap::Close),
@@ -257,6 +262,10 @@ class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
     auto s = shared(info.Env());
     return CoreTask::Run(info.Env(), [s, name = StringArg(info, 0), body = BytesArg(info, 1)] { return s->SetVectorNames(name, body); });
   }
+  Napi::Value SetFilterIndex(const Napi::CallbackInfo& info) {
+    auto s = shared(info.Env());
+    return CoreTask::Run(info.Env(), [s, name = StringArg(info, 0), body = BytesArg(info, 1)] { return s->SetFilterIndex(name, body); });
+  }
   Napi::Value Aliases(const Napi::CallbackInfo& info) {
     auto s = shared(info.Env());
     return CoreTask::Run(info.Env(), [s] { return s->Aliases(); });
@@ -292,10 +301,19 @@ class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
           return obj;
         });
   }
-  Napi::Value Search(const Napi::CallbackInfo& info) {
+  // Reads that take a request body and a cancel token: (body, token?) -> Promise<Buffer>.
+  using Query = std::string (tessera::Store::*)(std::string_view, const CancelToken&);
+  Napi::Value RunQuery(const Napi::CallbackInfo& info, Query query) {
     auto s = shared(info.Env());
-    return CoreTask::Run(info.Env(), [s, body = BytesArg(info, 0), token = TokenArg(info, 1)] { return s->Search(body, *token); });
+    return CoreTask::Run(info.Env(), [s, query, body = BytesArg(info, 0), token = TokenArg(info, 1)] {
+      return ((*s).*query)(body, *token);
+    });
   }
+  Napi::Value Search(const Napi::CallbackInfo& info) { return RunQuery(info, &tessera::Store::Search); }
+  Napi::Value SearchSimilar(const Napi::CallbackInfo& info) { return RunQuery(info, &tessera::Store::SearchSimilar); }
+  Napi::Value SearchBatch(const Napi::CallbackInfo& info) { return RunQuery(info, &tessera::Store::SearchBatch); }
+  Napi::Value List(const Napi::CallbackInfo& info) { return RunQuery(info, &tessera::Store::List); }
+  Napi::Value Aggregate(const Napi::CallbackInfo& info) { return RunQuery(info, &tessera::Store::Aggregate); }
   Napi::Value Stats(const Napi::CallbackInfo& info) {
     auto s = shared(info.Env());
     return CoreTask::Run(info.Env(), [s] { return s->Stats(); });

@@ -1,0 +1,60 @@
+#include "tessera/scan.h"
+
+#include <algorithm>
+#include <set>
+
+#include "tessera/filter_index.h"
+
+namespace tessera {
+
+std::vector<const CollectionState*> ResolveScope(const Snapshot& snap, const std::vector<std::string>& scope) {
+  std::set<std::string> names;
+  if (scope.empty()) {
+    for (const auto& [name, c] : snap.collections) names.insert(name);
+  } else {
+    for (const std::string& n : scope)
+      if (const CollectionState* c = snap.Resolve(n)) names.insert(c->name);
+  }
+  std::vector<const CollectionState*> out;
+  for (const std::string& n : names) out.push_back(snap.collections.at(n).get());
+  return out;
+}
+
+ScanPlan PlanScan(const std::vector<const CollectionState*>& scope, size_t threads, const Filter& filter) {
+  ScanPlan plan;
+  uint64_t total = 0;
+  for (const CollectionState* c : scope)
+    for (const SegmentRef& ref : c->segments) total += ref.rows;
+  uint32_t per_task = uint32_t(std::clamp<uint64_t>(total / (threads * 4 + 1), 2048, 65536));
+  for (uint32_t s = 0; s < scope.size(); ++s) {
+    for (const SegmentRef& ref : scope[s]->segments) {
+      if (!filter.empty()) {
+        if (SegmentFilterIndexPtr index = ref.segment->filter_index()) {
+          if (auto rows = index->Narrow(filter)) plan.narrowed.emplace(ref.segment.get(), std::move(*rows));
+        }
+      }
+      for (uint32_t b = 0; b < ref.rows; b += per_task)
+        plan.tasks.push_back({s, ref.segment.get(), b, std::min(ref.rows, b + per_task)});
+    }
+  }
+  return plan;
+}
+
+std::vector<MatchedRow> MatchRows(const Snapshot& snap, const std::vector<const CollectionState*>& scope,
+                                  const Filter& filter, ThreadPool& pool, const CancelToken& cancel) {
+  ScanPlan plan = PlanScan(scope, pool.size(), filter);
+  std::vector<std::vector<MatchedRow>> found(plan.tasks.size());
+  pool.ParallelFor(plan.tasks.size(), [&](size_t t) {
+    const ScanTask& task = plan.tasks[t];
+    ForEachPlannedRow(plan, task, cancel, [&](uint32_t r) {
+      if (!task.segment->visible(r, snap.version)) return;
+      if (!filter.empty() && !filter.Matches(task.segment->row_attrs(r))) return;
+      found[t].push_back({task.scope_index, task.segment, r});
+    });
+  });
+  std::vector<MatchedRow> out;
+  for (auto& f : found) out.insert(out.end(), f.begin(), f.end());
+  return out;
+}
+
+}  // namespace tessera
