@@ -76,13 +76,8 @@ bool AnyOf::Matches(std::string_view attrs) const {
 }
 
 bool Leaf::Matches(std::string_view attrs) const {
-  AttrReader reader(attrs);
-  std::string_view key;
   ValueView v;
-  while (reader.Next(&key, &v)) {
-    if (key == key_) return Test(v);
-  }
-  return false;
+  return FindAttr(attrs, key_, &v) && Test(v);
 }
 
 bool CompareLeaf::Test(const ValueView& v) const {
