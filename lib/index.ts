@@ -49,18 +49,25 @@ function toStoreError(e: unknown): StoreError {
 const cancelledError = () => new StoreError(499, 'the request was cancelled');
 
 /** Runs a core call, wiring an AbortSignal to a core cancel token for calls that can stop early. */
-async function call<T>(options: CallOptions | undefined, run: (token: NativeCancelToken) => Promise<T>): Promise<T> {
+async function call<T>(options: CallOptions | undefined, run: (token?: NativeCancelToken) => Promise<T>): Promise<T> {
   const signal = options?.signal;
-  if (signal?.aborted) throw cancelledError();
+  if (!signal) {
+    try {
+      return await run();
+    } catch (e) {
+      throw toStoreError(e);
+    }
+  }
+  if (signal.aborted) throw cancelledError();
   const token = new native.CancelToken();
   const onAbort = () => token.cancel();
-  signal?.addEventListener('abort', onAbort, { once: true });
+  signal.addEventListener('abort', onAbort, { once: true });
   try {
     return await run(token);
   } catch (e) {
     throw toStoreError(e);
   } finally {
-    signal?.removeEventListener('abort', onAbort);
+    signal.removeEventListener('abort', onAbort);
   }
 }
 

@@ -7,7 +7,7 @@ const COLLECTION = '/collections/{name}';
 const metaBody = mapOf(string, 'an object mapping keys to string values');
 const vectorNamesBody = object({ names: arrayOf(string) });
 
-/** Collections, their metadata and their declared vector names. */
+/** Collections, their metadata, their declared vector names and filter-indexed fields. */
 export const collectionRoutes = (slot: StoreSlot): Route[] => [
   storeRoute(slot, { method: 'GET', path: '/collections', access: 'read', call: (store, _req, o) => store.collections(o) }),
   storeRoute(slot, { method: 'POST', path: COLLECTION, access: 'write', call: (store, req, o) => store.createCollection(req.param('name'), o) }),
@@ -26,5 +26,13 @@ export const collectionRoutes = (slot: StoreSlot): Route[] => [
     access: 'write',
     body: vectorNamesBody,
     call: (store, req, o) => store.setVectorNames(req.param('name'), req.body.names, o),
+  }),
+  // Entries are names or {field, tokens, trigrams}: the core validates them and names the entry.
+  storeRoute(slot, {
+    method: 'POST',
+    path: `${COLLECTION}/filter-index`,
+    access: 'write',
+    body: 'raw',
+    call: (store, req, o) => store.setFilterIndex(req.param('name'), req.bytes, o),
   }),
 ];

@@ -4,6 +4,7 @@ import { aliasRoutes } from './aliases';
 import { collectionRoutes } from './collections';
 import { faultRoutes } from './faults';
 import { maintenanceRoutes } from './maintenance';
+import { metadataRoutes } from './metadata';
 import { probeRoutes } from './probes';
 import { recordRoutes } from './records';
 import { searchRoutes } from './search';
@@ -25,6 +26,7 @@ export const apiRoutes = (slot: StoreSlot, { registry, slowQueryMs, testFaults }
   ...aliasRoutes(slot),
   ...recordRoutes(slot),
   ...searchRoutes(slot, { registry, slowQueryMs }),
+  ...metadataRoutes(slot),
   ...maintenanceRoutes(slot),
   ...(testFaults ? faultRoutes(slot) : []),
 ];

@@ -1,5 +1,8 @@
 import { Counter, type Registry } from 'prom-client';
+import type { Store } from '../index';
+import type { CallOptions } from '../types';
 import { jsonBytes } from '../http/reply';
+import type { Request } from '../http/request';
 import { type Route, route } from '../http/route';
 import { type StoreSlot, callOptions } from './store';
 
@@ -9,24 +12,30 @@ export interface SearchOptions {
   slowQueryMs: number | null;
 }
 
-/** The request bytes go to the core as they are and its hit array comes back as JSON bytes. */
+type RawSearch = (store: Store, bytes: Uint8Array, options: CallOptions) => Promise<Buffer>;
+
+/** The request bytes go to the core as they are and its JSON comes back as bytes. */
 export function searchRoutes(slot: StoreSlot, { registry, slowQueryMs }: SearchOptions): Route[] {
   const queries = new Counter({ name: 'svc_search_queries_total', help: 'Search queries handed to the store', registers: [registry] });
-  return [
+  const searchRoute = (path: string, search: RawSearch): Route =>
     route({
       method: 'POST',
-      path: '/search',
+      path,
       access: 'read',
       body: 'raw',
-      handle: async (req) => {
+      handle: async (req: Request) => {
         const store = slot.get();
         queries.inc();
         const started = performance.now();
-        const hits = await store.searchJson(req.bytes, callOptions(req));
+        const result = await search(store, req.bytes, callOptions(req));
         const ms = performance.now() - started;
         if (slowQueryMs !== null && ms >= slowQueryMs) req.log.warn({ route: req.route, ms }, 'slow query');
-        return jsonBytes(hits);
+        return jsonBytes(result);
       },
-    }),
+    });
+  return [
+    searchRoute('/search', (store, bytes, o) => store.searchJson(bytes, o)),
+    searchRoute('/search/similar', (store, bytes, o) => store.searchSimilarJson(bytes, o)),
+    searchRoute('/search/batch', (store, bytes, o) => store.searchBatchJson(bytes, o)),
   ];
 }

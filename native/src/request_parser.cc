@@ -31,8 +31,10 @@ const char* TypeName(element_type t) {
   return "?";
 }
 
-// Parses body as one JSON document; the parser must outlive the returned element.
-element ParseBody(simdjson::dom::parser& parser, std::string_view body, simdjson::padded_string& copy) {
+// Parses body as one JSON document into the calling thread's parser, whose buffers are reused
+// across requests; the element is valid until this thread parses the next body.
+element ParseBody(std::string_view body, simdjson::padded_string& copy) {
+  thread_local simdjson::dom::parser parser;
   copy = simdjson::padded_string(body);
   auto result = parser.parse(copy);
   switch (result.error()) {
@@ -183,9 +185,8 @@ bool IsReserved(std::string_view key) { return key.substr(0, 4) == "svc."; }
 }  // namespace
 
 UpsertOp ParseUpsert(std::string_view body, const std::string& collection, uint32_t dim, Metric metric) {
-  simdjson::dom::parser parser;
   simdjson::padded_string copy;
-  object root = ExpectObject(ParseBody(parser, body, copy), "request body");
+  object root = ExpectObject(ParseBody(body, copy), "request body");
   UpsertOp op;
   op.collection = collection;
   bool seen = false;
@@ -237,9 +238,8 @@ UpsertOp ParseUpsert(std::string_view body, const std::string& collection, uint3
 }
 
 DeleteRequest ParseDelete(std::string_view body) {
-  simdjson::dom::parser parser;
   simdjson::padded_string copy;
-  object root = ExpectObject(ParseBody(parser, body, copy), "request body");
+  object root = ExpectObject(ParseBody(body, copy), "request body");
   DeleteRequest req;
   bool seen = false;
   for (auto [key, value] : root) {
@@ -418,15 +418,13 @@ SearchParams ReadSearchObject(element e, const std::string& prefix, SearchKind k
 }  // namespace
 
 SearchParams ParseSearch(std::string_view body, uint32_t dim, Metric metric) {
-  simdjson::dom::parser parser;
   simdjson::padded_string copy;
-  return ReadSearchObject(ParseBody(parser, body, copy), "", SearchKind::kSearch, dim, metric);
+  return ReadSearchObject(ParseBody(body, copy), "", SearchKind::kSearch, dim, metric);
 }
 
 SimilarParams ParseSimilar(std::string_view body) {
-  simdjson::dom::parser parser;
   simdjson::padded_string copy;
-  object root = ExpectObject(ParseBody(parser, body, copy), "request body");
+  object root = ExpectObject(ParseBody(body, copy), "request body");
   SimilarParams sp;
   bool unused = false;
   for (auto [key, value] : root) {
@@ -441,9 +439,8 @@ SimilarParams ParseSimilar(std::string_view body) {
 }
 
 BatchParams ParseBatch(std::string_view body, uint32_t dim, Metric metric) {
-  simdjson::dom::parser parser;
   simdjson::padded_string copy;
-  object root = ExpectObject(ParseBody(parser, body, copy), "request body");
+  object root = ExpectObject(ParseBody(body, copy), "request body");
   BatchParams b;
   bool has_queries = false;
   for (auto [key, value] : root) {
@@ -490,9 +487,8 @@ BatchParams ParseBatch(std::string_view body, uint32_t dim, Metric metric) {
 ListParams ParseList(std::string_view body) {
   ListParams p;
   if (body.empty()) return p;
-  simdjson::dom::parser parser;
   simdjson::padded_string copy;
-  for (auto [key, value] : ExpectObject(ParseBody(parser, body, copy), "request body")) {
+  for (auto [key, value] : ExpectObject(ParseBody(body, copy), "request body")) {
     std::string f(key);
     if (key == "scope") p.scope = ExpectStrings(value, f);
     else if (key == "filter") p.filter = ReadFilter(value, f);
@@ -527,9 +523,8 @@ ListParams ParseList(std::string_view body) {
 AggregateParams ParseAggregate(std::string_view body) {
   AggregateParams p;
   if (body.empty()) return p;
-  simdjson::dom::parser parser;
   simdjson::padded_string copy;
-  for (auto [key, value] : ExpectObject(ParseBody(parser, body, copy), "request body")) {
+  for (auto [key, value] : ExpectObject(ParseBody(body, copy), "request body")) {
     if (key == "scope") p.scope = ExpectStrings(value, "scope");
     else if (key == "filter") p.filter = ReadFilter(value, "filter");
     else if (key == "sum") p.sum = ExpectStrings(value, "sum");
@@ -545,18 +540,16 @@ AggregateParams ParseAggregate(std::string_view body) {
 }
 
 std::map<std::string, std::string> ParseMeta(std::string_view body) {
-  simdjson::dom::parser parser;
   simdjson::padded_string copy;
-  object root = ExpectObject(ParseBody(parser, body, copy), "metadata");
+  object root = ExpectObject(ParseBody(body, copy), "metadata");
   std::map<std::string, std::string> out;
   for (auto [k, v] : root) out[std::string(k)] = ExpectString(v, "metadata." + std::string(k));
   return out;
 }
 
 std::vector<std::string> ParseVectorNames(std::string_view body) {
-  simdjson::dom::parser parser;
   simdjson::padded_string copy;
-  object root = ExpectObject(ParseBody(parser, body, copy), "request body");
+  object root = ExpectObject(ParseBody(body, copy), "request body");
   std::vector<std::string> names;
   bool seen = false;
   for (auto [key, value] : root) {
@@ -576,9 +569,8 @@ std::vector<std::string> ParseVectorNames(std::string_view body) {
 }
 
 std::vector<FilterIndexField> ParseFilterIndex(std::string_view body) {
-  simdjson::dom::parser parser;
   simdjson::padded_string copy;
-  object root = ExpectObject(ParseBody(parser, body, copy), "request body");
+  object root = ExpectObject(ParseBody(body, copy), "request body");
   std::vector<FilterIndexField> fields;
   bool seen = false;
   for (auto [key, value] : root) {
@@ -610,9 +602,8 @@ std::vector<FilterIndexField> ParseFilterIndex(std::string_view body) {
 }
 
 std::string ParseAliasTarget(std::string_view body) {
-  simdjson::dom::parser parser;
   simdjson::padded_string copy;
-  object root = ExpectObject(ParseBody(parser, body, copy), "request body");
+  object root = ExpectObject(ParseBody(body, copy), "request body");
   std::string target;
   for (auto [key, value] : root) {
     if (key != "target") UnknownField(key, " in the alias body", "target");
