@@ -238,6 +238,10 @@ PredicatePtr ParsePredicate(element e, const std::string& where, int depth) {
 
 Filter::Filter() = default;
 
+Filter::Filter(std::shared_ptr<const Predicate> root, std::vector<TextConjunct> conjuncts) : root_(std::move(root)) {
+  if (!conjuncts.empty()) conjuncts_ = std::make_shared<const std::vector<TextConjunct>>(std::move(conjuncts));
+}
+
 Filter Filter::Compile(std::string_view json, const std::string& field) {
   simdjson::dom::parser parser;
   simdjson::padded_string copy(json);
@@ -246,10 +250,22 @@ Filter Filter::Compile(std::string_view json, const std::string& field) {
   std::vector<PredicatePtr> predicates =
       ParsePredicates(ExpectArray(parsed.value(), field, "an array of predicates (AND-combined; [] matches everything)"), field, 1);
   if (predicates.empty()) return Filter();
-  if (predicates.size() == 1) return Filter(std::shared_ptr<const Predicate>(std::move(predicates[0])));
-  return Filter(std::make_shared<AllOf>(std::move(predicates)));
+  std::shared_ptr<const Predicate> root;
+  if (predicates.size() == 1) {
+    root = std::move(predicates[0]);
+  } else {
+    root = std::make_shared<AllOf>(std::move(predicates));
+  }
+  std::vector<TextConjunct> conjuncts;
+  root->AddTextConjuncts(&conjuncts);
+  return Filter(std::move(root), std::move(conjuncts));
 }
 
 bool Filter::Matches(std::string_view attrs_blob) const { return root_ == nullptr || root_->Matches(attrs_blob); }
+
+const std::vector<TextConjunct>& Filter::text_conjuncts() const {
+  static const std::vector<TextConjunct> kNone;
+  return conjuncts_ ? *conjuncts_ : kNone;
+}
 
 }  // namespace tessera

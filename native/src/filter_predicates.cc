@@ -1,5 +1,6 @@
 #include "filter_predicates.h"
 
+#include <re2/prefilter.h>
 #include <re2/re2.h>
 
 #include <algorithm>
@@ -59,7 +60,31 @@ bool Order(const ValueView& v, const Constant& c, int* order) {
   return false;
 }
 
+// RE2's prefilter tree, copied; null (RE2 gave up on the pattern) asserts nothing.
+RegexAtoms CopyPrefilter(re2::Prefilter* p) {
+  RegexAtoms out;
+  if (p == nullptr) return out;
+  switch (p->op()) {
+    case re2::Prefilter::ALL: break;
+    case re2::Prefilter::NONE: out.op = RegexAtoms::Op::kNone; break;
+    case re2::Prefilter::ATOM:
+      out.op = RegexAtoms::Op::kAtom;
+      out.atom = p->atom();
+      break;
+    case re2::Prefilter::AND:
+    case re2::Prefilter::OR:
+      out.op = p->op() == re2::Prefilter::AND ? RegexAtoms::Op::kAnd : RegexAtoms::Op::kOr;
+      for (re2::Prefilter* sub : *p->subs()) out.subs.push_back(CopyPrefilter(sub));
+      break;
+  }
+  return out;
+}
+
 }  // namespace
+
+void AllOf::AddTextConjuncts(std::vector<TextConjunct>* out) const {
+  for (const PredicatePtr& p : children_) p->AddTextConjuncts(out);
+}
 
 bool AllOf::Matches(std::string_view attrs) const {
   for (const PredicatePtr& p : children_) {
@@ -130,6 +155,18 @@ std::unique_ptr<RegexLeaf> RegexLeaf::Compile(std::string key, const std::string
   return std::unique_ptr<RegexLeaf>(new RegexLeaf(std::move(key), std::move(re)));
 }
 
+void RegexLeaf::AddTextConjuncts(std::vector<TextConjunct>* out) const {
+  std::unique_ptr<re2::Prefilter> prefilter(re2::Prefilter::FromRE2(re_.get()));
+  TextConjunct& c = out->emplace_back(TextConjunct{TextConjunct::Kind::kRegex, key()});
+  c.atoms = CopyPrefilter(prefilter.get());
+}
+
+void FuzzyLeaf::AddTextConjuncts(std::vector<TextConjunct>* out) const {
+  TextConjunct& c = out->emplace_back(TextConjunct{TextConjunct::Kind::kFuzzy, key()});
+  c.text = text_;
+  c.max_edits = max_edits_;
+}
+
 bool RegexLeaf::Test(const ValueView& v) const { return v.tag == ValueTag::kStr && re2::RE2::FullMatch(v.s, *re_); }
 
 bool TextLeaf::Test(const ValueView& v) const {
@@ -157,6 +194,13 @@ TokensLeaf::TokensLeaf(std::string key, std::string_view text, TokenMode mode)
     if (tokens_[i] == tokens_[k]) ++k;
     fallback_[i] = k;
   }
+}
+
+void TokensLeaf::AddTextConjuncts(std::vector<TextConjunct>* out) const {
+  auto kind = mode_ == TokenMode::kAny ? TextConjunct::Kind::kAnyToken : TextConjunct::Kind::kAllTokens;
+  TextConjunct& c = out->emplace_back(TextConjunct{kind, key(), tokens_});
+  std::sort(c.tokens.begin(), c.tokens.end());  // kSequence keeps its order and repeats
+  c.tokens.erase(std::unique(c.tokens.begin(), c.tokens.end()), c.tokens.end());
 }
 
 bool TokensLeaf::HasToken(std::string_view text, std::string_view folded) const {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "byte_io.h"
+#include "tessera/filter.h"
 #include "tessera/fuzzy.h"
 #include "tessera/glob.h"
 #include "tessera/value.h"
@@ -22,6 +23,8 @@ class Predicate {
  public:
   virtual ~Predicate() = default;
   virtual bool Matches(std::string_view attrs) const = 0;
+  // Describes this predicate, as a top-level conjunct, for the filter indexes (Filter::text_conjuncts).
+  virtual void AddTextConjuncts(std::vector<TextConjunct>* out) const {}
 };
 
 using PredicatePtr = std::unique_ptr<const Predicate>;
@@ -30,6 +33,7 @@ class AllOf final : public Predicate {
  public:
   explicit AllOf(std::vector<PredicatePtr> children) : children_(std::move(children)) {}
   bool Matches(std::string_view attrs) const override;
+  void AddTextConjuncts(std::vector<TextConjunct>* out) const override;  // flattens: an All's conjuncts are ours
 
  private:
   std::vector<PredicatePtr> children_;
@@ -61,6 +65,7 @@ class Leaf : public Predicate {
   bool Matches(std::string_view attrs) const final;
 
  protected:
+  const std::string& key() const { return key_; }
   virtual bool Test(const ValueView& v) const = 0;
 
  private:
@@ -152,6 +157,7 @@ class RegexLeaf final : public Leaf {
   // Returns null with *error set (RE2's message) when the pattern does not parse.
   static std::unique_ptr<RegexLeaf> Compile(std::string key, const std::string& pattern, std::string* error);
   ~RegexLeaf() override;
+  void AddTextConjuncts(std::vector<TextConjunct>* out) const override;
 
  protected:
   bool Test(const ValueView& v) const override;
@@ -173,13 +179,17 @@ class TextLeaf : public Leaf {
 
 class FuzzyLeaf final : public TextLeaf {
  public:
-  FuzzyLeaf(std::string key, std::string_view text, int max_edits) : TextLeaf(std::move(key)), matcher_(text, max_edits) {}
+  FuzzyLeaf(std::string key, std::string_view text, int max_edits)
+      : TextLeaf(std::move(key)), matcher_(text, max_edits), text_(text), max_edits_(max_edits) {}
+  void AddTextConjuncts(std::vector<TextConjunct>* out) const override;
 
  protected:
   bool TestText(std::string_view text) const override { return matcher_.Matches(text); }
 
  private:
   FuzzyMatcher matcher_;
+  std::string text_;  // for the trigram index, which reads the query itself
+  int max_edits_;
 };
 
 enum class TokenMode { kAll, kAny, kSequence };
@@ -189,6 +199,7 @@ enum class TokenMode { kAll, kAny, kSequence };
 class TokensLeaf final : public TextLeaf {
  public:
   TokensLeaf(std::string key, std::string_view text, TokenMode mode);
+  void AddTextConjuncts(std::vector<TextConjunct>* out) const override;
 
  protected:
   bool TestText(std::string_view text) const override;

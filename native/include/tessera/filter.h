@@ -4,10 +4,37 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tessera {
 
 class Predicate;
+
+// A regex's necessary condition from RE2's prefilter: substrings ("atoms") that any string the
+// regex matches contains once lowercased (RE2 lowercases by Unicode simple case folding, so K, U+212A
+// KELVIN SIGN, lowercases to k and U+017F LONG S to s), combined by And and Or.
+struct RegexAtoms {
+  enum class Op { kAll, kNone, kAtom, kAnd, kOr };  // kAll: no condition; kNone: matches nothing
+  Op op = Op::kAll;
+  std::string atom;              // kAtom
+  std::vector<RegexAtoms> subs;  // kAnd, kOr
+};
+
+// A top-level conjunct of a filter that a filter index can serve (see SegmentFilterIndex::Narrow).
+struct TextConjunct {
+  enum class Kind {
+    kAllTokens,  // ContainsAllTokens, and ContainsTokenSequence, which implies it
+    kAnyToken,
+    kFuzzy,
+    kRegex,
+  };
+  Kind kind;
+  std::string key;
+  std::vector<std::string> tokens;  // token kinds: the query's distinct tokens, ASCII-folded
+  std::string text;                 // kFuzzy: the query text as given
+  int max_edits = 0;                // kFuzzy
+  RegexAtoms atoms;                 // kRegex
+};
 
 // Immutable and thread-safe after Compile; copies share the compiled program.
 class Filter {
@@ -22,9 +49,14 @@ class Filter {
   bool empty() const { return root_ == nullptr; }  // [] matches everything
   bool Matches(std::string_view attrs_blob) const;
 
+  // The text predicates among the filter's top-level conjuncts (an All at top level is flattened;
+  // Any and Not are opaque), described once at Compile for the filter indexes.
+  const std::vector<TextConjunct>& text_conjuncts() const;
+
  private:
-  explicit Filter(std::shared_ptr<const Predicate> root) : root_(std::move(root)) {}
+  Filter(std::shared_ptr<const Predicate> root, std::vector<TextConjunct> conjuncts);
   std::shared_ptr<const Predicate> root_;  // null = match all
+  std::shared_ptr<const std::vector<TextConjunct>> conjuncts_;  // null when empty
 };
 
 }  // namespace tessera

@@ -1,0 +1,394 @@
+// Checks the filter indexes against the filter itself: on random records and thousands of random
+// filters (every token predicate, Fuzzy with budgets 0..3, Regex with literals, classes,
+// alternations, (?i) and unfilterable patterns, nested in All/Any/Not), SegmentFilterIndex::Narrow
+// must return a sorted superset of the rows Filter::Matches accepts, and for a served filter usually
+// far fewer rows than the segment. Then measures build time, memory and Narrow time on 100k rows of
+// synthetic English-like text. Prints "N passed, M failed" and exits non-zero on any failure.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tessera/filter.h"
+#include "tessera/filter_index.h"
+#include "tessera/segment.h"
+#include "tessera/value.h"
+
+using namespace tessera;
+
+namespace {
+
+int passed = 0, failed = 0;
+
+void Check(bool ok, const std::string& what) {
+  if (ok) {
+    ++passed;
+  } else {
+    ++failed;
+    if (failed <= 20) std::printf("FAIL %s\n", what.c_str());
+  }
+}
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+std::string Json(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+void AppendUtf8(std::string* out, uint32_t cp) {
+  if (cp < 0x80) {
+    *out += char(cp);
+  } else if (cp < 0x800) {
+    *out += char(0xC0 | (cp >> 6));
+    *out += char(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    *out += char(0xE0 | (cp >> 12));
+    *out += char(0x80 | ((cp >> 6) & 0x3F));
+    *out += char(0x80 | (cp & 0x3F));
+  } else {
+    *out += char(0xF0 | (cp >> 18));
+    *out += char(0x80 | ((cp >> 12) & 0x3F));
+    *out += char(0x80 | ((cp >> 6) & 0x3F));
+    *out += char(0x80 | (cp & 0x3F));
+  }
+}
+
+std::vector<uint32_t> CodePoints(std::string_view s) {
+  std::vector<uint32_t> out;
+  for (size_t i = 0; i < s.size();) {
+    uint8_t b = uint8_t(s[i]);
+    size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    uint32_t cp = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
+    for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (uint8_t(s[i + k]) & 0x3F);
+    out.push_back(cp);
+    i += n;
+  }
+  return out;
+}
+
+std::string FromCodePoints(const std::vector<uint32_t>& cps) {
+  std::string out;
+  for (uint32_t cp : cps) AppendUtf8(&out, cp);
+  return out;
+}
+
+// Words chosen to collide often, with the case-folding traps: mixed case, non-ASCII letters,
+// U+017F LONG S and U+212A KELVIN SIGN (RE2's (?i) folds them to s and k), digits, CJK, emoji.
+const std::vector<std::string> kWords = {
+    "the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "run", "running", "runs", "Run",
+    "apple", "Apple", "APPLE", "banana", "café", "CAFÉ", "Café", "über", "Über", "naïve", "\xC5\xBFtar",
+    "star", "STAR", "\xE2\x84\xAA" "elvin", "kelvin", "Kelvin", "straße", "日本語", "x1", "42", "a", "ab",
+    "abc", "hello", "Hello", "world", "wörld", "emoji😀", "mississippi", "missisippi", "foo_bar", "ééé",
+};
+const std::vector<std::string> kSeparators = {" ", " ", " ", ", ", "-", ".", "  ", "_", "/", "!"};
+
+class Random {
+ public:
+  explicit Random(uint32_t seed) : rng_(seed) {}
+  int Int(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  bool Chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
+  template <typename T>
+  const T& Pick(const std::vector<T>& v) { return v[Int(0, int(v.size()) - 1)]; }
+
+  std::string Words(int lo, int hi) {
+    std::string out;
+    int n = Int(lo, hi);
+    for (int i = 0; i < n; ++i) {
+      if (i > 0) out += Pick(kSeparators);
+      out += Pick(kWords);
+    }
+    return out;
+  }
+
+  // Flips the ASCII case of some letters.
+  std::string Recase(std::string s) {
+    for (char& c : s) {
+      if (((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) && Chance(0.2)) c ^= 0x20;
+    }
+    return s;
+  }
+
+  // Up to n random insertions, deletions and substitutions of code points.
+  std::string Edit(const std::string& s, int n) {
+    std::vector<uint32_t> cps = CodePoints(s);
+    const uint32_t alphabet[] = {'a', 'e', 'k', 'S', 's', ' ', 'x', 0xE9, 0x17F, 0x212A};
+    for (int i = 0; i < n; ++i) {
+      int op = Int(0, 2);
+      uint32_t c = alphabet[Int(0, 9)];
+      if (op == 0 || cps.empty()) {
+        cps.insert(cps.begin() + Int(0, int(cps.size())), c);
+      } else if (op == 1) {
+        cps.erase(cps.begin() + Int(0, int(cps.size()) - 1));
+      } else {
+        cps[Int(0, int(cps.size()) - 1)] = c;
+      }
+    }
+    return FromCodePoints(cps);
+  }
+
+ private:
+  std::mt19937 rng_;
+};
+
+// Fields "t" (mostly Str) and "l" (mostly List) are indexed; "o" is not.
+std::string RandomRecord(Random& rnd) {
+  AttrEncoder e;
+  for (const char* key : {"t", "o"}) {
+    double p = rnd.Int(0, 99) / 100.0;
+    if (p < 0.08) continue;
+    if (p < 0.12) {
+      e.AddInt(key, rnd.Int(0, 9));
+    } else if (p < 0.16) {
+      e.AddStr(key, "");
+    } else {
+      e.AddStr(key, rnd.Words(1, 8));
+    }
+  }
+  double p = rnd.Int(0, 99) / 100.0;
+  if (p < 0.1) {
+  } else if (p < 0.2) {
+    e.AddStr("l", rnd.Words(1, 4));
+  } else {
+    std::vector<std::string> items;
+    for (int i = rnd.Int(0, 4); i > 0; --i) items.push_back(rnd.Words(0, 3));
+    e.AddList("l", std::vector<std::string_view>(items.begin(), items.end()));
+  }
+  e.AddInt("n", rnd.Int(0, 9));
+  return e.Finish();
+}
+
+std::string RegexPattern(Random& rnd) {
+  std::string w = rnd.Pick(kWords), v = rnd.Pick(kWords);
+  std::string lit;  // w with regex metacharacters escaped (none of kWords has one but '.')
+  for (char c : w) lit += (c == '.') ? std::string("\\.") : std::string(1, c);
+  switch (rnd.Int(0, 15)) {
+    case 0: return lit;
+    case 1: return "(?i)" + rnd.Recase(lit);
+    case 2: return ".*" + lit + ".*";
+    case 3: return "(?i).*" + rnd.Recase(lit) + ".*";
+    case 4: return ".*(" + lit + "|" + v + ").*";
+    case 5: return "(?i).*(" + rnd.Recase(lit) + "|" + rnd.Recase(v) + ").*";
+    case 6: return ".*[Hh]ello.*";
+    case 7: return ".*[a-c]b[c-d].*";
+    case 8: return rnd.Pick(std::vector<std::string>{".*", ".+", "(?s).*", "[^x]*", "\\w*"});
+    case 9: return ".*\\d+.*";
+    case 10: return "(?i).*KELVIN.*";
+    case 11: return "(?i).*STAR.*";
+    case 12: return ".*" + lit + "[ ,.-]+" + v + ".*";
+    case 13: return ".*mis+is+ip+i.*";
+    case 14: return "(?i)" + lit + "(\\W+\\w+)*";
+    default: {
+      std::vector<uint32_t> cps = CodePoints(lit);
+      cps.resize(std::min<size_t>(cps.size(), 4));
+      return ".*" + FromCodePoints(cps) + "(x|y|z)?.*";
+    }
+  }
+}
+
+std::string RandomLeaf(Random& rnd) {
+  const char* key = rnd.Chance(0.45) ? "t" : rnd.Chance(0.8) ? "l" : "o";
+  std::string k = Json(key);
+  switch (rnd.Int(0, 9)) {
+    case 0:
+    case 1: return "{\"ContainsAllTokens\":[" + k + "," + Json(rnd.Recase(rnd.Words(0, 3))) + "]}";
+    case 2: return "{\"ContainsAnyToken\":[" + k + "," + Json(rnd.Recase(rnd.Words(0, 3))) + "]}";
+    case 3: return "{\"ContainsTokenSequence\":[" + k + "," + Json(rnd.Recase(rnd.Words(0, 3))) + "]}";
+    case 4:
+    case 5: {
+      int budget = rnd.Int(0, 3);
+      std::string text = rnd.Edit(rnd.Recase(rnd.Words(1, 3)), rnd.Int(0, budget + 1));
+      return "{\"Fuzzy\":[" + k + "," + Json(text) + "," + std::to_string(budget) + "]}";
+    }
+    case 6:
+    case 7:
+    case 8: return "{\"Regex\":[" + k + "," + Json(RegexPattern(rnd)) + "]}";
+    default: return "{\"Lt\":[\"n\",{\"Int\":" + std::to_string(rnd.Int(0, 10)) + "}]}";
+  }
+}
+
+std::string RandomConjunct(Random& rnd) {
+  switch (rnd.Int(0, 11)) {
+    case 0: return "{\"All\":[" + RandomLeaf(rnd) + "," + RandomLeaf(rnd) + "]}";
+    case 1: return "{\"Any\":[" + RandomLeaf(rnd) + "," + RandomLeaf(rnd) + "]}";
+    case 2: return "{\"Not\":" + RandomLeaf(rnd) + "}";
+    default: return RandomLeaf(rnd);
+  }
+}
+
+std::shared_ptr<Segment> MakeSegment(const std::vector<std::string>& blobs) {
+  auto segment = Segment::NewMemory(1, 4, uint32_t(blobs.size()));
+  std::vector<float> none;
+  for (size_t i = 0; i < blobs.size(); ++i) {
+    RecordInput rec;
+    rec.id = "r" + std::to_string(i);
+    rec.attrs = blobs[i];
+    segment->Append(rec, none);
+  }
+  return segment;
+}
+
+// Narrow never loses a matching row and returns rows ascending, distinct and in range.
+void RandomFilters() {
+  Random rnd(20240611);
+  std::vector<std::string> blobs;
+  for (int i = 0; i < 3000; ++i) blobs.push_back(RandomRecord(rnd));
+  auto segment = MakeSegment(blobs);
+  const std::vector<std::vector<FilterIndexField>> declarations = {
+      {{"t", true, true}, {"l", true, true}},
+      {{"t", true, false}, {"l", false, true}},
+      {{"t", false, true}},
+  };
+  for (const auto& fields : declarations) {
+    auto index = SegmentFilterIndex::Build(*segment, fields);
+    int served = 0, filters = 0;
+    double candidates = 0, matches = 0;
+    for (int q = 0; q < 3000; ++q) {
+      std::string json = "[";
+      for (int n = rnd.Int(1, 3), i = 0; i < n; ++i) json += (i ? "," : "") + RandomConjunct(rnd);
+      json += "]";
+      Filter filter = Filter::Compile(json, "filter");
+      std::optional<std::vector<uint32_t>> rows = index->Narrow(filter);
+      ++filters;
+      if (!rows) continue;
+      ++served;
+      bool ordered = std::adjacent_find(rows->begin(), rows->end(), std::greater_equal<uint32_t>()) == rows->end();
+      Check(ordered && (rows->empty() || rows->back() < blobs.size()), json + ": rows not ascending and in range");
+      size_t lost = 0, matched = 0;
+      for (uint32_t r = 0; r < blobs.size(); ++r) {
+        if (!filter.Matches(blobs[r])) continue;
+        ++matched;
+        if (!std::binary_search(rows->begin(), rows->end(), r)) ++lost;
+      }
+      Check(lost == 0, json + ": Narrow lost " + std::to_string(lost) + " of " + std::to_string(matched) + " matches");
+      candidates += double(rows->size());
+      matches += double(matched);
+    }
+    std::printf("declaration %zu: %d of %d filters served; on those, %.1f candidate rows and %.1f matches on average of %zu rows\n",
+                &fields - declarations.data(), served, filters, candidates / std::max(served, 1), matches / std::max(served, 1),
+                blobs.size());
+    Check(served > filters / 5, "a fair share of the random filters is served");
+    Check(candidates / std::max(served, 1) < blobs.size() / 4.0, "served filters narrow to well under the segment");
+  }
+}
+
+// Exact narrowing on the cases the index serves, and what it leaves alone.
+void ServedCases() {
+  AttrEncoder a, b, c, d;
+  a.AddStr("t", "The quick brown fox");
+  b.AddList("t", {"quick", "brown dog"});
+  c.AddStr("t", "a \xE2\x84\xAA" "elvin \xC5\xBFtar");  // KELVIN SIGN, LONG S
+  d.AddInt("t", 7);
+  auto segment = MakeSegment({a.Finish(), b.Finish(), c.Finish(), d.Finish()});
+  auto index = SegmentFilterIndex::Build(*segment, {{"t", true, true}});
+  auto narrow = [&](const std::string& json) { return index->Narrow(Filter::Compile(json, "filter")); };
+  using V = std::vector<uint32_t>;
+  Check(narrow(R"([{"ContainsAllTokens":["t","QUICK brown"]}])") == V{0, 1}, "all tokens: over a List's elements together");
+  Check(narrow(R"([{"ContainsAllTokens":["t","quick zebra"]}])") == V{}, "all tokens: an absent token empties the set");
+  Check(!narrow(R"([{"ContainsAllTokens":["t","..."]}])"), "all tokens: no tokens is not served");
+  Check(narrow(R"([{"ContainsAnyToken":["t","..."]}])") == V{}, "any token: no tokens matches nothing");
+  Check(narrow(R"([{"ContainsAnyToken":["t","fox dog"]}])") == V{0, 1}, "any token: union");
+  Check(narrow(R"([{"ContainsTokenSequence":["t","brown fox"]}])") == V{0}, "sequence: as all tokens");
+  Check(narrow(R"([{"All":[{"ContainsAnyToken":["t","fox"]},{"Eq":["n",{"Int":1}]}]}])") == V{0}, "a top-level All is flattened");
+  Check(!narrow(R"([{"Any":[{"ContainsAnyToken":["t","fox"]}]}])"), "Any is not served");
+  Check(!narrow(R"([{"Not":{"ContainsAnyToken":["t","fox"]}}])"), "Not is not served");
+  Check(!narrow(R"([{"ContainsAnyToken":["u","fox"]}])"), "an undeclared field is not served");
+  Check(!narrow(R"([{"Eq":["t",{"Str":"fox"}]}])"), "Eq is not served");
+}
+
+// Zipf-distributed synthetic words of English-like lengths.
+class Vocabulary {
+ public:
+  Vocabulary(size_t n, Random& rnd) {
+    const char* syllables[] = {"th", "er", "on", "an", "re", "he", "in", "ed", "nd", "ha", "at", "en", "es", "of", "or",
+                               "nt", "ea", "ti", "to", "it", "st", "io", "le", "is", "ou", "ar", "as", "de", "rt", "ve"};
+    for (size_t i = 0; i < n; ++i) {
+      std::string w;
+      for (int s = rnd.Int(1, 4); s > 0; --s) w += syllables[rnd.Int(0, 29)];
+      if (rnd.Chance(0.3)) w += "s";
+      words_.push_back(w);
+      double weight = 1.0 / double(i + 1);
+      cumulative_.push_back((cumulative_.empty() ? 0 : cumulative_.back()) + weight);
+    }
+  }
+  const std::string& Draw(Random& rnd) const {
+    double x = rnd.Int(0, 1 << 30) / double(1 << 30) * cumulative_.back();
+    return words_[std::lower_bound(cumulative_.begin(), cumulative_.end(), x) - cumulative_.begin()];
+  }
+  const std::string& word(size_t rank) const { return words_[rank]; }
+
+ private:
+  std::vector<std::string> words_;
+  std::vector<double> cumulative_;
+};
+
+void Measure() {
+  Random rnd(7);
+  Vocabulary vocab(20000, rnd);
+  std::vector<std::string> blobs, texts;
+  for (int i = 0; i < 100000; ++i) {
+    std::string text;
+    for (int w = 0; w < 12; ++w) text += (w ? " " : "") + vocab.Draw(rnd);
+    if (rnd.Chance(0.5)) text[0] = char(text[0] - 32);
+    AttrEncoder e;
+    e.AddStr("text", text);
+    blobs.push_back(e.Finish());
+    texts.push_back(text);
+  }
+  auto segment = MakeSegment(blobs);
+  size_t text_bytes = 0;
+  for (const std::string& t : texts) text_bytes += t.size();
+  std::printf("100k rows, %.1f bytes of text per row on average\n", double(text_bytes) / texts.size());
+  for (const auto& [label, field] : std::vector<std::pair<const char*, FilterIndexField>>{
+           {"tokens", {"text", true, false}}, {"trigrams", {"text", false, true}}, {"both", {"text", true, true}}}) {
+    auto start = std::chrono::steady_clock::now();
+    auto index = SegmentFilterIndex::Build(*segment, {field});
+    std::printf("  build %-8s %7.1f ms, %6.1f bytes per row\n", label, Seconds(start) * 1e3, double(index->bytes()) / texts.size());
+  }
+  auto index = SegmentFilterIndex::Build(*segment, {{"text", true, true}});
+  const std::string phrase = texts[4242].substr(0, 24);
+  const std::vector<std::string> queries = {
+      "[{\"ContainsAllTokens\":[\"text\"," + Json(vocab.word(40) + " " + vocab.word(300)) + "]}]",
+      "[{\"ContainsAllTokens\":[\"text\"," + Json(vocab.word(1) + " " + vocab.word(2)) + "]}]",
+      "[{\"Fuzzy\":[\"text\"," + Json(texts[4242]) + ",2]}]",
+      "[{\"Regex\":[\"text\"," + Json("(?i).*" + phrase.substr(0, 12) + ".*") + "]}]",
+  };
+  for (const std::string& q : queries) {
+    Filter filter = Filter::Compile(q, "filter");
+    auto start = std::chrono::steady_clock::now();
+    int runs = 0;
+    std::optional<std::vector<uint32_t>> rows;
+    while (Seconds(start) < 0.3) rows = index->Narrow(filter), ++runs;
+    double narrow_us = Seconds(start) / runs * 1e6;
+    start = std::chrono::steady_clock::now();
+    size_t matched = 0;
+    for (const std::string& b : blobs) matched += filter.Matches(b);
+    double scan_us = Seconds(start) * 1e6;
+    size_t verified = 0;
+    start = std::chrono::steady_clock::now();
+    if (rows) for (uint32_t r : *rows) verified += filter.Matches(blobs[r]);
+    double verify_us = Seconds(start) * 1e6;
+    Check(!rows || verified == matched, q + ": narrowed scan finds every match");
+    std::printf("  %s\n    narrow %.1f us -> %s candidates, verify %.1f us; full scan %.1f us; %zu matches\n", q.c_str(), narrow_us,
+                rows ? std::to_string(rows->size()).c_str() : "(not served)", verify_us, scan_us, matched);
+  }
+}
+
+}  // namespace
+
+int main() {
+  ServedCases();
+  RandomFilters();
+  Measure();
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}
