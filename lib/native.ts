@@ -66,6 +66,7 @@ export interface NativeAddon {
   supportedKernels(): string[];
   activeKernels(): string;
   runKernel(family: string, op: 'dot' | 'l2sq', a: Float32Array, b: Float32Array): number;
+  runKernel(family: string, op: 'dot_rows' | 'l2sq_rows', q: Float32Array, rows: Float32Array): Float32Array;
 }
 
 function packageRoot(): string {

@@ -153,13 +153,38 @@ RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vec
     std::vector<const NamedColumn*> columns;
     for (const auto& [name, w] : names) columns.push_back(name == "default" ? nullptr : seg.named(name));
     CandidateHeap heap(window);
-    ForEachPlannedRow(plan, task, ctx.cancel, [&](uint32_t r) {
-      if (!seg.visible(r, ctx.snap.version)) return;
-      float score;
-      if (names.empty()) {
-        if (!seg.has_vector(r)) return;
-        score = distance(seg.vector(r));
-      } else {
+    // Everything after the base score: the heap bound, filter, exclusion, rank_by, min_score.
+    auto consider = [&](uint32_t r, float score) {
+      // rank_by only subtracts, so a base score that cannot enter the heap never will; checking
+      // the bound before the filter changes no result, only the work.
+      if (!heap.MayAccept(score)) return;
+      std::string_view attrs = seg.row_attrs(r);
+      if (!p.filter.empty() && !p.filter.Matches(attrs)) return;
+      if (excluding && seg.row_id(r) == exclude->id) return;
+      if (p.rank_by) score = float(score - DecayPenalty(*p.rank_by, attrs));
+      if (score < min_score) return;
+      heap.Offer(Candidate{score, task.scope_index, seg.row_id(r), &seg, r});
+    };
+    if (names.empty() && !plan.narrowed.count(task.segment)) {
+      // Contiguous rows of the default vector: score a block at a time with the multi-row kernel.
+      constexpr uint32_t kBlock = 64;
+      float scores[kBlock];
+      for (uint32_t b = task.begin; b < task.end; b += kBlock) {
+        if ((b - task.begin) % kRowsPerCancelCheck == 0) ctx.cancel.ThrowIfCancelled();
+        uint32_t n = std::min(kBlock, task.end - b);
+        (euclidean ? k.l2sq_rows : k.dot_rows)(q, seg.vector(b), dim, n, scores);
+        for (uint32_t i = 0; i < n; ++i) {
+          uint32_t r = b + i;
+          if (seg.visible(r, ctx.snap.version) && seg.has_vector(r)) consider(r, euclidean ? -scores[i] : scores[i]);
+        }
+      }
+    } else {
+      ForEachPlannedRow(plan, task, ctx.cancel, [&](uint32_t r) {
+        if (!seg.visible(r, ctx.snap.version)) return;
+        if (names.empty()) {
+          if (seg.has_vector(r)) consider(r, distance(seg.vector(r)));
+          return;
+        }
         // A record is scored on the names it carries and not penalized for the others.
         bool any = false;
         float folded = 0;
@@ -172,19 +197,9 @@ RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vec
           folded = !any ? s : p.pool == Pool::kSum ? folded + s : std::max(folded, s);
           any = true;
         }
-        if (!any) return;
-        score = folded;
-      }
-      // rank_by only subtracts, so a base score that cannot enter the heap never will; skipping
-      // it before the filter changes no result, only the work.
-      if (!heap.MayAccept(score)) return;
-      std::string_view attrs = seg.row_attrs(r);
-      if (!p.filter.empty() && !p.filter.Matches(attrs)) return;
-      if (excluding && seg.row_id(r) == exclude->id) return;
-      if (p.rank_by) score = float(score - DecayPenalty(*p.rank_by, attrs));
-      if (score < min_score) return;
-      heap.Offer(Candidate{score, task.scope_index, seg.row_id(r), &seg, r});
-    });
+        if (any) consider(r, folded);
+      });
+    }
     found[t] = heap.Take();
   });
 

@@ -41,6 +41,25 @@ PostingList PostingIndex::Find(uint64_t key) const {
   return PostingList(std::string_view(data_).substr(starts_[i], starts_[i + 1] - starts_[i]));
 }
 
+std::optional<std::vector<uint32_t>> PostingIndex::FindAll(const std::vector<uint64_t>& keys) const {
+  if (keys.empty()) return std::nullopt;
+  std::vector<PostingList> lists;
+  for (uint64_t key : keys) {
+    lists.push_back(Find(key));
+    if (lists.back().empty()) return std::vector<uint32_t>();
+  }
+  std::sort(lists.begin(), lists.end(), [](const PostingList& a, const PostingList& b) { return a.encoded_size() < b.encoded_size(); });
+  std::vector<uint32_t> rows = lists[0].Decode();
+  for (size_t i = 1; i < lists.size() && !rows.empty(); ++i) rows = Intersect(rows, lists[i].Decode());
+  return rows;
+}
+
+std::vector<uint32_t> PostingIndex::FindAny(const std::vector<uint64_t>& keys, uint32_t segment_rows) const {
+  RowUnion rows(segment_rows);
+  for (uint64_t key : keys) Find(key).ForEach([&](uint32_t r) { rows.Add(r); });
+  return rows.Rows();
+}
+
 size_t PostingIndex::bytes() const {
   return keys_.capacity() * sizeof(uint64_t) + starts_.capacity() * sizeof(uint64_t) + data_.capacity();
 }

@@ -2,6 +2,7 @@
 // ascending rows holding it, delta-varint coded back to back in one buffer.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -57,6 +58,10 @@ class PostingIndex {
   };
 
   PostingList Find(uint64_t key) const;
+  // Rows holding every key, nullopt for no keys (which assert nothing).
+  std::optional<std::vector<uint32_t>> FindAll(const std::vector<uint64_t>& keys) const;
+  // Rows holding any key; segment_rows bounds the rows.
+  std::vector<uint32_t> FindAny(const std::vector<uint64_t>& keys, uint32_t segment_rows) const;
   size_t bytes() const;
 
  private:

@@ -62,6 +62,27 @@ for (const family of families) {
   }
 }
 
+for (const family of families) {
+  for (const op of ['dot', 'l2sq'] as const) {
+    test(`${family} ${op}_rows scores every row exactly like ${op} one row at a time`, (t) => {
+      const rand = prng(op === 'dot' ? 13 : 14);
+      for (const dim of DIMS) {
+        for (const count of [1, 3, 4, 5, 9]) {
+          const q = Float32Array.from({ length: dim }, () => rand() * 2 - 1);
+          const rows = Float32Array.from({ length: dim * count }, () => rand() * 2 - 1);
+          const scores = native.runKernel(family, `${op}_rows`, q, rows);
+          t.is(scores.length, count);
+          for (let r = 0; r < count; r++) {
+            const one = native.runKernel(family, op, q, rows.subarray(r * dim, (r + 1) * dim));
+            const tol = 1e-4 * reference(op, q, rows.subarray(r * dim, (r + 1) * dim)).scale + 1e-30;
+            t.true(Math.abs(scores[r] - one) <= tol, `${family} ${op}_rows dim ${dim} row ${r} of ${count}: ${scores[r]} vs ${one}`);
+          }
+        }
+      }
+    });
+  }
+}
+
 test('kernels ignore memory past the end of the vectors (tail handling on subarrays)', (t) => {
   const rand = prng(5);
   const big = Float32Array.from({ length: 64 }, () => rand());

@@ -10,7 +10,17 @@ struct Kernels {
   const char* name;
   float (*dot)(const float* a, const float* b, size_t n);
   float (*l2sq)(const float* a, const float* b, size_t n);
+  // Scores q against `count` consecutive rows of n floats each; out[i] is the score of row i.
+  // Sharing q's loads across rows and amortizing the call make short rows cheaper to scan.
+  void (*dot_rows)(const float* q, const float* rows, size_t n, size_t count, float* out);
+  void (*l2sq_rows)(const float* q, const float* rows, size_t n, size_t count, float* out);
 };
+
+// Row-at-a-time fallbacks for families without a dedicated multi-row kernel.
+template <float (*Fn)(const float*, const float*, size_t)>
+void RowsOneByOne(const float* q, const float* rows, size_t n, size_t count, float* out) {
+  for (size_t i = 0; i < count; ++i) out[i] = Fn(q, rows + i * n, n);
+}
 
 const Kernels& ScalarKernels();
 #if defined(__x86_64__)

@@ -380,16 +380,23 @@ Napi::Value SupportedKernels(const Napi::CallbackInfo& info) {
 
 Napi::Value ActiveKernels(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), tessera::ActiveKernels().name); }
 
+// runKernel(family, op, a, b): 'dot' | 'l2sq' score a against b; 'dot_rows' | 'l2sq_rows'
+// score a against each a.length-sized row of b and return the scores.
 Napi::Value RunKernel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string family = StringArg(info, 0), op = StringArg(info, 1);
   if (info.Length() < 4 || !info[2].IsTypedArray() || !info[3].IsTypedArray()) throw Napi::TypeError::New(env, "runKernel(family, op, a, b) takes two Float32Arrays");
   auto a = info[2].As<Napi::Float32Array>(), b = info[3].As<Napi::Float32Array>();
-  if (a.ElementLength() != b.ElementLength()) throw Napi::RangeError::New(env, "vectors differ in length");
+  size_t n = a.ElementLength();
+  bool rows = op == "dot_rows" || op == "l2sq_rows";
+  if (rows ? (n == 0 || b.ElementLength() % n != 0) : b.ElementLength() != n) throw Napi::RangeError::New(env, "vector lengths do not fit the op");
   for (const tessera::Kernels* k : tessera::SupportedKernels()) {
     if (family != k->name) continue;
-    float r = op == "dot" ? k->dot(a.Data(), b.Data(), a.ElementLength()) : k->l2sq(a.Data(), b.Data(), a.ElementLength());
-    return Napi::Number::New(env, r);
+    if (!rows) return Napi::Number::New(env, op == "dot" ? k->dot(a.Data(), b.Data(), n) : k->l2sq(a.Data(), b.Data(), n));
+    size_t count = b.ElementLength() / n;
+    Napi::Float32Array out = Napi::Float32Array::New(env, count);
+    (op == "dot_rows" ? k->dot_rows : k->l2sq_rows)(a.Data(), b.Data(), n, count, out.Data());
+    return out;
   }
   throw Napi::Error::New(env, "kernel family " + family + " does not run on this CPU");
 }

@@ -47,7 +47,7 @@ float L2sq(const float* a, const float* b, size_t n) {
 }  // namespace
 
 const Kernels& Avx512Kernels() {
-  static const Kernels k{"avx512", Dot, L2sq};
+  static const Kernels k{"avx512", Dot, L2sq, RowsOneByOne<Dot>, RowsOneByOne<L2sq>};
   return k;
 }
 

@@ -38,7 +38,7 @@ float L2sq(const float* a, const float* b, size_t n) {
 }  // namespace
 
 const Kernels& NeonKernels() {
-  static const Kernels k{"neon", Dot, L2sq};
+  static const Kernels k{"neon", Dot, L2sq, RowsOneByOne<Dot>, RowsOneByOne<L2sq>};
   return k;
 }
 

@@ -37,7 +37,7 @@ float L2sq(const float* a, const float* b, size_t n) {
 }  // namespace
 
 const Kernels& ScalarKernels() {
-  static const Kernels k{"scalar", Dot, L2sq};
+  static const Kernels k{"scalar", Dot, L2sq, RowsOneByOne<Dot>, RowsOneByOne<L2sq>};
   return k;
 }
 

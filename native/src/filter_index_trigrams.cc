@@ -1,0 +1,101 @@
+#include "filter_index_trigrams.h"
+
+#include <algorithm>
+
+#include "tessera/text_match.h"
+
+namespace tessera {
+namespace {
+
+uint32_t TrigramFold(uint32_t cp) {
+  if (cp == 0x17F) return 's';
+  if (cp == 0x212A) return 'k';
+  return AsciiLower(cp);
+}
+
+uint64_t TrigramKey(uint32_t a, uint32_t b, uint32_t c) { return (uint64_t(a) << 42) | (uint64_t(b) << 21) | c; }
+
+// Calls f(a, b, c) with the folded code points of every trigram of text, repeats included.
+template <typename F>
+void ForEachTrigram(std::string_view text, F&& f) {
+  uint32_t a = 0, b = 0;
+  size_t n = 0;
+  for (size_t pos = 0; pos < text.size(); ++n) {
+    uint32_t c = TrigramFold(NextCodePoint(text, &pos));
+    if (n >= 2) f(a, b, c);
+    a = b;
+    b = c;
+  }
+}
+
+}  // namespace
+
+void TrigramIndex::Builder::Add(std::string_view text, uint32_t row) {
+  ForEachTrigram(text, [&](uint32_t a, uint32_t b, uint32_t c) { postings_.Add(TrigramKey(a, b, c), row); });
+}
+
+// The q-gram lemma: an edit changes at most 3 of the query's trigram positions, so a text within
+// k edits holds the trigrams of at least (positions - 3k) of them. A row counts each distinct query
+// trigram it holds (in any List element) once per position it fills in the query.
+std::optional<std::vector<uint32_t>> TrigramIndex::Fuzzy(std::string_view query, int max_edits, uint32_t segment_rows) const {
+  std::vector<uint64_t> keys;
+  ForEachTrigram(query, [&](uint32_t a, uint32_t b, uint32_t c) { keys.push_back(TrigramKey(a, b, c)); });
+  const int64_t need = int64_t(keys.size()) - 3 * int64_t(max_edits);
+  if (need <= 0) return std::nullopt;
+  std::sort(keys.begin(), keys.end());
+  std::vector<uint32_t> hits(segment_rows, 0);
+  for (size_t i = 0, j; i < keys.size(); i = j) {
+    for (j = i + 1; j < keys.size() && keys[j] == keys[i];) ++j;
+    const uint32_t weight = uint32_t(j - i);
+    postings_.Find(keys[i]).ForEach([&](uint32_t r) { hits[r] += weight; });
+  }
+  std::vector<uint32_t> rows;
+  for (uint32_t r = 0; r < segment_rows; ++r) {
+    if (hits[r] >= need) rows.push_back(r);
+  }
+  return rows;
+}
+
+// Evaluates RE2's prefilter over row sets, where "contains the atom" is approximated from above by
+// "holds every trigram of it"; a part that asserts nothing checkable is nullopt (all rows).
+std::optional<std::vector<uint32_t>> TrigramIndex::Regex(const RegexAtoms& atoms, uint32_t segment_rows) const {
+  switch (atoms.op) {
+    case RegexAtoms::Op::kAll: return std::nullopt;
+    case RegexAtoms::Op::kNone: return std::vector<uint32_t>();
+    case RegexAtoms::Op::kAtom: return Atom(atoms.atom);
+    case RegexAtoms::Op::kAnd: {
+      std::optional<std::vector<uint32_t>> out;
+      for (const RegexAtoms& sub : atoms.subs) {
+        std::optional<std::vector<uint32_t>> rows = Regex(sub, segment_rows);
+        if (!rows) continue;
+        out = out ? Intersect(*out, *rows) : std::move(rows);
+        if (out->empty()) break;
+      }
+      return out;
+    }
+    case RegexAtoms::Op::kOr: {
+      RowUnion out(segment_rows);
+      for (const RegexAtoms& sub : atoms.subs) {
+        std::optional<std::vector<uint32_t>> rows = Regex(sub, segment_rows);
+        if (!rows) return std::nullopt;
+        for (uint32_t r : *rows) out.Add(r);
+      }
+      return out.Rows();
+    }
+  }
+  return std::nullopt;
+}
+
+// An atom is lowercased by RE2; its non-ASCII code points may stand for text code points our
+// folding keeps apart (É for é), so only its all-ASCII trigrams are required.
+std::optional<std::vector<uint32_t>> TrigramIndex::Atom(std::string_view atom) const {
+  std::vector<uint64_t> keys;
+  ForEachTrigram(atom, [&](uint32_t a, uint32_t b, uint32_t c) {
+    if ((a | b | c) < 0x80) keys.push_back(TrigramKey(a, b, c));
+  });
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return postings_.FindAll(keys);
+}
+
+}  // namespace tessera

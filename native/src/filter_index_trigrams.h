@@ -1,0 +1,43 @@
+// The trigram index of one field: rows by trigram, three consecutive code points of a Str or List
+// element, case-folded and packed 21 bits each into a key. Serves Fuzzy (by the q-gram lemma) and
+// Regex (by RE2's prefilter atoms).
+//
+// Folding: ASCII letters to lower case, and U+017F LONG S and U+212A KELVIN SIGN to s and k, the
+// only non-ASCII code points that RE2 lowercases to ASCII, so that an atom's ASCII trigrams are
+// found whatever the text's case. It is coarser than the Fuzzy predicate's folding, which only
+// widens Fuzzy's candidates.
+#pragma once
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "filter_index_postings.h"
+#include "tessera/filter.h"
+
+namespace tessera {
+
+class TrigramIndex {
+ public:
+  class Builder {
+   public:
+    void Add(std::string_view text, uint32_t row);  // rows ascending
+    TrigramIndex Finish() { return TrigramIndex(postings_.Finish()); }
+
+   private:
+    PostingIndex::Builder postings_;
+  };
+
+  // Rows that may hold a text within max_edits of query; nullopt when the query is too short for
+  // its budget to require any trigram.
+  std::optional<std::vector<uint32_t>> Fuzzy(std::string_view query, int max_edits, uint32_t segment_rows) const;
+  // Rows that may satisfy the regex's atoms; nullopt when they assert nothing checkable.
+  std::optional<std::vector<uint32_t>> Regex(const RegexAtoms& atoms, uint32_t segment_rows) const;
+  size_t bytes() const { return postings_.bytes(); }
+
+ private:
+  explicit TrigramIndex(PostingIndex postings) : postings_(std::move(postings)) {}
+  std::optional<std::vector<uint32_t>> Atom(std::string_view atom) const;
+  PostingIndex postings_;
+};
+
+}  // namespace tessera
