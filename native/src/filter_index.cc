@@ -80,7 +80,7 @@ class Index final : public SegmentFilterIndex {
         if (f->tokens) return f->tokens->AnyToken(c.tokens, rows_);
         break;
       case TextConjunct::Kind::kFuzzy:
-        if (f->trigrams) return f->trigrams->Fuzzy(c.text, c.max_edits, rows_);
+        if (f->trigrams) return f->trigrams->Fuzzy(c.text, c.max_edits);
         break;
       case TextConjunct::Kind::kRegex:
         if (f->trigrams) return f->trigrams->Regex(c.atoms, rows_);

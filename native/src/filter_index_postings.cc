@@ -41,17 +41,69 @@ PostingList PostingIndex::Find(uint64_t key) const {
   return PostingList(std::string_view(data_).substr(starts_[i], starts_[i + 1] - starts_[i]));
 }
 
-std::optional<std::vector<uint32_t>> PostingIndex::FindAll(const std::vector<uint64_t>& keys) const {
-  if (keys.empty()) return std::nullopt;
-  std::vector<PostingList> lists;
-  for (uint64_t key : keys) {
-    lists.push_back(Find(key));
-    if (lists.back().empty()) return std::vector<uint32_t>();
+std::optional<std::vector<uint32_t>> PostingIndex::FindAtLeast(std::vector<WeightedKey> keys, int64_t need) const {
+  if (need <= 0) return std::nullopt;
+  struct Weighted {
+    PostingList list;
+    uint32_t weight;
+  };
+  std::vector<Weighted> lists;
+  int64_t rest = 0;  // weight of the lists not yet read
+  for (const WeightedKey& k : keys) {
+    lists.push_back({Find(k.key), k.weight});
+    rest += k.weight;
   }
-  std::sort(lists.begin(), lists.end(), [](const PostingList& a, const PostingList& b) { return a.encoded_size() < b.encoded_size(); });
-  std::vector<uint32_t> rows = lists[0].Decode();
-  for (size_t i = 1; i < lists.size() && !rows.empty(); ++i) rows = Intersect(rows, lists[i].Decode());
+  std::sort(lists.begin(), lists.end(), [](const Weighted& a, const Weighted& b) { return a.list.encoded_size() < b.list.encoded_size(); });
+
+  // A row in none of the shortest lists that leave rest < need cannot reach need: gather those.
+  struct Candidate {
+    uint32_t row;
+    uint32_t hits;
+  };
+  std::vector<Candidate> candidates;
+  size_t next = 0;
+  for (; next < lists.size() && rest >= need; ++next) {
+    lists[next].list.ForEach([&](uint32_t r) { candidates.push_back({r, lists[next].weight}); });
+    rest -= lists[next].weight;
+  }
+  if (rest >= need) return std::vector<uint32_t>();  // need exceeds every key's weight together
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.row < b.row; });
+  size_t kept = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (kept > 0 && candidates[kept - 1].row == candidates[i].row) {
+      candidates[kept - 1].hits += candidates[i].hits;
+    } else {
+      candidates[kept++] = candidates[i];
+    }
+  }
+  candidates.resize(kept);
+  auto drop_short = [&] {
+    std::erase_if(candidates, [&](const Candidate& c) { return int64_t(c.hits) + rest < need; });
+  };
+  drop_short();
+
+  // Decoding costs about a nanosecond a byte; verifying a row costs a hundred or more.
+  constexpr size_t kBytesPerCandidate = 32;
+  for (; next < lists.size() && !candidates.empty(); ++next) {
+    if (lists[next].list.encoded_size() > kBytesPerCandidate * candidates.size()) break;
+    size_t i = 0;
+    lists[next].list.ForEach([&](uint32_t r) {
+      while (i < candidates.size() && candidates[i].row < r) ++i;
+      if (i < candidates.size() && candidates[i].row == r) candidates[i].hits += lists[next].weight;
+    });
+    rest -= lists[next].weight;
+    drop_short();
+  }
+  std::vector<uint32_t> rows;
+  rows.reserve(candidates.size());
+  for (const Candidate& c : candidates) rows.push_back(c.row);
   return rows;
+}
+
+std::optional<std::vector<uint32_t>> PostingIndex::FindAll(const std::vector<uint64_t>& keys) const {
+  std::vector<WeightedKey> weighted;
+  for (uint64_t key : keys) weighted.push_back({key, 1});
+  return FindAtLeast(std::move(weighted), int64_t(keys.size()));
 }
 
 std::vector<uint32_t> PostingIndex::FindAny(const std::vector<uint64_t>& keys, uint32_t segment_rows) const {

@@ -57,8 +57,17 @@ class PostingIndex {
     std::unordered_map<uint64_t, std::vector<uint32_t>> lists_;
   };
 
+  struct WeightedKey {
+    uint64_t key;
+    uint32_t weight;
+  };
+
   PostingList Find(uint64_t key) const;
-  // Rows holding every key, nullopt for no keys (which assert nothing).
+  // Rows whose keys' weights add up to at least need; nullopt when need <= 0 asserts nothing. May
+  // include rows that fall short: a list far longer than the rows still in question is left
+  // unread, since the caller verifies each row for less than decoding it would cost.
+  std::optional<std::vector<uint32_t>> FindAtLeast(std::vector<WeightedKey> keys, int64_t need) const;
+  // Rows holding every key (as FindAtLeast, possibly more); nullopt for no keys.
   std::optional<std::vector<uint32_t>> FindAll(const std::vector<uint64_t>& keys) const;
   // Rows holding any key; segment_rows bounds the rows.
   std::vector<uint32_t> FindAny(const std::vector<uint64_t>& keys, uint32_t segment_rows) const;

@@ -35,25 +35,19 @@ void TrigramIndex::Builder::Add(std::string_view text, uint32_t row) {
 }
 
 // The q-gram lemma: an edit changes at most 3 of the query's trigram positions, so a text within
-// k edits holds the trigrams of at least (positions - 3k) of them. A row counts each distinct query
-// trigram it holds (in any List element) once per position it fills in the query.
-std::optional<std::vector<uint32_t>> TrigramIndex::Fuzzy(std::string_view query, int max_edits, uint32_t segment_rows) const {
+// k edits holds the trigrams of at least (positions - 3k) of them. A distinct trigram weighs as many
+// positions as it fills in the query; a row holds it when any List element does.
+std::optional<std::vector<uint32_t>> TrigramIndex::Fuzzy(std::string_view query, int max_edits) const {
   std::vector<uint64_t> keys;
   ForEachTrigram(query, [&](uint32_t a, uint32_t b, uint32_t c) { keys.push_back(TrigramKey(a, b, c)); });
   const int64_t need = int64_t(keys.size()) - 3 * int64_t(max_edits);
-  if (need <= 0) return std::nullopt;
   std::sort(keys.begin(), keys.end());
-  std::vector<uint32_t> hits(segment_rows, 0);
-  for (size_t i = 0, j; i < keys.size(); i = j) {
-    for (j = i + 1; j < keys.size() && keys[j] == keys[i];) ++j;
-    const uint32_t weight = uint32_t(j - i);
-    postings_.Find(keys[i]).ForEach([&](uint32_t r) { hits[r] += weight; });
+  std::vector<PostingIndex::WeightedKey> weighted;
+  for (uint64_t key : keys) {
+    if (weighted.empty() || weighted.back().key != key) weighted.push_back({key, 0});
+    ++weighted.back().weight;
   }
-  std::vector<uint32_t> rows;
-  for (uint32_t r = 0; r < segment_rows; ++r) {
-    if (hits[r] >= need) rows.push_back(r);
-  }
-  return rows;
+  return postings_.FindAtLeast(std::move(weighted), need);
 }
 
 // Evaluates RE2's prefilter over row sets, where "contains the atom" is approximated from above by

@@ -29,7 +29,7 @@ class TrigramIndex {
 
   // Rows that may hold a text within max_edits of query; nullopt when the query is too short for
   // its budget to require any trigram.
-  std::optional<std::vector<uint32_t>> Fuzzy(std::string_view query, int max_edits, uint32_t segment_rows) const;
+  std::optional<std::vector<uint32_t>> Fuzzy(std::string_view query, int max_edits) const;
   // Rows that may satisfy the regex's atoms; nullopt when they assert nothing checkable.
   std::optional<std::vector<uint32_t>> Regex(const RegexAtoms& atoms, uint32_t segment_rows) const;
   size_t bytes() const { return postings_.bytes(); }

@@ -16,18 +16,6 @@ std::string ManifestPath(const std::string& dir) { return dir + "/MANIFEST"; }
   throw Internal("corrupt " + file + ": " + why);
 }
 
-void WriteStringMap(JsonWriter& w, const std::map<std::string, std::string>& m) {
-  w.Char('{');
-  bool first = true;
-  for (const auto& [k, v] : m) {
-    if (!first) w.Char(',');
-    first = false;
-    w.Key(k);
-    w.String(v);
-  }
-  w.Char('}');
-}
-
 std::map<std::string, std::string> ReadStringMap(simdjson::dom::element e) {
   std::map<std::string, std::string> out;
   simdjson::dom::object object = e.get_object();
@@ -73,7 +61,7 @@ void WriteManifest(const std::string& dir, const Manifest& m) {
   w.Raw(",\"next_segment_id\":");
   w.UInt(m.next_segment_id);
   w.Raw(",\"aliases\":");
-  WriteStringMap(w, m.aliases);
+  w.StringMap(m.aliases);
   w.Raw(",\"collections\":[");
   for (size_t i = 0; i < m.collections.size(); ++i) {
     const ManifestCollection& c = m.collections[i];
@@ -81,13 +69,10 @@ void WriteManifest(const std::string& dir, const Manifest& m) {
     w.Raw("{\"name\":");
     w.String(c.name);
     w.Raw(",\"meta\":");
-    WriteStringMap(w, c.meta);
-    w.Raw(",\"vector_names\":[");
-    for (size_t j = 0; j < c.vector_names.size(); ++j) {
-      if (j) w.Char(',');
-      w.String(c.vector_names[j]);
-    }
-    w.Raw("],\"filter_index\":[");
+    w.StringMap(c.meta);
+    w.Raw(",\"vector_names\":");
+    w.StringArray(c.vector_names);
+    w.Raw(",\"filter_index\":[");
     for (size_t j = 0; j < c.filter_index.size(); ++j) {
       if (j) w.Char(',');
       w.Raw("{\"field\":");

@@ -62,6 +62,12 @@ std::string Json(const char* key, const std::string& value) {
   return out;
 }
 
+std::vector<std::string_view> CollectionNames(const Snapshot& snap) {
+  std::vector<std::string_view> names;
+  for (const auto& [name, c] : snap.collections) names.push_back(name);
+  return names;
+}
+
 std::string JsonCount(const char* key, uint64_t n) {
   std::string out = "{";
   JsonWriter w(&out);
@@ -327,15 +333,8 @@ static std::function<void(Op&)> ResolveAliasIn(StoreState& state, std::string Op
 
 std::string Store::Collections() {
   SnapshotPtr snap = Current();
-  std::string out = "[";
-  JsonWriter w(&out);
-  bool first = true;
-  for (const auto& [name, c] : snap->collections) {
-    if (!first) w.Char(',');
-    first = false;
-    w.String(name);
-  }
-  w.Char(']');
+  std::string out;
+  JsonWriter(&out).StringArray(CollectionNames(*snap));
   return out;
 }
 
@@ -353,16 +352,8 @@ std::string Store::GetMeta(const std::string& name) {
   SnapshotPtr snap = Current();
   const CollectionState* c = snap->Resolve(name);
   if (c == nullptr) throw NotFound("collection '" + name + "' does not exist");
-  std::string out = "{";
-  JsonWriter w(&out);
-  bool first = true;
-  for (const auto& [k, v] : c->meta) {
-    if (!first) w.Char(',');
-    first = false;
-    w.Key(k);
-    w.String(v);
-  }
-  w.Char('}');
+  std::string out;
+  JsonWriter(&out).StringMap(c->meta);
   return out;
 }
 
@@ -386,16 +377,8 @@ std::string Store::SetFilterIndex(const std::string& name, std::string_view body
 
 std::string Store::Aliases() {
   SnapshotPtr snap = Current();
-  std::string out = "{";
-  JsonWriter w(&out);
-  bool first = true;
-  for (const auto& [k, v] : snap->aliases) {
-    if (!first) w.Char(',');
-    first = false;
-    w.Key(k);
-    w.String(v);
-  }
-  w.Char('}');
+  std::string out;
+  JsonWriter(&out).StringMap(snap->aliases);
   return out;
 }
 
@@ -498,17 +481,14 @@ std::string Store::Stats() {
   w.UInt(pool_->size());
   w.Raw(",\"mmap\":");
   w.Bool(options_.mmap);
-  w.Raw(",\"collections\":[");
-  bool first = true;
+  w.Raw(",\"collections\":");
+  w.StringArray(CollectionNames(*snap));
   for (const auto& [name, c] : snap->collections) {
-    if (!first) w.Char(',');
-    first = false;
-    w.String(name);
     rows += c->rows;
     dead += c->dead_rows;
     live += c->live_rows;
   }
-  w.Raw("],\"footprint\":{\"rows\":");
+  w.Raw(",\"footprint\":{\"rows\":");
   w.UInt(rows);
   w.Raw(",\"dead_rows\":");
   w.UInt(dead);

@@ -26,6 +26,31 @@ class JsonWriter {
     String(k);
     out_->push_back(':');
   }
+  // ["a","b"] from any range of strings.
+  template <typename Strings>
+  void StringArray(const Strings& items) {
+    out_->push_back('[');
+    bool first = true;
+    for (const auto& item : items) {
+      if (!first) out_->push_back(',');
+      first = false;
+      String(item);
+    }
+    out_->push_back(']');
+  }
+  // {"k":"v",...} from a map of strings.
+  template <typename Map>
+  void StringMap(const Map& map) {
+    out_->push_back('{');
+    bool first = true;
+    for (const auto& [k, v] : map) {
+      if (!first) out_->push_back(',');
+      first = false;
+      Key(k);
+      String(v);
+    }
+    out_->push_back('}');
+  }
 
  private:
   std::string* out_;
