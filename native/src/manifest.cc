@@ -116,8 +116,11 @@ std::optional<Manifest> ReadManifest(const std::string& dir) {
       mc.name = std::string(c["name"].get_string().value());
       mc.meta = ReadStringMap(c["meta"]);
       for (simdjson::dom::element n : c["vector_names"].get_array()) mc.vector_names.emplace_back(n.get_string().value());
-      for (simdjson::dom::element f : c["filter_index"].get_array())
-        mc.filter_index.push_back({std::string(f["field"].get_string().value()), f["tokens"].get_bool(), f["trigrams"].get_bool()});
+      // Manifests written before filter indexes existed have no declaration.
+      simdjson::dom::array declared;
+      if (c["filter_index"].get(declared) == simdjson::SUCCESS)
+        for (simdjson::dom::element f : declared)
+          mc.filter_index.push_back({std::string(f["field"].get_string().value()), f["tokens"].get_bool(), f["trigrams"].get_bool()});
       for (simdjson::dom::element s : c["segments"].get_array()) {
         ManifestSegment ms;
         ms.id = s["id"].get_uint64();
