@@ -48,17 +48,35 @@ function toStoreError(e: unknown): StoreError {
 
 const cancelledError = () => new StoreError(499, 'the request was cancelled');
 
-/** Runs a core call, wiring an AbortSignal to a core cancel token for calls that can stop early. */
+/**
+ * Cancels the core calls it is passed to (as `{cancellation}`), like an AbortSignal but without
+ * its allocation and listener cost, which shows on a server answering tens of thousands of
+ * requests a second.
+ */
+export class Cancellation {
+  readonly token: NativeCancelToken = new native.CancelToken();
+  private done = false;
+  get cancelled(): boolean {
+    return this.done;
+  }
+  cancel(): void {
+    this.done = true;
+    this.token.cancel();
+  }
+}
+
+/** Runs a core call, wiring the caller's cancellation (an AbortSignal or a Cancellation) to a core cancel token. */
 async function call<T>(options: CallOptions | undefined, run: (token?: NativeCancelToken) => Promise<T>): Promise<T> {
   const signal = options?.signal;
+  const cancellation = options?.cancellation;
+  if (signal?.aborted || cancellation?.cancelled) throw cancelledError();
   if (!signal) {
     try {
-      return await run();
+      return await run(cancellation instanceof Cancellation ? cancellation.token : undefined);
     } catch (e) {
       throw toStoreError(e);
     }
   }
-  if (signal.aborted) throw cancelledError();
   const token = new native.CancelToken();
   const onAbort = () => token.cancel();
   signal.addEventListener('abort', onAbort, { once: true });
@@ -216,7 +234,7 @@ export class Store {
     const pieces: Buffer[] = [];
     try {
       for (let piece; (piece = await cursor.next()) !== null; ) {
-        if (o?.signal?.aborted) throw cancelledError();
+        if (o?.signal?.aborted || o?.cancellation?.cancelled) throw cancelledError();
         pieces.push(piece);
       }
     } finally {

@@ -32,7 +32,7 @@ export class StoreSlot {
 }
 
 /** Call options that let the HTTP layer cancel the core's work on timeout or client abort. */
-export const callOptions = (req: Request): CallOptions => ({ signal: req.signal });
+export const callOptions = (req: Request): CallOptions => ({ cancellation: req.cancellation });
 
 interface StoreCall<B> extends RouteHead<B> {
   call(store: Store, req: Request<B>, options: CallOptions): Promise<unknown>;
