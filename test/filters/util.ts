@@ -8,7 +8,7 @@ export const DIM = 4;
 
 /** A JSON-ish label for assertion messages (bigint and -0 printed exactly). */
 export function label(x: unknown): string {
-  return stringifyExact(x).toString('utf8');
+  return x === undefined ? 'undefined' : stringifyExact(x).toString('utf8');
 }
 
 export function ids(hits: Hit[]): string[] {
