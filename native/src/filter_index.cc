@@ -40,7 +40,7 @@ FieldIndex BuildField(const Segment& segment, const FilterIndexField& declared) 
   }
   FieldIndex out{declared.field, std::nullopt, std::nullopt};
   if (tokens) out.tokens = tokens->Finish();
-  if (trigrams) out.trigrams = trigrams->Finish();
+  if (trigrams) out.trigrams = trigrams->Finish(segment.appended());
   return out;
 }
 

@@ -15,9 +15,10 @@ uint32_t TrigramFold(uint32_t cp) {
 
 uint64_t TrigramKey(uint32_t a, uint32_t b, uint32_t c) { return (uint64_t(a) << 42) | (uint64_t(b) << 21) | c; }
 
-// Calls f(a, b, c) with the folded code points of every trigram of text, repeats included.
+// Calls f(a, b, c) with the folded code points of every trigram of text, repeats included, and
+// returns the number of code points.
 template <typename F>
-void ForEachTrigram(std::string_view text, F&& f) {
+size_t ForEachTrigram(std::string_view text, F&& f) {
   uint32_t a = 0, b = 0;
   size_t n = 0;
   for (size_t pos = 0; pos < text.size(); ++n) {
@@ -26,20 +27,42 @@ void ForEachTrigram(std::string_view text, F&& f) {
     a = b;
     b = c;
   }
+  return n;
 }
 
 }  // namespace
 
 void TrigramIndex::Builder::Add(std::string_view text, uint32_t row) {
-  ForEachTrigram(text, [&](uint32_t a, uint32_t b, uint32_t c) { postings_.Add(TrigramKey(a, b, c), row); });
+  size_t length = ForEachTrigram(text, [&](uint32_t a, uint32_t b, uint32_t c) { postings_.Add(TrigramKey(a, b, c), row); });
+  if (min_length_.size() <= row) {
+    min_length_.resize(row + 1, kLongText);
+    max_length_.resize(row + 1, 0);
+  }
+  min_length_[row] = std::min<size_t>(min_length_[row], std::min<size_t>(length, kLongText));
+  max_length_[row] = std::max<size_t>(max_length_[row], std::min<size_t>(length, kLongText));
 }
 
-// The q-gram lemma: an edit changes at most 3 of the query's trigram positions, so a text within
-// k edits holds the trigrams of at least (positions - 3k) of them. A distinct trigram weighs as many
-// positions as it fills in the query; a row holds it when any List element does.
-std::optional<std::vector<uint32_t>> TrigramIndex::Fuzzy(std::string_view query, int max_edits) const {
+TrigramIndex TrigramIndex::Builder::Finish(uint32_t segment_rows) {
+  min_length_.resize(segment_rows, kLongText);
+  max_length_.resize(segment_rows, 0);
+  return TrigramIndex(postings_.Finish(), std::move(min_length_), std::move(max_length_));
+}
+
+size_t TrigramIndex::bytes() const {
+  return postings_.bytes() + (min_length_.capacity() + max_length_.capacity()) * sizeof(uint16_t);
+}
+
+bool TrigramIndex::MayHaveLength(uint32_t row, int64_t lo, int64_t hi) const {
+  return min_length_[row] <= hi && (max_length_[row] >= lo || max_length_[row] == kLongText);
+}
+
+// By trigrams, the q-gram lemma: an edit changes at most 3 of the query's trigram positions, so a
+// text within k edits holds the trigrams of at least (positions - 3k) of them. A distinct trigram
+// weighs as many positions as it fills in the query; a row holds it when any List element does.
+// By length: a text within k edits of m code points has m - k to m + k of them.
+std::vector<uint32_t> TrigramIndex::Fuzzy(std::string_view query, int max_edits) const {
   std::vector<uint64_t> keys;
-  ForEachTrigram(query, [&](uint32_t a, uint32_t b, uint32_t c) { keys.push_back(TrigramKey(a, b, c)); });
+  const int64_t length = int64_t(ForEachTrigram(query, [&](uint32_t a, uint32_t b, uint32_t c) { keys.push_back(TrigramKey(a, b, c)); }));
   const int64_t need = int64_t(keys.size()) - 3 * int64_t(max_edits);
   std::sort(keys.begin(), keys.end());
   std::vector<PostingIndex::WeightedKey> weighted;
@@ -47,7 +70,18 @@ std::optional<std::vector<uint32_t>> TrigramIndex::Fuzzy(std::string_view query,
     if (weighted.empty() || weighted.back().key != key) weighted.push_back({key, 0});
     ++weighted.back().weight;
   }
-  return postings_.FindAtLeast(std::move(weighted), need);
+  const int64_t lo = length - max_edits, hi = length + max_edits;
+  std::vector<uint32_t> rows;
+  if (auto by_trigrams = postings_.FindAtLeast(std::move(weighted), need)) {
+    for (uint32_t r : *by_trigrams) {
+      if (MayHaveLength(r, lo, hi)) rows.push_back(r);
+    }
+  } else {
+    for (uint32_t r = 0; r < min_length_.size(); ++r) {
+      if (MayHaveLength(r, lo, hi)) rows.push_back(r);
+    }
+  }
+  return rows;
 }
 
 // Evaluates RE2's prefilter over row sets, where "contains the atom" is approximated from above by

@@ -7,6 +7,7 @@
 // found whatever the text's case. It is coarser than the Fuzzy predicate's folding, which only
 // widens Fuzzy's candidates.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -21,23 +22,31 @@ class TrigramIndex {
   class Builder {
    public:
     void Add(std::string_view text, uint32_t row);  // rows ascending
-    TrigramIndex Finish() { return TrigramIndex(postings_.Finish()); }
+    TrigramIndex Finish(uint32_t segment_rows);
 
    private:
     PostingIndex::Builder postings_;
+    std::vector<uint16_t> min_length_, max_length_;
   };
 
-  // Rows that may hold a text within max_edits of query; nullopt when the query is too short for
-  // its budget to require any trigram.
-  std::optional<std::vector<uint32_t>> Fuzzy(std::string_view query, int max_edits) const;
+  // Rows that may hold a text within max_edits of query: by trigrams when the query is long enough
+  // for its budget, and by length, so always served.
+  std::vector<uint32_t> Fuzzy(std::string_view query, int max_edits) const;
   // Rows that may satisfy the regex's atoms; nullopt when they assert nothing checkable.
   std::optional<std::vector<uint32_t>> Regex(const RegexAtoms& atoms, uint32_t segment_rows) const;
-  size_t bytes() const { return postings_.bytes(); }
+  size_t bytes() const;
 
  private:
-  explicit TrigramIndex(PostingIndex postings) : postings_(std::move(postings)) {}
+  TrigramIndex(PostingIndex postings, std::vector<uint16_t> min_length, std::vector<uint16_t> max_length)
+      : postings_(std::move(postings)), min_length_(std::move(min_length)), max_length_(std::move(max_length)) {}
   std::optional<std::vector<uint32_t>> Atom(std::string_view atom) const;
+  bool MayHaveLength(uint32_t row, int64_t lo, int64_t hi) const;
+
+  static constexpr uint16_t kLongText = UINT16_MAX;
   PostingIndex postings_;
+  // Per row, the fewest and most code points of its texts (Fuzzy matches whole strings), saturated
+  // at kLongText; a row without text has min > max.
+  std::vector<uint16_t> min_length_, max_length_;
 };
 
 }  // namespace tessera

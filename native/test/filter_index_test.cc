@@ -3,14 +3,19 @@
 // alternations, (?i) and unfilterable patterns, nested in All/Any/Not), SegmentFilterIndex::Narrow
 // must return a sorted superset of the rows Filter::Matches accepts, and for a served filter usually
 // far fewer rows than the segment. Then measures build time, memory and Narrow time on 100k rows of
-// synthetic English-like text. Prints "N passed, M failed" and exits non-zero on any failure.
+// English-like text (real sentences when $TESSERA_TEXT_FILE names a file of them). Prints "N passed, M failed" and exits non-zero on any failure.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <re2/unicode_casefold.h>
 
 #include "tessera/filter.h"
 #include "tessera/filter_index.h"
@@ -303,51 +308,96 @@ void ServedCases() {
   Check(!narrow(R"([{"Not":{"ContainsAnyToken":["t","fox"]}}])"), "Not is not served");
   Check(!narrow(R"([{"ContainsAnyToken":["u","fox"]}])"), "an undeclared field is not served");
   Check(!narrow(R"([{"Eq":["t",{"Str":"fox"}]}])"), "Eq is not served");
+
+  Check(narrow(R"([{"Fuzzy":["t","BROWN DOG",0]}])") == V{1}, "fuzzy: by trigrams, in a List element");
+  Check(narrow(R"([{"Fuzzy":["t","brwn dg",2]}])") == V{1}, "fuzzy: within the budget");
+  Check(narrow(R"([{"Fuzzy":["t","qick",1]}])") == V{1}, "fuzzy: too short for trigrams, narrowed by length");
+  Check(narrow(R"([{"Fuzzy":["t","xy",1]}])") == V{}, "fuzzy: no text of a length within the budget");
+  Check(narrow(R"([{"Regex":["t","(?i).*QUICK.*"]}])") == V{0, 1}, "regex: (?i) atoms over folded trigrams");
+  Check(narrow(R"j([{"Regex":["t",".*(fox|dog)"]}])j") == V{0, 1}, "regex: alternation");
+  Check(narrow(R"([{"Regex":["t","(?i).*kelvin.*"]}])") == V{2}, "regex: (?i)k finds U+212A KELVIN SIGN");
+  Check(narrow(R"([{"Regex":["t","(?i).*STAR"]}])") == V{2}, "regex: (?i)s finds U+017F LONG S");
+  Check(!narrow(R"([{"Regex":["t","(?i).*ÉTÉ.*"]}])"), "regex: non-ASCII atoms are not required");
+  Check(!narrow(R"([{"Regex":["t","[^x]*"]}])"), "regex: an unfilterable pattern is not served");
+  Check(narrow(R"([{"Regex":["t","[^\\x00-\\x{10FFFF}]"]}])") == V{}, "regex: a pattern matching nothing");
+  Check(narrow(R"([{"Regex":["t",".*quick.*"]},{"Fuzzy":["t","the quick brown fox",0]},{"ContainsAnyToken":["t","fox"]}])") == V{0},
+        "conjuncts intersect");
 }
 
-// Zipf-distributed synthetic words of English-like lengths.
-class Vocabulary {
- public:
-  Vocabulary(size_t n, Random& rnd) {
-    const char* syllables[] = {"th", "er", "on", "an", "re", "he", "in", "ed", "nd", "ha", "at", "en", "es", "of", "or",
-                               "nt", "ea", "ti", "to", "it", "st", "io", "le", "is", "ou", "ar", "as", "de", "rt", "ve"};
-    for (size_t i = 0; i < n; ++i) {
-      std::string w;
-      for (int s = rnd.Int(1, 4); s > 0; --s) w += syllables[rnd.Int(0, 29)];
-      if (rnd.Chance(0.3)) w += "s";
-      words_.push_back(w);
-      double weight = 1.0 / double(i + 1);
-      cumulative_.push_back((cumulative_.empty() ? 0 : cumulative_.back()) + weight);
-    }
+// TrigramFold's premise: the only non-ASCII code points RE2 lowercases to ASCII (so that an ASCII
+// atom stands for them) are U+017F LONG S and U+212A KELVIN SIGN.
+void RegexLowercasesToAscii() {
+  std::vector<uint32_t> found;
+  for (re2::Rune r = 0x80; r <= 0x10FFFF; ++r) {
+    const re2::CaseFold* f = re2::LookupCaseFold(re2::unicode_tolower, re2::num_unicode_tolower, r);
+    if (f != nullptr && r >= f->lo && re2::ApplyFold(f, r) < 0x80) found.push_back(uint32_t(r));
   }
-  const std::string& Draw(Random& rnd) const {
-    double x = rnd.Int(0, 1 << 30) / double(1 << 30) * cumulative_.back();
-    return words_[std::lower_bound(cumulative_.begin(), cumulative_.end(), x) - cumulative_.begin()];
+  Check(found == std::vector<uint32_t>{0x17F, 0x212A}, "RE2 lowercases only U+017F and U+212A from non-ASCII to ASCII");
+}
+
+// 100k texts: the lines of $TESSERA_TEXT_FILE when set (e.g. the sentences of npm nlp-corpus),
+// else 12 words each drawn from a Zipf law over 20k synthetic words of English-like syllables.
+std::vector<std::string> MeasureTexts() {
+  std::vector<std::string> texts;
+  if (const char* path = std::getenv("TESSERA_TEXT_FILE")) {
+    std::ifstream in(path);
+    for (std::string line; texts.size() < 100000 && std::getline(in, line);) texts.push_back(line);
+    return texts;
   }
-  const std::string& word(size_t rank) const { return words_[rank]; }
-
- private:
-  std::vector<std::string> words_;
-  std::vector<double> cumulative_;
-};
-
-void Measure() {
   Random rnd(7);
-  Vocabulary vocab(20000, rnd);
-  std::vector<std::string> blobs, texts;
-  for (int i = 0; i < 100000; ++i) {
+  const char* syllables[] = {"the", "er", "on", "an", "re", "he", "in", "ed", "nd", "ha", "at", "en", "es", "of", "or",
+                             "nt", "ea", "ti", "to", "it", "st", "io", "le", "is", "ou", "ar", "as", "de", "rt", "ve",
+                             "pro", "con", "ment", "ing", "tion", "al", "com", "ly", "ver", "un", "ab", "ight", "ful",
+                             "bl", "cr", "qu", "ow", "ick", "mp", "sh", "wh", "ex", "gr", "oo", "ph", "y", "ss", "ck"};
+  std::vector<std::string> words;
+  std::vector<double> cumulative;
+  for (int i = 0; i < 20000; ++i) {
+    std::string w;
+    for (int n = rnd.Int(1, 4); n > 0; --n) w += syllables[rnd.Int(0, int(std::size(syllables)) - 1)];
+    words.push_back(w);
+    cumulative.push_back((cumulative.empty() ? 0 : cumulative.back()) + 1.0 / (i + 1));
+  }
+  while (texts.size() < 100000) {
     std::string text;
-    for (int w = 0; w < 12; ++w) text += (w ? " " : "") + vocab.Draw(rnd);
+    for (int w = 0; w < 12; ++w) {
+      double x = rnd.Int(0, 1 << 30) / double(1 << 30) * cumulative.back();
+      text += (w ? " " : "") + words[std::lower_bound(cumulative.begin(), cumulative.end(), x) - cumulative.begin()];
+    }
     if (rnd.Chance(0.5)) text[0] = char(text[0] - 32);
-    AttrEncoder e;
-    e.AddStr("text", text);
-    blobs.push_back(e.Finish());
     texts.push_back(text);
   }
-  auto segment = MakeSegment(blobs);
+  return texts;
+}
+
+// The longest and the shortest tokens of a text.
+std::pair<std::string, std::string> LongestTwo(const std::string& text) {
+  std::vector<std::string> tokens;
+  std::string cur;
+  for (char c : text + " ") {
+    if (std::isalnum(uint8_t(c))) {
+      cur += c;
+    } else if (!cur.empty()) {
+      tokens.push_back(cur);
+      cur.clear();
+    }
+  }
+  std::sort(tokens.begin(), tokens.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  return {tokens[0], tokens[1]};
+}
+
+void Measure() {
+  std::vector<std::string> texts = MeasureTexts();
+  std::vector<std::string> blobs;
   size_t text_bytes = 0;
-  for (const std::string& t : texts) text_bytes += t.size();
-  std::printf("100k rows, %.1f bytes of text per row on average\n", double(text_bytes) / texts.size());
+  for (const std::string& t : texts) {
+    AttrEncoder e;
+    e.AddStr("text", t);
+    blobs.push_back(e.Finish());
+    text_bytes += t.size();
+  }
+  auto segment = MakeSegment(blobs);
+  std::printf("%zu rows of %s, %.1f bytes of text per row\n", texts.size(), std::getenv("TESSERA_TEXT_FILE") ? "real sentences" : "synthetic text",
+              double(text_bytes) / texts.size());
   for (const auto& [label, field] : std::vector<std::pair<const char*, FilterIndexField>>{
            {"tokens", {"text", true, false}}, {"trigrams", {"text", false, true}}, {"both", {"text", true, true}}}) {
     auto start = std::chrono::steady_clock::now();
@@ -355,12 +405,18 @@ void Measure() {
     std::printf("  build %-8s %7.1f ms, %6.1f bytes per row\n", label, Seconds(start) * 1e3, double(index->bytes()) / texts.size());
   }
   auto index = SegmentFilterIndex::Build(*segment, {{"text", true, true}});
-  const std::string phrase = texts[4242].substr(0, 24);
+  Random rnd(3);
+  const std::string& sample = texts[4242];
+  auto [longest, second] = LongestTwo(sample);
+  std::vector<uint32_t> head = CodePoints(sample);
+  head.resize(std::min<size_t>(head.size(), 24));
   const std::vector<std::string> queries = {
-      "[{\"ContainsAllTokens\":[\"text\"," + Json(vocab.word(40) + " " + vocab.word(300)) + "]}]",
-      "[{\"ContainsAllTokens\":[\"text\"," + Json(vocab.word(1) + " " + vocab.word(2)) + "]}]",
-      "[{\"Fuzzy\":[\"text\"," + Json(texts[4242]) + ",2]}]",
-      "[{\"Regex\":[\"text\"," + Json("(?i).*" + phrase.substr(0, 12) + ".*") + "]}]",
+      "[{\"ContainsAllTokens\":[\"text\"," + Json(longest + " " + second) + "]}]",
+      "[{\"ContainsAllTokens\":[\"text\",\"the of\"]}]",
+      "[{\"Fuzzy\":[\"text\"," + Json(rnd.Edit(sample, 2)) + ",2]}]",
+      "[{\"Fuzzy\":[\"text\"," + Json(rnd.Edit(longest, 1)) + ",1]}]",
+      "[{\"Regex\":[\"text\"," + Json("(?i).*" + longest + ".*") + "]}]",
+      "[{\"Regex\":[\"text\"," + Json(FromCodePoints(head) + ".*") + "]}]",
   };
   for (const std::string& q : queries) {
     Filter filter = Filter::Compile(q, "filter");
@@ -375,7 +431,9 @@ void Measure() {
     double scan_us = Seconds(start) * 1e6;
     size_t verified = 0;
     start = std::chrono::steady_clock::now();
-    if (rows) for (uint32_t r : *rows) verified += filter.Matches(blobs[r]);
+    if (rows) {
+      for (uint32_t r : *rows) verified += filter.Matches(blobs[r]);
+    }
     double verify_us = Seconds(start) * 1e6;
     Check(!rows || verified == matched, q + ": narrowed scan finds every match");
     std::printf("  %s\n    narrow %.1f us -> %s candidates, verify %.1f us; full scan %.1f us; %zu matches\n", q.c_str(), narrow_us,
@@ -387,6 +445,7 @@ void Measure() {
 
 int main() {
   ServedCases();
+  RegexLowercasesToAscii();
   RandomFilters();
   Measure();
   std::printf("%d passed, %d failed\n", passed, failed);
