@@ -12,6 +12,7 @@ const ROUTES: [string, string][] = [
   ['GET', '/aliases'], ['PUT', '/aliases/{name}'], ['DELETE', '/aliases/{name}'],
   ['POST', '/collections/{name}/upsert'], ['POST', '/collections/{name}/delete'], ['GET', '/collections/{name}/records'],
   ['POST', '/search'], ['POST', '/flush'], ['GET', '/stats'], ['GET', '/cluster'], ['GET', '/versions'], ['GET', '/metrics'],
+  ['POST', '/list'], ['POST', '/aggregate'], ['POST', '/search/similar'], ['POST', '/search/batch'], ['POST', '/collections/{name}/filter-index'],
 ];
 
 const NAMES = ['fz', 'fz2', 'cur', '%20', 'a%2Fb', 'x'.repeat(300), '..', '%ff', '%E2%82', 'ünï', '%00', '-', 'Null'];
