@@ -19,29 +19,21 @@ struct FieldIndex {
   std::optional<TrigramIndex> trigrams;
 };
 
-FieldIndex BuildField(const Segment& segment, const FilterIndexField& declared) {
-  std::optional<TokenIndex::Builder> tokens;
-  std::optional<TrigramIndex::Builder> trigrams;
-  if (declared.tokens) tokens.emplace();
-  if (declared.trigrams) trigrams.emplace();
-  auto add = [&](std::string_view text, uint32_t row) {
-    if (tokens) tokens->Add(text, row);
-    if (trigrams) trigrams->Add(text, row);
-  };
-  // The text predicates read a Str, or each element of a List.
+// Feeds the builder every text of the field: a Str, or each element of a List, as the text
+// predicates read them. One structure at a time keeps a build's working set in cache.
+template <typename Builder>
+auto BuildStructure(const Segment& segment, const std::string& field) {
+  Builder builder;
   for (uint32_t r = 0; r < segment.appended(); ++r) {
     ValueView v;
-    if (!FindAttr(segment.row_attrs(r), declared.field, &v)) continue;
+    if (!FindAttr(segment.row_attrs(r), field, &v)) continue;
     if (v.tag == ValueTag::kStr) {
-      add(v.s, r);
+      builder.Add(v.s, r);
     } else if (v.tag == ValueTag::kList) {
-      for (std::string_view e : ListElements(v)) add(e, r);
+      for (std::string_view e : ListElements(v)) builder.Add(e, r);
     }
   }
-  FieldIndex out{declared.field, std::nullopt, std::nullopt};
-  if (tokens) out.tokens = tokens->Finish();
-  if (trigrams) out.trigrams = trigrams->Finish(segment.appended());
-  return out;
+  return builder.Finish(segment.appended());
 }
 
 class Index final : public SegmentFilterIndex {
@@ -51,10 +43,8 @@ class Index final : public SegmentFilterIndex {
   std::optional<Rows> Narrow(const Filter& filter) const override {
     std::optional<Rows> out;
     for (const TextConjunct& c : filter.text_conjuncts()) {
-      std::optional<Rows> rows = Candidates(c);
-      if (!rows) continue;
-      out = out ? Intersect(*out, *rows) : std::move(rows);
-      if (out->empty()) break;
+      IntersectInto(&out, Candidates(c));
+      if (out && out->empty()) break;
     }
     return out;
   }
@@ -97,7 +87,11 @@ class Index final : public SegmentFilterIndex {
 
 std::shared_ptr<const SegmentFilterIndex> SegmentFilterIndex::Build(const Segment& segment, const std::vector<FilterIndexField>& fields) {
   std::vector<FieldIndex> built;
-  for (const FilterIndexField& f : fields) built.push_back(BuildField(segment, f));
+  for (const FilterIndexField& f : fields) {
+    FieldIndex& index = built.emplace_back(FieldIndex{f.field, std::nullopt, std::nullopt});
+    if (f.tokens) index.tokens = BuildStructure<TokenIndex::Builder>(segment, f.field);
+    if (f.trigrams) index.trigrams = BuildStructure<TrigramIndex::Builder>(segment, f.field);
+  }
   return std::make_shared<Index>(segment.appended(), std::move(built));
 }
 

@@ -5,32 +5,64 @@
 
 namespace tessera {
 
-std::vector<uint32_t> PostingList::Decode() const {
-  std::vector<uint32_t> rows;
-  rows.reserve(bytes_.size());  // at least one byte per row
-  ForEach([&](uint32_t row) { rows.push_back(row); });
-  return rows;
+namespace {
+
+void PutVarint(uint32_t v, std::string* out) {
+  for (; v >= 0x80; v >>= 7) out->push_back(char(v | 0x80));
+  out->push_back(char(v));
+}
+
+size_t Hash(uint64_t key, size_t slots) { return size_t((key * 0x9E3779B97F4A7C15ull) >> 32) & (slots - 1); }
+
+}  // namespace
+
+void PostingIndex::Builder::Add(uint64_t key, uint32_t row) {
+  List& list = lists_[ListFor(key)];
+  if (list.bytes.empty()) {
+    PutVarint(row, &list.bytes);
+  } else if (row != list.last_row) {
+    PutVarint(row - list.last_row, &list.bytes);
+  }
+  list.last_row = row;
+}
+
+uint32_t PostingIndex::Builder::ListFor(uint64_t key) {
+  if (2 * (lists_.size() + 1) > slots_.size()) Grow();
+  for (size_t s = Hash(key, slots_.size());; s = (s + 1) & (slots_.size() - 1)) {
+    if (slots_[s].list == 0) {
+      lists_.push_back({key, 0, {}});
+      slots_[s] = {key, uint32_t(lists_.size())};
+      return slots_[s].list - 1;
+    }
+    if (slots_[s].key == key) return slots_[s].list - 1;
+  }
+}
+
+void PostingIndex::Builder::Grow() {
+  slots_.assign(std::max<size_t>(1024, 2 * slots_.size()), Slot{0, 0});
+  for (uint32_t i = 0; i < lists_.size(); ++i) {
+    size_t s = Hash(lists_[i].key, slots_.size());
+    while (slots_[s].list != 0) s = (s + 1) & (slots_.size() - 1);
+    slots_[s] = {lists_[i].key, i + 1};
+  }
 }
 
 PostingIndex PostingIndex::Builder::Finish() {
+  std::sort(lists_.begin(), lists_.end(), [](const List& a, const List& b) { return a.key < b.key; });
   PostingIndex index;
+  size_t total = 0;
+  for (const List& list : lists_) total += list.bytes.size();
   index.keys_.reserve(lists_.size());
-  for (const auto& entry : lists_) index.keys_.push_back(entry.first);
-  std::sort(index.keys_.begin(), index.keys_.end());
   index.starts_.reserve(lists_.size() + 1);
-  for (uint64_t key : index.keys_) {
+  index.data_.reserve(total);
+  for (const List& list : lists_) {
+    index.keys_.push_back(list.key);
     index.starts_.push_back(index.data_.size());
-    uint32_t prev = 0;
-    for (uint32_t row : lists_[key]) {
-      uint32_t delta = row - prev;
-      prev = row;
-      for (; delta >= 0x80; delta >>= 7) index.data_.push_back(char(delta | 0x80));
-      index.data_.push_back(char(delta));
-    }
+    index.data_ += list.bytes;
   }
   index.starts_.push_back(index.data_.size());
-  index.data_.shrink_to_fit();
-  lists_.clear();
+  lists_ = {};
+  slots_ = {};
   return index;
 }
 
@@ -66,7 +98,6 @@ std::optional<std::vector<uint32_t>> PostingIndex::FindAtLeast(std::vector<Weigh
     lists[next].list.ForEach([&](uint32_t r) { candidates.push_back({r, lists[next].weight}); });
     rest -= lists[next].weight;
   }
-  if (rest >= need) return std::vector<uint32_t>();  // need exceeds every key's weight together
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.row < b.row; });
   size_t kept = 0;
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -127,10 +158,15 @@ std::vector<uint32_t> RowUnion::Rows() const {
   return rows;
 }
 
-std::vector<uint32_t> Intersect(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
-  std::vector<uint32_t> out;
-  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
-  return out;
+void IntersectInto(std::optional<std::vector<uint32_t>>* set, std::optional<std::vector<uint32_t>> rows) {
+  if (!rows) return;
+  if (!*set) {
+    *set = std::move(rows);
+    return;
+  }
+  std::vector<uint32_t> both;
+  std::set_intersection((*set)->begin(), (*set)->end(), rows->begin(), rows->end(), std::back_inserter(both));
+  **set = std::move(both);
 }
 
 }  // namespace tessera

@@ -5,7 +5,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace tessera {
@@ -36,25 +35,35 @@ class PostingList {
     }
   }
 
-  std::vector<uint32_t> Decode() const;
-
  private:
   std::string_view bytes_;
 };
 
 class PostingIndex {
  public:
+  // Encodes each list as its rows arrive, so a build holds about its final size; the key table is
+  // open addressing because it is looked up once per token or trigram of every text.
   class Builder {
    public:
     // Rows must arrive in ascending order; a repeated (key, row) is kept once.
-    void Add(uint64_t key, uint32_t row) {
-      std::vector<uint32_t>& rows = lists_[key];
-      if (rows.empty() || rows.back() != row) rows.push_back(row);
-    }
+    void Add(uint64_t key, uint32_t row);
     PostingIndex Finish();
 
    private:
-    std::unordered_map<uint64_t, std::vector<uint32_t>> lists_;
+    struct List {
+      uint64_t key;
+      uint32_t last_row = 0;
+      std::string bytes;  // short lists, most of them, stay inline
+    };
+    uint32_t ListFor(uint64_t key);
+    void Grow();
+
+    struct Slot {
+      uint64_t key;
+      uint32_t list;  // number + 1, 0 when free
+    };
+    std::vector<List> lists_;
+    std::vector<Slot> slots_;  // a power of two long
   };
 
   struct WeightedKey {
@@ -64,8 +73,8 @@ class PostingIndex {
 
   PostingList Find(uint64_t key) const;
   // Rows whose keys' weights add up to at least need; nullopt when need <= 0 asserts nothing. May
-  // include rows that fall short: a list far longer than the rows still in question is left
-  // unread, since the caller verifies each row for less than decoding it would cost.
+  // include rows that fall short: the longest lists are left unread once reading them would cost
+  // more than the caller's verifying the rows still in question.
   std::optional<std::vector<uint32_t>> FindAtLeast(std::vector<WeightedKey> keys, int64_t need) const;
   // Rows holding every key (as FindAtLeast, possibly more); nullopt for no keys.
   std::optional<std::vector<uint32_t>> FindAll(const std::vector<uint64_t>& keys) const;
@@ -90,6 +99,7 @@ class RowUnion {
   std::vector<uint64_t> words_;
 };
 
-std::vector<uint32_t> Intersect(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b);
+// Narrows *set to the rows also in rows, where nullopt stands for every row.
+void IntersectInto(std::optional<std::vector<uint32_t>>* set, std::optional<std::vector<uint32_t>> rows);
 
 }  // namespace tessera

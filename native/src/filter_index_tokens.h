@@ -15,7 +15,7 @@ class TokenIndex {
   class Builder {
    public:
     void Add(std::string_view text, uint32_t row);  // rows ascending
-    TokenIndex Finish() { return TokenIndex(postings_.Finish()); }
+    TokenIndex Finish(uint32_t /*segment_rows*/) { return TokenIndex(postings_.Finish()); }
 
    private:
     PostingIndex::Builder postings_;

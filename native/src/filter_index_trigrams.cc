@@ -94,10 +94,8 @@ std::optional<std::vector<uint32_t>> TrigramIndex::Regex(const RegexAtoms& atoms
     case RegexAtoms::Op::kAnd: {
       std::optional<std::vector<uint32_t>> out;
       for (const RegexAtoms& sub : atoms.subs) {
-        std::optional<std::vector<uint32_t>> rows = Regex(sub, segment_rows);
-        if (!rows) continue;
-        out = out ? Intersect(*out, *rows) : std::move(rows);
-        if (out->empty()) break;
+        IntersectInto(&out, Regex(sub, segment_rows));
+        if (out && out->empty()) break;
       }
       return out;
     }

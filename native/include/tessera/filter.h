@@ -11,8 +11,8 @@ namespace tessera {
 class Predicate;
 
 // A regex's necessary condition from RE2's prefilter: substrings ("atoms") that any string the
-// regex matches contains once lowercased (RE2 lowercases by Unicode simple case folding, so K, U+212A
-// KELVIN SIGN, lowercases to k and U+017F LONG S to s), combined by And and Or.
+// regex matches contains once lowercased, combined by And and Or. RE2 lowercases with Unicode's
+// case tables, so U+212A KELVIN SIGN becomes k and U+017F LONG S becomes s.
 struct RegexAtoms {
   enum class Op { kAll, kNone, kAtom, kAnd, kOr };  // kAll: no condition; kNone: matches nothing
   Op op = Op::kAll;
