@@ -247,6 +247,7 @@ DeleteRequest ParseDelete(std::string_view body) {
       req.ids = ExpectStrings(value, "ids");
       seen = true;
     } else if (key == "filter") {
+      if (value.type() == element_type::NULL_VALUE) continue;  // absent: ids decide
       req.filter = ReadFilter(value, "filter");
       seen = true;
     } else {
