@@ -73,7 +73,8 @@ PostingList PostingIndex::Find(uint64_t key) const {
   return PostingList(std::string_view(data_).substr(starts_[i], starts_[i + 1] - starts_[i]));
 }
 
-std::optional<std::vector<uint32_t>> PostingIndex::FindAtLeast(std::vector<WeightedKey> keys, int64_t need) const {
+std::optional<std::vector<uint32_t>> PostingIndex::FindAtLeast(std::vector<WeightedKey> keys, int64_t need,
+                                                               const std::function<bool(uint32_t)>& admit) const {
   if (need <= 0) return std::nullopt;
   struct Weighted {
     PostingList list;
@@ -95,7 +96,9 @@ std::optional<std::vector<uint32_t>> PostingIndex::FindAtLeast(std::vector<Weigh
   std::vector<Candidate> candidates;
   size_t next = 0;
   for (; next < lists.size() && rest >= need; ++next) {
-    lists[next].list.ForEach([&](uint32_t r) { candidates.push_back({r, lists[next].weight}); });
+    lists[next].list.ForEach([&](uint32_t r) {
+      if (!admit || admit(r)) candidates.push_back({r, lists[next].weight});
+    });
     rest -= lists[next].weight;
   }
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.row < b.row; });

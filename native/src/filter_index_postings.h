@@ -2,6 +2,7 @@
 // ascending rows holding it, delta-varint coded back to back in one buffer.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,10 +73,11 @@ class PostingIndex {
   };
 
   PostingList Find(uint64_t key) const;
-  // Rows whose keys' weights add up to at least need; nullopt when need <= 0 asserts nothing. May
-  // include rows that fall short: the longest lists are left unread once reading them would cost
-  // more than the caller's verifying the rows still in question.
-  std::optional<std::vector<uint32_t>> FindAtLeast(std::vector<WeightedKey> keys, int64_t need) const;
+  // Rows admitted (all when admit is empty) whose keys' weights add up to at least need; nullopt
+  // when need <= 0 asserts nothing. May include rows that fall short: the longest lists are left
+  // unread once reading them would cost more than the caller's verifying the rows in question.
+  std::optional<std::vector<uint32_t>> FindAtLeast(std::vector<WeightedKey> keys, int64_t need,
+                                                   const std::function<bool(uint32_t)>& admit = nullptr) const;
   // Rows holding every key (as FindAtLeast, possibly more); nullopt for no keys.
   std::optional<std::vector<uint32_t>> FindAll(const std::vector<uint64_t>& keys) const;
   // Rows holding any key; segment_rows bounds the rows.

@@ -71,15 +71,11 @@ std::vector<uint32_t> TrigramIndex::Fuzzy(std::string_view query, int max_edits)
     ++weighted.back().weight;
   }
   const int64_t lo = length - max_edits, hi = length + max_edits;
+  auto may_have_length = [&](uint32_t r) { return MayHaveLength(r, lo, hi); };
+  if (auto rows = postings_.FindAtLeast(std::move(weighted), need, may_have_length)) return *rows;
   std::vector<uint32_t> rows;
-  if (auto by_trigrams = postings_.FindAtLeast(std::move(weighted), need)) {
-    for (uint32_t r : *by_trigrams) {
-      if (MayHaveLength(r, lo, hi)) rows.push_back(r);
-    }
-  } else {
-    for (uint32_t r = 0; r < min_length_.size(); ++r) {
-      if (MayHaveLength(r, lo, hi)) rows.push_back(r);
-    }
+  for (uint32_t r = 0; r < min_length_.size(); ++r) {
+    if (may_have_length(r)) rows.push_back(r);
   }
   return rows;
 }
