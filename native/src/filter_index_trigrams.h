@@ -1,6 +1,6 @@
-// The trigram index of one field: rows by trigram, three consecutive code points of a Str or List
-// element, case-folded and packed 21 bits each into a key. Serves Fuzzy (by the q-gram lemma) and
-// Regex (by RE2's prefilter atoms).
+// The trigram index of one field: rows by trigram (three consecutive code points of a Str or List
+// element, case-folded and packed 21 bits each into a key), and each row's text lengths. Serves
+// Fuzzy (by the q-gram lemma and the lengths) and Regex (by RE2's prefilter atoms).
 //
 // Folding: ASCII letters to lower case, and U+017F LONG S and U+212A KELVIN SIGN to s and k, the
 // only non-ASCII code points that RE2 lowercases to ASCII, so that an atom's ASCII trigrams are
