@@ -224,3 +224,53 @@ test('filter-index: declaring on an empty collection, then upserting and flushin
   await checkQueries(t, store, live, 'after a delete by a token filter');
   await store.close();
 });
+
+test('filter-index: Fuzzy, Regex and tokens through an index still find short values, empty values and List elements', async (t) => {
+  const recs: RecordInput[] = [
+    { id: 'l1', vector: vec(1), attrs: { w: { List: ['world', 'ｚｅｄ'] } } },
+    { id: 'l2', vector: vec(2), attrs: { w: { List: ['world'] } } },
+    { id: 'l3', vector: vec(3), attrs: { w: { List: ['café'] } } },
+    { id: 's1', vector: vec(4), attrs: { w: { Str: 'world' } } },
+    { id: 'e', vector: vec(5), attrs: { w: { Str: '' } } },
+    { id: 'jp', vector: vec(6), attrs: { w: { Str: '日本' } } },
+    { id: 'xy', vector: vec(7), attrs: { w: { Str: 'xy' } } },
+    { id: 'long', vector: vec(8), attrs: { w: { Str: 'a fairly long value about the world' } } },
+    { id: 'empty-list', vector: vec(9), attrs: { w: { List: [] } } },
+  ];
+  const filters: Filter[] = [
+    [{ Fuzzy: ['w', 'world', 0] }],
+    [{ Fuzzy: ['w', 'WORLD', 0] }],
+    [{ Fuzzy: ['w', 'wrld', 1] }],
+    [{ Fuzzy: ['w', 'café', 0] }],
+    [{ Fuzzy: ['w', 'cafe', 1] }],
+    [{ Fuzzy: ['w', 'ab', 2] }],
+    [{ Fuzzy: ['w', '', 0] }],
+    [{ Fuzzy: ['w', '日本', 0] }],
+    [{ Fuzzy: ['w', '日本', 2] }],
+    [{ Fuzzy: ['w', 'xyz', 1] }],
+    [{ Regex: ['w', 'wor.d'] }],
+    [{ Regex: ['w', '.*world'] }],
+    [{ Regex: ['w', '(?i)WORLD|xy'] }],
+    [{ Regex: ['w', ''] }],
+    [{ ContainsAllTokens: ['w', 'world'] }],
+    [{ ContainsTokenSequence: ['w', 'the world'] }],
+    [{ ContainsAnyToken: ['w', 'ｚｅｄ xy'] }],
+  ];
+  const store = await Store.open({ path: tempDir('filters-fidx-short'), dimension: 4 });
+  await store.upsert('c', { records: recs });
+  const expect = async (step: string) => {
+    for (const f of filters) {
+      const want = recs.filter((r) => matches(f, r.attrs as Record<string, Value>)).map((r) => r.id).sort();
+      t.deepEqual(await listed(store, f), want, `${step}: ${label(f)}`);
+    }
+  };
+  await expect('no index');
+  await store.setFilterIndex('c', ['w']);
+  await store.flush();
+  await expect('indexed, sealed');
+  await store.setFilterIndex('c', [{ field: 'w', tokens: false }]);
+  await expect('trigrams only');
+  await store.setFilterIndex('c', [{ field: 'w', trigrams: false }]);
+  await expect('tokens only');
+  await store.close();
+});

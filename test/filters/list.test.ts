@@ -184,6 +184,29 @@ test('scope: several collections; missing collections contribute nothing; empty 
   t.deepEqual(keys(await store.list({ scope: ['c1', 'c2'], filter: [{ Ge: ['i', { Int: 2 }] }] })), ['c1/c1-2', 'c1/c1-3', 'c2/c2-2', 'c2/c2-3']);
 });
 
+test('scope naming a collection twice (directly and through an alias) lists each record once', async (t) => {
+  const store = await Store.open({ inMemory: true, dimension: 4 });
+  await store.upsert('c1', { records: Array.from({ length: 3 }, (_, i) => ({ id: `x${i}`, vector: vec(i) })) });
+  await store.putAlias('al', 'c1');
+  t.deepEqual(ids(await store.list({ scope: ['c1', 'al', 'c1'] })), ['x0', 'x1', 'x2']);
+});
+
+test('order_by runs over the match set of every collection in scope, and over attributes the projection hides', async (t) => {
+  const store = await Store.open({ inMemory: true, dimension: 4 });
+  const perm = permutation(60, 9);
+  for (const c of ['c1', 'c2', 'c3']) {
+    await store.upsert(c, {
+      records: Array.from({ length: 20 }, (_, i) => ({ id: `${c}-${i}`, vector: vec(i), attrs: { k: { Int: perm[(Number(c[1]) - 1) * 20 + i] } } })),
+    });
+  }
+  const all = (await store.list({ limit: 1000 })).map((h) => ({ key: `${h.collection}/${h.id}`, k: Number((h.attrs.k as { Int: bigint }).Int) }));
+  const asc = [...all].sort((a, b) => a.k - b.k).map((x) => x.key);
+  const got = (await store.list({ order_by: { field: 'k' }, limit: 15, offset: 10, exclude_attributes: ['k'] })).map((h) => `${h.collection}/${h.id}`);
+  t.deepEqual(got, asc.slice(10, 25));
+  const desc = (await store.list({ scope: ['c3', 'c1'], order_by: { field: 'k', descending: true }, include_attributes: [], limit: 100 })).map((h) => `${h.collection}/${h.id}`);
+  t.deepEqual(desc, [...all].filter((x) => !x.key.startsWith('c2')).sort((a, b) => b.k - a.k).map((x) => x.key));
+});
+
 test('no matches, an empty store and an empty collection all give []', async (t) => {
   const store = await filled(10, (i) => ({ i: { Int: i } }));
   t.deepEqual(await store.list({ filter: [{ Gt: ['i', { Int: 100 }] }] }), []);
