@@ -17,9 +17,14 @@ export function parseExact<T>(bytes: Buffer | string): T {
 const RAW_MARK = '\u0000tessera-raw:';
 const MARKED = /"\\u0000tessera-raw:([^"]*)"/g;
 
-/** JSON text for a request object: bigint becomes integer digits, -0 stays -0.0, typed arrays become arrays. */
+/**
+ * JSON text for a request object: bigint becomes integer digits, -0 stays -0.0, typed arrays
+ * become arrays. NaN and Infinity have no JSON form (JSON.stringify would quietly write null), so
+ * they throw a RangeError naming the field.
+ */
 export function stringifyExact(value: unknown): Buffer {
-  const text = JSON.stringify(value, (_key, v) => {
+  const text = JSON.stringify(value, (key, v) => {
+    if (typeof v === 'number' && !Number.isFinite(v)) throw new RangeError(`${key || 'value'} must be a finite number, got ${v}`);
     if (typeof v === 'bigint') return RAW_MARK + v.toString();
     if (Object.is(v, -0)) return RAW_MARK + '-0.0';
     if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return Array.from(v as Float32Array);

@@ -90,7 +90,12 @@ async function call<T>(options: CallOptions | undefined, run: (token?: NativeCan
 }
 
 function bytes(body: Uint8Array | object): Uint8Array {
-  return body instanceof Uint8Array ? body : stringifyExact(body);
+  if (body instanceof Uint8Array) return body;
+  try {
+    return stringifyExact(body);
+  } catch (e) {
+    throw new StoreError(400, e instanceof Error ? e.message : String(e));
+  }
 }
 
 const json = <T>(b: Buffer): T => JSON.parse(b.toString('utf8')) as T;
@@ -187,7 +192,7 @@ export class Store {
 
   /** Declares the collection's named vectors, replacing the whole set. */
   async setVectorNames(name: string, names: string[] | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
-    const body = names instanceof Uint8Array ? names : stringifyExact({ names });
+    const body = names instanceof Uint8Array ? names : bytes({ names });
     return json(await call(o, () => this.core.setVectorNames(name, body)));
   }
 
@@ -196,7 +201,7 @@ export class Store {
    * replacing the declaration; [] drops it. Indexes change speed only, never results.
    */
   async setFilterIndex(name: string, fields: FilterIndexEntry[] | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
-    const body = fields instanceof Uint8Array ? fields : stringifyExact({ fields });
+    const body = fields instanceof Uint8Array ? fields : bytes({ fields });
     return json(await call(o, () => this.core.setFilterIndex(name, body)));
   }
 
@@ -205,7 +210,7 @@ export class Store {
   }
 
   async putAlias(name: string, target: string | Uint8Array, o?: CallOptions): Promise<{ alias: string; target: string }> {
-    const body = target instanceof Uint8Array ? target : stringifyExact({ target });
+    const body = target instanceof Uint8Array ? target : bytes({ target });
     return json(await call(o, () => this.core.putAlias(name, body)));
   }
 

@@ -20,12 +20,15 @@ bool Orderable(ValueTag t) {
          t == ValueTag::kDateTime;
 }
 
-// Natural order of two values of the same tag (Float compares numerically, Str by bytes).
+// Natural order of two values of the same tag (Float numerically, Str by bytes, List element-wise).
 int CompareSameTag(const ValueView& a, const ValueView& b) {
   switch (a.tag) {
     case ValueTag::kFloat: return a.f < b.f ? -1 : a.f > b.f ? 1 : 0;
-    case ValueTag::kStr:
-    case ValueTag::kList: return a.s.compare(b.s) < 0 ? -1 : a.s == b.s ? 0 : 1;
+    case ValueTag::kStr: return a.s.compare(b.s) < 0 ? -1 : a.s == b.s ? 0 : 1;
+    case ValueTag::kList: {  // element by element, then the shorter list first
+      std::vector<std::string_view> x = ListElements(a), y = ListElements(b);
+      return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end()) ? -1 : x == y ? 0 : 1;
+    }
     case ValueTag::kNull: return 0;
     default: return a.i < b.i ? -1 : a.i > b.i ? 1 : 0;
   }
