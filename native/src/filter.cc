@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "filter_predicates.h"
+#include "json_reader.h"
 #include "tessera/error.h"
 
 namespace tessera {
@@ -24,30 +25,11 @@ constexpr const char* kVariants =
 
 [[noreturn]] void Bad(const std::string& m) { throw BadRequest(m); }
 
-const char* TypeName(element_type t) {
-  switch (t) {
-    case element_type::ARRAY: return "an array";
-    case element_type::OBJECT: return "an object";
-    case element_type::INT64:
-    case element_type::UINT64:
-    case element_type::DOUBLE: return "a number";
-    case element_type::STRING: return "a string";
-    case element_type::BOOL: return "a boolean";
-    case element_type::NULL_VALUE: return "null";
-  }
-  return "?";
-}
-
 std::string Index(const std::string& where, size_t i) { return where + "[" + std::to_string(i) + "]"; }
 
 array ExpectArray(element e, const std::string& where, const char* what) {
-  if (e.type() != element_type::ARRAY) Bad(where + " must be " + what + ", got " + TypeName(e.type()));
+  if (e.type() != element_type::ARRAY) Bad(where + " must be " + what + ", got " + JsonTypeName(e.type()));
   return e.get_array().value();
-}
-
-std::string ExpectString(element e, const std::string& where) {
-  if (e.type() != element_type::STRING) Bad(where + " must be a string, got " + TypeName(e.type()));
-  return std::string(e.get_string().value());
 }
 
 // The argument array of a leaf, checked for its length and its key.
@@ -56,53 +38,18 @@ std::vector<element> LeafArgs(element e, const std::string& where, const char* s
   array args = ExpectArray(e, where, expect.c_str());
   if (args.size() != n) Bad(where + " must be " + expect + ", got " + std::to_string(args.size()) + " elements");
   std::vector<element> out(args.begin(), args.end());
-  if (out[0].type() != element_type::STRING) Bad(where + "[0] (the attribute key) must be a string, got " + TypeName(out[0].type()));
+  if (out[0].type() != element_type::STRING) Bad(where + "[0] (the attribute key) must be a string, got " + JsonTypeName(out[0].type()));
   return out;
 }
 
 Constant ParseValue(element v, const std::string& where) {
+  JsonValue parsed = ReadJsonValue(v, where);
   Constant c;
-  if (v.type() == element_type::STRING) {
-    if (v.get_string().value() != "Null") Bad(where + ": the only bare-string Value is \"Null\"; wrap strings as {\"Str\": ...}");
-    return c;
-  }
-  if (v.type() != element_type::OBJECT || object(v.get_object()).size() != 1)
-    Bad(where + " must be a Value: one of {\"Str\"|\"Int\"|\"Bool\"|\"List\"|\"Float\"|\"DateTime\": ...} or \"Null\"");
-  auto [tag, x] = *object(v.get_object()).begin();
-  std::string at = where + "." + std::string(tag);
-  auto whole = [&]() -> int64_t {
-    if (x.type() == element_type::INT64) return x.get_int64().value();
-    if (x.type() == element_type::UINT64) Bad(at + " is outside the signed 64-bit range");
-    Bad(at + " must be an integer, got " + (x.type() == element_type::DOUBLE ? std::string("a fraction or exponent form") : TypeName(x.type())));
-  };
-  if (tag == "Str") {
-    c.tag = ValueTag::kStr;
-    c.s = ExpectString(x, at);
-  } else if (tag == "Int") {
-    c.tag = ValueTag::kInt;
-    c.i = whole();
-  } else if (tag == "DateTime") {
-    c.tag = ValueTag::kDateTime;
-    c.i = whole();
-  } else if (tag == "Bool") {
-    if (x.type() != element_type::BOOL) Bad(at + " must be true or false, got " + TypeName(x.type()));
-    c.tag = ValueTag::kBool;
-    c.i = x.get_bool().value();
-  } else if (tag == "Float") {
-    c.tag = ValueTag::kFloat;
-    switch (x.type()) {
-      case element_type::INT64: c.f = double(x.get_int64().value()); break;
-      case element_type::UINT64: c.f = double(x.get_uint64().value()); break;
-      case element_type::DOUBLE: c.f = x.get_double().value(); break;
-      default: Bad(at + " must be a number, got " + TypeName(x.type()));
-    }
-  } else if (tag == "List") {
-    c.tag = ValueTag::kList;
-    size_t i = 0;
-    for (element item : ExpectArray(x, at, "an array of strings")) c.list.push_back(ExpectString(item, Index(at, i++)));
-  } else {
-    Bad(where + ": unknown Value variant '" + std::string(tag) + "'; use Str, Int, Bool, List, Float, DateTime or \"Null\"");
-  }
+  c.tag = parsed.tag;
+  c.i = parsed.i;
+  c.f = parsed.f;
+  c.s = std::string(parsed.s);
+  c.list.assign(parsed.list.begin(), parsed.list.end());
   return c;
 }
 
@@ -126,7 +73,7 @@ int ParseMaxEdits(element e, const std::string& where) {
     case element_type::INT64: v = double(e.get_int64().value()); break;
     case element_type::UINT64: v = double(e.get_uint64().value()); break;
     case element_type::DOUBLE: v = e.get_double().value(); break;
-    default: Bad(where + " (max_edits) must be an integer from 0 to 8, got " + TypeName(e.type()));
+    default: Bad(where + " (max_edits) must be an integer from 0 to 8, got " + JsonTypeName(e.type()));
   }
   if (v != std::floor(v) || v < 0 || v > kMaxFuzzyEdits) {
     Bad(where + " (max_edits) must be an integer from 0 to " + std::to_string(kMaxFuzzyEdits) + ", got " +
@@ -160,51 +107,51 @@ PredicatePtr ParseLeaf(const std::string& where, const std::string& name, elemen
   for (const auto& [variant, op] : kCompareOps) {
     if (name == variant) {
       auto a = LeafArgs(args, at, "[key, Value]", 2);
-      return std::make_unique<CompareLeaf>(ExpectString(a[0], at), op, ParseValue(a[1], at + "[1]"));
+      return std::make_unique<CompareLeaf>(JsonString(a[0], at), op, ParseValue(a[1], at + "[1]"));
     }
   }
   for (const auto& [variant, mode] : kTokenModes) {
     if (name == variant) {
       auto a = LeafArgs(args, at, "[key, text]", 2);
-      return std::make_unique<TokensLeaf>(ExpectString(a[0], at), ExpectString(a[1], at + "[1] (text)"), mode);
+      return std::make_unique<TokensLeaf>(JsonString(a[0], at), JsonString(a[1], at + "[1] (text)"), mode);
     }
   }
   if (name == "In" || name == "NotIn") {
     auto a = LeafArgs(args, at, "[key, [Value, ...]]", 2);
-    return std::make_unique<InLeaf>(ExpectString(a[0], at), ParseValues(a[1], at + "[1]"), name == "NotIn");
+    return std::make_unique<InLeaf>(JsonString(a[0], at), ParseValues(a[1], at + "[1]"), name == "NotIn");
   }
   if (name == "Contains" || name == "NotContains") {
     auto a = LeafArgs(args, at, "[key, Value]", 2);
     std::vector<std::string> one{ParseElement(a[1], at + "[1]")};
-    return std::make_unique<ContainsLeaf>(ExpectString(a[0], at), std::move(one), name == "NotContains");
+    return std::make_unique<ContainsLeaf>(JsonString(a[0], at), std::move(one), name == "NotContains");
   }
   if (name == "ContainsAny") {
     auto a = LeafArgs(args, at, "[key, [Value, ...]]", 2);
     std::vector<std::string> elements;
     size_t i = 0;
     for (element v : ExpectArray(a[1], at + "[1]", "an array of Values")) elements.push_back(ParseElement(v, Index(at + "[1]", i++)));
-    return std::make_unique<ContainsLeaf>(ExpectString(a[0], at), std::move(elements), false);
+    return std::make_unique<ContainsLeaf>(JsonString(a[0], at), std::move(elements), false);
   }
   if (name == "Glob" || name == "IGlob") {
     auto a = LeafArgs(args, at, "[key, pattern]", 2);
-    std::string pattern = ExpectString(a[1], at + "[1] (pattern)");
+    std::string pattern = JsonString(a[1], at + "[1] (pattern)");
     GlobPattern glob;
     std::string error;
     if (!GlobPattern::Parse(pattern, name == "IGlob", &glob, &error)) Bad(at + ": pattern '" + pattern + "' " + error);
-    return std::make_unique<GlobLeaf>(ExpectString(a[0], at), std::move(glob));
+    return std::make_unique<GlobLeaf>(JsonString(a[0], at), std::move(glob));
   }
   if (name == "Regex") {
     auto a = LeafArgs(args, at, "[key, pattern]", 2);
-    std::string pattern = ExpectString(a[1], at + "[1] (pattern)");
+    std::string pattern = JsonString(a[1], at + "[1] (pattern)");
     std::string error;
-    auto leaf = RegexLeaf::Compile(ExpectString(a[0], at), pattern, &error);
+    auto leaf = RegexLeaf::Compile(JsonString(a[0], at), pattern, &error);
     if (!leaf) Bad(at + ": pattern '" + pattern + "' does not parse: " + error);
     return leaf;
   }
   if (name == "Fuzzy") {
     auto a = LeafArgs(args, at, "[key, text, max_edits]", 3);
-    std::string text = ExpectString(a[1], at + "[1] (text)");
-    return std::make_unique<FuzzyLeaf>(ExpectString(a[0], at), text, ParseMaxEdits(a[2], at + "[2]"));
+    std::string text = JsonString(a[1], at + "[1] (text)");
+    return std::make_unique<FuzzyLeaf>(JsonString(a[0], at), text, ParseMaxEdits(a[2], at + "[2]"));
   }
   Bad(where + ": unknown predicate '" + name + "'; use " + kVariants);
 }
@@ -214,7 +161,7 @@ PredicatePtr ParsePredicate(element e, const std::string& where, int depth) {
   if (e.type() != element_type::OBJECT || object(e.get_object()).size() != 1) {
     std::string got = e.type() == element_type::OBJECT
                           ? "an object with " + std::to_string(object(e.get_object()).size()) + " keys"
-                          : TypeName(e.type());
+                          : JsonTypeName(e.type());
     Bad(where + " must be a predicate: an object with one key naming the variant, e.g. "
                 "{\"Eq\": [\"color\", {\"Str\": \"red\"}]}; got " + got);
   }

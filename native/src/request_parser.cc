@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "json_reader.h"
 #include "tessera/error.h"
 #include "tessera/value.h"
 
@@ -16,20 +17,6 @@ using simdjson::dom::element_type;
 using simdjson::dom::object;
 
 [[noreturn]] void Bad(const std::string& m) { throw BadRequest(m); }
-
-const char* TypeName(element_type t) {
-  switch (t) {
-    case element_type::ARRAY: return "an array";
-    case element_type::OBJECT: return "an object";
-    case element_type::INT64:
-    case element_type::UINT64:
-    case element_type::DOUBLE: return "a number";
-    case element_type::STRING: return "a string";
-    case element_type::BOOL: return "a boolean";
-    case element_type::NULL_VALUE: return "null";
-  }
-  return "?";
-}
 
 // Parses body as one JSON document into the calling thread's parser, whose buffers are reused
 // across requests; the element is valid until this thread parses the next body.
@@ -52,31 +39,27 @@ element ParseBody(std::string_view body, simdjson::padded_string& copy) {
 }
 
 object ExpectObject(element e, const std::string& field) {
-  if (e.type() != element_type::OBJECT) Bad(field + " must be an object, got " + TypeName(e.type()));
+  if (e.type() != element_type::OBJECT) Bad(field + " must be an object, got " + JsonTypeName(e.type()));
   return e.get_object().value();
 }
 
 simdjson::dom::array ExpectArray(element e, const std::string& field) {
-  if (e.type() != element_type::ARRAY) Bad(field + " must be an array, got " + TypeName(e.type()));
+  if (e.type() != element_type::ARRAY) Bad(field + " must be an array, got " + JsonTypeName(e.type()));
   return e.get_array().value();
 }
 
-std::string ExpectString(element e, const std::string& field) {
-  if (e.type() != element_type::STRING) Bad(field + " must be a string, got " + TypeName(e.type()));
-  return std::string(e.get_string().value());
-}
 
 double ExpectNumber(element e, const std::string& field) {
   switch (e.type()) {
     case element_type::INT64: return double(e.get_int64().value());
     case element_type::UINT64: return double(e.get_uint64().value());
     case element_type::DOUBLE: return e.get_double().value();
-    default: Bad(field + " must be a number, got " + TypeName(e.type()));
+    default: Bad(field + " must be a number, got " + JsonTypeName(e.type()));
   }
 }
 
 bool ExpectBool(element e, const std::string& field) {
-  if (e.type() != element_type::BOOL) Bad(field + " must be true or false, got " + TypeName(e.type()));
+  if (e.type() != element_type::BOOL) Bad(field + " must be true or false, got " + JsonTypeName(e.type()));
   return e.get_bool().value();
 }
 
@@ -95,7 +78,7 @@ uint32_t ExpectCount(element e, const std::string& field, uint32_t max) {
 std::vector<std::string> ExpectStrings(element e, const std::string& field) {
   std::vector<std::string> out;
   size_t i = 0;
-  for (element item : ExpectArray(e, field)) out.push_back(ExpectString(item, field + "[" + std::to_string(i++) + "]"));
+  for (element item : ExpectArray(e, field)) out.push_back(JsonString(item, field + "[" + std::to_string(i++) + "]"));
   return out;
 }
 
@@ -121,7 +104,7 @@ size_t ReadVector(element e, const std::string& field, uint32_t dim, Metric metr
       case element_type::DOUBLE: v = x.get_double().value(); break;
       case element_type::INT64: v = double(x.get_int64().value()); break;
       case element_type::UINT64: v = double(x.get_uint64().value()); break;
-      default: floats->resize(offset); Bad(field + "[" + std::to_string(i) + "] must be a number, got " + TypeName(x.type()));
+      default: floats->resize(offset); Bad(field + "[" + std::to_string(i) + "] must be a number, got " + JsonTypeName(x.type()));
     }
     float f = float(v);
     if (!std::isfinite(f)) {
@@ -139,38 +122,16 @@ size_t ReadVector(element e, const std::string& field, uint32_t dim, Metric metr
   return offset;
 }
 
-void ReadValue(AttrEncoder& enc, std::string_view key, element v, const std::string& field) {
-  if (v.type() == element_type::STRING) {
-    if (v.get_string().value() != "Null") Bad(field + ": the only bare-string Value is \"Null\"; wrap strings as {\"Str\": ...}");
-    enc.AddNull(key);
-    return;
-  }
-  if (v.type() != element_type::OBJECT || object(v.get_object()).size() != 1)
-    Bad(field + " must be a Value: one of {\"Str\"|\"Int\"|\"Bool\"|\"List\"|\"Float\"|\"DateTime\": ...} or \"Null\"");
-  object wrapper = v.get_object();
-  auto [tag, x] = *wrapper.begin();
-  std::string where = field + "." + std::string(tag);
-  auto whole = [&]() -> int64_t {
-    if (x.type() == element_type::INT64) return x.get_int64().value();
-    if (x.type() == element_type::UINT64) Bad(where + " is outside the signed 64-bit range");
-    Bad(where + " must be an integer, got " + (x.type() == element_type::DOUBLE ? std::string("a fraction or exponent form") : TypeName(x.type())));
-  };
-  if (tag == "Str") enc.AddStr(key, ExpectString(x, where));
-  else if (tag == "Int") enc.AddInt(key, whole());
-  else if (tag == "DateTime") enc.AddDateTime(key, whole());
-  else if (tag == "Bool") enc.AddBool(key, ExpectBool(x, where));
-  else if (tag == "Float") enc.AddFloat(key, ExpectNumber(x, where));
-  else if (tag == "List") {
-    std::vector<std::string_view> items;
-    size_t i = 0;
-    for (element item : ExpectArray(x, where)) {
-      if (item.type() != element_type::STRING) Bad(where + "[" + std::to_string(i) + "] must be a string");
-      items.push_back(item.get_string().value());
-      ++i;
-    }
-    enc.AddList(key, items);
-  } else {
-    Bad(field + ": unknown Value variant '" + std::string(tag) + "'; use Str, Int, Bool, List, Float, DateTime or \"Null\"");
+void ReadValue(AttrEncoder& enc, std::string_view key, element e, const std::string& field) {
+  JsonValue v = ReadJsonValue(e, field);
+  switch (v.tag) {
+    case ValueTag::kStr: enc.AddStr(key, v.s); break;
+    case ValueTag::kInt: enc.AddInt(key, v.i); break;
+    case ValueTag::kDateTime: enc.AddDateTime(key, v.i); break;
+    case ValueTag::kBool: enc.AddBool(key, v.i != 0); break;
+    case ValueTag::kFloat: enc.AddFloat(key, v.f); break;
+    case ValueTag::kList: enc.AddList(key, v.list); break;
+    case ValueTag::kNull: enc.AddNull(key); break;
   }
 }
 
@@ -203,7 +164,7 @@ UpsertOp ParseUpsert(std::string_view body, const std::string& collection, uint3
       bool has_id = false;
       for (auto [k, v] : ExpectObject(r, where)) {
         if (k == "id") {
-          rec.id = ExpectString(v, where + ".id");
+          rec.id = JsonString(v, where + ".id");
           if (rec.id.empty()) Bad(where + ".id must not be empty");
           has_id = true;
         } else if (k == "vector") {
@@ -273,7 +234,7 @@ LimitPer ReadLimitPer(element e, const std::string& field) {
   bool has_field = false, has_max = false;
   for (auto [k, v] : ExpectObject(e, field)) {
     if (k == "field") {
-      lp.field = ExpectString(v, field + ".field");
+      lp.field = JsonString(v, field + ".field");
       has_field = true;
     } else if (k == "max") {
       lp.max = ExpectCount(v, field + ".max", UINT32_MAX);
@@ -298,7 +259,7 @@ DecayRank ReadRankBy(element e, const std::string& field) {
   for (auto [k, v] : ExpectObject((*outer.begin()).value, where)) {
     std::string f = where + "." + std::string(k);
     if (k == "field") {
-      d.field = ExpectString(v, f);
+      d.field = JsonString(v, f);
       has_field = true;
     } else if (k == "origin") {
       if (v.type() != element_type::INT64) Bad(f + " must be an integer (epoch milliseconds)");
@@ -313,7 +274,7 @@ DecayRank ReadRankBy(element e, const std::string& field) {
     } else if (k == "missing") {
       d.missing = ExpectFinite(v, f);
     } else if (k == "count_field") {
-      d.count_field = ExpectString(v, f);
+      d.count_field = JsonString(v, f);
     } else if (k == "count_scale") {
       d.count_scale = ExpectFinite(v, f);
     } else if (k == "count_lambda") {
@@ -374,7 +335,7 @@ void ReadSearchField(std::string_view key, element value, SearchParams& p, Searc
   } else if (key == "name_weights" && vector_fields) {
     for (auto [name, w] : ExpectObject(value, f)) p.name_weights[std::string(name)] = float(ExpectFinite(w, f + "." + std::string(name)));
   } else if (key == "pool" && vector_fields) {
-    std::string pool = ExpectString(value, f);
+    std::string pool = JsonString(value, f);
     if (pool == "Max") p.pool = Pool::kMax;
     else if (pool == "Sum") p.pool = Pool::kSum;
     else Bad(f + " must be \"Max\" or \"Sum\", got \"" + pool + "\"");
@@ -429,8 +390,8 @@ SimilarParams ParseSimilar(std::string_view body) {
   SimilarParams sp;
   bool unused = false;
   for (auto [key, value] : root) {
-    if (key == "collection") sp.collection = ExpectString(value, "collection");
-    else if (key == "id") sp.id = ExpectString(value, "id");
+    if (key == "collection") sp.collection = JsonString(value, "collection");
+    else if (key == "id") sp.id = JsonString(value, "id");
     else ReadSearchField(key, value, sp.search, SearchKind::kSimilar, "", 0, Metric::kCosine, &unused);
   }
   if (sp.collection.empty()) Bad("collection is required: the collection of the source record");
@@ -503,7 +464,7 @@ ListParams ParseList(std::string_view body) {
       bool has_field = false;
       for (auto [k, v] : ExpectObject(value, f)) {
         if (k == "field") {
-          ob.field = ExpectString(v, "order_by.field");
+          ob.field = JsonString(v, "order_by.field");
           has_field = true;
         } else if (k == "descending") {
           ob.descending = ExpectBool(v, "order_by.descending");
@@ -531,7 +492,7 @@ AggregateParams ParseAggregate(std::string_view body) {
     else if (key == "sum") p.sum = ExpectStrings(value, "sum");
     else if (key == "group_by") {
       if (value.type() == element_type::NULL_VALUE) continue;
-      p.group_by = ExpectString(value, "group_by");
+      p.group_by = JsonString(value, "group_by");
       if (p.group_by->empty()) Bad("group_by must name an attribute");
     } else {
       UnknownField(key, " in the aggregate body", "scope, filter, sum, group_by");
@@ -544,7 +505,7 @@ std::map<std::string, std::string> ParseMeta(std::string_view body) {
   simdjson::padded_string copy;
   object root = ExpectObject(ParseBody(body, copy), "metadata");
   std::map<std::string, std::string> out;
-  for (auto [k, v] : root) out[std::string(k)] = ExpectString(v, "metadata." + std::string(k));
+  for (auto [k, v] : root) out[std::string(k)] = JsonString(v, "metadata." + std::string(k));
   return out;
 }
 
@@ -582,10 +543,10 @@ std::vector<FilterIndexField> ParseFilterIndex(std::string_view body) {
       std::string where = "fields[" + std::to_string(i++) + "]";
       FilterIndexField f;
       if (entry.type() == element_type::STRING) {
-        f.field = ExpectString(entry, where);
+        f.field = JsonString(entry, where);
       } else {
         for (auto [k, v] : ExpectObject(entry, where)) {
-          if (k == "field") f.field = ExpectString(v, where + ".field");
+          if (k == "field") f.field = JsonString(v, where + ".field");
           else if (k == "tokens") f.tokens = ExpectBool(v, where + ".tokens");
           else if (k == "trigrams") f.trigrams = ExpectBool(v, where + ".trigrams");
           else UnknownField(k, " in " + where, "field, tokens, trigrams");
@@ -608,7 +569,7 @@ std::string ParseAliasTarget(std::string_view body) {
   std::string target;
   for (auto [key, value] : root) {
     if (key != "target") UnknownField(key, " in the alias body", "target");
-    target = ExpectString(value, "target");
+    target = JsonString(value, "target");
   }
   if (target.empty()) Bad("the alias body needs a target collection: {\"target\": \"docs_v2\"}");
   return target;
