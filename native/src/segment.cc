@@ -44,7 +44,7 @@ std::vector<std::string> Segment::FileNames(uint64_t id) {
   return out;
 }
 
-std::string_view Segment::Store(std::string_view bytes) {
+std::string_view Segment::CopyToArena(std::string_view bytes) {
   if (bytes.empty()) return {};
   if (bytes.size() > arena_left_) {
     size_t size = std::max(kArenaChunk, bytes.size());
@@ -98,8 +98,8 @@ NamedColumn* Segment::NamedForAppend(const std::string& name) {
 
 uint32_t Segment::Append(const RecordInput& rec, const std::vector<float>& floats) {
   uint32_t row = appended_;
-  ids_[row] = Store(rec.id);
-  attrs_[row] = Store(rec.attrs);
+  ids_[row] = CopyToArena(rec.id);
+  attrs_[row] = CopyToArena(rec.attrs);
   if (rec.vector_offset >= 0) {
     std::memcpy(static_cast<float*>(vectors_.data()) + size_t(row) * dim_, floats.data() + rec.vector_offset,
                 size_t(dim_) * sizeof(float));

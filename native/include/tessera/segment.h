@@ -86,7 +86,7 @@ class Segment {
 
  private:
   Segment(uint64_t id, uint32_t dim, uint32_t capacity, bool sealed);
-  std::string_view Store(std::string_view bytes);
+  std::string_view CopyToArena(std::string_view bytes);
   NamedColumn* NamedForAppend(const std::string& name);
 
   uint64_t id_;
