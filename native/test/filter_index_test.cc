@@ -20,22 +20,14 @@
 #include "tessera/filter.h"
 #include "tessera/filter_index.h"
 #include "tessera/segment.h"
+#include "check.h"
 #include "tessera/value.h"
 
 using namespace tessera;
 
 namespace {
 
-int passed = 0, failed = 0;
-
-void Check(bool ok, const std::string& what) {
-  if (ok) {
-    ++passed;
-  } else {
-    ++failed;
-    if (failed <= 20) std::printf("FAIL %s\n", what.c_str());
-  }
-}
+using test::Check;
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -448,6 +440,5 @@ int main() {
   RegexLowercasesToAscii();
   RandomFilters();
   Measure();
-  std::printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  return test::Report();
 }

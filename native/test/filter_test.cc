@@ -18,22 +18,14 @@
 #include "tessera/fuzzy.h"
 #include "tessera/glob.h"
 #include "tessera/text_match.h"
+#include "check.h"
 #include "tessera/value.h"
 
 using namespace tessera;
 
 namespace {
 
-int passed = 0, failed = 0;
-
-void Check(bool ok, const std::string& what) {
-  if (ok) {
-    ++passed;
-  } else {
-    ++failed;
-    std::printf("FAIL %s\n", what.c_str());
-  }
-}
+using test::Check;
 
 // The record most checks run against.
 std::string Sample() {
@@ -573,6 +565,5 @@ int main() {
   RandomFuzzyAgainstReference();
   RandomGlobAgainstReference();
   ConcurrentUse();
-  std::printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  return test::Report();
 }

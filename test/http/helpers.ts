@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as http from 'node:http';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { prng } from '../core/helpers';
 
 export const CLI = path.resolve(__dirname, '../../lib/cli.js');
 
@@ -109,17 +110,8 @@ export async function call(server: Pick<Server, 'url'>, method: string, path: st
   return { status: res.status, headers: res.headers, text, json };
 }
 
-/** A deterministic PRNG (mulberry32), so a failing fuzz case can be replayed from its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A deterministic PRNG, so a failing fuzz case can be replayed from its seed. */
+export { prng };
 
 /** Random unit vectors, as upsert records `{id, vector}` with ids `${prefix}${i}`. */
 export function unitRecords(n: number, dim: number, rand = prng(1), prefix = 'r'): { id: string; vector: number[] }[] {
