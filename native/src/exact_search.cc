@@ -1,6 +1,7 @@
 #include "tessera/exact_search.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <unordered_map>
@@ -146,6 +147,9 @@ RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vec
   }
 
   std::vector<std::vector<Candidate>> found(plan.tasks.size());
+  // Any full task heap's lowest score bounds the final window from below, so tasks share the
+  // highest such floor and skip rows under it before the filter or attributes are read.
+  std::atomic<float> shared_floor{-INFINITY};
   ctx.pool.ParallelFor(plan.tasks.size(), [&](size_t t) {
     const ScanTask& task = plan.tasks[t];
     const Segment& seg = *task.segment;
@@ -157,13 +161,16 @@ RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vec
     auto consider = [&](uint32_t r, float score) {
       // rank_by only subtracts, so a base score that cannot enter the heap never will; checking
       // the bound before the filter changes no result, only the work.
-      if (!heap.MayAccept(score)) return;
+      if (score < shared_floor.load(std::memory_order_relaxed) || !heap.MayAccept(score)) return;
       std::string_view attrs = seg.row_attrs(r);
       if (!p.filter.empty() && !p.filter.Matches(attrs)) return;
       if (excluding && seg.row_id(r) == exclude->id) return;
       if (p.rank_by) score = float(score - DecayPenalty(*p.rank_by, attrs));
       if (score < min_score) return;
       heap.Offer(Candidate{score, task.scope_index, seg.row_id(r), &seg, r});
+      for (float floor = heap.floor(), seen = shared_floor.load(std::memory_order_relaxed);
+           floor > seen && !shared_floor.compare_exchange_weak(seen, floor, std::memory_order_relaxed);) {
+      }
     };
     if (names.empty() && !plan.narrowed.count(task.segment)) {
       // Contiguous rows of the default vector: score a block at a time with the multi-row kernel.

@@ -1,6 +1,7 @@
 // Ranked candidates and their serialization as the spec's Hit array. Every ranked route shares
 // the (score desc, collection, id) order and the projection rules defined here.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,6 +38,8 @@ class CandidateHeap {
     return heap_.size() < capacity_ || (capacity_ > 0 && score >= heap_.front().score);
   }
   void Offer(const Candidate& c);
+  // The lowest score kept once the heap is full (every later candidate must beat it), else -inf.
+  float floor() const { return capacity_ > 0 && heap_.size() == capacity_ ? heap_.front().score : -INFINITY; }
   std::vector<Candidate> Take() { return std::move(heap_); }
 
  private:
