@@ -61,11 +61,13 @@ void ThreadPool::ParallelFor(size_t tasks, const std::function<void(size_t)>& fn
     }
   };
   size_t helpers = std::min(workers_.size(), tasks - 1);
-  if (helpers > 0) {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (size_t i = 0; i < helpers; ++i) queue_.push_back(run);
+  if (helpers > 0) {  // a single task runs here alone: waking a worker for nothing costs a context switch
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (size_t i = 0; i < helpers; ++i) queue_.push_back(run);
+    }
+    cv_.notify_all();
   }
-  cv_.notify_all();
   run();
   std::unique_lock<std::mutex> lock(shared->mu);
   shared->cv.wait(lock, [&] { return shared->done.load() == tasks; });
