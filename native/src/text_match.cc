@@ -15,35 +15,6 @@ bool IsTokenCodePoint(uint32_t cp) {
   return true;
 }
 
-namespace {
-
-// Classifies the character at s[*pos] and advances past it; ASCII, the common case, skips the
-// UTF-8 decoder.
-inline bool TokenCharAt(std::string_view s, size_t* pos) {
-  uint8_t b = uint8_t(s[*pos]);
-  if (b < 0x80) {
-    ++*pos;
-    return (b >= '0' && b <= '9') || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z');
-  }
-  return IsTokenCodePoint(NextCodePoint(s, pos));
-}
-
-}  // namespace
-
-bool TokenIterator::Next(std::string_view* token) {
-  size_t start;
-  do {
-    if (pos_ == text_.size()) return false;
-    start = pos_;
-  } while (!TokenCharAt(text_, &pos_));
-  size_t end;
-  do {
-    end = pos_;
-  } while (pos_ < text_.size() && TokenCharAt(text_, &pos_));
-  *token = text_.substr(start, end - start);
-  return true;
-}
-
 bool TokenEquals(std::string_view raw, std::string_view folded) {
   if (raw.size() != folded.size()) return false;
   for (size_t i = 0; i < raw.size(); ++i) {

@@ -2,6 +2,7 @@
 // tokens as maximal alphanumeric runs. The filter indexes must tokenize exactly like this so that
 // an index changes speed only, never results.
 #pragma once
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -30,13 +31,45 @@ inline uint32_t NextCodePoint(std::string_view s, size_t* pos) {
 // U+2000-U+2BFF, U+3000-U+303F, U+FE30-U+FE4F and the fullwidth ASCII punctuation in U+FF00-U+FF65).
 bool IsTokenCodePoint(uint32_t cp);
 
-// Yields the tokens of a string as views of its bytes (not yet case folded).
+// ASCII letters and digits: the token characters of the common case, by table.
+inline constexpr std::array<bool, 128> kAsciiTokenChar = [] {
+  std::array<bool, 128> t{};
+  for (int c = '0'; c <= '9'; ++c) t[c] = true;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = true;
+  return t;
+}();
+
+// Yields the tokens of a string as views of its bytes (not yet case folded). Inline, with a
+// table for ASCII, because filters without an index run it over every row.
 class TokenIterator {
  public:
   explicit TokenIterator(std::string_view text) : text_(text) {}
-  bool Next(std::string_view* token);
+  bool Next(std::string_view* token) {
+    const size_t n = text_.size();
+    size_t next = pos_;
+    while (pos_ < n && !TokenCharAt(pos_, &next)) pos_ = next;
+    if (pos_ == n) return false;
+    const size_t start = pos_;
+    pos_ = next;
+    while (pos_ < n && TokenCharAt(pos_, &next)) pos_ = next;
+    *token = text_.substr(start, pos_ - start);
+    return true;
+  }
 
  private:
+  // Whether the character at byte i is a token character; *next is set past it.
+  bool TokenCharAt(size_t i, size_t* next) const {
+    uint8_t b = uint8_t(text_[i]);
+    if (b < 0x80) {
+      *next = i + 1;
+      return kAsciiTokenChar[b];
+    }
+    *next = i;
+    return IsTokenCodePoint(NextCodePoint(text_, next));
+  }
+
+
   std::string_view text_;
   size_t pos_ = 0;
 };
