@@ -72,7 +72,7 @@ async function call<T>(options: CallOptions | undefined, run: (token?: NativeCan
   if (signal?.aborted || cancellation?.cancelled) throw cancelledError();
   if (!signal) {
     try {
-      return await run(cancellation instanceof Cancellation ? cancellation.token : undefined);
+      return await run(cancellation?.token);
     } catch (e) {
       throw toStoreError(e);
     }

@@ -174,6 +174,6 @@ export interface OpenOptions {
 
 export interface CallOptions {
   signal?: AbortSignal;
-  /** A cheaper alternative to `signal` for hot paths: see `Cancellation`. */
-  cancellation?: { readonly cancelled: boolean };
+  /** A cheaper alternative to `signal` for hot paths. */
+  cancellation?: import('./index').Cancellation;
 }
