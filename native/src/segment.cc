@@ -85,7 +85,7 @@ NamedColumn* Segment::NamedForAppend(const std::string& name) {
     if (c == nullptr) break;
     if (c->name == name) return c;
   }
-  if (k == kMaxNamedVectors) throw BadRequest("a segment holds at most 16 named vectors");
+  if (k == kMaxNamedVectors) throw Internal("a segment holds at most 16 named vectors");  // CanAppend prevents it
   auto column = std::make_unique<NamedColumn>();
   column->name = name;
   column->data = Region::Anonymous(size_t(capacity_) * dim_ * sizeof(float));
@@ -94,6 +94,13 @@ NamedColumn* Segment::NamedForAppend(const std::string& name) {
   named_owned_.push_back(std::move(column));
   named_[k].store(raw, std::memory_order_release);
   return raw;
+}
+
+bool Segment::CanAppend(const RecordInput& rec) const {
+  if (sealed_ || appended_ >= capacity_) return false;
+  size_t used = named_owned_.size(), missing = 0;
+  for (const NamedVectorInput& nv : rec.named) missing += named(nv.name) == nullptr ? 1 : 0;
+  return used + missing <= kMaxNamedVectors;
 }
 
 uint32_t Segment::Append(const RecordInput& rec, const std::vector<float>& floats) {

@@ -95,11 +95,10 @@ void StoreState::Validate(const Op& op) const {
       op);
 }
 
-Segment& StoreState::AppendTarget(Collection& c) {
-  if (!c.segments.empty()) {
-    Segment& last = *c.segments.back();
-    if (!last.sealed() && last.appended() < last.capacity()) return last;
-  }
+// The memory segment the record goes to: the last one while it has room for the row and its
+// named vectors, else a new one, so Append can never fail after validation.
+Segment& StoreState::AppendTarget(Collection& c, const RecordInput& rec) {
+  if (!c.segments.empty() && c.segments.back()->CanAppend(rec)) return *c.segments.back();
   uint32_t capacity = kFirstSegmentRows;
   if (!c.segments.empty()) capacity = std::min(kMaxSegmentRows, std::max(kFirstSegmentRows, c.segments.back()->capacity() * 2));
   c.segments.push_back(Segment::NewMemory(next_segment_id_++, dim_, capacity));
@@ -142,7 +141,7 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
               it->second.segment->MarkDeleted(it->second.row, version);
               ++c.dead_rows;
             }
-            Segment& target = AppendTarget(c);
+            Segment& target = AppendTarget(c, rec);
             uint32_t row = target.Append(rec, o.floats);
             c.ids[rec.id] = RowRef{&target, row};
             ++c.rows;

@@ -389,6 +389,22 @@ test('named vectors: re-running vector-names replaces the whole set', async (t) 
   t.deepEqual(await store.upsert('c', { records: [{ id: 'x', vectors: { body: [1, 1] } }] }), { upserted: 1 });
 });
 
+test('named vectors: redeclaring 16 new names after 16 were written starts a fresh segment; the store is not poisoned', async (t) => {
+  const store = await Store.open({ path: tempDir('names'), dimension: 2 });
+  const first = Array.from({ length: 16 }, (_, i) => `n${i}`);
+  const second = Array.from({ length: 16 }, (_, i) => `m${i}`);
+  await store.createCollection('c');
+  await store.setVectorNames('c', first);
+  await store.upsert('c', { records: [{ id: 'old', vectors: Object.fromEntries(first.map((n) => [n, [1, 0]])) }] });
+  await store.setVectorNames('c', second);
+  t.deepEqual(await store.upsert('c', { records: [{ id: 'new', vectors: { m3: [0, 1] } }] }), { upserted: 1 });
+  t.is(store.poisoned(), null);
+  t.deepEqual((await store.search({ query: [0, 1], names: ['m3'] })).map((h) => h.id), ['new']);
+  await store.flush();
+  t.deepEqual((await store.search({ query: [0, 1], names: ['m3'] })).map((h) => h.id), ['new']);
+  t.is((await store.records('c')).length, 2);
+});
+
 test('named vectors: a search naming a vector no collection in scope declares is 400; a wrong-length named vector is 400', async (t) => {
   const store = await Store.open({ inMemory: true, dimension: 2 });
   await store.createCollection('c');

@@ -81,6 +81,11 @@ class Segment {
     filter_index_ = std::move(index);
   }
 
+  // Writer only: whether Append(rec) has a row and a column slot for each of rec's named vectors
+  // (a segment holds at most kMaxNamedVectors distinct names, and redeclaring names can ask for
+  // new ones).
+  bool CanAppend(const RecordInput& rec) const;
+
   // Writer only. The row becomes visible when a snapshot with a larger row count is published.
   uint32_t Append(const RecordInput& rec, const std::vector<float>& floats);
 

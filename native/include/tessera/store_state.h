@@ -72,7 +72,7 @@ class StoreState {
   Collection* Find(const std::string& name);
   const Collection* Find(const std::string& name) const;
   Collection& GetOrCreate(const std::string& name);
-  Segment& AppendTarget(Collection& c);
+  Segment& AppendTarget(Collection& c, const RecordInput& rec);
   void IndexSegment(Collection& c, Segment& segment);
   // Builds the declared filter indexes of a sealed segment (or drops them when none are declared).
   static void BuildFilterIndex(const Collection& c, Segment& segment);
