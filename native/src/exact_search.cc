@@ -42,22 +42,16 @@ void CheckNames(const std::vector<const CollectionState*>& scope, const SearchPa
   }
 }
 
-double Number(const ValueView& v, bool* ok) {
-  *ok = v.tag == ValueTag::kInt || v.tag == ValueTag::kDateTime;
-  return double(v.i);
-}
-
-// rank_by's penalty for one record.
+// rank_by's penalty for one record: a timestamp is a usable Int or DateTime, else `missing` applies.
 double DecayPenalty(const DecayRank& d, std::string_view attrs) {
   double penalty = 0;
   ValueView v;
-  bool ok = false;
-  double factor = d.missing;
-  if (!d.field.empty() && FindAttr(attrs, d.field, &v)) {
-    double t = Number(v, &ok);
-    if (ok) factor = std::pow(d.decay, std::max(0.0, double(d.origin) - t) / d.scale);
+  if (!d.field.empty()) {
+    bool usable = FindAttr(attrs, d.field, &v) && (v.tag == ValueTag::kInt || v.tag == ValueTag::kDateTime);
+    double age = usable ? std::max(0.0, double(d.origin) - double(v.i)) : 0;
+    double factor = usable ? std::pow(d.decay, age / d.scale) : d.missing;
+    penalty += d.lambda * (1 - factor);
   }
-  if (!d.field.empty()) penalty += d.lambda * (1 - factor);
   if (!d.count_field.empty()) {
     double n = 0;
     if (FindAttr(attrs, d.count_field, &v) && v.tag == ValueTag::kInt) n = std::max<double>(0, double(v.i));
