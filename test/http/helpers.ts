@@ -32,7 +32,8 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ c
     let stderr = '';
     proc.stdout.on('data', (d) => (stdout += d));
     proc.stderr.on('data', (d) => (stderr += d));
-    proc.on('exit', (code) => resolve({ code, stdout, stderr }));
+    // 'close', not 'exit': exit can fire before the last stdout/stderr chunks are read.
+    proc.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
@@ -47,7 +48,7 @@ export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = 
   const proc = spawn(process.execPath, [CLI, 'serve', ...defaults, ...args], { env: { ...process.env, ...env } });
   let stderr = '';
   proc.stderr!.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => proc.on('close', (code) => resolve(code)));  // after stdio drained
   const port = await new Promise<number>((resolve, reject) => {
     let stdout = '';
     const timer = setTimeout(() => reject(new Error(`server did not listen within 15s; stderr:\n${stderr}`)), 15_000);
