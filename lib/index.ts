@@ -20,6 +20,11 @@ import type {
   StoredRecord,
   Filter,
   FilterIndexEntry,
+  FtsFieldEntry,
+  HybridSearchRequest,
+  SuggestRequest,
+  SuggestResult,
+  TextSearchRequest,
 } from './types';
 
 export * from './types';
@@ -205,6 +210,15 @@ export class Store {
     return json(await call(o, () => this.core.setFilterIndex(name, body)));
   }
 
+  /**
+   * Declares the collection's full-text fields (a name, or {field, k1?, b?, language?, ascii_folding?,
+   * max_token_len?}), replacing the schema; [] drops it. Stored documents are indexed at once.
+   */
+  async setFtsSchema(name: string, fields: FtsFieldEntry[] | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
+    const body = fields instanceof Uint8Array ? fields : bytes({ fields });
+    return json(await call(o, () => this.core.setFtsSchema(name, body)));
+  }
+
   async aliases(o?: CallOptions): Promise<Record<string, string>> {
     return json(await call(o, () => this.core.aliases()));
   }
@@ -274,6 +288,33 @@ export class Store {
 
   async searchBatchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
     return call(o, (token) => this.core.searchBatch(body, token));
+  }
+
+  /** /text-search: BM25 over declared full-text fields (docs/full-text.md has the formula). */
+  async textSearch(body: TextSearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[]> {
+    return parseExact(await this.textSearchJson(bytes(body), o));
+  }
+
+  async textSearchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
+    return call(o, (token) => this.core.textSearch(body, token));
+  }
+
+  /** /hybrid-search: a vector leg and a BM25 leg fused with reciprocal rank fusion. */
+  async hybridSearch(body: HybridSearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[]> {
+    return parseExact(await this.hybridSearchJson(bytes(body), o));
+  }
+
+  async hybridSearchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
+    return call(o, (token) => this.core.hybridSearch(body, token));
+  }
+
+  /** /suggest: completions of the phrase's final word from a full-text field's vocabulary. */
+  async suggest(body: SuggestRequest | Uint8Array, o?: CallOptions): Promise<SuggestResult> {
+    return json(await this.suggestJson(bytes(body), o));
+  }
+
+  async suggestJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
+    return call(o, (token) => this.core.suggest(body, token));
   }
 
   /** /list: filtered records with score 0, optionally ordered, paged. */

@@ -29,6 +29,7 @@ export interface NativeStore {
   putMeta(name: string, body: Uint8Array): Promise<Buffer>;
   setVectorNames(name: string, body: Uint8Array): Promise<Buffer>;
   setFilterIndex(name: string, body: Uint8Array): Promise<Buffer>;
+  setFtsSchema(name: string, body: Uint8Array): Promise<Buffer>;
   aliases(): Promise<Buffer>;
   putAlias(name: string, body: Uint8Array): Promise<Buffer>;
   dropAlias(name: string): Promise<Buffer>;
@@ -38,6 +39,9 @@ export interface NativeStore {
   search(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
   searchSimilar(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
   searchBatch(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
+  textSearch(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
+  hybridSearch(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
+  suggest(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
   list(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
   aggregate(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
   stats(): Promise<Buffer>;

@@ -32,6 +32,15 @@ export interface Hit {
   id: string;
   score: number;
   attrs: Record<string, Value>;
+  /** Only when `explain` or `highlight` was requested. */
+  annotations?: Annotations;
+}
+
+export interface Annotations {
+  vector?: { rank: number; score: number };
+  text?: { rank: number; score: number };
+  clauses?: { field: string; score: number; expansion?: { matched: number; scored: number } }[];
+  highlights?: { field: string; fragments: { text: string; spans: [number, number][] }[] }[];
 }
 
 /** A predicate: a single-key object naming the variant, its arguments as an array (key first). */
@@ -109,6 +118,62 @@ export interface BatchRequest {
 }
 
 export type BatchResponse = { results: Hit[][] } | { fused: Hit[] };
+
+/** A full-text schema entry: an attribute name, or the attribute with its BM25 and analyzer options. */
+export type FtsFieldEntry =
+  | string
+  | { field: string; k1?: number; b?: number; language?: 'english'; ascii_folding?: boolean; max_token_len?: number };
+
+export interface TextClause {
+  field: string;
+  query: string;
+  prefix?: boolean;
+}
+
+/** The text leg shared by /text-search and /hybrid-search. */
+interface TextLegOptions {
+  field?: string;
+  prefix?: boolean;
+  clauses?: TextClause[];
+  combine?: 'Sum' | 'Max';
+  explain?: boolean;
+  highlight?: { max_fragments?: number; fragment_chars?: number };
+}
+
+export interface TextSearchRequest extends TextLegOptions, Omit<RankedOptions, 'exact'> {
+  query?: string;
+}
+
+export interface HybridSearchRequest extends TextLegOptions {
+  vector: number[] | Float32Array;
+  text?: string;
+  scope?: string[];
+  top_k?: number;
+  offset?: number;
+  filter?: Filter;
+  include_attributes?: string[];
+  exclude_attributes?: string[];
+  limit_per?: { field: string; max: number };
+  diversity?: number;
+  rrf_k?: number;
+  candidates?: number;
+  vector_weight?: number;
+  text_weight?: number;
+}
+
+export interface SuggestRequest {
+  field: string;
+  prefix: string;
+  scope?: string[];
+  filter?: Filter;
+  limit?: number;
+  fuzzy?: boolean;
+}
+
+export interface SuggestResult {
+  suggestions: { term: string; df: number }[];
+  matched: number;
+}
 
 export interface ListRequest {
   scope?: string[];

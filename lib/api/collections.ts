@@ -7,7 +7,7 @@ const COLLECTION = '/collections/{name}';
 const metaBody = mapOf(string, 'an object mapping keys to string values');
 const vectorNamesBody = object({ names: arrayOf(string) });
 
-/** Collections, their metadata, their declared vector names and filter-indexed fields. */
+/** Collections, their metadata, their declared vector names, filter-indexed and full-text fields. */
 export const collectionRoutes = (slot: StoreSlot): Route[] => [
   storeRoute(slot, { method: 'GET', path: '/collections', access: 'read', call: (store, _req, o) => store.collections(o) }),
   storeRoute(slot, { method: 'POST', path: COLLECTION, access: 'write', call: (store, req, o) => store.createCollection(req.param('name'), o) }),
@@ -34,5 +34,12 @@ export const collectionRoutes = (slot: StoreSlot): Route[] => [
     access: 'write',
     body: 'raw',
     call: (store, req, o) => store.setFilterIndex(req.param('name'), req.bytes, o),
+  }),
+  storeRoute(slot, {
+    method: 'POST',
+    path: `${COLLECTION}/fts-schema`,
+    access: 'write',
+    body: 'raw',
+    call: (store, req, o) => store.setFtsSchema(req.param('name'), req.bytes, o),
   }),
 ];

@@ -37,5 +37,8 @@ export function searchRoutes(slot: StoreSlot, { registry, slowQueryMs }: SearchO
     searchRoute('/search', (store, bytes, o) => store.searchJson(bytes, o)),
     searchRoute('/search/similar', (store, bytes, o) => store.searchSimilarJson(bytes, o)),
     searchRoute('/search/batch', (store, bytes, o) => store.searchBatchJson(bytes, o)),
+    searchRoute('/text-search', (store, bytes, o) => store.textSearchJson(bytes, o)),
+    searchRoute('/hybrid-search', (store, bytes, o) => store.hybridSearchJson(bytes, o)),
+    searchRoute('/suggest', (store, bytes, o) => store.suggestJson(bytes, o)),
   ];
 }

@@ -10,26 +10,17 @@
 #include "tessera/hit_writer.h"
 #include "tessera/json_writer.h"
 #include "tessera/kernels.h"
+#include "tessera/ranking.h"
 #include "tessera/scan.h"
 #include "tessera/value.h"
 
 namespace tessera {
 namespace {
 
-// limit_per is exact within this many candidates per page slot; diversity reorders this window.
-constexpr size_t kLimitPerOverfetch = 10;
-constexpr size_t kMaxWindow = 100000;
-constexpr size_t kDiversityWindow = 512;
-
 // The /search/similar source record, excluded from its own results by identity.
 struct Exclusion {
   std::string collection;
   std::string id;
-};
-
-struct RankedSearch {
-  std::vector<const CollectionState*> scope;
-  std::vector<Candidate> ranked;  // best first, post passes applied
 };
 
 void CheckNames(const std::vector<const CollectionState*>& scope, const SearchParams& p) {
@@ -42,90 +33,12 @@ void CheckNames(const std::vector<const CollectionState*>& scope, const SearchPa
   }
 }
 
-// rank_by's penalty for one record: a timestamp is a usable Int or DateTime, else `missing` applies.
-double DecayPenalty(const DecayRank& d, std::string_view attrs) {
-  double penalty = 0;
-  ValueView v;
-  if (!d.field.empty()) {
-    bool usable = FindAttr(attrs, d.field, &v) && (v.tag == ValueTag::kInt || v.tag == ValueTag::kDateTime);
-    double age = usable ? std::max(0.0, double(d.origin) - double(v.i)) : 0;
-    double factor = usable ? std::pow(d.decay, age / d.scale) : d.missing;
-    penalty += d.lambda * (1 - factor);
-  }
-  if (!d.count_field.empty()) {
-    double n = 0;
-    if (FindAttr(attrs, d.count_field, &v) && v.tag == ValueTag::kInt) n = std::max<double>(0, double(v.i));
-    penalty += d.count_lambda * (1 - n / (n + d.count_scale));
-  }
-  return penalty;
-}
-
-// Greedy in rank order: at most max hits per stored value of the field (missing is one group).
-std::vector<Candidate> LimitPer(std::vector<Candidate> ranked, const LimitPer& lp) {
-  std::unordered_map<std::string, uint32_t> seen;
-  std::vector<Candidate> out;
-  for (const Candidate& c : ranked) {
-    ValueView v;
-    std::string key = FindAttr(c.segment->row_attrs(c.row), lp.field, &v) ? ValueKey(v) : std::string();
-    if (++seen[key] <= lp.max) out.push_back(c);
-  }
-  return out;
-}
-
-// Maximal marginal relevance over the first kDiversityWindow candidates: relevance is the score
-// scaled to [0, 1] within the window, redundancy the cosine similarity of stored vectors.
-void Diversify(std::vector<Candidate>& ranked, double lambda, uint32_t dim) {
-  size_t n = std::min(ranked.size(), kDiversityWindow);
-  if (n < 3 || dim == 0) return;
-  const Kernels& k = ActiveKernels();
-  float hi = ranked[0].score, lo = ranked[n - 1].score;
-  std::vector<double> relevance(n), norm(n), max_sim(n, -INFINITY);
-  for (size_t i = 0; i < n; ++i) {
-    relevance[i] = hi > lo ? (ranked[i].score - lo) / double(hi - lo) : 1.0;
-    const Candidate& c = ranked[i];
-    norm[i] = c.segment->has_vector(c.row) ? std::sqrt(k.dot(c.segment->vector(c.row), c.segment->vector(c.row), dim)) : 0;
-  }
-  auto similarity = [&](size_t a, size_t b) -> double {
-    if (norm[a] == 0 || norm[b] == 0) return 0;  // no vector, no redundancy penalty
-    const Candidate &x = ranked[a], &y = ranked[b];
-    return k.dot(x.segment->vector(x.row), y.segment->vector(y.row), dim) / (norm[a] * norm[b]);
-  };
-  std::vector<size_t> order = {0};  // rank 1 never moves
-  std::vector<bool> taken(n, false);
-  taken[0] = true;
-  for (size_t step = 1; step < n; ++step) {
-    size_t last = order.back();
-    size_t best = n;
-    double best_value = -INFINITY;
-    for (size_t i = 0; i < n; ++i) {
-      if (taken[i]) continue;
-      max_sim[i] = std::max(max_sim[i], similarity(i, last));
-      double value = lambda * relevance[i] - (1 - lambda) * max_sim[i];
-      bool tie_wins = best < n && value == best_value &&
-                      (ranked[i].collection != ranked[best].collection ? ranked[i].collection < ranked[best].collection
-                                                                       : ranked[i].id < ranked[best].id);
-      if (value > best_value || tie_wins) {
-        best = i;
-        best_value = value;
-      }
-    }
-    taken[best] = true;
-    order.push_back(best);
-  }
-  std::vector<Candidate> window;
-  for (size_t i : order) window.push_back(ranked[i]);
-  std::copy(window.begin(), window.end(), ranked.begin());
-}
-
 RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vector<std::string>& scope_names,
                   const Exclusion* exclude) {
   RankedSearch result;
   result.scope = ResolveScope(ctx.snap, scope_names);
   CheckNames(result.scope, p);
-  size_t depth = size_t(p.offset) + p.top_k;
-  size_t window = depth;
-  if (p.diversity) window = std::max(window, kDiversityWindow);
-  if (p.limit_per) window = std::min(kMaxWindow, window * kLimitPerOverfetch);
+  size_t window = RankWindow(p);
 
   ScanPlan plan = PlanScan(result.scope, ctx.pool.size(), p.filter);
   const Kernels& k = ActiveKernels();
@@ -207,22 +120,19 @@ RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vec
   for (auto& f : found) result.ranked.insert(result.ranked.end(), f.begin(), f.end());
   std::sort(result.ranked.begin(), result.ranked.end(), RanksBefore);
   if (result.ranked.size() > window) result.ranked.resize(window);
-  if (p.limit_per) result.ranked = LimitPer(std::move(result.ranked), *p.limit_per);
-  if (p.diversity) Diversify(result.ranked, *p.diversity, dim);
+  ApplyRankPasses(result.ranked, p, dim);
   return result;
 }
 
-std::vector<std::string_view> Names(const std::vector<const CollectionState*>& scope) {
-  std::vector<std::string_view> out;
-  for (const CollectionState* c : scope) out.push_back(c->name);
-  return out;
-}
-
 std::string WriteRanked(const RankedSearch& r, const SearchParams& p) {
-  return WriteHits(r.ranked, p.offset, p.top_k, Names(r.scope), p.projection);
+  return WriteHits(r.ranked, p.offset, p.top_k, ScopeNames(r.scope), p.projection);
 }
 
 }  // namespace
+
+RankedSearch RankByVector(const QueryContext& ctx, const SearchParams& params) {
+  return Rank(ctx, params, params.scope, nullptr);
+}
 
 std::string ExactSearch(const QueryContext& ctx, const SearchParams& params) {
   return WriteRanked(Rank(ctx, params, params.scope, nullptr), params);

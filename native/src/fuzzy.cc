@@ -12,7 +12,7 @@ FuzzyMatcher::FuzzyMatcher(std::string_view query, int max_edits) : max_edits_(m
 
 // Row j holds D(j, i) for query prefix i and text prefix j, stored only for the band
 // i = j - k + d, d in [0, 2k]. Cells over budget saturate at k + 1, which all compare alike.
-bool FuzzyMatcher::Matches(std::string_view text) const {
+int FuzzyMatcher::Distance(std::string_view text, bool any_prefix) const {
   const int k = max_edits_;
   const int m = int(query_.size());
   const int width = 2 * k + 1;
@@ -25,6 +25,9 @@ bool FuzzyMatcher::Matches(std::string_view text) const {
     prev[d] = (i >= 0 && i <= m) ? i : over;
   }
   int j = 0;
+  // D(j, m) sits at band offset m - j + k; with any_prefix the best over every j is kept.
+  auto full = [&](const int* row) { int d = m - j + k; return d >= 0 && d < width ? row[d] : over; };
+  int best_prefix = full(prev);
   for (size_t pos = 0; pos < text.size();) {
     uint32_t c = AsciiLower(NextCodePoint(text, &pos));
     ++j;
@@ -45,11 +48,11 @@ bool FuzzyMatcher::Matches(std::string_view text) const {
       cur[d] = v;
       best = std::min(best, v);
     }
-    if (best > k) return false;
+    if (best > k) return any_prefix ? best_prefix : over;
     std::swap(prev, cur);
+    best_prefix = std::min(best_prefix, full(prev));
   }
-  int d = m - j + k;
-  return d >= 0 && d < width && prev[d] <= k;
+  return any_prefix ? best_prefix : full(prev);
 }
 
 }  // namespace tessera

@@ -37,7 +37,8 @@ void WriteAttrs(JsonWriter& w, std::string_view blob, const Projection* projecti
 }
 
 std::string WriteHits(const std::vector<Candidate>& candidates, size_t offset, size_t limit,
-                      const std::vector<std::string_view>& collection_names, const Projection& projection) {
+                      const std::vector<std::string_view>& collection_names, const Projection& projection,
+                      const Annotator& annotate) {
   std::string out = "[";
   JsonWriter w(&out);
   size_t end = std::min(candidates.size(), offset + limit);
@@ -52,6 +53,10 @@ std::string WriteHits(const std::vector<Candidate>& candidates, size_t offset, s
     w.Float(c.score);
     w.Raw(",\"attrs\":");
     WriteAttrs(w, c.segment->row_attrs(c.row), &projection);
+    if (annotate) {
+      w.Raw(",\"annotations\":");
+      annotate(w, c);
+    }
     w.Char('}');
   }
   w.Char(']');

@@ -83,6 +83,22 @@ void WriteManifest(const std::string& dir, const Manifest& m) {
       w.Bool(c.filter_index[j].trigrams);
       w.Char('}');
     }
+    w.Raw("],\"fts\":[");
+    for (size_t j = 0; j < c.fts.size(); ++j) {
+      const FtsField& f = c.fts[j];
+      if (j) w.Char(',');
+      w.Raw("{\"field\":");
+      w.String(f.field);
+      w.Raw(",\"k1\":");
+      w.Double(f.k1);
+      w.Raw(",\"b\":");
+      w.Double(f.b);
+      w.Raw(",\"ascii_folding\":");
+      w.Bool(f.ascii_folding);
+      w.Raw(",\"max_token_len\":");
+      w.UInt(f.max_token_len);
+      w.Char('}');
+    }
     w.Raw("],\"segments\":[");
     for (size_t j = 0; j < c.segments.size(); ++j) {
       if (j) w.Char(',');
@@ -121,6 +137,11 @@ std::optional<Manifest> ReadManifest(const std::string& dir) {
       if (c["filter_index"].get(declared) == simdjson::SUCCESS)
         for (simdjson::dom::element f : declared)
           mc.filter_index.push_back({std::string(f["field"].get_string().value()), f["tokens"].get_bool(), f["trigrams"].get_bool()});
+      simdjson::dom::array fts;
+      if (c["fts"].get(fts) == simdjson::SUCCESS)
+        for (simdjson::dom::element f : fts)
+          mc.fts.push_back({std::string(f["field"].get_string().value()), f["k1"].get_double(), f["b"].get_double(),
+                            f["ascii_folding"].get_bool(), uint32_t(f["max_token_len"].get_uint64().value())});
       for (simdjson::dom::element s : c["segments"].get_array()) {
         ManifestSegment ms;
         ms.id = s["id"].get_uint64();

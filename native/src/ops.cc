@@ -16,6 +16,7 @@ enum class OpTag : uint8_t {
   kUpsert,
   kDelete,
   kSetFilterIndex,
+  kSetFtsSchema,
 };
 
 void PutStrings(std::string* out, const std::vector<std::string>& items) {
@@ -100,6 +101,18 @@ struct Encoder {
       PutFixed<uint8_t>(out, uint8_t((f.tokens ? 1 : 0) | (f.trigrams ? 2 : 0)));
     }
   }
+  void operator()(const SetFtsSchemaOp& op) {
+    PutFixed(out, OpTag::kSetFtsSchema);
+    PutBytes(out, op.name);
+    PutFixed<uint32_t>(out, uint32_t(op.fields.size()));
+    for (const FtsField& f : op.fields) {
+      PutBytes(out, f.field);
+      PutFixed(out, f.k1);
+      PutFixed(out, f.b);
+      PutFixed<uint8_t>(out, f.ascii_folding ? 1 : 0);
+      PutFixed(out, f.max_token_len);
+    }
+  }
   void operator()(const DeleteOp& op) {
     PutFixed(out, OpTag::kDelete);
     PutBytes(out, op.collection);
@@ -165,6 +178,18 @@ Op DecodeOp(std::string_view bytes, uint32_t dim) {
         uint8_t flags = r.Fixed<uint8_t>();
         f.tokens = flags & 1;
         f.trigrams = flags & 2;
+      }
+      return op;
+    }
+    case OpTag::kSetFtsSchema: {
+      SetFtsSchemaOp op{std::string(r.Bytes()), {}};
+      op.fields.resize(r.Fixed<uint32_t>());
+      for (FtsField& f : op.fields) {
+        f.field = std::string(r.Bytes());
+        f.k1 = r.Fixed<double>();
+        f.b = r.Fixed<double>();
+        f.ascii_folding = r.Fixed<uint8_t>() != 0;
+        f.max_token_len = r.Fixed<uint32_t>();
       }
       return op;
     }

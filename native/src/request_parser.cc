@@ -221,7 +221,25 @@ DeleteRequest ParseDelete(std::string_view body) {
 
 namespace {
 
-enum class SearchKind { kSearch, kSimilar, kBatchLeg };
+enum class SearchKind { kSearch, kSimilar, kBatchLeg, kText, kHybrid };
+
+const char* AllowedFields(SearchKind kind) {
+  switch (kind) {
+    case SearchKind::kSimilar:
+      return "collection, id, scope, top_k, offset, min_score, exact, filter, include_attributes, exclude_attributes, "
+             "limit_per, diversity, rank_by, plan";
+    case SearchKind::kText:
+      return "field, query, prefix, clauses, combine, explain, highlight, scope, top_k, offset, min_score, filter, "
+             "include_attributes, exclude_attributes, limit_per, diversity, rank_by";
+    case SearchKind::kHybrid:
+      return "vector, field, text, prefix, clauses, combine, explain, highlight, scope, top_k, offset, filter, "
+             "include_attributes, exclude_attributes, limit_per, diversity, rrf_k, candidates, vector_weight, "
+             "text_weight, plan";
+    default:
+      return "query, scope, top_k, offset, min_score, exact, filter, include_attributes, exclude_attributes, "
+             "limit_per, diversity, rank_by, names, name_weights, pool, plan";
+  }
+}
 
 double ExpectFinite(element e, const std::string& field) {
   double v = ExpectNumber(e, field);
@@ -298,7 +316,16 @@ DecayRank ReadRankBy(element e, const std::string& field) {
 void ReadSearchField(std::string_view key, element value, SearchParams& p, SearchKind kind, const std::string& prefix,
                      uint32_t dim, Metric metric, bool* has_query) {
   std::string f = prefix + std::string(key);
-  bool vector_fields = kind != SearchKind::kSimilar;
+  bool vector_fields = kind == SearchKind::kSearch || kind == SearchKind::kBatchLeg;
+  bool ranked_fields = kind != SearchKind::kHybrid;  // min_score, rank_by, exact
+  bool plan_field = kind != SearchKind::kText;
+  auto unknown = [&] {
+    UnknownField(key, prefix.empty() ? std::string(" in the request body") : " in " + prefix.substr(0, prefix.size() - 1),
+                 AllowedFields(kind));
+  };
+  if ((key == "min_score" || key == "rank_by" || key == "exact") && !ranked_fields) unknown();
+  if (key == "plan" && !plan_field) unknown();
+  if (key == "exact" && kind == SearchKind::kText) unknown();
   if (key == "query" && vector_fields) {
     if (dim == 0) Bad(f + ": this store has dimension 0 (keyword-only); vector search is not possible");
     std::vector<float> floats;
@@ -348,12 +375,7 @@ void ReadSearchField(std::string_view key, element value, SearchParams& p, Searc
   } else if (key == "rerank" || key == "expand") {
     Bad(f + " is not available in this version of the store");
   } else {
-    UnknownField(key, prefix.empty() ? std::string(" in the search body") : " in " + prefix.substr(0, prefix.size() - 1),
-                 kind == SearchKind::kSimilar
-                     ? "collection, id, scope, top_k, offset, min_score, exact, filter, include_attributes, exclude_attributes, "
-                       "limit_per, diversity, rank_by, plan"
-                     : "query, scope, top_k, offset, min_score, exact, filter, include_attributes, exclude_attributes, "
-                       "limit_per, diversity, rank_by, names, name_weights, pool, plan");
+    unknown();
   }
 }
 
@@ -444,6 +466,226 @@ BatchParams ParseBatch(std::string_view body, uint32_t dim, Metric metric) {
     Bad("fuse.weights must be empty or hold exactly one weight per query (" + std::to_string(b.queries.size()) + "), got " +
         std::to_string(b.fuse->weights.size()));
   return b;
+}
+
+namespace {
+
+// The text leg as the request spells it: field + query (+ prefix), or clauses.
+struct TextSpelling {
+  std::optional<std::string> field, query;
+  bool prefix = false;
+  bool has_clauses = false;
+};
+
+HighlightParams ReadHighlight(element e, const std::string& field) {
+  HighlightParams h;
+  for (auto [k, v] : ExpectObject(e, field)) {
+    std::string f = field + "." + std::string(k);
+    if (k == "max_fragments") {
+      h.max_fragments = ExpectCount(v, f, 100);
+      if (h.max_fragments < 1) Bad(f + " must be at least 1");
+    } else if (k == "fragment_chars") {
+      h.fragment_chars = ExpectCount(v, f, 10000);
+      if (h.fragment_chars < 1) Bad(f + " must be at least 1");
+    } else {
+      UnknownField(k, " in " + field, "max_fragments, fragment_chars");
+    }
+  }
+  return h;
+}
+
+std::vector<TextClause> ReadClauses(element e) {
+  auto items = ExpectArray(e, "clauses");
+  if (items.size() == 0) Bad("clauses must not be empty: send at least one {\"field\", \"query\"}, or use field + query");
+  std::vector<TextClause> clauses;
+  size_t i = 0;
+  for (element item : items) {
+    std::string where = "clauses[" + std::to_string(i++) + "]";
+    TextClause c;
+    bool has_field = false, has_query = false;
+    for (auto [k, v] : ExpectObject(item, where)) {
+      if (k == "field") {
+        c.field = JsonString(v, where + ".field");
+        has_field = true;
+      } else if (k == "query") {
+        c.query = JsonString(v, where + ".query");
+        has_query = true;
+      } else if (k == "prefix") {
+        c.prefix = ExpectBool(v, where + ".prefix");
+      } else {
+        UnknownField(k, " in " + where, "field, query, prefix");
+      }
+    }
+    if (!has_field || c.field.empty()) Bad(where + ".field is required: a full-text field name");
+    if (!has_query) Bad(where + ".query is required: the text to search for");
+    clauses.push_back(std::move(c));
+  }
+  return clauses;
+}
+
+// Consumes a key of the text leg (query_key names the single-spelling text: "query" or "text");
+// false when key is not one of them.
+bool ReadTextField(std::string_view key, element v, const char* query_key, TextQuery& q, TextSpelling& s) {
+  std::string f(key);
+  if (key == "field") {
+    s.field = JsonString(v, f);
+  } else if (key == query_key) {
+    s.query = JsonString(v, f);
+  } else if (key == "prefix") {
+    s.prefix = ExpectBool(v, f);
+  } else if (key == "clauses") {
+    q.clauses = ReadClauses(v);
+    s.has_clauses = true;
+  } else if (key == "combine") {
+    std::string combine = JsonString(v, f);
+    if (combine == "Sum") q.combine = Combine::kSum;
+    else if (combine == "Max") q.combine = Combine::kMax;
+    else Bad("combine must be \"Sum\" or \"Max\", got \"" + combine + "\"");
+  } else if (key == "explain") {
+    q.explain = ExpectBool(v, f);
+  } else if (key == "highlight") {
+    if (v.type() != element_type::NULL_VALUE) q.highlight = ReadHighlight(v, f);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void FinishText(TextQuery& q, const TextSpelling& s, const std::string& query_key) {
+  if (s.has_clauses) {
+    if (s.field || s.query) Bad("field + " + query_key + " cannot be sent together with clauses; use one spelling");
+    return;
+  }
+  if (!s.field || s.field->empty() || !s.query)
+    Bad("field and " + query_key + " are required (or clauses: [{\"field\", \"query\", \"prefix\"?}, ...])");
+  q.clauses = {TextClause{*s.field, *s.query, s.prefix}};
+}
+
+}  // namespace
+
+TextSearchParams ParseTextSearch(std::string_view body) {
+  simdjson::padded_string copy;
+  TextSearchParams p;
+  TextSpelling spelling;
+  bool unused = false;
+  for (auto [key, value] : ExpectObject(ParseBody(body, copy), "request body"))
+    if (!ReadTextField(key, value, "query", p.text, spelling))
+      ReadSearchField(key, value, p.search, SearchKind::kText, "", 0, Metric::kCosine, &unused);
+  FinishText(p.text, spelling, "query");
+  CheckSearch(p.search, "");
+  return p;
+}
+
+HybridParams ParseHybridSearch(std::string_view body, uint32_t dim, Metric metric) {
+  simdjson::padded_string copy;
+  HybridParams p;
+  TextSpelling spelling;
+  bool has_vector = false, unused = false;
+  for (auto [key, value] : ExpectObject(ParseBody(body, copy), "request body")) {
+    std::string f(key);
+    if (ReadTextField(key, value, "text", p.text, spelling)) continue;
+    if (key == "vector") {
+      if (dim == 0) Bad("vector: this store has dimension 0 (keyword-only); the vector leg of a hybrid search is not possible");
+      ReadVector(value, f, dim, metric, &p.search.query);
+      has_vector = true;
+    } else if (key == "rrf_k") {
+      p.rrf_k = ExpectFinite(value, f);
+      if (p.rrf_k < 0) Bad("rrf_k must not be negative");
+    } else if (key == "candidates") {
+      p.candidates = ExpectCount(value, f, kMaxRankDepth);
+      if (p.candidates < 1) Bad("candidates must be at least 1");
+    } else if (key == "vector_weight" || key == "text_weight") {
+      double w = ExpectNumber(value, f);
+      if (!std::isfinite(w) || w < 0) Bad(f + " must be a finite number >= 0 (1.0 = unweighted)");
+      (key == "vector_weight" ? p.vector_weight : p.text_weight) = w;
+    } else {
+      ReadSearchField(key, value, p.search, SearchKind::kHybrid, "", dim, metric, &unused);
+    }
+  }
+  if (!has_vector) {
+    if (dim == 0) Bad("vector: this store has dimension 0 (keyword-only); the vector leg of a hybrid search is not possible");
+    Bad("vector is required: an array of " + std::to_string(dim) + " numbers");
+  }
+  FinishText(p.text, spelling, "text");
+  CheckSearch(p.search, "");
+  return p;
+}
+
+SuggestParams ParseSuggest(std::string_view body) {
+  simdjson::padded_string copy;
+  SuggestParams p;
+  bool has_field = false, has_prefix = false;
+  for (auto [key, value] : ExpectObject(ParseBody(body, copy), "request body")) {
+    std::string f(key);
+    if (key == "field") {
+      p.field = JsonString(value, f);
+      has_field = true;
+    } else if (key == "prefix") {
+      p.prefix = JsonString(value, f);
+      has_prefix = true;
+    } else if (key == "scope") {
+      p.scope = ExpectStrings(value, f);
+    } else if (key == "filter") {
+      p.filter = ReadFilter(value, f);
+    } else if (key == "limit") {
+      p.limit = ExpectCount(value, f, kMaxRankDepth);
+    } else if (key == "fuzzy") {
+      p.fuzzy = ExpectBool(value, f);
+    } else {
+      UnknownField(key, " in the suggest body", "field, prefix, scope, filter, limit, fuzzy");
+    }
+  }
+  if (!has_field || p.field.empty()) Bad("field is required: the full-text field to complete from");
+  if (!has_prefix) Bad("prefix is required: the phrase typed so far");
+  return p;
+}
+
+std::vector<FtsField> ParseFtsSchema(std::string_view body) {
+  simdjson::padded_string copy;
+  std::vector<FtsField> fields;
+  bool seen = false;
+  for (auto [key, value] : ExpectObject(ParseBody(body, copy), "request body")) {
+    if (key != "fields") UnknownField(key, " in the fts-schema body", "fields");
+    seen = true;
+    size_t i = 0;
+    for (element entry : ExpectArray(value, "fields")) {
+      std::string where = "fields[" + std::to_string(i++) + "]";
+      FtsField f;
+      if (entry.type() == element_type::STRING) {
+        f.field = JsonString(entry, where);
+      } else {
+        for (auto [k, v] : ExpectObject(entry, where)) {
+          std::string fk = where + "." + std::string(k);
+          if (k == "field") {
+            f.field = JsonString(v, fk);
+          } else if (k == "k1") {
+            f.k1 = ExpectFinite(v, fk);
+            if (f.k1 < 0) Bad(fk + " must be a finite number >= 0 (default 1.2)");
+          } else if (k == "b") {
+            f.b = ExpectFinite(v, fk);
+            if (f.b < 0 || f.b > 1) Bad(fk + " must be between 0 and 1 (0 no length normalization, 1 full; default 0.75)");
+          } else if (k == "language") {
+            std::string language = JsonString(v, fk);
+            if (language != "english") Bad(fk + ": only \"english\" exists, got \"" + language + "\"");
+          } else if (k == "ascii_folding") {
+            f.ascii_folding = ExpectBool(v, fk);
+          } else if (k == "max_token_len") {
+            if (v.type() == element_type::NULL_VALUE) continue;
+            f.max_token_len = ExpectCount(v, fk, UINT32_MAX);
+            if (f.max_token_len < 1) Bad(fk + " must be at least 1 (or omitted for no limit)");
+          } else {
+            UnknownField(k, " in " + where, "field, k1, b, language, ascii_folding, max_token_len");
+          }
+        }
+      }
+      if (f.field.empty()) Bad(where + " needs a field name: \"title\" or {\"field\": \"title\"}");
+      for (const FtsField& other : fields)
+        if (other.field == f.field) Bad(where + " declares '" + f.field + "' twice");
+      fields.push_back(f);
+    }
+  }
+  if (!seen) Bad("the fts-schema body needs fields: {\"fields\": [\"title\", {\"field\": \"body\", \"k1\": 1.2, \"b\": 0.75}]} ([] drops the schema)");
+  return fields;
 }
 
 ListParams ParseList(std::string_view body) {

@@ -152,6 +152,7 @@ void Segment::PersistDeletions(const std::string& path, uint32_t rows, uint64_t 
 
 void Segment::CopyDeletionsFrom(const Segment& other, uint32_t rows) {
   for (uint32_t r = 0; r < rows; ++r) deleted_at_[r].store(other.deleted_at_[r].load(std::memory_order_acquire));
+  deleted_rows_ = other.deleted_rows_;
 }
 
 std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id, uint32_t dim, bool mmap,
@@ -199,7 +200,10 @@ std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id
     std::string bitmap = ReadWholeFile(dir + "/" + del_file);
     if (bitmap.size() != (rows + 7) / 8) throw Internal("corrupt deletion bitmap " + del_file);
     for (uint32_t row = 0; row < rows; ++row)
-      if (bitmap[row / 8] & (1 << (row % 8))) s->deleted_at_[row].store(0);
+      if (bitmap[row / 8] & (1 << (row % 8))) {
+        s->deleted_at_[row].store(0);
+        ++s->deleted_rows_;
+      }
   }
   s->appended_ = rows;
   return s;

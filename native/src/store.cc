@@ -14,6 +14,7 @@
 #include "byte_io.h"
 #include "tessera/error.h"
 #include "tessera/exact_search.h"
+#include "tessera/text_search.h"
 #include "tessera/file_util.h"
 #include "tessera/json_writer.h"
 #include "tessera/kernels.h"
@@ -150,7 +151,7 @@ void Store::Recover() {
   if (manifest) {
     version_ = manifest->commit_version;
     for (const ManifestCollection& c : manifest->collections) {
-      state_->AddCollection(c.name, c.meta, c.vector_names, c.filter_index);
+      state_->AddCollection(c.name, c.meta, c.vector_names, c.filter_index, c.fts);
       for (const ManifestSegment& ms : c.segments)
         state_->AdoptSealedSegment(c.name, Segment::OpenSealed(dir, ms.id, dim_, options_.mmap, ms.deletions));
     }
@@ -282,7 +283,7 @@ void Store::Checkpoint() {
   std::map<std::string, size_t> index;
   for (const auto& [name, info] : state_->Catalog()) {
     index[name] = m.collections.size();
-    m.collections.push_back({name, *info.meta, *info.vector_names, *info.filter_index, {}});
+    m.collections.push_back({name, *info.meta, *info.vector_names, *info.filter_index, *info.fts, {}});
   }
   std::set<std::string> keep = {"HEADER", "MANIFEST", "LOCK", "wal.log"};
   for (StoreState::SegmentSlot slot : state_->AllSegments()) {
@@ -375,6 +376,12 @@ std::string Store::SetFilterIndex(const std::string& name, std::string_view body
   return "{\"ok\":true}";
 }
 
+std::string Store::SetFtsSchema(const std::string& name, std::string_view body) {
+  CheckWritable();
+  Write(SetFtsSchemaOp{name, ParseFtsSchema(body)});
+  return "{\"ok\":true}";
+}
+
 std::string Store::Aliases() {
   SnapshotPtr snap = Current();
   std::string out;
@@ -454,6 +461,24 @@ std::string Store::SearchBatch(std::string_view body, const CancelToken& cancel)
   BatchParams params = ParseBatch(body, dim_, metric_);
   SnapshotPtr snap = Current();
   return BatchSearch(QueryContext{*snap, metric_, *pool_, cancel}, params);
+}
+
+std::string Store::TextSearch(std::string_view body, const CancelToken& cancel) {
+  TextSearchParams params = ParseTextSearch(body);
+  SnapshotPtr snap = Current();
+  return tessera::TextSearch(QueryContext{*snap, metric_, *pool_, cancel}, params);
+}
+
+std::string Store::HybridSearch(std::string_view body, const CancelToken& cancel) {
+  HybridParams params = ParseHybridSearch(body, dim_, metric_);
+  SnapshotPtr snap = Current();
+  return tessera::HybridSearch(QueryContext{*snap, metric_, *pool_, cancel}, params);
+}
+
+std::string Store::Suggest(std::string_view body, const CancelToken& cancel) {
+  SuggestParams params = ParseSuggest(body);
+  SnapshotPtr snap = Current();
+  return tessera::Suggest(QueryContext{*snap, metric_, *pool_, cancel}, params);
 }
 
 std::string Store::List(std::string_view body, const CancelToken& cancel) {

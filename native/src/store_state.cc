@@ -67,6 +67,9 @@ void StoreState::Validate(const Op& op) const {
         } else if constexpr (std::is_same_v<T, SetFilterIndexOp>) {
           if (aliases_.count(o.name)) throw BadRequest("'" + o.name + "' is an alias; filter-index takes a concrete collection name");
           must_exist(o.name);
+        } else if constexpr (std::is_same_v<T, SetFtsSchemaOp>) {
+          if (aliases_.count(o.name)) throw BadRequest("'" + o.name + "' is an alias; fts-schema takes a concrete collection name");
+          must_exist(o.name);
         } else if constexpr (std::is_same_v<T, PutMetaOp> || std::is_same_v<T, SetVectorNamesOp>) {
           must_exist(o.name);
         } else if constexpr (std::is_same_v<T, PutAliasOp>) {
@@ -129,6 +132,11 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
           for (const SegmentPtr& s : c.segments)
             if (s->sealed()) BuildFilterIndex(c, *s);
           Touch(c);
+        } else if constexpr (std::is_same_v<T, SetFtsSchemaOp>) {
+          Collection& c = *Find(o.name);
+          c.fts = o.fields;
+          c.text.clear();  // Freeze() indexes every stored row under the new schema
+          Touch(c);
         } else if constexpr (std::is_same_v<T, PutAliasOp>) {
           aliases_[o.name] = o.target;
         } else if constexpr (std::is_same_v<T, DropAliasOp>) {
@@ -176,7 +184,9 @@ SnapshotPtr StoreState::Freeze(uint64_t version) {
       state->meta = c->meta;
       state->vector_names = c->vector_names;
       state->filter_index = c->filter_index;
-      for (const SegmentPtr& s : c->segments) state->segments.push_back({s, s->appended()});
+      state->fts = c->fts;
+      for (const SegmentPtr& s : c->segments)
+        state->segments.push_back({s, s->appended(), s->deleted_rows(), CatchUpText(*c, *s)});
       state->rows = c->rows;
       state->dead_rows = c->dead_rows;
       state->live_rows = c->ids.size();
@@ -188,11 +198,20 @@ SnapshotPtr StoreState::Freeze(uint64_t version) {
 }
 
 void StoreState::AddCollection(const std::string& name, std::map<std::string, std::string> meta,
-                               std::vector<std::string> vector_names, std::vector<FilterIndexField> filter_index) {
+                               std::vector<std::string> vector_names, std::vector<FilterIndexField> filter_index,
+                               std::vector<FtsField> fts) {
   Collection& c = GetOrCreate(name);
   c.meta = std::move(meta);
   c.vector_names = std::move(vector_names);
   c.filter_index = std::move(filter_index);
+  c.fts = std::move(fts);
+}
+
+SegmentTextPtr StoreState::CatchUpText(Collection& c, const Segment& segment) {
+  if (c.fts.empty()) return nullptr;
+  SegmentTextPtr& text = c.text[&segment];
+  if (!text || text->rows() < segment.appended()) text = SegmentText::Extend(text, segment, segment.appended(), c.fts);
+  return text;
 }
 
 void StoreState::BuildFilterIndex(const Collection& c, Segment& segment) {
@@ -226,6 +245,12 @@ std::vector<StoreState::SegmentSlot> StoreState::AllSegments() const {
 void StoreState::ReplaceSegment(const std::string& collection, const SegmentPtr& old_segment, SegmentPtr sealed) {
   Collection& c = *Find(collection);
   std::replace(c.segments.begin(), c.segments.end(), old_segment, sealed);
+  // The sealed segment holds the same rows, so its postings carry over.
+  auto text = c.text.find(old_segment.get());
+  if (text != c.text.end()) {
+    c.text[sealed.get()] = std::move(text->second);
+    c.text.erase(old_segment.get());
+  }
   IndexSegment(c, *sealed);
   BuildFilterIndex(c, *sealed);
   Touch(c);
@@ -241,7 +266,7 @@ uint64_t StoreState::memory_rows() const {
 
 std::map<std::string, StoreState::CollectionInfo> StoreState::Catalog() const {
   std::map<std::string, CollectionInfo> out;
-  for (const auto& [name, c] : collections_) out[name] = CollectionInfo{&c->meta, &c->vector_names, &c->filter_index};
+  for (const auto& [name, c] : collections_) out[name] = CollectionInfo{&c->meta, &c->vector_names, &c->filter_index, &c->fts};
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tessera/cancel.h"
+#include "tessera/hit_writer.h"
 #include "tessera/metric.h"
 #include "tessera/request_parser.h"
 #include "tessera/snapshot.h"
@@ -18,6 +19,14 @@ struct QueryContext {
   ThreadPool& pool;
   const CancelToken& cancel;
 };
+
+struct RankedSearch {
+  std::vector<const CollectionState*> scope;
+  std::vector<Candidate> ranked;  // best first, limit_per and diversity applied
+};
+
+// The ranking /search computes before its page is cut (hybrid search's vector leg).
+RankedSearch RankByVector(const QueryContext& ctx, const SearchParams& params);
 
 // Each returns JSON bytes: the hit array (batch: {"results": [...]} or {"fused": [...]}).
 std::string ExactSearch(const QueryContext& ctx, const SearchParams& params);

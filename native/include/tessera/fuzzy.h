@@ -15,9 +15,13 @@ class FuzzyMatcher {
 
   // Only the diagonal band |i - j| <= max_edits can stay within budget, so each text character
   // costs O(max_edits), nothing is allocated, and the scan stops once every cell is over budget.
-  bool Matches(std::string_view text) const;
+  bool Matches(std::string_view text) const { return Distance(text, false) <= max_edits_; }
+  // The fewest edits turning the query into some prefix of text (max_edits + 1 when over budget).
+  int PrefixDistance(std::string_view text) const { return Distance(text, true); }
 
  private:
+  int Distance(std::string_view text, bool any_prefix) const;
+
   std::vector<uint32_t> query_;  // folded code points
   int max_edits_;
 };

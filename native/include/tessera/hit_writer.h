@@ -3,6 +3,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,9 +48,16 @@ class CandidateHeap {
   std::vector<Candidate> heap_;  // max-heap on "ranks later", so the worst kept is at the front
 };
 
-// Writes candidates [offset, offset + limit), already in order, as a JSON hit array.
+class JsonWriter;
+
+// Writes one hit's annotations object (explain, highlight).
+using Annotator = std::function<void(JsonWriter& w, const Candidate& c)>;
+
+// Writes candidates [offset, offset + limit), already in order, as a JSON hit array; with an
+// annotator each hit carries "annotations".
 std::string WriteHits(const std::vector<Candidate>& candidates, size_t offset, size_t limit,
-                      const std::vector<std::string_view>& collection_names, const Projection& projection);
+                      const std::vector<std::string_view>& collection_names, const Projection& projection,
+                      const Annotator& annotate = nullptr);
 
 // Writes an attribute blob as a JSON object, keeping only projected keys.
 void WriteAttrs(class JsonWriter& w, std::string_view blob, const Projection* projection);

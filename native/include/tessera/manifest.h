@@ -35,6 +35,7 @@ struct ManifestCollection {
   std::map<std::string, std::string> meta;
   std::vector<std::string> vector_names;
   std::vector<FilterIndexField> filter_index;
+  std::vector<FtsField> fts;
   std::vector<ManifestSegment> segments;
 };
 

@@ -29,11 +29,21 @@ struct FilterIndexField {
   bool trigrams = true;  // serves Fuzzy and Regex
 };
 
+// One field of a collection's full-text schema (spec: FtsField).
+struct FtsField {
+  std::string field;
+  double k1 = 1.2;
+  double b = 0.75;
+  bool ascii_folding = false;
+  uint32_t max_token_len = 0;  // 0 = no limit
+};
+
 struct CreateCollectionOp { std::string name; };
 struct DropCollectionOp { std::string name; };
 struct PutMetaOp { std::string name; std::map<std::string, std::string> meta; };
 struct SetVectorNamesOp { std::string name; std::vector<std::string> names; };
 struct SetFilterIndexOp { std::string name; std::vector<FilterIndexField> fields; };
+struct SetFtsSchemaOp { std::string name; std::vector<FtsField> fields; };
 struct PutAliasOp { std::string name; std::string target; };
 struct DropAliasOp { std::string name; };
 struct UpsertOp {
@@ -44,7 +54,7 @@ struct UpsertOp {
 struct DeleteOp { std::string collection; std::vector<std::string> ids; };
 
 using Op = std::variant<CreateCollectionOp, DropCollectionOp, PutMetaOp, SetVectorNamesOp, PutAliasOp,
-                        DropAliasOp, UpsertOp, DeleteOp, SetFilterIndexOp>;
+                        DropAliasOp, UpsertOp, DeleteOp, SetFilterIndexOp, SetFtsSchemaOp>;
 
 std::string EncodeOp(const Op& op, uint32_t dim);
 // Throws Error(500) when the bytes are not a well-formed op (a CRC-valid record never is).

@@ -67,7 +67,13 @@ class Segment {
     return deleted_at_[r].load(std::memory_order_acquire) > version;
   }
   bool deleted(uint32_t r) const { return deleted_at_[r].load(std::memory_order_acquire) != kNeverDeleted; }
-  void MarkDeleted(uint32_t r, uint64_t version) { deleted_at_[r].store(version, std::memory_order_release); }
+  // Writer only, on a live row.
+  void MarkDeleted(uint32_t r, uint64_t version) {
+    deleted_at_[r].store(version, std::memory_order_release);
+    ++deleted_rows_;
+  }
+  // Rows deleted so far (writer-side; snapshots copy it).
+  uint32_t deleted_rows() const { return deleted_rows_; }
   // Carries deletion stamps over from the memory segment this sealed one was written from.
   void CopyDeletionsFrom(const Segment& other, uint32_t rows);
 
@@ -99,6 +105,7 @@ class Segment {
   uint32_t capacity_;
   bool sealed_;
   uint32_t appended_ = 0;
+  uint32_t deleted_rows_ = 0;
 
   Region vectors_;
   std::unique_ptr<uint8_t[]> has_vector_;

@@ -8,12 +8,15 @@
 #include <vector>
 
 #include "tessera/segment.h"
+#include "tessera/text_index.h"
 
 namespace tessera {
 
 struct SegmentRef {
   SegmentPtr segment;
-  uint32_t rows;  // rows of the segment this snapshot sees
+  uint32_t rows;          // rows of the segment this snapshot sees
+  uint32_t deleted_rows;  // of those, how many are deleted at this snapshot's version
+  SegmentTextPtr text;    // full-text postings of exactly those rows; null without a schema
 };
 
 struct CollectionState {
@@ -21,6 +24,7 @@ struct CollectionState {
   std::map<std::string, std::string> meta;
   std::vector<std::string> vector_names;
   std::vector<FilterIndexField> filter_index;
+  std::vector<FtsField> fts;
   std::vector<SegmentRef> segments;
   uint64_t rows = 0;       // every row slot, superseded ones included
   uint64_t dead_rows = 0;  // superseded or deleted rows, reclaimable by compaction

@@ -52,6 +52,7 @@ class Store {
   std::string PutMeta(const std::string& name, std::string_view body);
   std::string SetVectorNames(const std::string& name, std::string_view body);
   std::string SetFilterIndex(const std::string& name, std::string_view body);
+  std::string SetFtsSchema(const std::string& name, std::string_view body);
   std::string Aliases();
   std::string PutAlias(const std::string& name, std::string_view body);
   std::string DropAlias(const std::string& name);
@@ -61,6 +62,9 @@ class Store {
   std::string Search(std::string_view body, const CancelToken& cancel);
   std::string SearchSimilar(std::string_view body, const CancelToken& cancel);
   std::string SearchBatch(std::string_view body, const CancelToken& cancel);
+  std::string TextSearch(std::string_view body, const CancelToken& cancel);
+  std::string HybridSearch(std::string_view body, const CancelToken& cancel);
+  std::string Suggest(std::string_view body, const CancelToken& cancel);
   std::string List(std::string_view body, const CancelToken& cancel);
   std::string Aggregate(std::string_view body, const CancelToken& cancel);
   std::string Stats();

@@ -31,7 +31,8 @@ class StoreState {
 
   // Recovery: adopts a sealed segment written by an earlier checkpoint.
   void AddCollection(const std::string& name, std::map<std::string, std::string> meta,
-                     std::vector<std::string> vector_names, std::vector<FilterIndexField> filter_index);
+                     std::vector<std::string> vector_names, std::vector<FilterIndexField> filter_index,
+                     std::vector<FtsField> fts);
   void AdoptSealedSegment(const std::string& collection, SegmentPtr segment);
   void SetAlias(const std::string& name, const std::string& target) { aliases_[name] = target; }
 
@@ -49,6 +50,7 @@ class StoreState {
     const std::map<std::string, std::string>* meta;
     const std::vector<std::string>* vector_names;
     const std::vector<FilterIndexField>* filter_index;
+    const std::vector<FtsField>* fts;
   };
   std::map<std::string, CollectionInfo> Catalog() const;
 
@@ -62,7 +64,10 @@ class StoreState {
     std::map<std::string, std::string> meta;
     std::vector<std::string> vector_names;
     std::vector<FilterIndexField> filter_index;
+    std::vector<FtsField> fts;
     std::vector<SegmentPtr> segments;  // the last one takes appends while it is a memory segment
+    // Full-text postings per segment, caught up with the appended rows by Freeze().
+    std::unordered_map<const Segment*, SegmentTextPtr> text;
     std::unordered_map<std::string, RowRef> ids;
     uint64_t rows = 0;
     uint64_t dead_rows = 0;
@@ -77,6 +82,8 @@ class StoreState {
   // Builds the declared filter indexes of a sealed segment (or drops them when none are declared).
   static void BuildFilterIndex(const Collection& c, Segment& segment);
   void Touch(Collection& c) { c.frozen.reset(); }
+  // The segment's postings with every appended row indexed (null when no schema is declared).
+  static SegmentTextPtr CatchUpText(Collection& c, const Segment& segment);
 
   uint32_t dim_;
   uint64_t next_segment_id_;

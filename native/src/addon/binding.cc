@@ -183,6 +183,10 @@ class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
                            InstanceMethod("search", &StoreWrap::Search),
                            InstanceMethod("searchSimilar", &StoreWrap::SearchSimilar),
                            InstanceMethod("searchBatch", &StoreWrap::SearchBatch),
+                           InstanceMethod("textSearch", &StoreWrap::TextSearch),
+                           InstanceMethod("hybridSearch", &StoreWrap::HybridSearch),
+                           InstanceMethod("suggest", &StoreWrap::Suggest),
+                           InstanceMethod("setFtsSchema", &StoreWrap::SetFtsSchema),
                            InstanceMethod("list", &StoreWrap::List),
                            InstanceMethod("aggregate", &StoreWrap::Aggregate),
                            InstanceMethod("stats", &StoreWrap::Stats),
@@ -266,6 +270,10 @@ class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
     auto s = shared(info.Env());
     return CoreTask::Run(info.Env(), [s, name = StringArg(info, 0), body = BytesArg(info, 1)] { return s->SetFilterIndex(name, body); });
   }
+  Napi::Value SetFtsSchema(const Napi::CallbackInfo& info) {
+    auto s = shared(info.Env());
+    return CoreTask::Run(info.Env(), [s, name = StringArg(info, 0), body = BytesArg(info, 1)] { return s->SetFtsSchema(name, body); });
+  }
   Napi::Value Aliases(const Napi::CallbackInfo& info) {
     auto s = shared(info.Env());
     return CoreTask::Run(info.Env(), [s] { return s->Aliases(); });
@@ -312,6 +320,9 @@ class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
   Napi::Value Search(const Napi::CallbackInfo& info) { return RunQuery(info, &tessera::Store::Search); }
   Napi::Value SearchSimilar(const Napi::CallbackInfo& info) { return RunQuery(info, &tessera::Store::SearchSimilar); }
   Napi::Value SearchBatch(const Napi::CallbackInfo& info) { return RunQuery(info, &tessera::Store::SearchBatch); }
+  Napi::Value TextSearch(const Napi::CallbackInfo& info) { return RunQuery(info, &tessera::Store::TextSearch); }
+  Napi::Value HybridSearch(const Napi::CallbackInfo& info) { return RunQuery(info, &tessera::Store::HybridSearch); }
+  Napi::Value Suggest(const Napi::CallbackInfo& info) { return RunQuery(info, &tessera::Store::Suggest); }
   Napi::Value List(const Napi::CallbackInfo& info) { return RunQuery(info, &tessera::Store::List); }
   Napi::Value Aggregate(const Napi::CallbackInfo& info) { return RunQuery(info, &tessera::Store::Aggregate); }
   Napi::Value Stats(const Napi::CallbackInfo& info) {

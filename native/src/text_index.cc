@@ -1,0 +1,226 @@
+#include "tessera/text_index.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+#include "tessera/segment.h"
+#include "tessera/text_analyzer.h"
+#include "tessera/value.h"
+
+namespace tessera {
+
+bool FieldText(std::string_view attrs, std::string_view field, std::string* scratch, std::string_view* out) {
+  ValueView v;
+  if (!FindAttr(attrs, field, &v)) return false;
+  if (v.tag == ValueTag::kStr) {
+    *out = v.s;
+    return true;
+  }
+  if (v.tag != ValueTag::kList) return false;
+  scratch->clear();
+  for (std::string_view item : ListElements(v)) {
+    if (!scratch->empty()) scratch->push_back(' ');
+    scratch->append(item);
+  }
+  *out = *scratch;
+  return true;
+}
+
+int64_t FieldPostings::Find(std::string_view term) const {
+  auto it = std::lower_bound(terms.begin(), terms.end(), term);
+  return it != terms.end() && *it == term ? int64_t(it - terms.begin()) : -1;
+}
+
+std::pair<size_t, size_t> FieldPostings::PrefixRange(const std::vector<std::string>& sorted, std::string_view prefix) {
+  auto first = std::lower_bound(sorted.begin(), sorted.end(), prefix);
+  auto last = first;
+  while (last != sorted.end() && std::string_view(*last).substr(0, prefix.size()) == prefix) ++last;
+  return {size_t(first - sorted.begin()), size_t(last - sorted.begin())};
+}
+
+size_t FieldPostings::bytes() const {
+  size_t b = (term_start.size() + docs.size() + tfs.size() + pos_start.size() + positions.size() + doc_len.size() +
+              surface_term.size()) * sizeof(uint32_t);
+  for (const std::string& t : terms) b += sizeof(std::string) + (t.size() > 15 ? t.size() : 0);
+  for (const std::string& s : surfaces) b += sizeof(std::string) + (s.size() > 15 ? s.size() : 0);
+  return b;
+}
+
+namespace {
+
+struct TermBuild {
+  std::vector<uint32_t> docs, tfs, positions_per_doc, positions;
+};
+
+FieldPostings BuildField(const Segment& segment, uint32_t begin, uint32_t end, const FtsField& field) {
+  Analyzer analyzer(field);
+  std::unordered_map<std::string, uint32_t> ids;
+  std::vector<TermBuild> builds;
+  std::vector<std::string> names;
+  std::unordered_map<std::string, uint32_t> surfaces;
+  FieldPostings fp;
+  fp.doc_len.assign(end - begin, 0);
+  std::string scratch;
+  std::vector<uint32_t> order;
+  for (uint32_t r = begin; r < end; ++r) {
+    std::string_view text;
+    if (!FieldText(segment.row_attrs(r), field.field, &scratch, &text)) continue;
+    std::vector<AnalyzedToken> tokens = analyzer.Analyze(text);
+    if (tokens.empty()) continue;
+    fp.doc_len[r - begin] = uint32_t(tokens.size());
+    ++fp.docs_with_tokens;
+    fp.total_len += tokens.size();
+    order.resize(tokens.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return tokens[a].term < tokens[b].term; });
+    for (size_t i = 0; i < order.size();) {
+      const AnalyzedToken& first = tokens[order[i]];
+      auto [it, fresh] = ids.try_emplace(first.term, uint32_t(builds.size()));
+      if (fresh) {
+        builds.emplace_back();
+        names.push_back(first.term);
+      }
+      TermBuild& b = builds[it->second];
+      size_t j = i;
+      for (; j < order.size() && tokens[order[j]].term == first.term; ++j) {
+        b.positions.push_back(tokens[order[j]].position);
+        surfaces.try_emplace(tokens[order[j]].surface, it->second);
+      }
+      b.docs.push_back(r);
+      b.tfs.push_back(uint32_t(j - i));
+      b.positions_per_doc.push_back(uint32_t(j - i));
+      i = j;
+    }
+  }
+  std::vector<uint32_t> by_name(names.size());
+  std::iota(by_name.begin(), by_name.end(), 0);
+  std::sort(by_name.begin(), by_name.end(), [&](uint32_t a, uint32_t b) { return names[a] < names[b]; });
+  std::vector<uint32_t> rank(names.size());
+  fp.term_start.push_back(0);
+  fp.pos_start.push_back(0);
+  for (uint32_t k = 0; k < by_name.size(); ++k) {
+    uint32_t id = by_name[k];
+    rank[id] = k;
+    TermBuild& b = builds[id];
+    fp.terms.push_back(std::move(names[id]));
+    fp.docs.insert(fp.docs.end(), b.docs.begin(), b.docs.end());
+    fp.tfs.insert(fp.tfs.end(), b.tfs.begin(), b.tfs.end());
+    for (uint32_t n : b.positions_per_doc) fp.pos_start.push_back(fp.pos_start.back() + n);
+    fp.positions.insert(fp.positions.end(), b.positions.begin(), b.positions.end());
+    fp.term_start.push_back(uint32_t(fp.docs.size()));
+    b = TermBuild();
+  }
+  std::vector<std::pair<std::string, uint32_t>> sorted_surfaces(surfaces.begin(), surfaces.end());
+  std::sort(sorted_surfaces.begin(), sorted_surfaces.end());
+  for (auto& [surface, id] : sorted_surfaces) {
+    fp.surfaces.push_back(std::move(surface));
+    fp.surface_term.push_back(rank[id]);
+  }
+  return fp;
+}
+
+// Appends postings [from, to) of src (positions included) to dst.
+void CopyPostings(const FieldPostings& src, uint32_t from, uint32_t to, FieldPostings& dst) {
+  dst.docs.insert(dst.docs.end(), src.docs.begin() + from, src.docs.begin() + to);
+  dst.tfs.insert(dst.tfs.end(), src.tfs.begin() + from, src.tfs.begin() + to);
+  uint32_t base = dst.pos_start.back();
+  for (uint32_t p = from; p < to; ++p) dst.pos_start.push_back(base + src.pos_start[p + 1] - src.pos_start[from]);
+  dst.positions.insert(dst.positions.end(), src.positions.begin() + src.pos_start[from], src.positions.begin() + src.pos_start[to]);
+}
+
+FieldPostings MergeField(const FieldPostings& a, const FieldPostings& b) {
+  FieldPostings m;
+  m.term_start.push_back(0);
+  m.pos_start.push_back(0);
+  std::vector<uint32_t> a_rank(a.terms.size()), b_rank(b.terms.size());
+  size_t i = 0, j = 0;
+  while (i < a.terms.size() || j < b.terms.size()) {
+    bool take_a = j == b.terms.size() || (i < a.terms.size() && a.terms[i] <= b.terms[j]);
+    bool take_b = i == a.terms.size() || (j < b.terms.size() && b.terms[j] <= a.terms[i]);
+    uint32_t k = uint32_t(m.terms.size());
+    m.terms.push_back(take_a ? a.terms[i] : b.terms[j]);
+    if (take_a) {
+      CopyPostings(a, a.term_start[i], a.term_start[i + 1], m);
+      a_rank[i++] = k;
+    }
+    if (take_b) {
+      CopyPostings(b, b.term_start[j], b.term_start[j + 1], m);
+      b_rank[j++] = k;
+    }
+    m.term_start.push_back(uint32_t(m.docs.size()));
+  }
+  m.doc_len = a.doc_len;
+  m.doc_len.insert(m.doc_len.end(), b.doc_len.begin(), b.doc_len.end());
+  m.docs_with_tokens = a.docs_with_tokens + b.docs_with_tokens;
+  m.total_len = a.total_len + b.total_len;
+  i = j = 0;
+  while (i < a.surfaces.size() || j < b.surfaces.size()) {
+    bool take_a = j == b.surfaces.size() || (i < a.surfaces.size() && a.surfaces[i] <= b.surfaces[j]);
+    if (take_a) {
+      if (j < b.surfaces.size() && a.surfaces[i] == b.surfaces[j]) ++j;
+      m.surfaces.push_back(a.surfaces[i]);
+      m.surface_term.push_back(a_rank[a.surface_term[i++]]);
+    } else {
+      m.surfaces.push_back(b.surfaces[j]);
+      m.surface_term.push_back(b_rank[b.surface_term[j++]]);
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
+TextChunkPtr TextChunk::Build(const Segment& segment, uint32_t begin, uint32_t end, const std::vector<FtsField>& fields) {
+  auto chunk = std::make_shared<TextChunk>();
+  chunk->begin_ = begin;
+  chunk->end_ = end;
+  for (const FtsField& f : fields) chunk->fields_.push_back(BuildField(segment, begin, end, f));
+  return chunk;
+}
+
+TextChunkPtr TextChunk::Merge(const TextChunk& a, const TextChunk& b) {
+  auto chunk = std::make_shared<TextChunk>();
+  chunk->begin_ = a.begin_;
+  chunk->end_ = b.end_;
+  for (size_t i = 0; i < a.fields_.size(); ++i) chunk->fields_.push_back(MergeField(a.fields_[i], b.fields_[i]));
+  return chunk;
+}
+
+size_t TextChunk::bytes() const {
+  size_t b = sizeof(*this);
+  for (const FieldPostings& f : fields_) b += f.bytes();
+  return b;
+}
+
+SegmentTextPtr SegmentText::Extend(const SegmentTextPtr& base, const Segment& segment, uint32_t end,
+                                   const std::vector<FtsField>& fields) {
+  auto text = std::make_shared<SegmentText>();
+  if (base) text->chunks_ = base->chunks_;
+  uint32_t begin = text->rows();
+  if (end > begin) text->chunks_.push_back(TextChunk::Build(segment, begin, end, fields));
+  auto rows = [](const TextChunkPtr& c) { return c->end() - c->begin(); };
+  // Merge while the newest chunk is at least half its older neighbour: sizes stay geometric.
+  while (text->chunks_.size() >= 2) {
+    auto& chunks = text->chunks_;
+    const TextChunkPtr &older = chunks[chunks.size() - 2], &newer = chunks.back();
+    if (rows(newer) * 2 < rows(older)) break;
+    TextChunkPtr merged = TextChunk::Merge(*older, *newer);
+    chunks.pop_back();
+    chunks.back() = std::move(merged);
+  }
+  return text;
+}
+
+const TextChunk* SegmentText::ChunkOf(uint32_t row) const {
+  auto it = std::upper_bound(chunks_.begin(), chunks_.end(), row, [](uint32_t r, const TextChunkPtr& c) { return r < c->end(); });
+  return it != chunks_.end() && (*it)->begin() <= row ? it->get() : nullptr;
+}
+
+size_t SegmentText::bytes() const {
+  size_t b = sizeof(*this);
+  for (const TextChunkPtr& c : chunks_) b += c->bytes();
+  return b;
+}
+
+}  // namespace tessera

@@ -1,0 +1,378 @@
+#include "tessera/text_search.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include "highlight.h"
+#include "tessera/json_writer.h"
+#include "tessera/ranking.h"
+#include "tessera/scan.h"
+#include "tessera/text_analyzer.h"
+#include "text_corpus.h"
+
+namespace tessera {
+namespace {
+
+constexpr size_t kMaxExpansion = 256;
+
+struct ScoredTerm {
+  std::string term;
+  double idf;
+};
+
+// One clause prepared against one collection: its terms with collection-wide idf.
+struct PreparedClause {
+  int field = -1;  // in the collection's schema; -1 matches nothing
+  double k1 = 0, b = 0, avgdl = 0;
+  std::vector<ScoredTerm> terms;
+  bool prefix = false;
+  uint64_t matched = 0, scored = 0;  // prefix expansion
+
+  double Score(uint32_t tf, uint32_t dl, double idf) const {
+    double norm = k1 * (1 - b + b * double(dl) / avgdl);
+    return idf * tf * (k1 + 1) / (tf + norm);
+  }
+};
+
+struct PreparedCollection {
+  CollectionText text;
+  std::vector<PreparedClause> clauses;
+};
+
+PreparedClause Prepare(const CollectionText& text, const TextClause& clause) {
+  PreparedClause pc;
+  pc.field = text.FieldIndex(clause.field);
+  pc.prefix = clause.prefix;
+  if (pc.field < 0) return pc;
+  const FtsField& field = text.field(pc.field);
+  pc.k1 = field.k1;
+  pc.b = field.b;
+  CollectionText::FieldStats stats = text.Stats(pc.field);
+  pc.avgdl = stats.avgdl();
+  Analyzer analyzer(field);
+  std::string_view exact_part = clause.query;
+  std::string prefix;
+  if (clause.prefix) {
+    std::vector<WordSpan> words = SplitWords(clause.query);
+    if (!words.empty()) {
+      exact_part = exact_part.substr(0, words.back().begin);
+      prefix = analyzer.Fold(std::string_view(clause.query).substr(words.back().begin, words.back().end - words.back().begin));
+    }
+  }
+  std::map<std::string, uint64_t> df;  // every scored term, with its live document frequency
+  for (const AnalyzedToken& t : analyzer.Analyze(exact_part)) df.try_emplace(t.term, 0);
+  for (auto& [term, n] : df) n = text.DocFreq(pc.field, term);
+  if (!prefix.empty()) {
+    std::vector<std::pair<uint64_t, std::string>> expansion;
+    for (std::string& term : text.ExpandPrefix(pc.field, prefix)) {
+      uint64_t n = text.DocFreq(pc.field, term);
+      if (n > 0) expansion.emplace_back(n, std::move(term));
+    }
+    pc.matched = expansion.size();
+    // The commonest completions are kept; ties by term.
+    std::sort(expansion.begin(), expansion.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    if (expansion.size() > kMaxExpansion) expansion.resize(kMaxExpansion);
+    pc.scored = expansion.size();
+    for (auto& [n, term] : expansion) df.try_emplace(std::move(term), n);
+  }
+  for (const auto& [term, n] : df)
+    if (n > 0) pc.terms.push_back({term, std::log(1 + (double(stats.docs) - double(n) + 0.5) / (double(n) + 0.5))});
+  return pc;
+}
+
+struct TextRanking {
+  std::vector<const CollectionState*> scope;
+  std::vector<PreparedCollection> prepared;  // parallel to scope
+  std::vector<Candidate> ranked;             // best first, window deep
+};
+
+struct TextTask {
+  uint32_t scope_index;
+  const SegmentRef* ref;
+};
+
+// Scores every live document matching the query in the scope, keeping the best `window` that pass
+// the filter (and rank_by / min_score when given) — exhaustive over the postings of each term.
+TextRanking RankText(const QueryContext& ctx, const TextQuery& q, const SearchParams& p, size_t window) {
+  TextRanking result;
+  result.scope = ResolveScope(ctx.snap, p.scope);
+  std::vector<TextTask> tasks;
+  for (uint32_t i = 0; i < result.scope.size(); ++i) {
+    const CollectionState& c = *result.scope[i];
+    PreparedCollection pc{CollectionText(c, ctx.snap.version), {}};
+    for (const TextClause& clause : q.clauses) pc.clauses.push_back(Prepare(pc.text, clause));
+    bool any_terms = std::any_of(pc.clauses.begin(), pc.clauses.end(), [](const PreparedClause& x) { return !x.terms.empty(); });
+    if (any_terms)
+      for (const SegmentRef& ref : c.segments)
+        if (ref.text) tasks.push_back({i, &ref});
+    result.prepared.push_back(std::move(pc));
+  }
+  const double min_score = p.min_score.value_or(-INFINITY);
+  std::vector<std::vector<Candidate>> found(tasks.size());
+  std::atomic<float> shared_floor{-INFINITY};
+  ctx.pool.ParallelFor(tasks.size(), [&](size_t t) {
+    const TextTask& task = tasks[t];
+    const PreparedCollection& pc = result.prepared[task.scope_index];
+    const SegmentRef& ref = *task.ref;
+    const Segment& seg = *ref.segment;
+    const size_t nclauses = pc.clauses.size();
+    CandidateHeap heap(window);
+    std::vector<double> acc;
+    std::vector<uint8_t> seen;
+    std::vector<uint32_t> touched;
+    for (const TextChunkPtr& chunk : ref.text->chunks()) {
+      ctx.cancel.ThrowIfCancelled();
+      const uint32_t begin = chunk->begin(), rows = chunk->end() - begin;
+      acc.assign(nclauses * rows, 0.0);
+      seen.assign(rows, 0);
+      touched.clear();
+      for (size_t ci = 0; ci < nclauses; ++ci) {
+        const PreparedClause& clause = pc.clauses[ci];
+        if (clause.terms.empty()) continue;
+        const FieldPostings& fp = chunk->field(size_t(clause.field));
+        for (const ScoredTerm& term : clause.terms) {
+          int64_t ti = fp.Find(term.term);
+          if (ti < 0) continue;
+          for (uint32_t i = fp.term_start[size_t(ti)], end = fp.term_start[size_t(ti) + 1]; i < end; ++i) {
+            uint32_t row = fp.docs[i];
+            if (!pc.text.Visible(ref, row)) continue;
+            uint32_t local = row - begin;
+            acc[ci * rows + local] += clause.Score(fp.tfs[i], fp.doc_len[local], term.idf);
+            if (!seen[local]) {
+              seen[local] = 1;
+              touched.push_back(local);
+            }
+          }
+        }
+      }
+      std::sort(touched.begin(), touched.end());
+      for (uint32_t local : touched) {
+        double combined = 0;
+        for (size_t ci = 0; ci < nclauses; ++ci) {
+          double s = acc[ci * rows + local];
+          if (s > 0) combined = q.combine == Combine::kSum ? combined + s : std::max(combined, s);
+        }
+        float score = float(combined);
+        if (score < shared_floor.load(std::memory_order_relaxed) || !heap.MayAccept(score)) continue;
+        uint32_t row = begin + local;
+        std::string_view attrs = seg.row_attrs(row);
+        if (!p.filter.empty() && !p.filter.Matches(attrs)) continue;
+        if (p.rank_by) score = float(score - DecayPenalty(*p.rank_by, attrs));
+        if (score < min_score) continue;
+        heap.Offer(Candidate{score, task.scope_index, seg.row_id(row), &seg, row});
+        for (float floor = heap.floor(), prev = shared_floor.load(std::memory_order_relaxed);
+             floor > prev && !shared_floor.compare_exchange_weak(prev, floor, std::memory_order_relaxed);) {
+        }
+      }
+    }
+    found[t] = heap.Take();
+  });
+  for (auto& f : found) result.ranked.insert(result.ranked.end(), f.begin(), f.end());
+  std::sort(result.ranked.begin(), result.ranked.end(), RanksBefore);
+  if (result.ranked.size() > window) result.ranked.resize(window);
+  return result;
+}
+
+// The clause's BM25 score for one row, or a negative value when the row holds none of its terms.
+double ClauseScore(const PreparedClause& clause, const CollectionText& text, const Segment* segment, uint32_t row) {
+  if (clause.terms.empty()) return -1;
+  for (const SegmentRef& ref : text.collection().segments) {
+    if (ref.segment.get() != segment || !ref.text) continue;
+    const TextChunk* chunk = ref.text->ChunkOf(row);
+    if (chunk == nullptr) return -1;
+    const FieldPostings& fp = chunk->field(size_t(clause.field));
+    double score = 0;
+    bool any = false;
+    for (const ScoredTerm& term : clause.terms) {
+      int64_t ti = fp.Find(term.term);
+      if (ti < 0) continue;
+      auto first = fp.docs.begin() + fp.term_start[size_t(ti)], last = fp.docs.begin() + fp.term_start[size_t(ti) + 1];
+      auto it = std::lower_bound(first, last, row);
+      if (it == last || *it != row) continue;
+      score += clause.Score(fp.tfs[size_t(it - fp.docs.begin())], fp.doc_len[row - chunk->begin()], term.idf);
+      any = true;
+    }
+    return any ? score : -1;
+  }
+  return -1;
+}
+
+// annotations.clauses: each matched clause in query order.
+void WriteClauses(JsonWriter& w, const TextQuery& q, const PreparedCollection& pc, const Candidate& c) {
+  w.Raw("\"clauses\":[");
+  bool first = true;
+  for (size_t i = 0; i < pc.clauses.size(); ++i) {
+    double score = ClauseScore(pc.clauses[i], pc.text, c.segment, c.row);
+    if (score < 0) continue;
+    if (!first) w.Char(',');
+    first = false;
+    w.Raw("{\"field\":");
+    w.String(q.clauses[i].field);
+    w.Raw(",\"score\":");
+    w.Double(score);
+    if (pc.clauses[i].prefix) {
+      w.Raw(",\"expansion\":{\"matched\":");
+      w.UInt(pc.clauses[i].matched);
+      w.Raw(",\"scored\":");
+      w.UInt(pc.clauses[i].scored);
+      w.Char('}');
+    }
+    w.Char('}');
+  }
+  w.Char(']');
+}
+
+// annotations.highlights: per clause field (first-mention order) holding a matching word.
+void WriteHighlights(JsonWriter& w, const TextQuery& q, const PreparedCollection& pc, const Candidate& c) {
+  std::vector<int> fields;
+  for (const PreparedClause& clause : pc.clauses)
+    if (clause.field >= 0 && std::find(fields.begin(), fields.end(), clause.field) == fields.end()) fields.push_back(clause.field);
+  w.Raw("\"highlights\":[");
+  bool first = true;
+  std::string scratch;
+  for (int field : fields) {
+    std::string_view text;
+    if (!FieldText(c.segment->row_attrs(c.row), pc.text.field(field).field, &scratch, &text)) continue;
+    Analyzer analyzer(pc.text.field(field));
+    std::vector<WordSpan> matches;
+    for (const AnalyzedToken& t : analyzer.Analyze(text)) {
+      bool hit = false;
+      for (const PreparedClause& clause : pc.clauses)
+        if (clause.field == field)
+          for (const ScoredTerm& term : clause.terms) hit = hit || term.term == t.term;
+      if (hit) matches.push_back({t.begin, t.end});
+    }
+    std::vector<Fragment> fragments = MakeFragments(text, matches, *q.highlight);
+    if (fragments.empty()) continue;
+    if (!first) w.Char(',');
+    first = false;
+    w.Raw("{\"field\":");
+    w.String(pc.text.field(field).field);
+    w.Raw(",\"fragments\":[");
+    for (size_t i = 0; i < fragments.size(); ++i) {
+      if (i) w.Char(',');
+      w.Raw("{\"text\":");
+      w.String(fragments[i].text);
+      w.Raw(",\"spans\":[");
+      for (size_t j = 0; j < fragments[i].spans.size(); ++j) {
+        if (j) w.Char(',');
+        w.Char('[');
+        w.UInt(fragments[i].spans[j].first);
+        w.Char(',');
+        w.UInt(fragments[i].spans[j].second);
+        w.Char(']');
+      }
+      w.Raw("]}");
+    }
+    w.Raw("]}");
+  }
+  w.Char(']');
+}
+
+// The explain and highlight members of an annotations object (no braces); false when neither is asked.
+bool WriteTextAnnotations(JsonWriter& w, const TextQuery& q, const PreparedCollection& pc, const Candidate& c, bool first) {
+  if (q.explain) {
+    if (!first) w.Char(',');
+    WriteClauses(w, q, pc, c);
+    first = false;
+  }
+  if (q.highlight) {
+    if (!first) w.Char(',');
+    WriteHighlights(w, q, pc, c);
+  }
+  return q.explain || q.highlight;
+}
+
+uint32_t Dimension(const std::vector<Candidate>& ranked) { return ranked.empty() ? 0 : ranked[0].segment->dim(); }
+
+}  // namespace
+
+std::string TextSearch(const QueryContext& ctx, const TextSearchParams& params) {
+  const SearchParams& p = params.search;
+  TextRanking r = RankText(ctx, params.text, p, RankWindow(p));
+  ApplyRankPasses(r.ranked, p, Dimension(r.ranked));
+  Annotator annotate;
+  if (params.text.explain || params.text.highlight)
+    annotate = [&](JsonWriter& w, const Candidate& c) {
+      w.Char('{');
+      WriteTextAnnotations(w, params.text, r.prepared[c.collection], c, true);
+      w.Char('}');
+    };
+  return WriteHits(r.ranked, p.offset, p.top_k, ScopeNames(r.scope), p.projection, annotate);
+}
+
+std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
+  // Both legs rank the same scope `candidates` deep, unfiltered by the page options.
+  SearchParams leg = params.search;
+  leg.offset = 0;
+  leg.top_k = params.candidates;
+  leg.limit_per.reset();
+  leg.diversity.reset();
+  RankedSearch vector = RankByVector(ctx, leg);
+  TextRanking text = RankText(ctx, params.text, leg, params.candidates);
+
+  struct LegRank {
+    int64_t vector = -1, text = -1;  // 0-based ranks
+    float vector_score = 0, text_score = 0;
+  };
+  using RowKey = std::pair<const Segment*, uint32_t>;
+  std::map<RowKey, LegRank> legs;
+  std::map<RowKey, Candidate> candidates;
+  for (size_t i = 0; i < vector.ranked.size(); ++i) {
+    const Candidate& c = vector.ranked[i];
+    legs[{c.segment, c.row}].vector = int64_t(i);
+    legs[{c.segment, c.row}].vector_score = c.score;
+    candidates.emplace(RowKey{c.segment, c.row}, c);
+  }
+  for (size_t i = 0; i < text.ranked.size(); ++i) {
+    const Candidate& c = text.ranked[i];
+    legs[{c.segment, c.row}].text = int64_t(i);
+    legs[{c.segment, c.row}].text_score = c.score;
+    candidates.emplace(RowKey{c.segment, c.row}, c);
+  }
+  std::vector<Candidate> fused;
+  for (auto& [key, c] : candidates) {
+    const LegRank& l = legs[key];
+    double score = 0;
+    if (l.vector >= 0) score += params.vector_weight / (params.rrf_k + double(l.vector + 1));
+    if (l.text >= 0) score += params.text_weight / (params.rrf_k + double(l.text + 1));
+    Candidate f = c;
+    f.score = float(score);
+    fused.push_back(f);
+  }
+  std::sort(fused.begin(), fused.end(), RanksBefore);
+  ApplyRankPasses(fused, params.search, Dimension(fused));
+  Annotator annotate;
+  if (params.text.explain || params.text.highlight)
+    annotate = [&](JsonWriter& w, const Candidate& c) {
+      const LegRank& l = legs[{c.segment, c.row}];
+      w.Char('{');
+      bool first = true;
+      if (params.text.explain) {
+        auto leg_json = [&](const char* name, int64_t rank, float score) {
+          if (rank < 0) return;
+          if (!first) w.Char(',');
+          first = false;
+          w.Char('"');
+          w.Raw(name);
+          w.Raw("\":{\"rank\":");
+          w.UInt(uint64_t(rank));
+          w.Raw(",\"score\":");
+          w.Float(score);
+          w.Char('}');
+        };
+        leg_json("vector", l.vector, l.vector_score);
+        leg_json("text", l.text, l.text_score);
+      }
+      WriteTextAnnotations(w, params.text, text.prepared[c.collection], c, first);
+      w.Char('}');
+    };
+  return WriteHits(fused, params.search.offset, params.search.top_k, ScopeNames(vector.scope), params.search.projection, annotate);
+}
+
+}  // namespace tessera
