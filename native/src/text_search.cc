@@ -122,14 +122,14 @@ TextRanking RankText(const QueryContext& ctx, const TextQuery& q, const SearchPa
     const Segment& seg = *ref.segment;
     const size_t nclauses = pc.clauses.size();
     CandidateHeap heap(window);
-    std::vector<double> acc;
-    std::vector<uint8_t> seen;
+    // Accumulators per (clause, row), zeroed once and reset entry by entry after each chunk, so a
+    // query pays for the postings it reads, not for the chunk's size.
+    std::vector<double> acc(nclauses * size_t(ref.rows), 0.0);
+    std::vector<uint8_t> seen(ref.rows, 0);
     std::vector<uint32_t> touched;
     for (const TextChunkPtr& chunk : ref.text->chunks()) {
       ctx.cancel.ThrowIfCancelled();
       const uint32_t begin = chunk->begin(), rows = chunk->end() - begin;
-      acc.assign(nclauses * rows, 0.0);
-      seen.assign(rows, 0);
       touched.clear();
       for (size_t ci = 0; ci < nclauses; ++ci) {
         const PreparedClause& clause = pc.clauses[ci];
@@ -154,9 +154,11 @@ TextRanking RankText(const QueryContext& ctx, const TextQuery& q, const SearchPa
       for (uint32_t local : touched) {
         double combined = 0;
         for (size_t ci = 0; ci < nclauses; ++ci) {
-          double s = acc[ci * rows + local];
+          double& s = acc[ci * rows + local];
           if (s > 0) combined = q.combine == Combine::kSum ? combined + s : std::max(combined, s);
+          s = 0;
         }
+        seen[local] = 0;
         float score = float(combined);
         if (score < shared_floor.load(std::memory_order_relaxed) || !heap.MayAccept(score)) continue;
         uint32_t row = begin + local;
