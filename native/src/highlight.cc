@@ -53,7 +53,8 @@ std::vector<Fragment> MakeFragments(std::string_view text, const std::vector<Wor
   std::vector<std::pair<uint32_t, uint32_t>> taken;
   for (const Window& w : candidates) {
     if (out.size() >= params.max_fragments) break;
-    if (w.inside.empty()) continue;
+    // A window too narrow for any whole match still shows where the first one is, without spans.
+    if (w.inside.empty() && !out.empty()) continue;
     bool overlaps = std::any_of(taken.begin(), taken.end(), [&](auto t) { return w.begin < t.second && t.first < w.end; });
     if (overlaps) continue;
     taken.push_back({w.begin, w.end});

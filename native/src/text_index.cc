@@ -40,7 +40,7 @@ std::pair<size_t, size_t> FieldPostings::PrefixRange(const std::vector<std::stri
 }
 
 size_t FieldPostings::bytes() const {
-  size_t b = (term_start.size() + docs.size() + tfs.size() + pos_start.size() + positions.size() + doc_len.size() +
+  size_t b = (term_start.size() + max_tf.size() + min_dl.size() + docs.size() + tfs.size() + pos_start.size() + positions.size() + doc_len.size() +
               surface_term.size()) * sizeof(uint32_t);
   for (const std::string& t : terms) b += sizeof(std::string) + (t.size() > 15 ? t.size() : 0);
   for (const std::string& s : surfaces) b += sizeof(std::string) + (s.size() > 15 ? s.size() : 0);
@@ -51,6 +51,7 @@ namespace {
 
 struct TermBuild {
   std::vector<uint32_t> docs, tfs, positions_per_doc, positions;
+  uint32_t max_tf = 0, min_dl = UINT32_MAX;
 };
 
 FieldPostings BuildField(const Segment& segment, uint32_t begin, uint32_t end, const FtsField& field) {
@@ -89,6 +90,8 @@ FieldPostings BuildField(const Segment& segment, uint32_t begin, uint32_t end, c
       }
       b.docs.push_back(r);
       b.tfs.push_back(uint32_t(j - i));
+      b.max_tf = std::max(b.max_tf, uint32_t(j - i));
+      b.min_dl = std::min(b.min_dl, uint32_t(tokens.size()));
       b.positions_per_doc.push_back(uint32_t(j - i));
       i = j;
     }
@@ -109,6 +112,8 @@ FieldPostings BuildField(const Segment& segment, uint32_t begin, uint32_t end, c
     for (uint32_t n : b.positions_per_doc) fp.pos_start.push_back(fp.pos_start.back() + n);
     fp.positions.insert(fp.positions.end(), b.positions.begin(), b.positions.end());
     fp.term_start.push_back(uint32_t(fp.docs.size()));
+    fp.max_tf.push_back(b.max_tf);
+    fp.min_dl.push_back(b.min_dl);
     b = TermBuild();
   }
   std::vector<std::pair<std::string, uint32_t>> sorted_surfaces(surfaces.begin(), surfaces.end());
@@ -140,6 +145,8 @@ FieldPostings MergeField(const FieldPostings& a, const FieldPostings& b) {
     bool take_b = i == a.terms.size() || (j < b.terms.size() && b.terms[j] <= a.terms[i]);
     uint32_t k = uint32_t(m.terms.size());
     m.terms.push_back(take_a ? a.terms[i] : b.terms[j]);
+    m.max_tf.push_back(std::max(take_a ? a.max_tf[i] : 0, take_b ? b.max_tf[j] : 0));
+    m.min_dl.push_back(std::min(take_a ? a.min_dl[i] : UINT32_MAX, take_b ? b.min_dl[j] : UINT32_MAX));
     if (take_a) {
       CopyPostings(a, a.term_start[i], a.term_start[i + 1], m);
       a_rank[i++] = k;

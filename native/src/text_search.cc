@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -85,6 +87,60 @@ PreparedClause Prepare(const CollectionText& text, const TextClause& clause) {
   return pc;
 }
 
+// One query term's posting list in one chunk, with a bound on its BM25 contribution.
+struct TermPostings {
+  size_t clause;
+  const FieldPostings* fp;
+  uint32_t first, last;
+  double idf;
+  double bound;
+};
+
+// TESSERA_TEXT_EXHAUSTIVE=1 turns dynamic pruning off: the oracle the pruned path is tested against.
+bool ExhaustiveTextSearch() {
+  static const bool exhaustive = [] {
+    const char* v = std::getenv("TESSERA_TEXT_EXHAUSTIVE");
+    return v != nullptr && std::string_view(v) == "1";
+  }();
+  return exhaustive;
+}
+
+// The k-th largest summed score among the touched rows (k <= touched.size()).
+double KthBest(const std::vector<double>& acc, uint32_t rows, size_t nclauses, const std::vector<uint32_t>& touched, size_t k) {
+  std::vector<double> sums;
+  sums.reserve(touched.size());
+  for (uint32_t local : touched) {
+    double sum = 0;
+    for (size_t ci = 0; ci < nclauses; ++ci) sum += acc[ci * rows + local];
+    sums.push_back(sum);
+  }
+  std::nth_element(sums.begin(), sums.begin() + (k - 1), sums.end(), std::greater<double>());
+  return sums[k - 1];
+}
+
+// Per-thread accumulators per (clause, row) and per-row flags, kept zeroed between chunks by
+// resetting only the entries a chunk touched, so a query pays for the postings it reads rather
+// than for the size of the segments. A task that stopped midway (cancelled) leaves it dirty.
+struct ScoreScratch {
+  std::vector<double> acc;
+  std::vector<uint8_t> seen;
+  std::vector<uint32_t> touched;
+  bool dirty = false;
+
+  static ScoreScratch& ForThisThread(size_t accumulators, size_t rows) {
+    thread_local ScoreScratch scratch;
+    if (scratch.dirty) {
+      std::fill(scratch.acc.begin(), scratch.acc.end(), 0.0);
+      std::fill(scratch.seen.begin(), scratch.seen.end(), 0);
+    }
+    if (scratch.acc.size() < accumulators) scratch.acc.resize(accumulators, 0.0);
+    if (scratch.seen.size() < rows) scratch.seen.resize(rows, 0);
+    scratch.touched.clear();
+    scratch.dirty = true;
+    return scratch;
+  }
+};
+
 struct TextRanking {
   std::vector<const CollectionState*> scope;
   std::vector<PreparedCollection> prepared;  // parallel to scope
@@ -122,15 +178,19 @@ TextRanking RankText(const QueryContext& ctx, const TextQuery& q, const SearchPa
     const Segment& seg = *ref.segment;
     const size_t nclauses = pc.clauses.size();
     CandidateHeap heap(window);
-    // Accumulators per (clause, row), zeroed once and reset entry by entry after each chunk, so a
-    // query pays for the postings it reads, not for the chunk's size.
-    std::vector<double> acc(nclauses * size_t(ref.rows), 0.0);
-    std::vector<uint8_t> seen(ref.rows, 0);
-    std::vector<uint32_t> touched;
+    // Pruning needs the final score to be the sum of every list's contribution and every scored
+    // document to be a candidate: Sum, no filter, no rank_by.
+    const bool prunable = !ExhaustiveTextSearch() && q.combine == Combine::kSum && p.filter.empty() && !p.rank_by && window > 0;
+    ScoreScratch& scratch = ScoreScratch::ForThisThread(nclauses * size_t(ref.rows), ref.rows);
+    std::vector<double>& acc = scratch.acc;
+    std::vector<uint8_t>& seen = scratch.seen;
+    std::vector<uint32_t>& touched = scratch.touched;
     for (const TextChunkPtr& chunk : ref.text->chunks()) {
       ctx.cancel.ThrowIfCancelled();
       const uint32_t begin = chunk->begin(), rows = chunk->end() - begin;
       touched.clear();
+      // The chunk's posting lists, strongest possible contribution first.
+      std::vector<TermPostings> lists;
       for (size_t ci = 0; ci < nclauses; ++ci) {
         const PreparedClause& clause = pc.clauses[ci];
         if (clause.terms.empty()) continue;
@@ -138,17 +198,50 @@ TextRanking RankText(const QueryContext& ctx, const TextQuery& q, const SearchPa
         for (const ScoredTerm& term : clause.terms) {
           int64_t ti = fp.Find(term.term);
           if (ti < 0) continue;
-          for (uint32_t i = fp.term_start[size_t(ti)], end = fp.term_start[size_t(ti) + 1]; i < end; ++i) {
-            uint32_t row = fp.docs[i];
+          double bound = clause.Score(fp.max_tf[size_t(ti)], fp.min_dl[size_t(ti)], term.idf);
+          lists.push_back({ci, &fp, fp.term_start[size_t(ti)], fp.term_start[size_t(ti) + 1], term.idf, bound});
+        }
+      }
+      std::sort(lists.begin(), lists.end(), [](const TermPostings& a, const TermPostings& b) { return a.bound > b.bound; });
+      double rest = 0;  // bound on what the lists not yet read can add to any document
+      for (const TermPostings& l : lists) rest += l.bound;
+      bool admitting = true;
+      for (const TermPostings& l : lists) {
+        const PreparedClause& clause = pc.clauses[l.clause];
+        double* clause_acc = acc.data() + l.clause * rows;
+        // Once the window-th best partial sum beats everything the remaining lists could give a
+        // document not yet seen, no unseen document can reach the window: read only the seen ones.
+        if (admitting && prunable && touched.size() >= window) {
+          // Compared as the float scores candidates carry, strictly: an unseen document tying the
+          // threshold could still win on (collection, id).
+          float threshold = std::max(shared_floor.load(std::memory_order_relaxed), float(KthBest(acc, rows, nclauses, touched, window)));
+          if (float(rest * (1 + 1e-9)) < threshold) {
+            admitting = false;
+            std::sort(touched.begin(), touched.end());
+          }
+        }
+        if (admitting) {
+          for (uint32_t i = l.first; i < l.last; ++i) {
+            uint32_t row = l.fp->docs[i];
             if (!pc.text.Visible(ref, row)) continue;
             uint32_t local = row - begin;
-            acc[ci * rows + local] += clause.Score(fp.tfs[i], fp.doc_len[local], term.idf);
+            clause_acc[local] += clause.Score(l.fp->tfs[i], l.fp->doc_len[local], l.idf);
             if (!seen[local]) {
               seen[local] = 1;
               touched.push_back(local);
             }
           }
+        } else {
+          auto from = l.fp->docs.begin() + l.first, to = l.fp->docs.begin() + l.last;
+          for (uint32_t local : touched) {
+            from = std::lower_bound(from, to, begin + local);
+            if (from == to) break;
+            if (*from != begin + local) continue;
+            size_t i = size_t(from - l.fp->docs.begin());
+            clause_acc[local] += clause.Score(l.fp->tfs[i], l.fp->doc_len[local], l.idf);
+          }
         }
+        rest -= l.bound;
       }
       std::sort(touched.begin(), touched.end());
       for (uint32_t local : touched) {
@@ -172,6 +265,7 @@ TextRanking RankText(const QueryContext& ctx, const TextQuery& q, const SearchPa
         }
       }
     }
+    scratch.dirty = false;
     found[t] = heap.Take();
   });
   for (auto& f : found) result.ranked.insert(result.ranked.end(), f.begin(), f.end());

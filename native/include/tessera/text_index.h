@@ -23,6 +23,8 @@ class Segment;
 struct FieldPostings {
   std::vector<std::string> terms;   // sorted, distinct
   std::vector<uint32_t> term_start; // terms.size() + 1 offsets into docs and tfs
+  std::vector<uint32_t> max_tf;     // per term: its largest tf and its holders' smallest length,
+  std::vector<uint32_t> min_dl;     // which bound its BM25 contribution for dynamic pruning
   std::vector<uint32_t> docs;       // segment rows, ascending within a term
   std::vector<uint32_t> tfs;
   std::vector<uint32_t> pos_start;  // docs.size() + 1 offsets into positions

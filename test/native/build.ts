@@ -1,0 +1,31 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import { root } from '../../lib/native';
+
+// The native test tools are built in the addon's build directory (reusing its objects) with
+// TESSERA_NATIVE_TESTS=ON. ava runs test files in parallel processes, so the configure + build is
+// serialized across processes by a lock directory.
+export const build = path.join(root, 'build');
+export const nativeTools = ['kernels_test', 'filter_test', 'filter_index_test', 'stem_words'];
+
+export function buildNativeTools(): void {
+  const lock = path.join(build, '.native-tests.lock');
+  mkdirSync(build, { recursive: true });
+  const deadline = Date.now() + 10 * 60_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock}`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+  try {
+    execFileSync('cmake', ['-S', root, '-B', build, '-DTESSERA_NATIVE_TESTS=ON'], { stdio: 'ignore' });
+    execFileSync('cmake', ['--build', build, '--target', ...nativeTools], { stdio: 'ignore' });
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
