@@ -216,6 +216,8 @@ export interface Stats {
   mmap: boolean;
   collections: string[];
   footprint: Footprint;
+  /** Memory held by full-text postings (term dictionaries, postings, positions, lengths). */
+  text_index_bytes: number;
   /** SIMD kernel family in use: avx512, avx2, neon or scalar. */
   kernels: string;
 }

@@ -165,7 +165,7 @@ void Store::Recover() {
     version_ = version;
   });
   if (role_ == Role::kWriter) wal_.OpenForAppend(WalPath(dir));
-  Publish(state_->Freeze(version_));
+  Publish(state_->Freeze(version_, pool_.get()));
 }
 
 SnapshotPtr Store::Current() const {
@@ -176,10 +176,12 @@ SnapshotPtr Store::Current() const {
 
 void Store::Publish(SnapshotPtr snap) {
   uint64_t rows = 0, dead = 0, live = 0;
+  uint64_t text_bytes = 0;
   for (const auto& [name, c] : snap->collections) {
     rows += c->rows;
     dead += c->dead_rows;
     live += c->live_rows;
+    for (const SegmentRef& ref : c->segments) text_bytes += ref.text ? ref.text->bytes() : 0;
   }
   footprint_.rows = rows;
   footprint_.dead_rows = dead;
@@ -265,7 +267,7 @@ void Store::CommitGroup(std::deque<PendingWrite*>& group) {
     }
     if (applied.empty()) return;
     if (role_ == Role::kWriter) wal_.Sync();
-    Publish(state_->Freeze(version_));
+    Publish(state_->Freeze(version_, pool_.get()));
     if (role_ == Role::kWriter && (state_->memory_rows() >= kCheckpointRows || wal_.bytes() >= kCheckpointLogBytes))
       Checkpoint();
   } catch (const std::exception& e) {
@@ -319,7 +321,7 @@ void Store::Checkpoint() {
     }
     ::closedir(d);
   }
-  Publish(state_->Freeze(version_));
+  Publish(state_->Freeze(version_, pool_.get()));
 }
 
 // Data routes accept an alias; the leader resolves it so a concurrent repoint cannot split a
@@ -427,7 +429,7 @@ std::string Store::Delete(const std::string& name, std::string_view body) {
   return JsonCount("deleted", Write(DeleteOp{name, {}}, [this, filter, resolve](Op& op) {
     resolve(op);
     DeleteOp& del = std::get<DeleteOp>(op);
-    SnapshotPtr snap = state_->Freeze(version_);
+    SnapshotPtr snap = state_->Freeze(version_, pool_.get());
     auto it = snap->collections.find(del.collection);
     if (it == snap->collections.end()) return;  // validation reports the missing collection
     CancelToken never;
@@ -508,10 +510,12 @@ std::string Store::Stats() {
   w.Bool(options_.mmap);
   w.Raw(",\"collections\":");
   w.StringArray(CollectionNames(*snap));
+  uint64_t text_bytes = 0;
   for (const auto& [name, c] : snap->collections) {
     rows += c->rows;
     dead += c->dead_rows;
     live += c->live_rows;
+    for (const SegmentRef& ref : c->segments) text_bytes += ref.text ? ref.text->bytes() : 0;
   }
   w.Raw(",\"footprint\":{\"rows\":");
   w.UInt(rows);
@@ -523,7 +527,9 @@ std::string Store::Stats() {
   w.UInt(rows * dim_ * sizeof(float));
   w.Raw(",\"doc_count\":");
   w.UInt(live);
-  w.Raw("},\"kernels\":");
+  w.Raw("},\"text_index_bytes\":");
+  w.UInt(text_bytes);
+  w.Raw(",\"kernels\":");
   w.String(ActiveKernels().name);
   w.Char('}');
   return out;

@@ -173,7 +173,27 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
   return count;
 }
 
-SnapshotPtr StoreState::Freeze(uint64_t version) {
+SnapshotPtr StoreState::Freeze(uint64_t version, ThreadPool* pool) {
+  struct TextJob {
+    Collection* collection;
+    const Segment* segment;
+    SegmentTextPtr* slot;  // unordered_map values stay put while other keys are inserted
+  };
+  std::vector<TextJob> jobs;
+  for (auto& [name, c] : collections_) {
+    if (c->frozen || c->fts.empty()) continue;
+    for (const SegmentPtr& s : c->segments) {
+      SegmentTextPtr& slot = c->text[s.get()];
+      if (!slot || slot->rows() < s->appended()) jobs.push_back({c.get(), s.get(), &slot});
+    }
+  }
+  auto index = [&](size_t i) {
+    const TextJob& j = jobs[i];
+    *j.slot = SegmentText::Extend(*j.slot, *j.segment, j.segment->appended(), j.collection->fts);
+  };
+  if (pool && jobs.size() > 1) pool->ParallelFor(jobs.size(), index);
+  else for (size_t i = 0; i < jobs.size(); ++i) index(i);
+
   auto snap = std::make_shared<Snapshot>();
   snap->version = version;
   snap->aliases = aliases_;
@@ -186,7 +206,7 @@ SnapshotPtr StoreState::Freeze(uint64_t version) {
       state->filter_index = c->filter_index;
       state->fts = c->fts;
       for (const SegmentPtr& s : c->segments)
-        state->segments.push_back({s, s->appended(), s->deleted_rows(), CatchUpText(*c, *s)});
+        state->segments.push_back({s, s->appended(), s->deleted_rows(), c->fts.empty() ? nullptr : c->text[s.get()]});
       state->rows = c->rows;
       state->dead_rows = c->dead_rows;
       state->live_rows = c->ids.size();
@@ -207,12 +227,7 @@ void StoreState::AddCollection(const std::string& name, std::map<std::string, st
   c.fts = std::move(fts);
 }
 
-SegmentTextPtr StoreState::CatchUpText(Collection& c, const Segment& segment) {
-  if (c.fts.empty()) return nullptr;
-  SegmentTextPtr& text = c.text[&segment];
-  if (!text || text->rows() < segment.appended()) text = SegmentText::Extend(text, segment, segment.appended(), c.fts);
-  return text;
-}
+
 
 void StoreState::BuildFilterIndex(const Collection& c, Segment& segment) {
   segment.set_filter_index(c.filter_index.empty() ? nullptr : SegmentFilterIndex::Build(segment, c.filter_index));

@@ -11,6 +11,7 @@
 
 #include "tessera/ops.h"
 #include "tessera/snapshot.h"
+#include "tessera/thread_pool.h"
 
 namespace tessera {
 
@@ -22,7 +23,9 @@ class StoreState {
   void Validate(const Op& op) const;
   // Applies a validated op. Returns rows upserted or deleted (0 for catalog ops).
   uint64_t Apply(const Op& op, uint64_t version);
-  SnapshotPtr Freeze(uint64_t version);
+  // Rows appended since the last freeze get their full-text postings first, segments in parallel
+  // on pool when given (recovery and schema changes can have every segment to index).
+  SnapshotPtr Freeze(uint64_t version, ThreadPool* pool = nullptr);
   // The collection an alias points at, or name itself.
   std::string ResolveAlias(const std::string& name) const {
     auto it = aliases_.find(name);
@@ -82,8 +85,6 @@ class StoreState {
   // Builds the declared filter indexes of a sealed segment (or drops them when none are declared).
   static void BuildFilterIndex(const Collection& c, Segment& segment);
   void Touch(Collection& c) { c.frozen.reset(); }
-  // The segment's postings with every appended row indexed (null when no schema is declared).
-  static SegmentTextPtr CatchUpText(Collection& c, const Segment& segment);
 
   uint32_t dim_;
   uint64_t next_segment_id_;
