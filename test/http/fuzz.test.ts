@@ -13,6 +13,7 @@ const ROUTES: [string, string][] = [
   ['POST', '/collections/{name}/upsert'], ['POST', '/collections/{name}/delete'], ['GET', '/collections/{name}/records'],
   ['POST', '/search'], ['POST', '/flush'], ['GET', '/stats'], ['GET', '/cluster'], ['GET', '/versions'], ['GET', '/metrics'],
   ['POST', '/list'], ['POST', '/aggregate'], ['POST', '/search/similar'], ['POST', '/search/batch'], ['POST', '/collections/{name}/filter-index'],
+  ['POST', '/collections/{name}/fts-schema'], ['POST', '/text-search'], ['POST', '/hybrid-search'], ['POST', '/suggest'],
 ];
 
 const NAMES = ['fz', 'fz2', 'cur', '%20', 'a%2Fb', 'x'.repeat(300), '..', '%ff', '%E2%82', 'ünï', '%00', '-', 'Null'];
@@ -24,6 +25,10 @@ const SEEDS = [
   JSON.stringify({ target: 'fz' }),
   JSON.stringify({ names: ['title', 'body'] }),
   JSON.stringify({ owner: 'ops', tier: '1' }),
+  JSON.stringify({ fields: ['s', { field: 'l', k1: 1.2, b: 0.75, ascii_folding: true, max_token_len: 20 }] }),
+  JSON.stringify({ clauses: [{ field: 's', query: 'x y', prefix: true }], combine: 'Max', explain: true, highlight: { max_fragments: 2, fragment_chars: 40 }, top_k: 3 }),
+  JSON.stringify({ vector: [1, 0, 0, 0], field: 's', text: 'x', candidates: 5, rrf_k: 10, vector_weight: 2, explain: true }),
+  JSON.stringify({ field: 's', prefix: 'x yz', limit: 3, fuzzy: true, scope: ['fz'] }),
 ];
 
 const TOKENS = ['null', '1e999', '-0', '"\\ud800"', '99999999999999999999999', '{', ']', '"', '\\', 'NaN', '[[[[[[[[', '{"Int":1.5}', '"Null"', '{"Int":"1"}', '-1', '1.0', '""', 'true', '{"List":[1]}', '{"DateTime":-9223372036854775809}'];
@@ -38,7 +43,7 @@ function randomJson(rand: () => number, depth = 0): unknown {
     case 4: return Array.from({ length: Math.floor(rand() * 5) }, () => rand() * 2 - 1);
     case 5: return Array.from({ length: Math.floor(rand() * 4) }, () => randomJson(rand, depth + 1));
     default: {
-      const keys = ['records', 'query', 'ids', 'target', 'names', 'id', 'vector', 'attrs', 'top_k', 'scope', 'Int', 'Str', 'filter', 'offset'];
+      const keys = ['records', 'query', 'ids', 'target', 'names', 'id', 'vector', 'attrs', 'top_k', 'scope', 'Int', 'Str', 'filter', 'offset', 'fields', 'field', 'clauses', 'prefix', 'text', 'highlight'];
       return Object.fromEntries(Array.from({ length: Math.floor(rand() * 4) }, () => [keys[Math.floor(rand() * keys.length)], randomJson(rand, depth + 1)]));
     }
   }
@@ -73,6 +78,7 @@ test(`fuzz: ${REQUESTS} random and mutated requests to every route (seed ${SEED}
   t.teardown(() => server.stop());
   await call(server, 'POST', '/collections/fz/upsert', SEEDS[0]);
   await call(server, 'PUT', '/aliases/cur', { target: 'fz' });
+  await call(server, 'POST', '/collections/fz/fts-schema', { fields: ['s', 'l'] });
 
   const rand = prng(SEED);
   const cases = Array.from({ length: REQUESTS }, (_, i) => {
