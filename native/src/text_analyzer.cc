@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 
-#include "tessera/text_match.h"
 
 extern "C" {
 #include "api.h"
@@ -12,8 +11,6 @@ extern "C" {
 
 namespace tessera {
 namespace {
-
-constexpr size_t kStemMemoLimit = 1 << 17;
 
 void AppendUtf8(std::string* out, uint32_t cp) {
   if (cp < 0x80) {
@@ -120,28 +117,26 @@ std::string Analyzer::Fold(std::string_view word) const {
   return out;
 }
 
-const std::string& Analyzer::Stem(const std::string& folded) {
-  auto it = stems_.find(folded);
-  if (it != stems_.end()) return it->second;
-  if (stems_.size() >= kStemMemoLimit) stems_.clear();
+std::string Analyzer::Stem(std::string_view folded) {
   SN_set_current(stemmer_, int(folded.size()), reinterpret_cast<const unsigned char*>(folded.data()));
   english_UTF_8_stem(stemmer_);
-  std::string stem(reinterpret_cast<const char*>(stemmer_->p), size_t(stemmer_->l));
-  return stems_.emplace(folded, std::move(stem)).first->second;
+  return std::string(reinterpret_cast<const char*>(stemmer_->p), size_t(stemmer_->l));
+}
+
+const AnalyzedWord& Analyzer::Lookup(std::string_view raw) {
+  auto it = words_.find(raw);
+  if (it != words_.end()) return it->second;
+  AnalyzedWord word{false, Fold(raw), {}};
+  word.indexed = !(max_token_len_ && CountChars(raw) > max_token_len_) && !IsStopword(word.surface);
+  if (word.indexed) word.term = Stem(word.surface);
+  return words_.emplace(std::string(raw), std::move(word)).first->second;
 }
 
 std::vector<AnalyzedToken> Analyzer::Analyze(std::string_view text) {
   std::vector<AnalyzedToken> tokens;
-  uint32_t position = 0;
-  for (WordSpan w : SplitWords(text)) {
-    std::string_view word = text.substr(w.begin, w.end - w.begin);
-    uint32_t pos = position++;
-    if (max_token_len_ && CountChars(word) > max_token_len_) continue;
-    std::string surface = Fold(word);
-    if (IsStopword(surface)) continue;
-    const std::string& term = Stem(surface);
-    tokens.push_back({std::move(surface), term, pos, w.begin, w.end});
-  }
+  ForEachToken(text, [&](const AnalyzedWord& w, uint32_t position, WordSpan span) {
+    tokens.push_back({w.surface, w.term, position, span.begin, span.end});
+  });
   return tokens;
 }
 

@@ -50,50 +50,56 @@ size_t FieldPostings::bytes() const {
 namespace {
 
 struct TermBuild {
-  std::vector<uint32_t> docs, tfs, positions_per_doc, positions;
+  std::vector<uint32_t> docs, tfs, positions;  // positions of each doc in turn, tfs[i] of them
   uint32_t max_tf = 0, min_dl = UINT32_MAX;
 };
 
 FieldPostings BuildField(const Segment& segment, uint32_t begin, uint32_t end, const FtsField& field) {
   Analyzer analyzer(field);
-  std::unordered_map<std::string, uint32_t> ids;
+  std::unordered_map<std::string_view, uint32_t> ids;       // term -> build slot
+  std::unordered_map<const AnalyzedWord*, uint32_t> slots;  // spelling -> build slot
   std::vector<TermBuild> builds;
   std::vector<std::string> names;
-  std::unordered_map<std::string, uint32_t> surfaces;
+  std::vector<std::pair<std::string, uint32_t>> surfaces;
   FieldPostings fp;
   fp.doc_len.assign(end - begin, 0);
   std::string scratch;
-  std::vector<uint32_t> order;
+  std::vector<uint32_t> touched;  // the terms of the current document
   for (uint32_t r = begin; r < end; ++r) {
     std::string_view text;
     if (!FieldText(segment.row_attrs(r), field.field, &scratch, &text)) continue;
-    std::vector<AnalyzedToken> tokens = analyzer.Analyze(text);
-    if (tokens.empty()) continue;
-    fp.doc_len[r - begin] = uint32_t(tokens.size());
+    uint32_t dl = 0;
+    touched.clear();
+    analyzer.ForEachToken(text, [&](const AnalyzedWord& word, uint32_t position, WordSpan) {
+      auto [slot, fresh_word] = slots.try_emplace(&word, 0);
+      if (fresh_word) {
+        auto [id, fresh_term] = ids.try_emplace(word.term, uint32_t(builds.size()));
+        if (fresh_term) {
+          builds.emplace_back();
+          names.push_back(word.term);
+        }
+        slot->second = id->second;
+        surfaces.emplace_back(word.surface, id->second);
+      }
+      TermBuild& b = builds[slot->second];
+      // Every position of a term in one document lands together, in order, as the text is read.
+      if (b.docs.empty() || b.docs.back() != r) {
+        b.docs.push_back(r);
+        b.tfs.push_back(0);
+        touched.push_back(slot->second);
+      }
+      ++b.tfs.back();
+      b.positions.push_back(position);
+      ++dl;
+    });
+    if (dl == 0) continue;
+    fp.doc_len[r - begin] = dl;
     ++fp.docs_with_tokens;
-    fp.total_len += tokens.size();
-    order.resize(tokens.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return tokens[a].term < tokens[b].term; });
-    for (size_t i = 0; i < order.size();) {
-      const AnalyzedToken& first = tokens[order[i]];
-      auto [it, fresh] = ids.try_emplace(first.term, uint32_t(builds.size()));
-      if (fresh) {
-        builds.emplace_back();
-        names.push_back(first.term);
-      }
-      TermBuild& b = builds[it->second];
-      size_t j = i;
-      for (; j < order.size() && tokens[order[j]].term == first.term; ++j) {
-        b.positions.push_back(tokens[order[j]].position);
-        surfaces.try_emplace(tokens[order[j]].surface, it->second);
-      }
-      b.docs.push_back(r);
-      b.tfs.push_back(uint32_t(j - i));
-      b.max_tf = std::max(b.max_tf, uint32_t(j - i));
-      b.min_dl = std::min(b.min_dl, uint32_t(tokens.size()));
-      b.positions_per_doc.push_back(uint32_t(j - i));
-      i = j;
+    fp.total_len += dl;
+    for (uint32_t id : touched) {
+      TermBuild& b = builds[id];
+      b.max_tf = std::max(b.max_tf, b.tfs.back());
+      b.min_dl = std::min(b.min_dl, dl);
     }
   }
   std::vector<uint32_t> by_name(names.size());
@@ -109,16 +115,17 @@ FieldPostings BuildField(const Segment& segment, uint32_t begin, uint32_t end, c
     fp.terms.push_back(std::move(names[id]));
     fp.docs.insert(fp.docs.end(), b.docs.begin(), b.docs.end());
     fp.tfs.insert(fp.tfs.end(), b.tfs.begin(), b.tfs.end());
-    for (uint32_t n : b.positions_per_doc) fp.pos_start.push_back(fp.pos_start.back() + n);
+    for (uint32_t n : b.tfs) fp.pos_start.push_back(fp.pos_start.back() + n);
     fp.positions.insert(fp.positions.end(), b.positions.begin(), b.positions.end());
     fp.term_start.push_back(uint32_t(fp.docs.size()));
     fp.max_tf.push_back(b.max_tf);
     fp.min_dl.push_back(b.min_dl);
     b = TermBuild();
   }
-  std::vector<std::pair<std::string, uint32_t>> sorted_surfaces(surfaces.begin(), surfaces.end());
-  std::sort(sorted_surfaces.begin(), sorted_surfaces.end());
-  for (auto& [surface, id] : sorted_surfaces) {
+  // Spellings that fold alike ("Run", "run") give one surface word.
+  std::sort(surfaces.begin(), surfaces.end());
+  surfaces.erase(std::unique(surfaces.begin(), surfaces.end()), surfaces.end());
+  for (auto& [surface, id] : surfaces) {
     fp.surfaces.push_back(std::move(surface));
     fp.surface_term.push_back(rank[id]);
   }

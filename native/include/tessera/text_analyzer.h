@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tessera/ops.h"
+#include "tessera/text_match.h"
 
 struct SN_env;
 
@@ -32,6 +33,13 @@ std::vector<WordSpan> SplitWords(std::string_view text);
 // Code points in a UTF-8 string.
 size_t CountChars(std::string_view text);
 
+// One distinct spelling of a word, analyzed.
+struct AnalyzedWord {
+  bool indexed;         // false for stopwords and words over max_token_len
+  std::string surface;  // lowercased (and folded), unstemmed
+  std::string term;     // its stem
+};
+
 class Analyzer {
  public:
   explicit Analyzer(const FtsField& field);
@@ -39,20 +47,39 @@ class Analyzer {
   Analyzer(const Analyzer&) = delete;
   Analyzer& operator=(const Analyzer&) = delete;
 
-  // The indexed tokens of text, in order; stopwords and over-long words are skipped but keep
-  // their positions.
+  // Calls fn(word, position, span) for each indexed word of text, in order; stopwords and
+  // over-long words are skipped but keep their positions. word stays valid while this analyzer lives.
+  template <typename Fn>
+  void ForEachToken(std::string_view text, Fn&& fn) {
+    TokenIterator words(text);
+    std::string_view raw;
+    for (uint32_t position = 0; words.Next(&raw); ++position) {
+      const AnalyzedWord& word = Lookup(raw);
+      uint32_t begin = uint32_t(raw.data() - text.data());
+      if (word.indexed) fn(word, position, WordSpan{begin, begin + uint32_t(raw.size())});
+    }
+  }
+  // The indexed tokens of text, in order.
   std::vector<AnalyzedToken> Analyze(std::string_view text);
   // One word lowercased, and folded when the field folds.
   std::string Fold(std::string_view word) const;
   // The stem of a folded word.
-  const std::string& Stem(const std::string& folded);
+  std::string Stem(std::string_view folded);
   static bool IsStopword(std::string_view folded);
 
  private:
+  // The analysis of one spelling, memoized: word frequencies are Zipfian, so most words of a
+  // text cost one hash lookup.
+  const AnalyzedWord& Lookup(std::string_view raw);
+
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
   bool ascii_folding_;
   uint32_t max_token_len_;
   SN_env* stemmer_;
-  std::unordered_map<std::string, std::string> stems_;  // memo: word frequencies are Zipfian
+  std::unordered_map<std::string, AnalyzedWord, Hash, std::equal_to<>> words_;
 };
 
 }  // namespace tessera
