@@ -176,12 +176,10 @@ SnapshotPtr Store::Current() const {
 
 void Store::Publish(SnapshotPtr snap) {
   uint64_t rows = 0, dead = 0, live = 0;
-  uint64_t text_bytes = 0;
   for (const auto& [name, c] : snap->collections) {
     rows += c->rows;
     dead += c->dead_rows;
     live += c->live_rows;
-    for (const SegmentRef& ref : c->segments) text_bytes += ref.text ? ref.text->bytes() : 0;
   }
   footprint_.rows = rows;
   footprint_.dead_rows = dead;

@@ -1,6 +1,7 @@
 #include "tessera/text_index.h"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 #include <unordered_map>
 
@@ -48,6 +49,8 @@ size_t FieldPostings::bytes() const {
 }
 
 namespace {
+
+constexpr size_t kMergeFanIn = 4;
 
 struct TermBuild {
   std::vector<uint32_t> docs, tfs, positions;  // positions of each doc in turn, tfs[i] of them
@@ -141,44 +144,66 @@ void CopyPostings(const FieldPostings& src, uint32_t from, uint32_t to, FieldPos
   dst.positions.insert(dst.positions.end(), src.positions.begin() + src.pos_start[from], src.positions.begin() + src.pos_start[to]);
 }
 
-FieldPostings MergeField(const FieldPostings& a, const FieldPostings& b) {
+// The smallest string at the heads of parts (cursors into each part's sorted list); false when
+// every part is exhausted.
+bool SmallestHead(const std::vector<const std::vector<std::string>*>& parts, const std::vector<size_t>& at, std::string_view* out) {
+  bool any = false;
+  for (size_t k = 0; k < parts.size(); ++k)
+    if (at[k] < parts[k]->size() && (!any || (*parts[k])[at[k]] < *out)) {
+      *out = (*parts[k])[at[k]];
+      any = true;
+    }
+  return any;
+}
+
+// One field over the rows of consecutive parts: a k-way merge of the term dictionaries whose
+// postings concatenate in part order, so each term's rows stay ascending.
+FieldPostings MergeField(const std::vector<const FieldPostings*>& parts) {
   FieldPostings m;
   m.term_start.push_back(0);
   m.pos_start.push_back(0);
-  std::vector<uint32_t> a_rank(a.terms.size()), b_rank(b.terms.size());
-  size_t i = 0, j = 0;
-  while (i < a.terms.size() || j < b.terms.size()) {
-    bool take_a = j == b.terms.size() || (i < a.terms.size() && a.terms[i] <= b.terms[j]);
-    bool take_b = i == a.terms.size() || (j < b.terms.size() && b.terms[j] <= a.terms[i]);
-    uint32_t k = uint32_t(m.terms.size());
-    m.terms.push_back(take_a ? a.terms[i] : b.terms[j]);
-    m.max_tf.push_back(std::max(take_a ? a.max_tf[i] : 0, take_b ? b.max_tf[j] : 0));
-    m.min_dl.push_back(std::min(take_a ? a.min_dl[i] : UINT32_MAX, take_b ? b.min_dl[j] : UINT32_MAX));
-    if (take_a) {
-      CopyPostings(a, a.term_start[i], a.term_start[i + 1], m);
-      a_rank[i++] = k;
-    }
-    if (take_b) {
-      CopyPostings(b, b.term_start[j], b.term_start[j + 1], m);
-      b_rank[j++] = k;
+  std::vector<const std::vector<std::string>*> terms, surfaces;
+  std::vector<std::vector<uint32_t>> rank(parts.size());
+  for (size_t k = 0; k < parts.size(); ++k) {
+    terms.push_back(&parts[k]->terms);
+    surfaces.push_back(&parts[k]->surfaces);
+    rank[k].resize(parts[k]->terms.size());
+  }
+  std::vector<size_t> at(parts.size(), 0);
+  for (std::string_view term; SmallestHead(terms, at, &term);) {
+    uint32_t merged = uint32_t(m.terms.size());
+    m.terms.emplace_back(term);
+    uint32_t max_tf = 0, min_dl = UINT32_MAX;
+    for (size_t k = 0; k < parts.size(); ++k) {
+      const FieldPostings& p = *parts[k];
+      size_t i = at[k];
+      if (i == p.terms.size() || p.terms[i] != m.terms.back()) continue;
+      CopyPostings(p, p.term_start[i], p.term_start[i + 1], m);
+      max_tf = std::max(max_tf, p.max_tf[i]);
+      min_dl = std::min(min_dl, p.min_dl[i]);
+      rank[k][i] = merged;
+      ++at[k];
     }
     m.term_start.push_back(uint32_t(m.docs.size()));
+    m.max_tf.push_back(max_tf);
+    m.min_dl.push_back(min_dl);
   }
-  m.doc_len = a.doc_len;
-  m.doc_len.insert(m.doc_len.end(), b.doc_len.begin(), b.doc_len.end());
-  m.docs_with_tokens = a.docs_with_tokens + b.docs_with_tokens;
-  m.total_len = a.total_len + b.total_len;
-  i = j = 0;
-  while (i < a.surfaces.size() || j < b.surfaces.size()) {
-    bool take_a = j == b.surfaces.size() || (i < a.surfaces.size() && a.surfaces[i] <= b.surfaces[j]);
-    if (take_a) {
-      if (j < b.surfaces.size() && a.surfaces[i] == b.surfaces[j]) ++j;
-      m.surfaces.push_back(a.surfaces[i]);
-      m.surface_term.push_back(a_rank[a.surface_term[i++]]);
-    } else {
-      m.surfaces.push_back(b.surfaces[j]);
-      m.surface_term.push_back(b_rank[b.surface_term[j++]]);
+  std::fill(at.begin(), at.end(), 0);
+  for (std::string_view surface; SmallestHead(surfaces, at, &surface);) {
+    m.surfaces.emplace_back(surface);
+    bool first = true;
+    for (size_t k = 0; k < parts.size(); ++k) {
+      const FieldPostings& p = *parts[k];
+      if (at[k] == p.surfaces.size() || p.surfaces[at[k]] != m.surfaces.back()) continue;
+      if (first) m.surface_term.push_back(rank[k][p.surface_term[at[k]]]);  // a surface always stems alike
+      first = false;
+      ++at[k];
     }
+  }
+  for (const FieldPostings* p : parts) {
+    m.doc_len.insert(m.doc_len.end(), p->doc_len.begin(), p->doc_len.end());
+    m.docs_with_tokens += p->docs_with_tokens;
+    m.total_len += p->total_len;
   }
   return m;
 }
@@ -193,11 +218,15 @@ TextChunkPtr TextChunk::Build(const Segment& segment, uint32_t begin, uint32_t e
   return chunk;
 }
 
-TextChunkPtr TextChunk::Merge(const TextChunk& a, const TextChunk& b) {
+TextChunkPtr TextChunk::Merge(const std::vector<TextChunkPtr>& parts) {
   auto chunk = std::make_shared<TextChunk>();
-  chunk->begin_ = a.begin_;
-  chunk->end_ = b.end_;
-  for (size_t i = 0; i < a.fields_.size(); ++i) chunk->fields_.push_back(MergeField(a.fields_[i], b.fields_[i]));
+  chunk->begin_ = parts.front()->begin_;
+  chunk->end_ = parts.back()->end_;
+  for (size_t f = 0; f < parts.front()->fields_.size(); ++f) {
+    std::vector<const FieldPostings*> fields;
+    for (const TextChunkPtr& part : parts) fields.push_back(&part->fields_[f]);
+    chunk->fields_.push_back(MergeField(fields));
+  }
   return chunk;
 }
 
@@ -213,15 +242,17 @@ SegmentTextPtr SegmentText::Extend(const SegmentTextPtr& base, const Segment& se
   if (base) text->chunks_ = base->chunks_;
   uint32_t begin = text->rows();
   if (end > begin) text->chunks_.push_back(TextChunk::Build(segment, begin, end, fields));
-  auto rows = [](const TextChunkPtr& c) { return c->end() - c->begin(); };
-  // Merge while the newest chunk is at least half its older neighbour: sizes stay geometric.
-  while (text->chunks_.size() >= 2) {
-    auto& chunks = text->chunks_;
-    const TextChunkPtr &older = chunks[chunks.size() - 2], &newer = chunks.back();
-    if (rows(newer) * 2 < rows(older)) break;
-    TextChunkPtr merged = TextChunk::Merge(*older, *newer);
-    chunks.pop_back();
-    chunks.back() = std::move(merged);
+  // Tiered merging: kMergeFanIn chunks of one size class become one chunk of the next, so a row's
+  // postings are copied O(log rows / log kMergeFanIn) times and a segment keeps few chunks.
+  auto size_class = [](const TextChunkPtr& c) { return std::bit_width(c->end() - c->begin()) / 2; };
+  auto& chunks = text->chunks_;
+  while (chunks.size() >= kMergeFanIn) {
+    auto tail = chunks.end() - kMergeFanIn;
+    int cls = size_class(*tail);
+    if (!std::all_of(tail, chunks.end(), [&](const TextChunkPtr& c) { return size_class(c) == cls; })) break;
+    TextChunkPtr merged = TextChunk::Merge(std::vector<TextChunkPtr>(tail, chunks.end()));
+    chunks.erase(tail, chunks.end());
+    chunks.push_back(std::move(merged));
   }
   return text;
 }

@@ -153,17 +153,15 @@ export function levenshtein(a: string, b: string): number {
   return prev[y.length];
 }
 
-function isTokenCodePoint(cp: number): boolean {
+/** The core's token characters (native/include/tessera/text_match.h), written out independently. */
+export function isTokenCodePoint(cp: number): boolean {
   if (cp < 0x80) return (cp >= 48 && cp <= 57) || (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122);
   if (cp < 0xc0 || cp === 0xd7 || cp === 0xf7) return false;
-  if (cp >= 0x2000 && cp <= 0x2bff) return false;
-  if (cp >= 0x3000 && cp <= 0x303f) return false;
-  if (cp >= 0xfe30 && cp <= 0xfe4f) return false;
-  if (cp >= 0xff00 && cp <= 0xff0f) return false;
-  if (cp >= 0xff1a && cp <= 0xff20) return false;
-  if (cp >= 0xff3b && cp <= 0xff40) return false;
-  if (cp >= 0xff5b && cp <= 0xff65) return false;
-  return true;
+  const excluded = [
+    [0x2000, 0x2bff], [0x2e00, 0x2e7f], [0x3000, 0x303f], [0xd800, 0xf8ff], [0xfe00, 0xfe0f], [0xfe30, 0xfe4f],
+    [0xff00, 0xff0f], [0xff1a, 0xff20], [0xff3b, 0xff40], [0xff5b, 0xff65], [0xfff0, 0xffff], [0x1f000, 0x1faff], [0xe0000, 0x10ffff],
+  ];
+  return !excluded.some(([lo, hi]) => cp >= lo && cp <= hi);
 }
 
 export function tokens(text: string): string[] {

@@ -2,6 +2,7 @@
 // optional ASCII folding, max_token_len, Lucene's English stopwords, Porter2 from the `porter2`
 // package), a BM25 oracle written from the formula and rules of docs/full-text.md, store builders
 // and randomized corpora. Nothing here trusts the core's own numbers.
+import { isTokenCodePoint } from '../filters/oracle';
 import type { ExecutionContext } from 'ava';
 import { stem as porter2 } from 'porter2';
 import { type DecayRank, type FtsFieldEntry, type TextClause, type Value, Store } from '../../lib/index';
@@ -56,13 +57,23 @@ export interface Token {
   end: number;
 }
 
-/** Maximal runs of Unicode letters and digits, with their byte offsets. */
+/** Maximal runs of token characters (the rule docs/full-text.md states), with their byte offsets. */
 export function tokenize(text: string): Token[] {
   const out: Token[] = [];
-  for (const m of text.matchAll(/[\p{L}\p{Nd}]+/gu)) {
-    const start = Buffer.byteLength(text.slice(0, m.index));
-    out.push({ word: m[0], start, end: start + Buffer.byteLength(m[0]) });
+  let word = '';
+  let start = 0;
+  let at = 0;
+  for (const ch of text) {
+    if (isTokenCodePoint(ch.codePointAt(0)!)) {
+      if (!word) start = at;
+      word += ch;
+    } else if (word) {
+      out.push({ word, start, end: at });
+      word = '';
+    }
+    at += Buffer.byteLength(ch);
   }
+  if (word) out.push({ word, start, end: at });
   return out;
 }
 

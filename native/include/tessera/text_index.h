@@ -3,8 +3,8 @@
 // stem to each term (for prefix expansion and suggest).
 //
 // A segment's postings are a list of immutable chunks over consecutive row ranges. The writer
-// indexes newly committed rows as a new chunk when it publishes a snapshot and merges small
-// neighbours (geometric sizes, so a segment holds O(log rows) chunks); a snapshot holds the exact
+// indexes newly committed rows as a new chunk when it publishes a snapshot and merges runs of
+// similar-sized chunks (tiered, so a segment holds O(log rows) chunks); a snapshot holds the exact
 // chunk list for the rows it sees. Deleted rows stay in the postings and are skipped by readers.
 #pragma once
 #include <cstdint>
@@ -47,8 +47,8 @@ class TextChunk {
   // Indexes rows [begin, end) of segment for fields (parallel to the schema).
   static std::shared_ptr<const TextChunk> Build(const Segment& segment, uint32_t begin, uint32_t end,
                                                 const std::vector<FtsField>& fields);
-  // One chunk over a's rows followed by b's (a.end() == b.begin()).
-  static std::shared_ptr<const TextChunk> Merge(const TextChunk& a, const TextChunk& b);
+  // One chunk over the rows of consecutive chunks (each one's end is the next one's begin).
+  static std::shared_ptr<const TextChunk> Merge(const std::vector<std::shared_ptr<const TextChunk>>& parts);
 
   uint32_t begin() const { return begin_; }
   uint32_t end() const { return end_; }
@@ -67,7 +67,7 @@ using SegmentTextPtr = std::shared_ptr<const SegmentText>;
 
 class SegmentText {
  public:
-  // base (may be null) with rows [base rows, end) indexed as a new chunk and small neighbours merged.
+  // base (may be null) with rows [base rows, end) indexed as a new chunk and similar-sized runs merged.
   static SegmentTextPtr Extend(const SegmentTextPtr& base, const Segment& segment, uint32_t end,
                                const std::vector<FtsField>& fields);
   const std::vector<TextChunkPtr>& chunks() const { return chunks_; }

@@ -26,9 +26,11 @@ inline uint32_t NextCodePoint(std::string_view s, size_t* pos) {
   return cp;
 }
 
-// Letters and digits. Without ICU: ASCII letters and digits, and every code point from U+00C0 up
-// except the punctuation, symbol and space blocks a tokenizer must split on (U+00D7, U+00F7,
-// U+2000-U+2BFF, U+3000-U+303F, U+FE30-U+FE4F and the fullwidth ASCII punctuation in U+FF00-U+FF65).
+// Letters and digits, approximated without Unicode tables: ASCII letters and digits, and every
+// code point from U+00C0 up except the punctuation, symbol, space, private-use and emoji blocks
+// (U+00D7, U+00F7, U+2000-U+2BFF, U+2E00-U+2E7F, U+3000-U+303F, U+D800-U+F8FF, U+FE00-U+FE0F,
+// U+FE30-U+FE4F, fullwidth ASCII punctuation in U+FF00-U+FF65, U+FFF0-U+FFFF, U+1F000-U+1FAFF,
+// U+E0000 up). Combining marks count as word characters, so decomposed accents never split a word.
 bool IsTokenCodePoint(uint32_t cp);
 
 // ASCII letters and digits: the token characters of the common case, by table.
