@@ -1,17 +1,7 @@
 // Runs a fixed set of text searches over a seeded Zipf-like corpus and prints their rankings as
 // JSON; pruning.test.ts runs it with and without TESSERA_TEXT_EXHAUSTIVE=1 and compares.
 import { Store } from '../../lib/index';
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../core/helpers';
 
 async function main(): Promise<void> {
   const rnd = prng(42);
