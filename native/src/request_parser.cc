@@ -470,6 +470,9 @@ BatchParams ParseBatch(std::string_view body, uint32_t dim, Metric metric) {
 
 namespace {
 
+constexpr size_t kMaxClauses = 64;
+constexpr double kMaxK1 = 1000;  // beyond it tf saturation is meaningless and scores lose precision
+
 // The text leg as the request spells it: field + query (+ prefix), or clauses.
 struct TextSpelling {
   std::optional<std::string> field, query;
@@ -497,6 +500,9 @@ HighlightParams ReadHighlight(element e, const std::string& field) {
 std::vector<TextClause> ReadClauses(element e) {
   auto items = ExpectArray(e, "clauses");
   if (items.size() == 0) Bad("clauses must not be empty: send at least one {\"field\", \"query\"}, or use field + query");
+  if (items.size() > kMaxClauses)
+    Bad("clauses holds " + std::to_string(items.size()) + " clauses; at most " + std::to_string(kMaxClauses) +
+        " are allowed (put several words in one clause's query)");
   std::vector<TextClause> clauses;
   size_t i = 0;
   for (element item : items) {
@@ -646,6 +652,7 @@ std::vector<FtsField> ParseFtsSchema(std::string_view body) {
   bool seen = false;
   for (auto [key, value] : ExpectObject(ParseBody(body, copy), "request body")) {
     if (key != "fields") UnknownField(key, " in the fts-schema body", "fields");
+    if (seen) Bad("fields is given twice; send one list");
     seen = true;
     size_t i = 0;
     for (element entry : ExpectArray(value, "fields")) {
@@ -660,7 +667,7 @@ std::vector<FtsField> ParseFtsSchema(std::string_view body) {
             f.field = JsonString(v, fk);
           } else if (k == "k1") {
             f.k1 = ExpectFinite(v, fk);
-            if (f.k1 < 0) Bad(fk + " must be a finite number >= 0 (default 1.2)");
+            if (f.k1 < 0 || f.k1 > kMaxK1) Bad(fk + " must be a number from 0 to 1000 (default 1.2)");
           } else if (k == "b") {
             f.b = ExpectFinite(v, fk);
             if (f.b < 0 || f.b > 1) Bad(fk + " must be between 0 and 1 (0 no length normalization, 1 full; default 0.75)");

@@ -1,7 +1,6 @@
 #include "tessera/text_index.h"
 
 #include <algorithm>
-#include <bit>
 #include <numeric>
 #include <unordered_map>
 
@@ -49,8 +48,6 @@ size_t FieldPostings::bytes() const {
 }
 
 namespace {
-
-constexpr size_t kMergeFanIn = 4;
 
 struct TermBuild {
   std::vector<uint32_t> docs, tfs, positions;  // positions of each doc in turn, tfs[i] of them
@@ -242,16 +239,21 @@ SegmentTextPtr SegmentText::Extend(const SegmentTextPtr& base, const Segment& se
   if (base) text->chunks_ = base->chunks_;
   uint32_t begin = text->rows();
   if (end > begin) text->chunks_.push_back(TextChunk::Build(segment, begin, end, fields));
-  // Tiered merging: kMergeFanIn chunks of one size class become one chunk of the next, so a row's
-  // postings are copied O(log rows / log kMergeFanIn) times and a segment keeps few chunks.
-  auto size_class = [](const TextChunkPtr& c) { return std::bit_width(c->end() - c->begin()) / 2; };
+  // Keep every chunk larger than all newer chunks together: merge, all at once, from the oldest
+  // chunk that is not. Chunk sizes then at least double going back, so a segment holds at most
+  // log2(rows) + 1 chunks, and a row's chunk at least doubles each time it is copied, whatever the
+  // sizes of the commits.
   auto& chunks = text->chunks_;
-  while (chunks.size() >= kMergeFanIn) {
-    auto tail = chunks.end() - kMergeFanIn;
-    int cls = size_class(*tail);
-    if (!std::all_of(tail, chunks.end(), [&](const TextChunkPtr& c) { return size_class(c) == cls; })) break;
-    TextChunkPtr merged = TextChunk::Merge(std::vector<TextChunkPtr>(tail, chunks.end()));
-    chunks.erase(tail, chunks.end());
+  size_t first = chunks.size();
+  uint64_t newer = 0;
+  for (size_t i = chunks.size(); i-- > 0;) {
+    uint64_t rows = chunks[i]->end() - chunks[i]->begin();
+    if (i + 1 < chunks.size() && rows <= newer) first = i;
+    newer += rows;
+  }
+  if (first + 1 < chunks.size()) {
+    TextChunkPtr merged = TextChunk::Merge(std::vector<TextChunkPtr>(chunks.begin() + long(first), chunks.end()));
+    chunks.erase(chunks.begin() + long(first), chunks.end());
     chunks.push_back(std::move(merged));
   }
   return text;

@@ -44,7 +44,7 @@ struct PreparedCollection {
   std::vector<PreparedClause> clauses;
 };
 
-PreparedClause Prepare(const CollectionText& text, const TextClause& clause) {
+PreparedClause PrepareClause(const CollectionText& text, const TextClause& clause, const CollectionText::FieldStats& stats) {
   PreparedClause pc;
   pc.field = text.FieldIndex(clause.field);
   pc.prefix = clause.prefix;
@@ -52,7 +52,6 @@ PreparedClause Prepare(const CollectionText& text, const TextClause& clause) {
   const FtsField& field = text.field(pc.field);
   pc.k1 = field.k1;
   pc.b = field.b;
-  CollectionText::FieldStats stats = text.Stats(pc.field);
   pc.avgdl = stats.avgdl();
   Analyzer analyzer(field);
   std::string_view exact_part = clause.query;
@@ -87,6 +86,19 @@ PreparedClause Prepare(const CollectionText& text, const TextClause& clause) {
   return pc;
 }
 
+// The query's clauses against one collection; each field's statistics are gathered once.
+PreparedCollection Prepare(const CollectionText& text, const TextQuery& q) {
+  PreparedCollection pc{text, {}};
+  std::map<int, CollectionText::FieldStats> stats;
+  for (const TextClause& clause : q.clauses) {
+    int field = text.FieldIndex(clause.field);
+    auto it = stats.find(field);
+    if (it == stats.end() && field >= 0) it = stats.emplace(field, text.Stats(field)).first;
+    pc.clauses.push_back(PrepareClause(text, clause, field >= 0 ? it->second : CollectionText::FieldStats{}));
+  }
+  return pc;
+}
+
 // One query term's posting list in one chunk, with a bound on its BM25 contribution.
 struct TermPostings {
   size_t clause;
@@ -105,20 +117,7 @@ bool ExhaustiveTextSearch() {
   return exhaustive;
 }
 
-// The k-th largest summed score among the touched rows (k <= touched.size()).
-double KthBest(const std::vector<double>& acc, uint32_t rows, size_t nclauses, const std::vector<uint32_t>& touched, size_t k) {
-  std::vector<double> sums;
-  sums.reserve(touched.size());
-  for (uint32_t local : touched) {
-    double sum = 0;
-    for (size_t ci = 0; ci < nclauses; ++ci) sum += acc[ci * rows + local];
-    sums.push_back(sum);
-  }
-  std::nth_element(sums.begin(), sums.begin() + (k - 1), sums.end(), std::greater<double>());
-  return sums[k - 1];
-}
-
-// Per-thread accumulators per (clause, row) and per-row flags, kept zeroed between chunks by
+// Per-thread accumulators per (slot, row) and per-row flags, kept zeroed between chunks by
 // resetting only the entries a chunk touched, so a query pays for the postings it reads rather
 // than for the size of the segments. A task that stopped midway (cancelled) leaves it dirty.
 struct ScoreScratch {
@@ -141,6 +140,120 @@ struct ScoreScratch {
   }
 };
 
+// Scores the chunks of one segment for one prepared query. Sum keeps one accumulator per row;
+// Max keeps one per clause and row, since its combination needs each clause's own score.
+class ChunkScorer {
+ public:
+  ChunkScorer(const PreparedCollection& pc, const TextQuery& q, const SegmentRef& ref, bool prunable)
+      : pc_(pc), ref_(ref), slots_(q.combine == Combine::kMax ? pc.clauses.size() : 1), prunable_(prunable),
+        scratch_(ScoreScratch::ForThisThread(slots_ * size_t(ref.rows), ref.rows)) {}
+  ~ChunkScorer() { scratch_.dirty = std::uncaught_exceptions() > 0; }
+
+  // Accumulates the chunk's matching live rows; then fn(row, combined score) for each, ascending.
+  // floor: a score the window's last candidate already beats or ties (-inf when unknown).
+  template <typename Fn>
+  void Score(const TextChunk& chunk, size_t window, float floor, Fn&& fn) {
+    begin_ = chunk.begin();
+    rows_ = chunk.end() - begin_;
+    scratch_.touched.clear();
+    std::vector<TermPostings> lists = Lists(chunk);
+    double rest = 0;  // bound on what the lists not yet read can add to any document
+    for (const TermPostings& l : lists) rest += l.bound;
+    bool admitting = true;
+    for (const TermPostings& l : lists) {
+      // Once the window-th best partial sum beats everything the remaining lists could give a
+      // document not yet seen, no unseen document can reach the window: read only the seen ones.
+      // Compared as the float scores candidates carry, strictly: an unseen document tying the
+      // threshold could still win on (collection, id).
+      if (admitting && prunable_ && scratch_.touched.size() >= window &&
+          float(rest * (1 + 1e-9)) < std::max(floor, float(KthBest(window)))) {
+        admitting = false;
+        std::sort(scratch_.touched.begin(), scratch_.touched.end());
+      }
+      if (admitting) Admit(l);
+      else Update(l);
+      rest -= l.bound;
+    }
+    std::sort(scratch_.touched.begin(), scratch_.touched.end());
+    for (uint32_t local : scratch_.touched) {
+      double combined = 0;
+      for (size_t slot = 0; slot < slots_; ++slot) {
+        double& s = scratch_.acc[slot * rows_ + local];
+        combined = std::max(combined, s);  // one slot: its sum; one per clause: Max
+        s = 0;
+      }
+      scratch_.seen[local] = 0;
+      fn(begin_ + local, float(combined));
+    }
+  }
+
+ private:
+  // The chunk's posting lists of the query's terms, strongest possible contribution first.
+  std::vector<TermPostings> Lists(const TextChunk& chunk) const {
+    std::vector<TermPostings> lists;
+    for (size_t ci = 0; ci < pc_.clauses.size(); ++ci) {
+      const PreparedClause& clause = pc_.clauses[ci];
+      if (clause.terms.empty()) continue;
+      const FieldPostings& fp = chunk.field(size_t(clause.field));
+      for (const ScoredTerm& term : clause.terms) {
+        int64_t ti = fp.Find(term.term);
+        if (ti < 0) continue;
+        double bound = clause.Score(fp.max_tf[size_t(ti)], fp.min_dl[size_t(ti)], term.idf);
+        lists.push_back({ci, &fp, fp.term_start[size_t(ti)], fp.term_start[size_t(ti) + 1], term.idf, bound});
+      }
+    }
+    std::sort(lists.begin(), lists.end(), [](const TermPostings& a, const TermPostings& b) { return a.bound > b.bound; });
+    return lists;
+  }
+
+  double* Slot(const TermPostings& l) { return scratch_.acc.data() + (slots_ == 1 ? 0 : l.clause) * rows_; }
+
+  // Adds the list's contribution to every live row it holds.
+  void Admit(const TermPostings& l) {
+    const PreparedClause& clause = pc_.clauses[l.clause];
+    double* acc = Slot(l);
+    for (uint32_t i = l.first; i < l.last; ++i) {
+      uint32_t row = l.fp->docs[i];
+      if (!pc_.text.Visible(ref_, row)) continue;
+      uint32_t local = row - begin_;
+      acc[local] += clause.Score(l.fp->tfs[i], l.fp->doc_len[local], l.idf);
+      if (!scratch_.seen[local]) {
+        scratch_.seen[local] = 1;
+        scratch_.touched.push_back(local);
+      }
+    }
+  }
+
+  // Adds the list's contribution to the rows already seen (touched is sorted), skipping the rest.
+  void Update(const TermPostings& l) {
+    const PreparedClause& clause = pc_.clauses[l.clause];
+    double* acc = Slot(l);
+    auto from = l.fp->docs.begin() + l.first, to = l.fp->docs.begin() + l.last;
+    for (uint32_t local : scratch_.touched) {
+      from = std::lower_bound(from, to, begin_ + local);
+      if (from == to) break;
+      if (*from != begin_ + local) continue;
+      acc[local] += clause.Score(l.fp->tfs[size_t(from - l.fp->docs.begin())], l.fp->doc_len[local], l.idf);
+    }
+  }
+
+  // The k-th largest partial sum among the touched rows (Sum only; k <= touched.size()).
+  double KthBest(size_t k) const {
+    std::vector<double> sums;
+    sums.reserve(scratch_.touched.size());
+    for (uint32_t local : scratch_.touched) sums.push_back(scratch_.acc[local]);
+    std::nth_element(sums.begin(), sums.begin() + (k - 1), sums.end(), std::greater<double>());
+    return sums[k - 1];
+  }
+
+  const PreparedCollection& pc_;
+  const SegmentRef& ref_;
+  const size_t slots_;
+  const bool prunable_;
+  ScoreScratch& scratch_;
+  uint32_t begin_ = 0, rows_ = 0;
+};
+
 struct TextRanking {
   std::vector<const CollectionState*> scope;
   std::vector<PreparedCollection> prepared;  // parallel to scope
@@ -153,119 +266,44 @@ struct TextTask {
 };
 
 // Scores every live document matching the query in the scope, keeping the best `window` that pass
-// the filter (and rank_by / min_score when given) — exhaustive over the postings of each term.
+// the filter (and rank_by / min_score when given). Lists whose documents cannot reach the window
+// are skipped (dynamic pruning) only where that cannot change the result.
 TextRanking RankText(const QueryContext& ctx, const TextQuery& q, const SearchParams& p, size_t window) {
   TextRanking result;
   result.scope = ResolveScope(ctx.snap, p.scope);
   std::vector<TextTask> tasks;
   for (uint32_t i = 0; i < result.scope.size(); ++i) {
-    const CollectionState& c = *result.scope[i];
-    PreparedCollection pc{CollectionText(c, ctx.snap.version), {}};
-    for (const TextClause& clause : q.clauses) pc.clauses.push_back(Prepare(pc.text, clause));
-    bool any_terms = std::any_of(pc.clauses.begin(), pc.clauses.end(), [](const PreparedClause& x) { return !x.terms.empty(); });
-    if (any_terms)
-      for (const SegmentRef& ref : c.segments)
+    result.prepared.push_back(Prepare(CollectionText(*result.scope[i], ctx.snap.version), q));
+    const PreparedCollection& pc = result.prepared.back();
+    if (std::any_of(pc.clauses.begin(), pc.clauses.end(), [](const PreparedClause& x) { return !x.terms.empty(); }))
+      for (const SegmentRef& ref : result.scope[i]->segments)
         if (ref.text) tasks.push_back({i, &ref});
-    result.prepared.push_back(std::move(pc));
   }
+  // Pruning needs the final score to be the sum of every list's contribution and every scored
+  // document to be a candidate: Sum, no filter, no rank_by.
+  const bool prunable = !ExhaustiveTextSearch() && q.combine == Combine::kSum && p.filter.empty() && !p.rank_by && window > 0;
   const double min_score = p.min_score.value_or(-INFINITY);
   std::vector<std::vector<Candidate>> found(tasks.size());
   std::atomic<float> shared_floor{-INFINITY};
   ctx.pool.ParallelFor(tasks.size(), [&](size_t t) {
     const TextTask& task = tasks[t];
-    const PreparedCollection& pc = result.prepared[task.scope_index];
-    const SegmentRef& ref = *task.ref;
-    const Segment& seg = *ref.segment;
-    const size_t nclauses = pc.clauses.size();
+    const Segment& seg = *task.ref->segment;
     CandidateHeap heap(window);
-    // Pruning needs the final score to be the sum of every list's contribution and every scored
-    // document to be a candidate: Sum, no filter, no rank_by.
-    const bool prunable = !ExhaustiveTextSearch() && q.combine == Combine::kSum && p.filter.empty() && !p.rank_by && window > 0;
-    ScoreScratch& scratch = ScoreScratch::ForThisThread(nclauses * size_t(ref.rows), ref.rows);
-    std::vector<double>& acc = scratch.acc;
-    std::vector<uint8_t>& seen = scratch.seen;
-    std::vector<uint32_t>& touched = scratch.touched;
-    for (const TextChunkPtr& chunk : ref.text->chunks()) {
+    ChunkScorer scorer(result.prepared[task.scope_index], q, *task.ref, prunable);
+    for (const TextChunkPtr& chunk : task.ref->text->chunks()) {
       ctx.cancel.ThrowIfCancelled();
-      const uint32_t begin = chunk->begin(), rows = chunk->end() - begin;
-      touched.clear();
-      // The chunk's posting lists, strongest possible contribution first.
-      std::vector<TermPostings> lists;
-      for (size_t ci = 0; ci < nclauses; ++ci) {
-        const PreparedClause& clause = pc.clauses[ci];
-        if (clause.terms.empty()) continue;
-        const FieldPostings& fp = chunk->field(size_t(clause.field));
-        for (const ScoredTerm& term : clause.terms) {
-          int64_t ti = fp.Find(term.term);
-          if (ti < 0) continue;
-          double bound = clause.Score(fp.max_tf[size_t(ti)], fp.min_dl[size_t(ti)], term.idf);
-          lists.push_back({ci, &fp, fp.term_start[size_t(ti)], fp.term_start[size_t(ti) + 1], term.idf, bound});
-        }
-      }
-      std::sort(lists.begin(), lists.end(), [](const TermPostings& a, const TermPostings& b) { return a.bound > b.bound; });
-      double rest = 0;  // bound on what the lists not yet read can add to any document
-      for (const TermPostings& l : lists) rest += l.bound;
-      bool admitting = true;
-      for (const TermPostings& l : lists) {
-        const PreparedClause& clause = pc.clauses[l.clause];
-        double* clause_acc = acc.data() + l.clause * rows;
-        // Once the window-th best partial sum beats everything the remaining lists could give a
-        // document not yet seen, no unseen document can reach the window: read only the seen ones.
-        if (admitting && prunable && touched.size() >= window) {
-          // Compared as the float scores candidates carry, strictly: an unseen document tying the
-          // threshold could still win on (collection, id).
-          float threshold = std::max(shared_floor.load(std::memory_order_relaxed), float(KthBest(acc, rows, nclauses, touched, window)));
-          if (float(rest * (1 + 1e-9)) < threshold) {
-            admitting = false;
-            std::sort(touched.begin(), touched.end());
-          }
-        }
-        if (admitting) {
-          for (uint32_t i = l.first; i < l.last; ++i) {
-            uint32_t row = l.fp->docs[i];
-            if (!pc.text.Visible(ref, row)) continue;
-            uint32_t local = row - begin;
-            clause_acc[local] += clause.Score(l.fp->tfs[i], l.fp->doc_len[local], l.idf);
-            if (!seen[local]) {
-              seen[local] = 1;
-              touched.push_back(local);
-            }
-          }
-        } else {
-          auto from = l.fp->docs.begin() + l.first, to = l.fp->docs.begin() + l.last;
-          for (uint32_t local : touched) {
-            from = std::lower_bound(from, to, begin + local);
-            if (from == to) break;
-            if (*from != begin + local) continue;
-            size_t i = size_t(from - l.fp->docs.begin());
-            clause_acc[local] += clause.Score(l.fp->tfs[i], l.fp->doc_len[local], l.idf);
-          }
-        }
-        rest -= l.bound;
-      }
-      std::sort(touched.begin(), touched.end());
-      for (uint32_t local : touched) {
-        double combined = 0;
-        for (size_t ci = 0; ci < nclauses; ++ci) {
-          double& s = acc[ci * rows + local];
-          if (s > 0) combined = q.combine == Combine::kSum ? combined + s : std::max(combined, s);
-          s = 0;
-        }
-        seen[local] = 0;
-        float score = float(combined);
-        if (score < shared_floor.load(std::memory_order_relaxed) || !heap.MayAccept(score)) continue;
-        uint32_t row = begin + local;
+      scorer.Score(*chunk, window, shared_floor.load(std::memory_order_relaxed), [&](uint32_t row, float score) {
+        if (score < shared_floor.load(std::memory_order_relaxed) || !heap.MayAccept(score)) return;
         std::string_view attrs = seg.row_attrs(row);
-        if (!p.filter.empty() && !p.filter.Matches(attrs)) continue;
+        if (!p.filter.empty() && !p.filter.Matches(attrs)) return;
         if (p.rank_by) score = float(score - DecayPenalty(*p.rank_by, attrs));
-        if (score < min_score) continue;
+        if (score < min_score) return;
         heap.Offer(Candidate{score, task.scope_index, seg.row_id(row), &seg, row});
         for (float floor = heap.floor(), prev = shared_floor.load(std::memory_order_relaxed);
              floor > prev && !shared_floor.compare_exchange_weak(prev, floor, std::memory_order_relaxed);) {
         }
-      }
+      });
     }
-    scratch.dirty = false;
     found[t] = heap.Take();
   });
   for (auto& f : found) result.ranked.insert(result.ranked.end(), f.begin(), f.end());
@@ -370,8 +408,8 @@ void WriteHighlights(JsonWriter& w, const TextQuery& q, const PreparedCollection
   w.Char(']');
 }
 
-// The explain and highlight members of an annotations object (no braces); false when neither is asked.
-bool WriteTextAnnotations(JsonWriter& w, const TextQuery& q, const PreparedCollection& pc, const Candidate& c, bool first) {
+// The explain and highlight members of an annotations object (no braces); first: nothing precedes them.
+void WriteTextAnnotations(JsonWriter& w, const TextQuery& q, const PreparedCollection& pc, const Candidate& c, bool first) {
   if (q.explain) {
     if (!first) w.Char(',');
     WriteClauses(w, q, pc, c);
@@ -381,7 +419,6 @@ bool WriteTextAnnotations(JsonWriter& w, const TextQuery& q, const PreparedColle
     if (!first) w.Char(',');
     WriteHighlights(w, q, pc, c);
   }
-  return q.explain || q.highlight;
 }
 
 uint32_t Dimension(const std::vector<Candidate>& ranked) { return ranked.empty() ? 0 : ranked[0].segment->dim(); }
@@ -395,6 +432,7 @@ std::string TextSearch(const QueryContext& ctx, const TextSearchParams& params) 
   Annotator annotate;
   if (params.text.explain || params.text.highlight)
     annotate = [&](JsonWriter& w, const Candidate& c) {
+      ctx.cancel.ThrowIfCancelled();  // highlighting reads and analyzes each hit's stored text
       w.Char('{');
       WriteTextAnnotations(w, params.text, r.prepared[c.collection], c, true);
       w.Char('}');
@@ -433,7 +471,7 @@ std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
   }
   std::vector<Candidate> fused;
   for (auto& [key, c] : candidates) {
-    const LegRank& l = legs[key];
+    const LegRank& l = legs.at(key);
     double score = 0;
     if (l.vector >= 0) score += params.vector_weight / (params.rrf_k + double(l.vector + 1));
     if (l.text >= 0) score += params.text_weight / (params.rrf_k + double(l.text + 1));
@@ -446,7 +484,8 @@ std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
   Annotator annotate;
   if (params.text.explain || params.text.highlight)
     annotate = [&](JsonWriter& w, const Candidate& c) {
-      const LegRank& l = legs[{c.segment, c.row}];
+      ctx.cancel.ThrowIfCancelled();
+      const LegRank& l = legs.at({c.segment, c.row});
       w.Char('{');
       bool first = true;
       if (params.text.explain) {

@@ -3,9 +3,9 @@
 // stem to each term (for prefix expansion and suggest).
 //
 // A segment's postings are a list of immutable chunks over consecutive row ranges. The writer
-// indexes newly committed rows as a new chunk when it publishes a snapshot and merges runs of
-// similar-sized chunks (tiered, so a segment holds O(log rows) chunks); a snapshot holds the exact
-// chunk list for the rows it sees. Deleted rows stay in the postings and are skipped by readers.
+// indexes newly committed rows as a new chunk when it publishes a snapshot and merges the newest
+// chunks whenever they outgrow an older one (so a segment holds O(log rows) chunks); a snapshot
+// holds the exact chunk list for the rows it sees. Deleted rows stay in the postings and are skipped by readers.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -67,7 +67,7 @@ using SegmentTextPtr = std::shared_ptr<const SegmentText>;
 
 class SegmentText {
  public:
-  // base (may be null) with rows [base rows, end) indexed as a new chunk and similar-sized runs merged.
+  // base (may be null) with rows [base rows, end) indexed as a new chunk, merged as described above.
   static SegmentTextPtr Extend(const SegmentTextPtr& base, const Segment& segment, uint32_t end,
                                const std::vector<FtsField>& fields);
   const std::vector<TextChunkPtr>& chunks() const { return chunks_; }
