@@ -51,20 +51,9 @@ std::vector<std::string> CollectionText::ExpandPrefix(int field, std::string_vie
     const FieldPostings& fp = chunk.field(size_t(field));
     auto [first, last] = FieldPostings::PrefixRange(fp.terms, prefix);
     for (size_t i = first; i < last; ++i) terms.insert(fp.terms[i]);
-    auto [sfirst, slast] = FieldPostings::PrefixRange(fp.surfaces, prefix);
-    for (size_t i = sfirst; i < slast; ++i) terms.insert(fp.terms[fp.surface_term[i]]);
   });
+  ForEachSurface(field, prefix, [&](const std::string&, const std::string& term) { terms.insert(term); });
   return {terms.begin(), terms.end()};
-}
-
-std::map<std::string, std::string> CollectionText::Surfaces(int field, std::string_view prefix) const {
-  std::map<std::string, std::string> out;
-  ForEachChunk([&](const SegmentRef&, const TextChunk& chunk) {
-    const FieldPostings& fp = chunk.field(size_t(field));
-    auto [first, last] = FieldPostings::PrefixRange(fp.surfaces, prefix);
-    for (size_t i = first; i < last; ++i) out.try_emplace(fp.surfaces[i], fp.terms[fp.surface_term[i]]);
-  });
-  return out;
 }
 
 }  // namespace tessera

@@ -33,8 +33,16 @@ class CollectionText {
   // Distinct terms (stems) that start with prefix, or that an indexed surface word starting with
   // prefix stems to.
   std::vector<std::string> ExpandPrefix(int field, std::string_view prefix) const;
-  // Indexed surface words starting with prefix, each with the term it stems to.
-  std::map<std::string, std::string> Surfaces(int field, std::string_view prefix) const;
+  // Calls fn(surface, term) for each indexed surface word starting with prefix and the term it
+  // stems to, chunk by chunk (a word indexed in several chunks comes once per chunk).
+  template <typename Fn>
+  void ForEachSurface(int field, std::string_view prefix, Fn&& fn) const {
+    ForEachChunk([&](const SegmentRef&, const TextChunk& chunk) {
+      const FieldPostings& fp = chunk.field(size_t(field));
+      auto [first, last] = FieldPostings::PrefixRange(fp.surfaces, prefix);
+      for (size_t i = first; i < last; ++i) fn(fp.surfaces[i], fp.terms[fp.surface_term[i]]);
+    });
+  }
 
   bool Visible(const SegmentRef& ref, uint32_t row) const {
     return ref.deleted_rows == 0 || ref.segment->visible(row, version_);

@@ -212,6 +212,7 @@ TextChunkPtr TextChunk::Build(const Segment& segment, uint32_t begin, uint32_t e
   chunk->begin_ = begin;
   chunk->end_ = end;
   for (const FtsField& f : fields) chunk->fields_.push_back(BuildField(segment, begin, end, f));
+  chunk->MeasureBytes();
   return chunk;
 }
 
@@ -224,13 +225,13 @@ TextChunkPtr TextChunk::Merge(const std::vector<TextChunkPtr>& parts) {
     for (const TextChunkPtr& part : parts) fields.push_back(&part->fields_[f]);
     chunk->fields_.push_back(MergeField(fields));
   }
+  chunk->MeasureBytes();
   return chunk;
 }
 
-size_t TextChunk::bytes() const {
-  size_t b = sizeof(*this);
-  for (const FieldPostings& f : fields_) b += f.bytes();
-  return b;
+void TextChunk::MeasureBytes() {
+  bytes_ = sizeof(*this);
+  for (const FieldPostings& f : fields_) bytes_ += f.bytes();
 }
 
 SegmentTextPtr SegmentText::Extend(const SegmentTextPtr& base, const Segment& segment, uint32_t end,

@@ -53,10 +53,13 @@ class TextChunk {
   uint32_t begin() const { return begin_; }
   uint32_t end() const { return end_; }
   const FieldPostings& field(size_t i) const { return fields_[i]; }
-  size_t bytes() const;
+  size_t bytes() const { return bytes_; }
 
  private:
+  void MeasureBytes();  // once, when built: /stats must not walk every term
+
   uint32_t begin_ = 0, end_ = 0;
+  size_t bytes_ = 0;
   std::vector<FieldPostings> fields_;
 };
 
