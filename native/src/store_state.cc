@@ -227,8 +227,6 @@ void StoreState::AddCollection(const std::string& name, std::map<std::string, st
   c.fts = std::move(fts);
 }
 
-
-
 void StoreState::BuildFilterIndex(const Collection& c, Segment& segment) {
   segment.set_filter_index(c.filter_index.empty() ? nullptr : SegmentFilterIndex::Build(segment, c.filter_index));
 }

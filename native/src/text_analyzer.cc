@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <array>
-
+#include <iterator>
+#include <utility>
 
 extern "C" {
 #include "api.h"
@@ -30,45 +31,25 @@ void AppendUtf8(std::string* out, uint32_t cp) {
   }
 }
 
-// Simple lowercase mappings of the Latin, Greek and Cyrillic blocks.
+#include "unicode_tables.inc"
+
+// Simple lowercase mapping (Unicode's, generated into unicode_tables.inc).
 uint32_t ToLower(uint32_t cp) {
   if (cp < 0x80) return cp >= 'A' && cp <= 'Z' ? cp + 32 : cp;
-  if (cp >= 0xC0 && cp <= 0xDE && cp != 0xD7) return cp + 32;
-  if (cp >= 0x100 && cp <= 0x17F) {
-    if (cp == 0x130) return 'i';
-    if (cp == 0x178) return 0xFF;
-    bool odd_upper = (cp >= 0x139 && cp <= 0x148) || (cp >= 0x179 && cp <= 0x17E);
-    if (odd_upper) return cp % 2 == 1 ? cp + 1 : cp;
-    if (cp == 0x131 || cp == 0x138 || cp == 0x149 || cp == 0x17F) return cp;
-    return cp % 2 == 0 ? cp + 1 : cp;
-  }
-  if (cp >= 0x391 && cp <= 0x3AB && cp != 0x3A2) return cp + 32;
-  if (cp == 0x386) return 0x3AC;
-  if (cp >= 0x388 && cp <= 0x38A) return cp + 37;
-  if (cp == 0x38C) return 0x3CC;
-  if (cp == 0x38E || cp == 0x38F) return cp + 63;
-  if (cp >= 0x410 && cp <= 0x42F) return cp + 32;
-  if (cp >= 0x400 && cp <= 0x40F) return cp + 80;
-  return cp;
+  if (cp > 0xFFFF) return cp;
+  auto it = std::lower_bound(std::begin(kLowercase), std::end(kLowercase), cp, [](const auto& e, uint32_t c) { return e.first < c; });
+  return it != std::end(kLowercase) && it->first == cp ? it->second : cp;
 }
 
-// ASCII for the lowercase Latin-1 and Latin Extended-A letters with diacritics ('\0' = none);
-// digits stand for the multi-letter foldings listed in kFoldLong.
-constexpr char kFoldLatin1[] = "aaaaaa3ceeeeiiiidnooooo\0ouuuuy45aaaaaa3ceeeeiiiidnooooo\0ouuuuy4y";  // U+00C0..U+00FF
-constexpr char kFoldLatinA[] =
-    "aaaaaaccccccccddddeeeeeeeeeegggggggghhhhiiiiiiiiii11jjkkkllllllllllnnnnnnnnnoooooo22rrrrrrssssssssttttttuuuuuuuuuuuuwwyyyzzzzzzs";  // U+0100..U+017F
-constexpr const char* kFoldLong[] = {"", "ij", "oe", "ae", "th", "ss"};
-
+// The ASCII spelling of a Latin letter with diacritics (or a ligature), or null.
 const char* FoldLatin(uint32_t cp) {
-  static thread_local char one[2] = {0, 0};
-  char c = 0;
-  if (cp >= 0xC0 && cp <= 0xFF) c = kFoldLatin1[cp - 0xC0];
-  else if (cp >= 0x100 && cp <= 0x17F) c = kFoldLatinA[cp - 0x100];
-  if (c == 0) return nullptr;
-  if (c >= '1' && c <= '5') return kFoldLong[c - '0'];
-  one[0] = c;
-  return one;
+  if (cp < 0xC0 || cp > 0xFFFF) return nullptr;
+  auto it = std::lower_bound(std::begin(kAsciiFold), std::end(kAsciiFold), cp, [](const auto& e, uint32_t c) { return e.first < c; });
+  return it != std::end(kAsciiFold) && it->first == cp ? it->second : nullptr;
 }
+
+// Combining diacritical marks: folding drops them, so a decomposed "é" folds like a composed one.
+bool IsCombiningMark(uint32_t cp) { return cp >= 0x300 && cp <= 0x36F; }
 
 // Lucene's English stop set (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET).
 constexpr std::array<std::string_view, 33> kStopwords = {
@@ -110,6 +91,7 @@ std::string Analyzer::Fold(std::string_view word) const {
   out.reserve(word.size());
   for (size_t pos = 0; pos < word.size();) {
     uint32_t cp = ToLower(NextCodePoint(word, &pos));
+    if (ascii_folding_ && IsCombiningMark(cp)) continue;
     const char* folded = ascii_folding_ ? FoldLatin(cp) : nullptr;
     if (folded) out += folded;
     else AppendUtf8(&out, cp);
