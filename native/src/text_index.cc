@@ -27,6 +27,29 @@ bool FieldText(std::string_view attrs, std::string_view field, std::string* scra
   return true;
 }
 
+void FieldPostings::ComputeBounds(uint32_t chunk_begin) {
+  max_tf.assign(terms.size(), 0);
+  min_dl.assign(terms.size(), UINT32_MAX);
+  block_start.assign(1, 0);
+  block_max_tf.clear();
+  block_min_dl.clear();
+  for (size_t t = 0; t < terms.size(); ++t) {
+    for (uint32_t first = term_start[t]; first < term_start[t + 1]; first += kPostingsBlock) {
+      uint32_t last = std::min(first + kPostingsBlock, term_start[t + 1]);
+      uint32_t tf = 0, dl = UINT32_MAX;
+      for (uint32_t i = first; i < last; ++i) {
+        tf = std::max(tf, tfs[i]);
+        dl = std::min(dl, doc_len[docs[i] - chunk_begin]);
+      }
+      block_max_tf.push_back(tf);
+      block_min_dl.push_back(dl);
+      max_tf[t] = std::max(max_tf[t], tf);
+      min_dl[t] = std::min(min_dl[t], dl);
+    }
+    block_start.push_back(uint32_t(block_max_tf.size()));
+  }
+}
+
 int64_t FieldPostings::Find(std::string_view term) const {
   auto it = std::lower_bound(terms.begin(), terms.end(), term);
   return it != terms.end() && *it == term ? int64_t(it - terms.begin()) : -1;
@@ -40,7 +63,8 @@ std::pair<size_t, size_t> FieldPostings::PrefixRange(const std::vector<std::stri
 }
 
 size_t FieldPostings::bytes() const {
-  size_t b = (term_start.size() + max_tf.size() + min_dl.size() + docs.size() + tfs.size() + pos_start.size() + positions.size() + doc_len.size() +
+  size_t b = (term_start.size() + max_tf.size() + min_dl.size() + block_start.size() + block_max_tf.size() +
+              block_min_dl.size() + docs.size() + tfs.size() + pos_start.size() + positions.size() + doc_len.size() +
               surface_term.size()) * sizeof(uint32_t);
   for (const std::string& t : terms) b += sizeof(std::string) + (t.size() > 15 ? t.size() : 0);
   for (const std::string& s : surfaces) b += sizeof(std::string) + (s.size() > 15 ? s.size() : 0);
@@ -51,7 +75,6 @@ namespace {
 
 struct TermBuild {
   std::vector<uint32_t> docs, tfs, positions;  // positions of each doc in turn, tfs[i] of them
-  uint32_t max_tf = 0, min_dl = UINT32_MAX;
 };
 
 FieldPostings BuildField(const Segment& segment, uint32_t begin, uint32_t end, const FtsField& field) {
@@ -64,12 +87,10 @@ FieldPostings BuildField(const Segment& segment, uint32_t begin, uint32_t end, c
   FieldPostings fp;
   fp.doc_len.assign(end - begin, 0);
   std::string scratch;
-  std::vector<uint32_t> touched;  // the terms of the current document
   for (uint32_t r = begin; r < end; ++r) {
     std::string_view text;
     if (!FieldText(segment.row_attrs(r), field.field, &scratch, &text)) continue;
     uint32_t dl = 0;
-    touched.clear();
     analyzer.ForEachToken(text, [&](const AnalyzedWord& word, uint32_t position, WordSpan) {
       auto [slot, fresh_word] = slots.try_emplace(&word, 0);
       if (fresh_word) {
@@ -86,7 +107,6 @@ FieldPostings BuildField(const Segment& segment, uint32_t begin, uint32_t end, c
       if (b.docs.empty() || b.docs.back() != r) {
         b.docs.push_back(r);
         b.tfs.push_back(0);
-        touched.push_back(slot->second);
       }
       ++b.tfs.back();
       b.positions.push_back(position);
@@ -96,11 +116,6 @@ FieldPostings BuildField(const Segment& segment, uint32_t begin, uint32_t end, c
     fp.doc_len[r - begin] = dl;
     ++fp.docs_with_tokens;
     fp.total_len += dl;
-    for (uint32_t id : touched) {
-      TermBuild& b = builds[id];
-      b.max_tf = std::max(b.max_tf, b.tfs.back());
-      b.min_dl = std::min(b.min_dl, dl);
-    }
   }
   std::vector<uint32_t> by_name(names.size());
   std::iota(by_name.begin(), by_name.end(), 0);
@@ -118,8 +133,6 @@ FieldPostings BuildField(const Segment& segment, uint32_t begin, uint32_t end, c
     for (uint32_t n : b.tfs) fp.pos_start.push_back(fp.pos_start.back() + n);
     fp.positions.insert(fp.positions.end(), b.positions.begin(), b.positions.end());
     fp.term_start.push_back(uint32_t(fp.docs.size()));
-    fp.max_tf.push_back(b.max_tf);
-    fp.min_dl.push_back(b.min_dl);
     b = TermBuild();
   }
   // Spellings that fold alike ("Run", "run") give one surface word.
@@ -129,6 +142,7 @@ FieldPostings BuildField(const Segment& segment, uint32_t begin, uint32_t end, c
     fp.surfaces.push_back(std::move(surface));
     fp.surface_term.push_back(rank[id]);
   }
+  fp.ComputeBounds(begin);
   return fp;
 }
 
@@ -155,7 +169,7 @@ bool SmallestHead(const std::vector<const std::vector<std::string>*>& parts, con
 
 // One field over the rows of consecutive parts: a k-way merge of the term dictionaries whose
 // postings concatenate in part order, so each term's rows stay ascending.
-FieldPostings MergeField(const std::vector<const FieldPostings*>& parts) {
+FieldPostings MergeField(const std::vector<const FieldPostings*>& parts, uint32_t chunk_begin) {
   FieldPostings m;
   m.term_start.push_back(0);
   m.pos_start.push_back(0);
@@ -170,20 +184,15 @@ FieldPostings MergeField(const std::vector<const FieldPostings*>& parts) {
   for (std::string_view term; SmallestHead(terms, at, &term);) {
     uint32_t merged = uint32_t(m.terms.size());
     m.terms.emplace_back(term);
-    uint32_t max_tf = 0, min_dl = UINT32_MAX;
     for (size_t k = 0; k < parts.size(); ++k) {
       const FieldPostings& p = *parts[k];
       size_t i = at[k];
       if (i == p.terms.size() || p.terms[i] != m.terms.back()) continue;
       CopyPostings(p, p.term_start[i], p.term_start[i + 1], m);
-      max_tf = std::max(max_tf, p.max_tf[i]);
-      min_dl = std::min(min_dl, p.min_dl[i]);
       rank[k][i] = merged;
       ++at[k];
     }
     m.term_start.push_back(uint32_t(m.docs.size()));
-    m.max_tf.push_back(max_tf);
-    m.min_dl.push_back(min_dl);
   }
   std::fill(at.begin(), at.end(), 0);
   for (std::string_view surface; SmallestHead(surfaces, at, &surface);) {
@@ -202,6 +211,7 @@ FieldPostings MergeField(const std::vector<const FieldPostings*>& parts) {
     m.docs_with_tokens += p->docs_with_tokens;
     m.total_len += p->total_len;
   }
+  m.ComputeBounds(chunk_begin);
   return m;
 }
 
@@ -223,7 +233,7 @@ TextChunkPtr TextChunk::Merge(const std::vector<TextChunkPtr>& parts) {
   for (size_t f = 0; f < parts.front()->fields_.size(); ++f) {
     std::vector<const FieldPostings*> fields;
     for (const TextChunkPtr& part : parts) fields.push_back(&part->fields_[f]);
-    chunk->fields_.push_back(MergeField(fields));
+    chunk->fields_.push_back(MergeField(fields, chunk->begin_));
   }
   chunk->MeasureBytes();
   return chunk;

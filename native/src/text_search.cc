@@ -19,10 +19,13 @@ namespace tessera {
 namespace {
 
 constexpr size_t kMaxExpansion = 256;
+constexpr uint64_t kInlinePostings = 1 << 15;
+constexpr uint32_t kRecheckPostings = 1024;  // how often block skipping recomputes its threshold
 
 struct ScoredTerm {
   std::string term;
   double idf;
+  uint64_t df;  // live documents holding it: the postings a query reads for it
 };
 
 // One clause prepared against one collection: its terms with collection-wide idf.
@@ -82,7 +85,7 @@ PreparedClause PrepareClause(const CollectionText& text, const TextClause& claus
     for (auto& [n, term] : expansion) df.try_emplace(std::move(term), n);
   }
   for (const auto& [term, n] : df)
-    if (n > 0) pc.terms.push_back({term, std::log(1 + (double(stats.docs) - double(n) + 0.5) / (double(n) + 0.5))});
+    if (n > 0) pc.terms.push_back({term, std::log(1 + (double(stats.docs) - double(n) + 0.5) / (double(n) + 0.5)), n});
   return pc;
 }
 
@@ -103,6 +106,7 @@ PreparedCollection Prepare(const CollectionText& text, const TextQuery& q) {
 struct TermPostings {
   size_t clause;
   const FieldPostings* fp;
+  size_t term;  // index in fp's dictionary
   uint32_t first, last;
   double idf;
   double bound;
@@ -149,12 +153,15 @@ class ChunkScorer {
         scratch_(ScoreScratch::ForThisThread(slots_ * size_t(ref.rows), ref.rows)) {}
   ~ChunkScorer() { scratch_.dirty = std::uncaught_exceptions() > 0; }
 
-  // Accumulates the chunk's matching live rows; then fn(row, combined score) for each, ascending.
+  // Accumulates the chunk's matching live rows; then fn(row, combined score) for each (in no
+  // particular order: candidates rank by score, collection and id alone).
   // floor: a score the window's last candidate already beats or ties (-inf when unknown).
   template <typename Fn>
   void Score(const TextChunk& chunk, size_t window, float floor, Fn&& fn) {
     begin_ = chunk.begin();
     rows_ = chunk.end() - begin_;
+    window_ = window;
+    floor_ = floor;
     scratch_.touched.clear();
     std::vector<TermPostings> lists = Lists(chunk);
     double rest = 0;  // bound on what the lists not yet read can add to any document
@@ -166,15 +173,14 @@ class ChunkScorer {
       // Compared as the float scores candidates carry, strictly: an unseen document tying the
       // threshold could still win on (collection, id).
       if (admitting && prunable_ && scratch_.touched.size() >= window &&
-          float(rest * (1 + 1e-9)) < std::max(floor, float(KthBest(window)))) {
+          Below(rest, std::max(floor, float(KthBest(window))))) {
         admitting = false;
         std::sort(scratch_.touched.begin(), scratch_.touched.end());
       }
-      if (admitting) Admit(l);
+      if (admitting) Admit(l, rest - l.bound);
       else Update(l);
       rest -= l.bound;
     }
-    std::sort(scratch_.touched.begin(), scratch_.touched.end());
     for (uint32_t local : scratch_.touched) {
       double combined = 0;
       for (size_t slot = 0; slot < slots_; ++slot) {
@@ -199,7 +205,7 @@ class ChunkScorer {
         int64_t ti = fp.Find(term.term);
         if (ti < 0) continue;
         double bound = clause.Score(fp.max_tf[size_t(ti)], fp.min_dl[size_t(ti)], term.idf);
-        lists.push_back({ci, &fp, fp.term_start[size_t(ti)], fp.term_start[size_t(ti) + 1], term.idf, bound});
+        lists.push_back({ci, &fp, size_t(ti), fp.term_start[size_t(ti)], fp.term_start[size_t(ti) + 1], term.idf, bound});
       }
     }
     std::sort(lists.begin(), lists.end(), [](const TermPostings& a, const TermPostings& b) { return a.bound > b.bound; });
@@ -208,19 +214,48 @@ class ChunkScorer {
 
   double* Slot(const TermPostings& l) { return scratch_.acc.data() + (slots_ == 1 ? 0 : l.clause) * rows_; }
 
-  // Adds the list's contribution to every live row it holds.
-  void Admit(const TermPostings& l) {
+  // Whether a score bounded by bound stays strictly under threshold as the float scores candidates
+  // carry (a tie could still win on collection and id).
+  static bool Below(double bound, float threshold) { return float(bound * (1 + 1e-9)) < threshold; }
+
+  // Adds the list's contribution to every live row it holds, block by block. A block whose bound
+  // (plus what later lists could add) stays under the window's current threshold cannot bring a
+  // document into the window: it is skipped, except that documents already seen take their share.
+  void Admit(const TermPostings& l, double later) {
     const PreparedClause& clause = pc_.clauses[l.clause];
+    const FieldPostings& fp = *l.fp;
     double* acc = Slot(l);
-    for (uint32_t i = l.first; i < l.last; ++i) {
-      uint32_t row = l.fp->docs[i];
-      if (!pc_.text.Visible(ref_, row)) continue;
-      uint32_t local = row - begin_;
-      acc[local] += clause.Score(l.fp->tfs[i], l.fp->doc_len[local], l.idf);
-      if (!scratch_.seen[local]) {
-        scratch_.seen[local] = 1;
-        scratch_.touched.push_back(local);
+    const bool none_seen = scratch_.touched.empty();
+    float threshold = -INFINITY;
+    uint32_t unchecked = kRecheckPostings;  // postings admitted since the threshold was computed
+    uint32_t block = fp.block_start[l.term];
+    for (uint32_t first = l.first; first < l.last; first += kPostingsBlock, ++block) {
+      const uint32_t last = std::min(first + kPostingsBlock, l.last);
+      if (prunable_ && scratch_.touched.size() >= window_) {
+        if (unchecked >= kRecheckPostings) {
+          threshold = std::max(floor_, float(KthBest(window_)));
+          unchecked = 0;
+        }
+        if (Below(clause.Score(fp.block_max_tf[block], fp.block_min_dl[block], l.idf) + later, threshold)) {
+          if (!none_seen)
+            for (uint32_t i = first; i < last; ++i) {
+              uint32_t local = fp.docs[i] - begin_;
+              if (scratch_.seen[local]) acc[local] += clause.Score(fp.tfs[i], fp.doc_len[local], l.idf);
+            }
+          continue;
+        }
       }
+      for (uint32_t i = first; i < last; ++i) {
+        uint32_t row = fp.docs[i];
+        if (!pc_.text.Visible(ref_, row)) continue;
+        uint32_t local = row - begin_;
+        acc[local] += clause.Score(fp.tfs[i], fp.doc_len[local], l.idf);
+        if (!scratch_.seen[local]) {
+          scratch_.seen[local] = 1;
+          scratch_.touched.push_back(local);
+        }
+      }
+      unchecked += last - first;
     }
   }
 
@@ -238,12 +273,11 @@ class ChunkScorer {
   }
 
   // The k-th largest partial sum among the touched rows (Sum only; k <= touched.size()).
-  double KthBest(size_t k) const {
-    std::vector<double> sums;
-    sums.reserve(scratch_.touched.size());
-    for (uint32_t local : scratch_.touched) sums.push_back(scratch_.acc[local]);
-    std::nth_element(sums.begin(), sums.begin() + (k - 1), sums.end(), std::greater<double>());
-    return sums[k - 1];
+  double KthBest(size_t k) {
+    sums_.clear();
+    for (uint32_t local : scratch_.touched) sums_.push_back(scratch_.acc[local]);
+    std::nth_element(sums_.begin(), sums_.begin() + long(k - 1), sums_.end(), std::greater<double>());
+    return sums_[k - 1];
   }
 
   const PreparedCollection& pc_;
@@ -251,7 +285,10 @@ class ChunkScorer {
   const size_t slots_;
   const bool prunable_;
   ScoreScratch& scratch_;
+  std::vector<double> sums_;
   uint32_t begin_ = 0, rows_ = 0;
+  size_t window_ = 0;
+  float floor_ = -INFINITY;
 };
 
 struct TextRanking {
@@ -285,7 +322,7 @@ TextRanking RankText(const QueryContext& ctx, const TextQuery& q, const SearchPa
   const double min_score = p.min_score.value_or(-INFINITY);
   std::vector<std::vector<Candidate>> found(tasks.size());
   std::atomic<float> shared_floor{-INFINITY};
-  ctx.pool.ParallelFor(tasks.size(), [&](size_t t) {
+  auto score_segment = [&](size_t t) {
     const TextTask& task = tasks[t];
     const Segment& seg = *task.ref->segment;
     CandidateHeap heap(window);
@@ -305,7 +342,18 @@ TextRanking RankText(const QueryContext& ctx, const TextQuery& q, const SearchPa
       });
     }
     found[t] = heap.Take();
-  });
+  };
+  // Waking the query threads costs tens of microseconds: a query reading few postings is faster
+  // on the calling thread alone.
+  uint64_t postings = 0;
+  for (const PreparedCollection& pc : result.prepared)
+    for (const PreparedClause& clause : pc.clauses)
+      for (const ScoredTerm& term : clause.terms) postings += term.df;
+  if (postings < kInlinePostings) {
+    for (size_t t = 0; t < tasks.size(); ++t) score_segment(t);
+  } else {
+    ctx.pool.ParallelFor(tasks.size(), score_segment);
+  }
   for (auto& f : found) result.ranked.insert(result.ranked.end(), f.begin(), f.end());
   std::sort(result.ranked.begin(), result.ranked.end(), RanksBefore);
   if (result.ranked.size() > window) result.ranked.resize(window);

@@ -20,11 +20,16 @@ namespace tessera {
 
 class Segment;
 
+constexpr uint32_t kPostingsBlock = 128;
+
 struct FieldPostings {
   std::vector<std::string> terms;   // sorted, distinct
   std::vector<uint32_t> term_start; // terms.size() + 1 offsets into docs and tfs
-  std::vector<uint32_t> max_tf;     // per term: its largest tf and its holders' smallest length,
-  std::vector<uint32_t> min_dl;     // which bound its BM25 contribution for dynamic pruning
+  // Bounds for dynamic pruning: per term, and per block of kPostingsBlock of its postings, the
+  // largest tf and the holders' smallest length, which bound any BM25 contribution there.
+  std::vector<uint32_t> max_tf, min_dl;              // per term
+  std::vector<uint32_t> block_start;                 // terms.size() + 1 offsets into the block arrays
+  std::vector<uint32_t> block_max_tf, block_min_dl;  // per block
   std::vector<uint32_t> docs;       // segment rows, ascending within a term
   std::vector<uint32_t> tfs;
   std::vector<uint32_t> pos_start;  // docs.size() + 1 offsets into positions
@@ -40,6 +45,8 @@ struct FieldPostings {
   // Indexes [first, last) of the sorted strings that start with prefix.
   static std::pair<size_t, size_t> PrefixRange(const std::vector<std::string>& sorted, std::string_view prefix);
   size_t bytes() const;
+  // Fills the pruning bounds from the postings; chunk_begin is the chunk's first row.
+  void ComputeBounds(uint32_t chunk_begin);
 };
 
 class TextChunk {
