@@ -381,6 +381,7 @@ interface TesseraSetup {
   flush_s: number;
   json_build_s: number;
   json_mb: number;
+  text_index_bytes: number;
 }
 
 function upsertBodies(c: Corpus): Buffer[] {
@@ -423,6 +424,7 @@ async function buildTessera(c: Corpus, bodies: Buffer[], jsonBuildS: number): Pr
     flush_s: flushS,
     json_build_s: jsonBuildS,
     json_mb: bodies.reduce((s, b) => s + b.length, 0) / 1e6,
+    text_index_bytes: stats.text_index_bytes,
   };
 }
 
@@ -661,6 +663,7 @@ async function runCorpus(c: Corpus, env: Env): Promise<Record<string, unknown>> 
       flush_s: round(tessera.flush_s, 3),
       json_mb: round(tessera.json_mb, 1),
       json_build_s_untimed: round(tessera.json_build_s, 3),
+      text_index_bytes_per_doc: Math.round(tessera.text_index_bytes / n),
       schema_declared_after_rows: declared,
     };
     const ours = per.tessera as unknown as QueryStats;
