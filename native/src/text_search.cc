@@ -20,7 +20,8 @@ namespace {
 
 constexpr size_t kMaxExpansion = 256;
 constexpr uint64_t kInlinePostings = 1 << 15;
-constexpr uint32_t kRecheckPostings = 1024;  // how often block skipping recomputes its threshold
+constexpr uint32_t kRecheckPostings = 1024;
+constexpr size_t kKeptAccumulators = size_t(1) << 20;  // 8 MiB of doubles per query thread  // how often block skipping recomputes its threshold
 
 struct ScoredTerm {
   std::string term;
@@ -151,7 +152,11 @@ class ChunkScorer {
   ChunkScorer(const PreparedCollection& pc, const TextQuery& q, const SegmentRef& ref, bool prunable)
       : pc_(pc), ref_(ref), slots_(q.combine == Combine::kMax ? pc.clauses.size() : 1), prunable_(prunable),
         scratch_(ScoreScratch::ForThisThread(slots_ * size_t(ref.rows), ref.rows)) {}
-  ~ChunkScorer() { scratch_.dirty = std::uncaught_exceptions() > 0; }
+  ~ChunkScorer() {
+    scratch_.dirty = std::uncaught_exceptions() > 0;
+    // Max over many clauses needs clauses x rows accumulators; a thread keeps no more than this.
+    if (scratch_.acc.size() > kKeptAccumulators) scratch_ = ScoreScratch();
+  }
 
   // Accumulates the chunk's matching live rows; then fn(row, combined score) for each (in no
   // particular order: candidates rank by score, collection and id alone).
