@@ -64,7 +64,7 @@ std::pair<size_t, size_t> FieldPostings::PrefixRange(const std::vector<std::stri
 
 size_t FieldPostings::bytes() const {
   size_t b = (term_start.size() + max_tf.size() + min_dl.size() + block_start.size() + block_max_tf.size() +
-              block_min_dl.size() + docs.size() + tfs.size() + pos_start.size() + positions.size() + doc_len.size() +
+              block_min_dl.size() + docs.size() + tfs.size() + term_positions.size() + positions.size() + doc_len.size() +
               surface_term.size()) * sizeof(uint32_t);
   for (const std::string& t : terms) b += sizeof(std::string) + (t.size() > 15 ? t.size() : 0);
   for (const std::string& s : surfaces) b += sizeof(std::string) + (s.size() > 15 ? s.size() : 0);
@@ -122,7 +122,7 @@ FieldPostings BuildField(const Segment& segment, uint32_t begin, uint32_t end, c
   std::sort(by_name.begin(), by_name.end(), [&](uint32_t a, uint32_t b) { return names[a] < names[b]; });
   std::vector<uint32_t> rank(names.size());
   fp.term_start.push_back(0);
-  fp.pos_start.push_back(0);
+  fp.term_positions.push_back(0);
   for (uint32_t k = 0; k < by_name.size(); ++k) {
     uint32_t id = by_name[k];
     rank[id] = k;
@@ -130,9 +130,9 @@ FieldPostings BuildField(const Segment& segment, uint32_t begin, uint32_t end, c
     fp.terms.push_back(std::move(names[id]));
     fp.docs.insert(fp.docs.end(), b.docs.begin(), b.docs.end());
     fp.tfs.insert(fp.tfs.end(), b.tfs.begin(), b.tfs.end());
-    for (uint32_t n : b.tfs) fp.pos_start.push_back(fp.pos_start.back() + n);
     fp.positions.insert(fp.positions.end(), b.positions.begin(), b.positions.end());
     fp.term_start.push_back(uint32_t(fp.docs.size()));
+    fp.term_positions.push_back(uint32_t(fp.positions.size()));
     b = TermBuild();
   }
   // Spellings that fold alike ("Run", "run") give one surface word.
@@ -146,13 +146,12 @@ FieldPostings BuildField(const Segment& segment, uint32_t begin, uint32_t end, c
   return fp;
 }
 
-// Appends postings [from, to) of src (positions included) to dst.
-void CopyPostings(const FieldPostings& src, uint32_t from, uint32_t to, FieldPostings& dst) {
-  dst.docs.insert(dst.docs.end(), src.docs.begin() + from, src.docs.begin() + to);
-  dst.tfs.insert(dst.tfs.end(), src.tfs.begin() + from, src.tfs.begin() + to);
-  uint32_t base = dst.pos_start.back();
-  for (uint32_t p = from; p < to; ++p) dst.pos_start.push_back(base + src.pos_start[p + 1] - src.pos_start[from]);
-  dst.positions.insert(dst.positions.end(), src.positions.begin() + src.pos_start[from], src.positions.begin() + src.pos_start[to]);
+// Appends term t's postings in src (positions included) to dst's last term.
+void CopyPostings(const FieldPostings& src, size_t t, FieldPostings& dst) {
+  dst.docs.insert(dst.docs.end(), src.docs.begin() + src.term_start[t], src.docs.begin() + src.term_start[t + 1]);
+  dst.tfs.insert(dst.tfs.end(), src.tfs.begin() + src.term_start[t], src.tfs.begin() + src.term_start[t + 1]);
+  dst.positions.insert(dst.positions.end(), src.positions.begin() + src.term_positions[t],
+                       src.positions.begin() + src.term_positions[t + 1]);
 }
 
 // The smallest string at the heads of parts (cursors into each part's sorted list); false when
@@ -172,7 +171,7 @@ bool SmallestHead(const std::vector<const std::vector<std::string>*>& parts, con
 FieldPostings MergeField(const std::vector<const FieldPostings*>& parts, uint32_t chunk_begin) {
   FieldPostings m;
   m.term_start.push_back(0);
-  m.pos_start.push_back(0);
+  m.term_positions.push_back(0);
   std::vector<const std::vector<std::string>*> terms, surfaces;
   std::vector<std::vector<uint32_t>> rank(parts.size());
   for (size_t k = 0; k < parts.size(); ++k) {
@@ -188,11 +187,12 @@ FieldPostings MergeField(const std::vector<const FieldPostings*>& parts, uint32_
       const FieldPostings& p = *parts[k];
       size_t i = at[k];
       if (i == p.terms.size() || p.terms[i] != m.terms.back()) continue;
-      CopyPostings(p, p.term_start[i], p.term_start[i + 1], m);
+      CopyPostings(p, i, m);
       rank[k][i] = merged;
       ++at[k];
     }
     m.term_start.push_back(uint32_t(m.docs.size()));
+    m.term_positions.push_back(uint32_t(m.positions.size()));
   }
   std::fill(at.begin(), at.end(), 0);
   for (std::string_view surface; SmallestHead(surfaces, at, &surface);) {

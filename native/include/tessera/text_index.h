@@ -32,7 +32,9 @@ struct FieldPostings {
   std::vector<uint32_t> block_max_tf, block_min_dl;  // per block
   std::vector<uint32_t> docs;       // segment rows, ascending within a term
   std::vector<uint32_t> tfs;
-  std::vector<uint32_t> pos_start;  // docs.size() + 1 offsets into positions
+  // Each posting's tf positions in turn, term by term: term t's start at term_positions[t], and
+  // its i-th posting's after the tfs of the postings before it.
+  std::vector<uint32_t> term_positions;  // terms.size() + 1 offsets into positions
   std::vector<uint32_t> positions;
   std::vector<uint32_t> doc_len;    // indexed tokens per row of the chunk (0: no tokens)
   uint32_t docs_with_tokens = 0;
