@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "highlight.h"
 #include "tessera/json_writer.h"
@@ -425,15 +426,15 @@ void WriteHighlights(JsonWriter& w, const TextQuery& q, const PreparedCollection
   for (int field : fields) {
     std::string_view text;
     if (!FieldText(c.segment->row_attrs(c.row), pc.text.field(field).field, &scratch, &text)) continue;
+    std::unordered_set<std::string_view> terms;  // every clause term on this field, expansions included
+    for (const PreparedClause& clause : pc.clauses)
+      if (clause.field == field)
+        for (const ScoredTerm& term : clause.terms) terms.insert(term.term);
     Analyzer analyzer(pc.text.field(field));
     std::vector<WordSpan> matches;
-    for (const AnalyzedToken& t : analyzer.Analyze(text)) {
-      bool hit = false;
-      for (const PreparedClause& clause : pc.clauses)
-        if (clause.field == field)
-          for (const ScoredTerm& term : clause.terms) hit = hit || term.term == t.term;
-      if (hit) matches.push_back({t.begin, t.end});
-    }
+    analyzer.ForEachToken(text, [&](const AnalyzedWord& word, uint32_t, WordSpan span) {
+      if (terms.count(word.term)) matches.push_back(span);
+    });
     std::vector<Fragment> fragments = MakeFragments(text, matches, *q.highlight);
     if (fragments.empty()) continue;
     if (!first) w.Char(',');
@@ -503,34 +504,33 @@ std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
   RankedSearch vector = RankByVector(ctx, leg);
   TextRanking text = RankText(ctx, params.text, leg, params.candidates);
 
-  struct LegRank {
-    int64_t vector = -1, text = -1;  // 0-based ranks
+  // Each record either leg returned, with its 0-based rank and score in each (-1: not returned).
+  struct Fused {
+    Candidate candidate;
+    int64_t vector_rank = -1, text_rank = -1;
     float vector_score = 0, text_score = 0;
   };
-  using RowKey = std::pair<const Segment*, uint32_t>;
-  std::map<RowKey, LegRank> legs;
-  std::map<RowKey, Candidate> candidates;
+  std::map<std::pair<const Segment*, uint32_t>, Fused> fusion;
+  auto entry = [&](const Candidate& c) -> Fused& { return fusion.try_emplace({c.segment, c.row}, Fused{c}).first->second; };
   for (size_t i = 0; i < vector.ranked.size(); ++i) {
-    const Candidate& c = vector.ranked[i];
-    legs[{c.segment, c.row}].vector = int64_t(i);
-    legs[{c.segment, c.row}].vector_score = c.score;
-    candidates.emplace(RowKey{c.segment, c.row}, c);
+    Fused& f = entry(vector.ranked[i]);
+    f.vector_rank = int64_t(i);
+    f.vector_score = vector.ranked[i].score;
   }
   for (size_t i = 0; i < text.ranked.size(); ++i) {
-    const Candidate& c = text.ranked[i];
-    legs[{c.segment, c.row}].text = int64_t(i);
-    legs[{c.segment, c.row}].text_score = c.score;
-    candidates.emplace(RowKey{c.segment, c.row}, c);
+    Fused& f = entry(text.ranked[i]);
+    f.text_rank = int64_t(i);
+    f.text_score = text.ranked[i].score;
   }
+  // RRF with 1-based ranks, as /search/batch fuses.
   std::vector<Candidate> fused;
-  for (auto& [key, c] : candidates) {
-    const LegRank& l = legs.at(key);
+  for (const auto& [key, f] : fusion) {
     double score = 0;
-    if (l.vector >= 0) score += params.vector_weight / (params.rrf_k + double(l.vector + 1));
-    if (l.text >= 0) score += params.text_weight / (params.rrf_k + double(l.text + 1));
-    Candidate f = c;
-    f.score = float(score);
-    fused.push_back(f);
+    if (f.vector_rank >= 0) score += params.vector_weight / (params.rrf_k + double(f.vector_rank + 1));
+    if (f.text_rank >= 0) score += params.text_weight / (params.rrf_k + double(f.text_rank + 1));
+    Candidate c = f.candidate;
+    c.score = float(score);
+    fused.push_back(c);
   }
   std::sort(fused.begin(), fused.end(), RanksBefore);
   ApplyRankPasses(fused, params.search, Dimension(fused));
@@ -538,7 +538,7 @@ std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
   if (params.text.explain || params.text.highlight)
     annotate = [&](JsonWriter& w, const Candidate& c) {
       ctx.cancel.ThrowIfCancelled();
-      const LegRank& l = legs.at({c.segment, c.row});
+      const Fused& f = fusion.at({c.segment, c.row});
       w.Char('{');
       bool first = true;
       if (params.text.explain) {
@@ -554,8 +554,8 @@ std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
           w.Float(score);
           w.Char('}');
         };
-        leg_json("vector", l.vector, l.vector_score);
-        leg_json("text", l.text, l.text_score);
+        leg_json("vector", f.vector_rank, f.vector_score);
+        leg_json("text", f.text_rank, f.text_score);
       }
       WriteTextAnnotations(w, params.text, text.prepared[c.collection], c, first);
       w.Char('}');
