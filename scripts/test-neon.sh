@@ -6,7 +6,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-srcs=("$root/native/test/kernels_test.cc" "$root/native/src/kernels.cc" "$root/native/src/kernels/kernels_scalar.cc" "$root/native/src/kernels/kernels_neon.cc")
+srcs=("$root/native/test/kernels_test.cc" "$root/native/src/kernels/kernels.cc" "$root/native/src/kernels/kernels_scalar.cc" "$root/native/src/kernels/kernels_neon.cc")
 if [ "$(uname -m)" = "aarch64" ]; then
   g++ -std=c++20 -O2 -I"$root/native/include" "${srcs[@]}" -o "$out/kernels_test"
   "$out/kernels_test"

@@ -1,32 +1,35 @@
 #include "tessera/store.h"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <set>
+#include <functional>
 #include <thread>
 
-#include "byte_io.h"
+#include "catalog/ops.h"
+#include "catalog/version_set.h"
+#include "query/metadata_reads.h"
+#include "query/parse/metadata_parser.h"
+#include "query/parse/schema_parser.h"
+#include "query/parse/search_parser.h"
+#include "query/parse/text_parser.h"
+#include "query/parse/write_parser.h"
+#include "query/records_cursor.h"
+#include "query/scan.h"
+#include "query/stats.h"
+#include "query/suggest.h"
+#include "query/text_search.h"
+#include "query/vector_search.h"
+#include "storage/store_header.h"
+#include "storage/writer_lock.h"
 #include "tessera/error.h"
-#include "tessera/exact_search.h"
-#include "tessera/text_search.h"
-#include "tessera/file_util.h"
-#include "tessera/json_writer.h"
-#include "tessera/kernels.h"
-#include "tessera/manifest.h"
-#include "tessera/metadata_queries.h"
-#include "tessera/scan.h"
-#include "tessera/request_parser.h"
+#include "util/file_util.h"
+#include "util/json_writer.h"
 
 namespace tessera {
 
-// One batch waiting for the group-commit leader.
+// One batch waiting for the group-commit leader. prepare, when set, runs in the leader just
+// before validation, against the state every earlier batch left (a filter delete resolves its ids
+// there, and data routes resolve aliases there).
 struct PendingWrite {
+  explicit PendingWrite(Op o, std::function<void(Op&)> p = nullptr) : op(std::move(o)), prepare(std::move(p)) {}
   Op op;
   std::function<void(Op&)> prepare;
   uint64_t result = 0;
@@ -36,56 +39,36 @@ struct PendingWrite {
 
 namespace {
 
-// Checkpoint once this many rows wait in memory segments or the log grows this large, bounding
-// both recovery time and memory not backed by files.
-constexpr uint64_t kCheckpointRows = 1 << 18;
-constexpr uint64_t kCheckpointLogBytes = 256ull << 20;
+constexpr char kOk[] = R"({"ok":true})";
 
-std::string WalPath(const std::string& dir) { return dir + "/wal.log"; }
-
-void MakeDirs(const std::string& path) {
-  std::string partial;
-  for (size_t i = 0; i <= path.size(); ++i) {
-    if (i == path.size() || (path[i] == '/' && i > 0)) {
-      partial = path.substr(0, i);
-      if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
-        throw Internal("cannot create directory " + partial + ": " + std::strerror(errno));
-    }
-  }
-}
-
-std::string Json(const char* key, const std::string& value) {
-  std::string out = "{";
+// {"<key>": value}
+template <typename T>
+std::string OneMember(const char* key, const T& value) {
+  std::string out;
   JsonWriter w(&out);
+  w.BeginObject();
   w.Key(key);
-  w.String(value);
-  w.Char('}');
+  if constexpr (std::is_same_v<T, uint64_t>) w.UInt(value);
+  else w.String(value);
+  w.EndObject();
   return out;
 }
 
-std::vector<std::string_view> CollectionNames(const Snapshot& snap) {
-  std::vector<std::string_view> names;
-  for (const auto& [name, c] : snap.collections) names.push_back(name);
-  return names;
-}
-
-std::string JsonCount(const char* key, uint64_t n) {
-  std::string out = "{";
-  JsonWriter w(&out);
-  w.Key(key);
-  w.UInt(n);
-  w.Char('}');
-  return out;
+// Data routes accept an alias; the leader resolves it so a concurrent repoint cannot split a
+// write between the old and the new target.
+template <typename OpT>
+std::function<void(Op&)> ResolveAliasIn(VersionSet& versions, std::string OpT::*field) {
+  return [&versions, field](Op& op) {
+    std::string& name = std::get<OpT>(op).*field;
+    name = versions.ResolveAlias(name);
+  };
 }
 
 }  // namespace
 
 Store::Store(const StoreOptions& options) : options_(options) {}
 
-// A store dropped without Close() loses nothing: every acknowledged batch is in the log.
-Store::~Store() {
-  if (lock_fd_ >= 0) ::close(lock_fd_);
-}
+Store::~Store() = default;
 
 std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
   std::unique_ptr<Store> s(new Store(options));
@@ -96,35 +79,27 @@ std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
     s->role_ = Role::kInMemory;
     s->dim_ = *options.dimension;
     s->metric_ = options.metric.value_or(Metric::kCosine);
-    s->state_ = std::make_unique<StoreState>(s->dim_, 1);
-    s->Publish(s->state_->Freeze(0));
-    return s;
+    s->versions_ = std::make_unique<VersionSet>("", s->dim_, options.mmap, false, *s->pool_);
+  } else {
+    s->OpenDirectory();
+    s->versions_ = std::make_unique<VersionSet>(options.path, s->dim_, options.mmap, s->role_ == Role::kWriter, *s->pool_);
+    s->versions_->Recover();
   }
-  s->OpenFiles();
-  s->Recover();
+  s->Publish(s->versions_->Current());
   return s;
 }
 
-void Store::OpenFiles() {
+void Store::OpenDirectory() {
   const std::string& dir = options_.path;
   if (dir.empty()) throw BadRequest("a store needs a path (or in-memory mode)");
   MakeDirs(dir);
-  if (options_.read_only) {
-    role_ = Role::kReader;
-  } else {
-    lock_fd_ = ::open((dir + "/LOCK").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (lock_fd_ < 0) throw Internal("cannot open " + dir + "/LOCK: " + std::strerror(errno));
-    if (::flock(lock_fd_, LOCK_EX | LOCK_NB) == 0) {
-      std::string who = "pid " + std::to_string(::getpid());
-      if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, who.data(), who.size(), 0) < 0)
-        throw Internal("cannot write " + dir + "/LOCK: " + std::strerror(errno));
+  role_ = Role::kReader;
+  if (!options_.read_only) {
+    if (std::optional<WriterLock> lock = WriterLock::TryAcquire(dir)) {
+      lock_ = std::make_unique<WriterLock>(std::move(*lock));
       role_ = Role::kWriter;
     } else {
-      role_ = Role::kReader;
-      writer_holder_ = ReadWholeFile(dir + "/LOCK");
-      if (writer_holder_.empty()) writer_holder_ = "another process";
-      ::close(lock_fd_);
-      lock_fd_ = -1;
+      writer_holder_ = WriterLock::Holder(dir);
     }
   }
   std::optional<StoreHeader> header = ReadHeader(dir);
@@ -144,29 +119,7 @@ void Store::OpenFiles() {
   metric_ = header->metric;
 }
 
-void Store::Recover() {
-  const std::string& dir = options_.path;
-  std::optional<Manifest> manifest = ReadManifest(dir);
-  state_ = std::make_unique<StoreState>(dim_, manifest ? manifest->next_segment_id : 1);
-  if (manifest) {
-    version_ = manifest->commit_version;
-    for (const ManifestCollection& c : manifest->collections) {
-      state_->AddCollection(c.name, c.meta, c.vector_names, c.filter_index, c.fts);
-      for (const ManifestSegment& ms : c.segments)
-        state_->AdoptSealedSegment(c.name, Segment::OpenSealed(dir, ms.id, dim_, options_.mmap, ms.deletions));
-    }
-    for (const auto& [name, target] : manifest->aliases) state_->SetAlias(name, target);
-  }
-  Wal::Replay(WalPath(dir), role_ == Role::kWriter, [&](std::string_view payload) {
-    ByteReader r(payload);
-    uint64_t version = r.Fixed<uint64_t>();
-    if (version <= version_) return;  // already part of the manifest's checkpoint
-    state_->Apply(DecodeOp(r.rest(), dim_), version);
-    version_ = version;
-  });
-  if (role_ == Role::kWriter) wal_.OpenForAppend(WalPath(dir));
-  Publish(state_->Freeze(version_, pool_.get()));
-}
+size_t Store::query_threads() const { return pool_->size(); }
 
 SnapshotPtr Store::Current() const {
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");
@@ -211,9 +164,8 @@ void Store::CheckWritable() const {
   }
 }
 
-uint64_t Store::Write(Op op, std::function<void(Op&)> prepare) {
+uint64_t Store::Write(PendingWrite& pw) {
   CheckWritable();
-  PendingWrite pw{std::move(op), std::move(prepare), 0, nullptr, false};
   std::unique_lock<std::mutex> lock(queue_mu_);
   queue_.push_back(&pw);
   while (!pw.done) {
@@ -240,113 +192,67 @@ uint64_t Store::Write(Op op, std::function<void(Op&)> prepare) {
 }
 
 void Store::CommitGroup(std::deque<PendingWrite*>& group) {
-  std::vector<PendingWrite*> applied;
   try {
+    bool applied = false;
     for (PendingWrite* pw : group) {
       try {
         CheckWritable();  // the store may have been poisoned or closed while this batch queued
         if (pw->prepare) pw->prepare(pw->op);
-        state_->Validate(pw->op);
+        versions_->Validate(pw->op);
       } catch (const Error&) {
         pw->error = std::current_exception();
         continue;
       }
       if (inject_fault_.exchange(false)) throw std::runtime_error("injected write fault");
-      uint64_t version = version_ + 1;
-      if (role_ == Role::kWriter) {
-        std::string payload;
-        PutFixed<uint64_t>(&payload, version);
-        payload += EncodeOp(pw->op, dim_);
-        wal_.Append(payload);
-      }
-      applied.push_back(pw);
-      pw->result = state_->Apply(pw->op, version);
-      version_ = version;
+      applied = true;
+      pw->result = versions_->LogAndApply(pw->op);
     }
-    if (applied.empty()) return;
-    if (role_ == Role::kWriter) wal_.Sync();
-    Publish(state_->Freeze(version_, pool_.get()));
-    if (role_ == Role::kWriter && (state_->memory_rows() >= kCheckpointRows || wal_.bytes() >= kCheckpointLogBytes))
-      Checkpoint();
+    if (!applied) return;
+    versions_->Sync();
+    Publish(versions_->Current());
+    if (versions_->CheckpointDue()) {
+      versions_->Checkpoint();
+      Publish(versions_->Current());
+    }
   } catch (const std::exception& e) {
     // Memory may hold part of a batch that the log does not: nothing more can be trusted.
     Poison(e.what());
     for (PendingWrite* pw : group)
-      if (!pw->error) pw->error = std::make_exception_ptr(Error(Status::kUnavailable, std::string("write failed and the store is now poisoned: ") + e.what()));
+      if (!pw->error)
+        pw->error = std::make_exception_ptr(Error(Status::kUnavailable, std::string("write failed and the store is now poisoned: ") + e.what()));
   }
 }
 
-void Store::Checkpoint() {
-  const std::string& dir = options_.path;
-  Manifest m;
-  m.commit_version = version_;
-  std::map<std::string, size_t> index;
-  for (const auto& [name, info] : state_->Catalog()) {
-    index[name] = m.collections.size();
-    m.collections.push_back({name, *info.meta, *info.vector_names, *info.filter_index, *info.fts, {}});
+void Store::CheckpointOrPoison() {
+  try {
+    versions_->Checkpoint();
+  } catch (const std::exception& e) {
+    Poison(e.what());
+    throw;
   }
-  std::set<std::string> keep = {"HEADER", "MANIFEST", "LOCK", "wal.log"};
-  for (StoreState::SegmentSlot slot : state_->AllSegments()) {
-    uint32_t rows = slot.segment->appended();
-    if (rows == 0) continue;
-    if (!slot.segment->sealed()) {
-      slot.segment->Persist(dir, rows);
-      SegmentPtr sealed = Segment::OpenSealed(dir, slot.segment->id(), dim_, options_.mmap, "");
-      sealed->CopyDeletionsFrom(*slot.segment, rows);
-      state_->ReplaceSegment(slot.collection, slot.segment, sealed);
-      slot.segment = sealed;
-    }
-    ManifestSegment ms{slot.segment->id(), rows, ""};
-    bool any_deleted = false;
-    for (uint32_t r = 0; r < rows && !any_deleted; ++r) any_deleted = slot.segment->deleted(r);
-    if (any_deleted) {
-      ms.deletions = "seg-" + std::to_string(ms.id) + ".del." + std::to_string(version_);
-      slot.segment->PersistDeletions(dir + "/" + ms.deletions, rows, version_);
-      keep.insert(ms.deletions);
-    }
-    for (const std::string& f : Segment::FileNames(ms.id)) keep.insert(f);
-    m.collections[index[slot.collection]].segments.push_back(ms);
-  }
-  m.aliases = state_->aliases();
-  m.next_segment_id = state_->next_segment_id();
-  WriteManifest(dir, m);
-  wal_.Reset();
-  // Files no manifest names any more: dropped collections, superseded deletion bitmaps.
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      std::string name = e->d_name;
-      if (name.rfind("seg-", 0) == 0 && !keep.count(name)) RemoveFile(dir + "/" + name);
-    }
-    ::closedir(d);
-  }
-  Publish(state_->Freeze(version_, pool_.get()));
-}
-
-// Data routes accept an alias; the leader resolves it so a concurrent repoint cannot split a
-// write between the old and the new target.
-template <typename OpT>
-static std::function<void(Op&)> ResolveAliasIn(StoreState& state, std::string OpT::*field) {
-  return [&state, field](Op& op) {
-    std::string& name = std::get<OpT>(op).*field;
-    name = state.ResolveAlias(name);
-  };
+  Publish(versions_->Current());
 }
 
 std::string Store::Collections() {
   SnapshotPtr snap = Current();
   std::string out;
-  JsonWriter(&out).StringArray(CollectionNames(*snap));
+  JsonWriter w(&out);
+  w.BeginArray();
+  for (const auto& [name, c] : snap->collections) w.String(name);
+  w.EndArray();
   return out;
 }
 
 std::string Store::CreateCollection(const std::string& name) {
-  Write(CreateCollectionOp{name});
-  return Json("created", name);
+  PendingWrite write{CreateCollectionOp{name}};
+  Write(write);
+  return OneMember("created", name);
 }
 
 std::string Store::DropCollection(const std::string& name) {
-  Write(DropCollectionOp{name});
-  return Json("dropped", name);
+  PendingWrite write{DropCollectionOp{name}};
+  Write(write);
+  return OneMember("dropped", name);
 }
 
 std::string Store::GetMeta(const std::string& name) {
@@ -354,32 +260,36 @@ std::string Store::GetMeta(const std::string& name) {
   const CollectionState* c = snap->Resolve(name);
   if (c == nullptr) throw NotFound("collection '" + name + "' does not exist");
   std::string out;
-  JsonWriter(&out).StringMap(c->meta);
+  JsonWriter(&out).StringMap(c->schema->meta);
   return out;
 }
 
 std::string Store::PutMeta(const std::string& name, std::string_view body) {
   CheckWritable();
-  Write(PutMetaOp{name, ParseMeta(body)}, ResolveAliasIn(*state_, &PutMetaOp::name));
-  return "{\"ok\":true}";
+  PendingWrite write{PutMetaOp{name, ParseMeta(body)}, ResolveAliasIn(*versions_, &PutMetaOp::name)};
+  Write(write);
+  return kOk;
 }
 
 std::string Store::SetVectorNames(const std::string& name, std::string_view body) {
   CheckWritable();
-  Write(SetVectorNamesOp{name, ParseVectorNames(body)}, ResolveAliasIn(*state_, &SetVectorNamesOp::name));
-  return "{\"ok\":true}";
+  PendingWrite write{SetVectorNamesOp{name, ParseVectorNames(body)}, ResolveAliasIn(*versions_, &SetVectorNamesOp::name)};
+  Write(write);
+  return kOk;
 }
 
 std::string Store::SetFilterIndex(const std::string& name, std::string_view body) {
   CheckWritable();
-  Write(SetFilterIndexOp{name, ParseFilterIndex(body)});
-  return "{\"ok\":true}";
+  PendingWrite write{SetFilterIndexOp{name, ParseFilterIndex(body)}};
+  Write(write);
+  return kOk;
 }
 
 std::string Store::SetFtsSchema(const std::string& name, std::string_view body) {
   CheckWritable();
-  Write(SetFtsSchemaOp{name, ParseFtsSchema(body)});
-  return "{\"ok\":true}";
+  PendingWrite write{SetFtsSchemaOp{name, ParseFtsSchema(body)}};
+  Write(write);
+  return kOk;
 }
 
 std::string Store::Aliases() {
@@ -394,46 +304,54 @@ std::string Store::PutAlias(const std::string& name, std::string_view body) {
   std::string target = ParseAliasTarget(body);
   SnapshotPtr snap = Current();
   auto current = snap->aliases.find(name);
-  if (current == snap->aliases.end() || current->second != target) Write(PutAliasOp{name, target});
-  std::string out = "{";
+  if (current == snap->aliases.end() || current->second != target) {
+    PendingWrite write{PutAliasOp{name, target}};
+    Write(write);
+  }
+  std::string out;
   JsonWriter w(&out);
+  w.BeginObject();
   w.Key("alias");
   w.String(name);
-  w.Char(',');
   w.Key("target");
   w.String(target);
-  w.Char('}');
+  w.EndObject();
   return out;
 }
 
 std::string Store::DropAlias(const std::string& name) {
-  Write(DropAliasOp{name});
-  return Json("dropped", name);
+  PendingWrite write{DropAliasOp{name}};
+  Write(write);
+  return OneMember("dropped", name);
 }
 
 std::string Store::Upsert(const std::string& name, std::string_view body) {
   CheckWritable();
-  return JsonCount("upserted", Write(ParseUpsert(body, name, dim_, metric_), ResolveAliasIn(*state_, &UpsertOp::collection)));
+  PendingWrite write{ParseUpsert(body, name, dim_, metric_), ResolveAliasIn(*versions_, &UpsertOp::collection)};
+  return OneMember("upserted", Write(write));
 }
 
 std::string Store::Delete(const std::string& name, std::string_view body) {
   CheckWritable();
   DeleteRequest req = ParseDelete(body);
-  auto resolve = ResolveAliasIn(*state_, &DeleteOp::collection);
-  if (!req.filter) return JsonCount("deleted", Write(DeleteOp{name, std::move(req.ids)}, resolve));
-  // The filter wins over ids and is evaluated by the leader, so the delete sees every batch
-  // committed before it; the log records the resolved ids.
-  Filter filter = *req.filter;
-  return JsonCount("deleted", Write(DeleteOp{name, {}}, [this, filter, resolve](Op& op) {
-    resolve(op);
-    DeleteOp& del = std::get<DeleteOp>(op);
-    SnapshotPtr snap = state_->Freeze(version_, pool_.get());
-    auto it = snap->collections.find(del.collection);
-    if (it == snap->collections.end()) return;  // validation reports the missing collection
-    CancelToken never;
-    for (const MatchedRow& r : MatchRows(*snap, {it->second.get()}, filter, *pool_, never))
-      del.ids.emplace_back(r.segment->row_id(r.row));
-  }));
+  auto resolve = ResolveAliasIn(*versions_, &DeleteOp::collection);
+  PendingWrite write{DeleteOp{name, std::move(req.ids)}, resolve};
+  if (req.filter) {
+    // The filter wins over ids and is evaluated by the leader, so the delete sees every batch
+    // committed before it; the log records the resolved ids.
+    write.prepare = [this, filter = std::move(*req.filter), resolve](Op& op) {
+      resolve(op);
+      DeleteOp& del = std::get<DeleteOp>(op);
+      del.ids.clear();
+      SnapshotPtr snap = versions_->Current();
+      auto it = snap->collections.find(del.collection);
+      if (it == snap->collections.end()) return;  // validation reports the missing collection
+      CancelToken never;
+      for (const MatchedRow& r : MatchRows(*snap, {it->second.get()}, filter, *pool_, never))
+        del.ids.emplace_back(r.segment->row_id(r.row));
+    };
+  }
+  return OneMember("deleted", Write(write));
 }
 
 std::unique_ptr<RecordsCursor> Store::OpenRecords(const std::string& name) {
@@ -441,13 +359,13 @@ std::unique_ptr<RecordsCursor> Store::OpenRecords(const std::string& name) {
   const CollectionState* c = snap->Resolve(name);
   if (c == nullptr) throw NotFound("collection '" + name + "' does not exist");
   CollectionPtr collection = snap->collections.at(c->name);
-  return std::make_unique<RecordsCursor>(std::move(snap), std::move(collection), dim_);
+  return std::make_unique<CollectionRecordsCursor>(std::move(snap), std::move(collection), dim_);
 }
 
 std::string Store::Search(std::string_view body, const CancelToken& cancel) {
   SearchParams params = ParseSearch(body, dim_, metric_);
   SnapshotPtr snap = Current();
-  return ExactSearch(QueryContext{*snap, metric_, *pool_, cancel}, params);
+  return VectorSearch(QueryContext{*snap, metric_, *pool_, cancel}, params);
 }
 
 std::string Store::SearchSimilar(std::string_view body, const CancelToken& cancel) {
@@ -495,74 +413,24 @@ std::string Store::Aggregate(std::string_view body, const CancelToken& cancel) {
 
 std::string Store::Stats() {
   SnapshotPtr snap = Current();
-  uint64_t rows = 0, dead = 0, live = 0;
-  std::string out = "{";
-  JsonWriter w(&out);
-  w.Key("dimension");
-  w.UInt(dim_);
-  w.Raw(",\"distance\":");
-  w.String(MetricName(metric_));
-  w.Raw(",\"ann\":null,\"quantization\":null,\"query_threads\":");
-  w.UInt(pool_->size());
-  w.Raw(",\"mmap\":");
-  w.Bool(options_.mmap);
-  w.Raw(",\"collections\":");
-  w.StringArray(CollectionNames(*snap));
-  uint64_t text_bytes = 0;
-  for (const auto& [name, c] : snap->collections) {
-    rows += c->rows;
-    dead += c->dead_rows;
-    live += c->live_rows;
-    for (const SegmentRef& ref : c->segments) text_bytes += ref.text ? ref.text->bytes() : 0;
-  }
-  w.Raw(",\"footprint\":{\"rows\":");
-  w.UInt(rows);
-  w.Raw(",\"dead_rows\":");
-  w.UInt(dead);
-  w.Raw(",\"dimension\":");
-  w.UInt(dim_);
-  w.Raw(",\"vector_bytes\":");
-  w.UInt(rows * dim_ * sizeof(float));
-  w.Raw(",\"doc_count\":");
-  w.UInt(live);
-  w.Raw("},\"text_index_bytes\":");
-  w.UInt(text_bytes);
-  w.Raw(",\"kernels\":");
-  w.String(ActiveKernels().name);
-  w.Char('}');
-  return out;
+  return StatsJson(*snap, StoreFacts{dim_, metric_, pool_->size(), options_.mmap});
 }
 
 std::string Store::Flush() {
   std::lock_guard<std::mutex> writer(writer_mu_);
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");
-  if (role_ != Role::kWriter) return "{\"ok\":true}";
+  if (role_ != Role::kWriter) return kOk;
   CheckWritable();
-  try {
-    Checkpoint();
-  } catch (const std::exception& e) {
-    Poison(e.what());
-    throw;
-  }
-  return "{\"ok\":true}";
+  CheckpointOrPoison();
+  return kOk;
 }
 
 void Store::Close() {
   std::lock_guard<std::mutex> writer(writer_mu_);
   if (closed_) return;
   closed_ = true;
-  if (role_ == Role::kWriter && poisoned().empty()) {
-    try {
-      Checkpoint();
-    } catch (const std::exception& e) {
-      Poison(e.what());
-      throw;
-    }
-  }
-  if (lock_fd_ >= 0) {
-    ::close(lock_fd_);
-    lock_fd_ = -1;
-  }
+  if (role_ == Role::kWriter && poisoned().empty()) CheckpointOrPoison();
+  lock_.reset();
 }
 
 }  // namespace tessera

@@ -17,11 +17,11 @@
 
 #include <re2/unicode_casefold.h>
 
-#include "tessera/filter.h"
-#include "tessera/filter_index.h"
-#include "tessera/segment.h"
+#include "filter/filter.h"
+#include "index/filter_index.h"
+#include "storage/segment.h"
 #include "check.h"
-#include "tessera/value.h"
+#include "util/value.h"
 
 using namespace tessera;
 
@@ -253,7 +253,7 @@ void RandomFilters() {
       std::string json = "[";
       for (int n = rnd.Int(1, 3), i = 0; i < n; ++i) json += (i ? "," : "") + RandomConjunct(rnd);
       json += "]";
-      Filter filter = Filter::Compile(json, "filter");
+      Filter filter = Filter::CompileText(json, "filter");
       std::optional<std::vector<uint32_t>> rows = index->Narrow(filter);
       ++filters;
       if (!rows) continue;
@@ -287,7 +287,7 @@ void ServedCases() {
   d.AddInt("t", 7);
   auto segment = MakeSegment({a.Finish(), b.Finish(), c.Finish(), d.Finish()});
   auto index = SegmentFilterIndex::Build(*segment, {{"t", true, true}});
-  auto narrow = [&](const std::string& json) { return index->Narrow(Filter::Compile(json, "filter")); };
+  auto narrow = [&](const std::string& json) { return index->Narrow(Filter::CompileText(json, "filter")); };
   using V = std::vector<uint32_t>;
   Check(narrow(R"([{"ContainsAllTokens":["t","QUICK brown"]}])") == V{0, 1}, "all tokens: over a List's elements together");
   Check(narrow(R"([{"ContainsAllTokens":["t","quick zebra"]}])") == V{}, "all tokens: an absent token empties the set");
@@ -411,7 +411,7 @@ void Measure() {
       "[{\"Regex\":[\"text\"," + Json(FromCodePoints(head) + ".*") + "]}]",
   };
   for (const std::string& q : queries) {
-    Filter filter = Filter::Compile(q, "filter");
+    Filter filter = Filter::CompileText(q, "filter");
     auto start = std::chrono::steady_clock::now();
     int runs = 0;
     std::optional<std::vector<uint32_t>> rows;

@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "tessera/error.h"
-#include "tessera/filter.h"
-#include "tessera/fuzzy.h"
-#include "tessera/glob.h"
-#include "tessera/text_match.h"
+#include "filter/filter.h"
+#include "analysis/fuzzy.h"
+#include "analysis/glob.h"
+#include "analysis/text_match.h"
 #include "check.h"
-#include "tessera/value.h"
+#include "util/value.h"
 
 using namespace tessera;
 
@@ -50,7 +50,7 @@ std::string Sample() {
 
 const std::string kSample = Sample();
 
-bool Eval(const std::string& filter, const std::string& blob) { return Filter::Compile(filter, "filter").Matches(blob); }
+bool Eval(const std::string& filter, const std::string& blob) { return Filter::CompileText(filter, "filter").Matches(blob); }
 
 void Expect(const std::string& filter, bool want, const std::string& blob = kSample) {
   try {
@@ -64,7 +64,7 @@ void Expect(const std::string& filter, bool want, const std::string& blob = kSam
 // The filter must be refused with 400 and a message containing every one of parts.
 void ExpectError(const std::string& filter, const std::vector<std::string>& parts, const std::string& field = "filter") {
   try {
-    Filter::Compile(filter, field);
+    Filter::CompileText(filter, field);
     Check(false, filter + " should be refused");
   } catch (const Error& e) {
     std::string m = e.what();
@@ -77,11 +77,11 @@ void ExpectError(const std::string& filter, const std::vector<std::string>& part
 void EmptyFilter() {
   Filter none;
   Check(none.empty() && none.Matches(kSample) && none.Matches(""), "default Filter matches everything");
-  Filter f = Filter::Compile("[]", "filter");
+  Filter f = Filter::CompileText("[]", "filter");
   Check(f.empty() && f.Matches(kSample) && f.Matches(""), "[] matches everything");
   Expect(R"([{"Eq":["s",{"Str":"red"}]},{"Eq":["n",{"Int":5}]}])", true);
   Expect(R"([{"Eq":["s",{"Str":"red"}]},{"Eq":["n",{"Int":6}]}])", false);  // AND-combined
-  Filter copy = Filter::Compile(R"([{"Eq":["n",{"Int":5}]}])", "filter");
+  Filter copy = Filter::CompileText(R"([{"Eq":["n",{"Int":5}]}])", "filter");
   Filter other = copy;
   Check(!other.empty() && other.Matches(kSample), "copies share the compiled filter");
 }
@@ -531,7 +531,7 @@ void RandomGlobAgainstReference() {
 
 // A compiled filter is shared by the threads scanning one query.
 void ConcurrentUse() {
-  Filter f = Filter::Compile(
+  Filter f = Filter::CompileText(
       R"([{"Regex":["t","(?i).*FOX.*"]},{"Fuzzy":["tags","rum",1]},{"ContainsTokenSequence":["t","brown fox"]}])", "filter");
   std::atomic<int> wrong{0};
   std::vector<std::thread> threads;

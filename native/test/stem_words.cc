@@ -3,7 +3,7 @@
 #include <iostream>
 #include <string>
 
-#include "tessera/text_analyzer.h"
+#include "analysis/analyzer.h"
 
 int main() {
   tessera::Analyzer analyzer(tessera::FtsField{});

@@ -1,11 +1,15 @@
 // Cooperative cancellation: long loops poll the token every few thousand rows.
 #pragma once
 #include <atomic>
+#include <cstdint>
 #include <memory>
 
 #include "tessera/error.h"
 
 namespace tessera {
+
+// Long loops poll their token at least this often (rows, postings or terms visited).
+constexpr uint32_t kRowsPerCancelCheck = 4096;
 
 class CancelToken {
  public:

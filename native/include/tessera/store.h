@@ -1,40 +1,37 @@
-// The store: a directory (or nothing, in memory) holding collections of records. Every public
-// method takes and returns JSON bytes; parsing and validation happen here, not in the binding.
+// The store: a directory (or nothing, in memory) holding collections of records. This is the
+// core's whole surface to the addon: every route is one method taking and returning JSON bytes;
+// parsing and validation happen inside, never in the binding.
 #pragma once
 #include <atomic>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <string_view>
 
 #include "tessera/cancel.h"
-#include "tessera/metric.h"
-#include "tessera/ops.h"
-#include "tessera/records_cursor.h"
-#include "tessera/snapshot.h"
-#include "tessera/store_state.h"
-#include "tessera/thread_pool.h"
-#include "tessera/wal.h"
+#include "tessera/options.h"
 
 namespace tessera {
 
-enum class Role { kWriter, kReader, kInMemory };
+class ThreadPool;
+class VersionSet;
+class WriterLock;
+struct PendingWrite;
+struct Snapshot;
 
-struct StoreOptions {
-  std::string path;
-  bool in_memory = false;
-  std::optional<uint32_t> dimension;
-  std::optional<Metric> metric;
-  size_t query_threads = 0;  // 0 = number of CPUs
-  bool mmap = true;
-  bool read_only = false;
+// Streams every live record of one collection as pieces of a single JSON array.
+class RecordsCursor {
+ public:
+  virtual ~RecordsCursor() = default;
+  // Appends the next piece (at least one record, about max_bytes) to out; false once exhausted.
+  virtual bool Next(size_t max_bytes, std::string* out) = 0;
 };
 
+// Row counts as of the last commit, readable without any lock (for metrics).
 struct FootprintCounters {
   std::atomic<uint64_t> rows{0}, dead_rows{0}, doc_count{0}, collections{0};
 };
@@ -43,6 +40,7 @@ class Store {
  public:
   // Throws Error(400) on a header mismatch (naming both values) and Error(500) on IO faults.
   static std::unique_ptr<Store> Open(const StoreOptions& options);
+  // A store dropped without Close() loses nothing: every acknowledged batch is in the log.
   ~Store();
 
   std::string Collections();
@@ -76,7 +74,7 @@ class Store {
   const std::string& writer_holder() const { return writer_holder_; }
   uint32_t dimension() const { return dim_; }
   Metric metric() const { return metric_; }
-  size_t query_threads() const { return pool_->size(); }
+  size_t query_threads() const;
   bool mmap() const { return options_.mmap; }
   uint64_t commit_version() const { return commit_version_.load(std::memory_order_acquire); }
   const FootprintCounters& footprint() const { return footprint_; }
@@ -87,15 +85,15 @@ class Store {
 
  private:
   explicit Store(const StoreOptions& options);
-  void OpenFiles();
-  void Recover();
-  SnapshotPtr Current() const;
-  void Publish(SnapshotPtr snap);
-  // Commits op through the group-commit leader. prepare, when set, runs in the leader just before
-  // validation, against the state every earlier batch left (a filter delete resolves its ids there).
-  uint64_t Write(Op op, std::function<void(Op&)> prepare = nullptr);
-  void CommitGroup(std::deque<struct PendingWrite*>& group);
-  void Checkpoint();
+  // Takes the writer lock (or becomes a Reader) and reads or writes the header.
+  void OpenDirectory();
+  std::shared_ptr<const Snapshot> Current() const;
+  void Publish(std::shared_ptr<const Snapshot> snap);
+  // Commits the write through the group-commit leader; returns its result or rethrows its error.
+  uint64_t Write(PendingWrite& write);
+  void CommitGroup(std::deque<PendingWrite*>& group);
+  // Checkpoints under the writer mutex; a failure poisons the store.
+  void CheckpointOrPoison();
   void Poison(const std::string& why);
   void CheckWritable() const;
 
@@ -104,23 +102,21 @@ class Store {
   Metric metric_ = Metric::kCosine;
   Role role_ = Role::kWriter;
   std::string writer_holder_;
-  int lock_fd_ = -1;
+  std::unique_ptr<WriterLock> lock_;
   std::unique_ptr<ThreadPool> pool_;
-  std::unique_ptr<StoreState> state_;
-  Wal wal_;
+  std::unique_ptr<VersionSet> versions_;
   std::atomic<bool> closed_{false};
 
   mutable std::mutex snap_mu_;
-  SnapshotPtr snap_;
+  std::shared_ptr<const Snapshot> snap_;
   std::atomic<uint64_t> commit_version_{0};
   FootprintCounters footprint_;
 
   std::mutex writer_mu_;  // held by the group-commit leader, checkpoints and close
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
-  std::deque<struct PendingWrite*> queue_;
+  std::deque<PendingWrite*> queue_;
   bool leader_active_ = false;
-  uint64_t version_ = 0;  // writer-side; guarded by the leader role
 
   mutable std::mutex poison_mu_;
   std::string poisoned_;

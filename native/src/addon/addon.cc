@@ -1,0 +1,28 @@
+// The N-API binding's entry point: registers the wrapped classes and the kernel functions. The
+// binding converts arguments and dispatches; no store logic lives in addon/.
+#include <napi.h>
+
+#include "addon_data.h"
+#include "cancel_token_wrap.h"
+#include "kernel_functions.h"
+#include "records_cursor_wrap.h"
+#include "store_wrap.h"
+
+namespace {
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  auto* data = new tessera_addon::AddonData();
+  Napi::Function store = tessera_addon::StoreWrap::Define(env);
+  Napi::Function cursor = tessera_addon::RecordsCursorWrap::Define(env);
+  data->store_ctor = Napi::Persistent(store);
+  data->cursor_ctor = Napi::Persistent(cursor);
+  env.SetInstanceData(data);
+  exports.Set("NativeStore", store);
+  exports.Set("CancelToken", tessera_addon::CancelTokenWrap::Define(env));
+  tessera_addon::ExportKernelFunctions(env, exports);
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(tessera, Init)

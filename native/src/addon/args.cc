@@ -1,0 +1,23 @@
+#include "args.h"
+
+#include "cancel_token_wrap.h"
+
+namespace tessera_addon {
+
+std::string StringArg(const Napi::CallbackInfo& info, size_t i) {
+  if (info.Length() <= i || !info[i].IsString()) throw Napi::TypeError::New(info.Env(), "argument " + std::to_string(i) + " must be a string");
+  return info[i].As<Napi::String>().Utf8Value();
+}
+
+std::string BytesArg(const Napi::CallbackInfo& info, size_t i) {
+  if (info.Length() <= i || !info[i].IsTypedArray()) throw Napi::TypeError::New(info.Env(), "argument " + std::to_string(i) + " must be a Uint8Array");
+  auto bytes = info[i].As<Napi::Uint8Array>();
+  return std::string(reinterpret_cast<const char*>(bytes.Data()), bytes.ByteLength());
+}
+
+std::shared_ptr<tessera::CancelToken> TokenArg(const Napi::CallbackInfo& info, size_t i) {
+  if (info.Length() > i && info[i].IsObject()) return CancelTokenWrap::Unwrap(info[i].As<Napi::Object>())->token();
+  return std::make_shared<tessera::CancelToken>();
+}
+
+}  // namespace tessera_addon

@@ -1,0 +1,18 @@
+// Reading JS arguments into C++ values; a wrong type is a TypeError naming the argument.
+#pragma once
+#include <napi.h>
+
+#include <memory>
+#include <string>
+
+#include "tessera/cancel.h"
+
+namespace tessera_addon {
+
+std::string StringArg(const Napi::CallbackInfo& info, size_t i);
+// A Uint8Array's bytes, copied: the core reads them on a worker thread after the call returns.
+std::string BytesArg(const Napi::CallbackInfo& info, size_t i);
+// An optional CancelToken argument; a fresh never-cancelled token when absent.
+std::shared_ptr<tessera::CancelToken> TokenArg(const Napi::CallbackInfo& info, size_t i);
+
+}  // namespace tessera_addon

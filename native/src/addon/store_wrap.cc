@@ -1,0 +1,171 @@
+#include "store_wrap.h"
+
+#include <optional>
+#include <type_traits>
+
+#include "addon_data.h"
+#include "args.h"
+#include "core_task.h"
+#include "records_cursor_wrap.h"
+
+namespace tessera_addon {
+
+using tessera::CancelToken;
+using tessera::Store;
+
+Napi::Function StoreWrap::Define(Napi::Env env) {
+  return DefineClass(env, "NativeStore",
+                     {
+                         StaticMethod<&StoreWrap::Open>("open"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Collections>>("collections"),
+                         InstanceMethod<&StoreWrap::Call<&Store::CreateCollection>>("createCollection"),
+                         InstanceMethod<&StoreWrap::Call<&Store::DropCollection>>("dropCollection"),
+                         InstanceMethod<&StoreWrap::Call<&Store::GetMeta>>("getMeta"),
+                         InstanceMethod<&StoreWrap::Call<&Store::PutMeta>>("putMeta"),
+                         InstanceMethod<&StoreWrap::Call<&Store::SetVectorNames>>("setVectorNames"),
+                         InstanceMethod<&StoreWrap::Call<&Store::SetFilterIndex>>("setFilterIndex"),
+                         InstanceMethod<&StoreWrap::Call<&Store::SetFtsSchema>>("setFtsSchema"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Aliases>>("aliases"),
+                         InstanceMethod<&StoreWrap::Call<&Store::PutAlias>>("putAlias"),
+                         InstanceMethod<&StoreWrap::Call<&Store::DropAlias>>("dropAlias"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Upsert>>("upsert"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Delete>>("delete"),
+                         InstanceMethod<&StoreWrap::Records>("records"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Search>>("search"),
+                         InstanceMethod<&StoreWrap::Call<&Store::SearchSimilar>>("searchSimilar"),
+                         InstanceMethod<&StoreWrap::Call<&Store::SearchBatch>>("searchBatch"),
+                         InstanceMethod<&StoreWrap::Call<&Store::TextSearch>>("textSearch"),
+                         InstanceMethod<&StoreWrap::Call<&Store::HybridSearch>>("hybridSearch"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Suggest>>("suggest"),
+                         InstanceMethod<&StoreWrap::Call<&Store::List>>("list"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Aggregate>>("aggregate"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Stats>>("stats"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Flush>>("flush"),
+                         InstanceMethod<&StoreWrap::Close>("close"),
+                         InstanceMethod<&StoreWrap::Info>("info"),
+                         InstanceMethod<&StoreWrap::Poisoned>("poisoned"),
+                         InstanceMethod<&StoreWrap::CommitVersion>("commitVersion"),
+                         InstanceMethod<&StoreWrap::Footprint>("footprint"),
+                         InstanceMethod<&StoreWrap::InjectWriteFault>("injectWriteFault"),
+                     });
+}
+
+Napi::Value StoreWrap::Open(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsObject()) throw Napi::TypeError::New(env, "open() takes an options object");
+  Napi::Object o = info[0].As<Napi::Object>();
+  auto has = [&](const char* key, bool (Napi::Value::*is)() const) { return o.Has(key) && (o.Get(key).*is)(); };
+  tessera::StoreOptions opts;
+  std::optional<std::string> distance;
+  if (has("path", &Napi::Value::IsString)) opts.path = o.Get("path").As<Napi::String>().Utf8Value();
+  opts.in_memory = o.Has("inMemory") && o.Get("inMemory").ToBoolean();
+  if (has("dimension", &Napi::Value::IsNumber)) opts.dimension = uint32_t(o.Get("dimension").As<Napi::Number>().Int64Value());
+  if (has("distance", &Napi::Value::IsString)) distance = o.Get("distance").As<Napi::String>().Utf8Value();
+  if (has("queryThreads", &Napi::Value::IsNumber)) opts.query_threads = size_t(o.Get("queryThreads").As<Napi::Number>().Int64Value());
+  if (has("mmap", &Napi::Value::IsBoolean)) opts.mmap = o.Get("mmap").As<Napi::Boolean>();
+  opts.read_only = o.Has("readOnly") && o.Get("readOnly").ToBoolean();
+  auto holder = std::make_shared<std::shared_ptr<Store>>();
+  return CoreTask::Run(
+      env,
+      [opts, distance, holder]() mutable {
+        if (distance) opts.metric = tessera::ParseMetric(*distance);
+        *holder = Store::Open(opts);
+        return std::string();
+      },
+      [holder](Napi::Env env, std::string&) -> Napi::Value {
+        Napi::Object obj = env.GetInstanceData<AddonData>()->store_ctor.New({});
+        StoreWrap::Unwrap(obj)->store_ = *holder;
+        return obj;
+      });
+}
+
+tessera::Store& StoreWrap::store(Napi::Env env) {
+  if (!store_) throw Napi::Error::New(env, "store is not open");
+  return *store_;
+}
+
+std::shared_ptr<tessera::Store> StoreWrap::shared(Napi::Env env) {
+  store(env);
+  return store_;
+}
+
+template <auto Method>
+Napi::Value StoreWrap::Call(const Napi::CallbackInfo& info) {
+  using M = decltype(Method);
+  Napi::Env env = info.Env();
+  auto s = shared(env);
+  if constexpr (std::is_same_v<M, std::string (Store::*)()>) {
+    return CoreTask::Run(env, [s] { return ((*s).*Method)(); });
+  } else if constexpr (std::is_same_v<M, std::string (Store::*)(const std::string&)>) {
+    return CoreTask::Run(env, [s, name = StringArg(info, 0)] { return ((*s).*Method)(name); });
+  } else if constexpr (std::is_same_v<M, std::string (Store::*)(const std::string&, std::string_view)>) {
+    return CoreTask::Run(env, [s, name = StringArg(info, 0), body = BytesArg(info, 1)] { return ((*s).*Method)(name, body); });
+  } else {
+    static_assert(std::is_same_v<M, std::string (Store::*)(std::string_view, const CancelToken&)>);
+    return CoreTask::Run(env, [s, body = BytesArg(info, 0), token = TokenArg(info, 1)] { return ((*s).*Method)(body, *token); });
+  }
+}
+
+Napi::Value StoreWrap::Records(const Napi::CallbackInfo& info) {
+  auto s = shared(info.Env());
+  auto cursor = std::make_shared<std::unique_ptr<tessera::RecordsCursor>>();
+  return CoreTask::Run(
+      info.Env(),
+      [s, cursor, name = StringArg(info, 0)] {
+        *cursor = s->OpenRecords(name);
+        return std::string();
+      },
+      [s, cursor](Napi::Env env, std::string&) -> Napi::Value {
+        Napi::Object obj = env.GetInstanceData<AddonData>()->cursor_ctor.New({});
+        RecordsCursorWrap::Unwrap(obj)->Attach(s, std::move(*cursor));
+        return obj;
+      });
+}
+
+Napi::Value StoreWrap::Close(const Napi::CallbackInfo& info) {
+  auto s = shared(info.Env());
+  return CoreTask::Run(info.Env(), [s] {
+    s->Close();
+    return std::string();
+  });
+}
+
+Napi::Value StoreWrap::Info(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  tessera::Store& s = store(env);
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("role", tessera::RoleName(s.role()));
+  o.Set("writerHolder", s.writer_holder().empty() ? env.Null() : Napi::String::New(env, s.writer_holder()));
+  o.Set("dimension", s.dimension());
+  o.Set("distance", tessera::MetricName(s.metric()));
+  o.Set("queryThreads", double(s.query_threads()));
+  o.Set("mmap", s.mmap());
+  return o;
+}
+
+Napi::Value StoreWrap::Poisoned(const Napi::CallbackInfo& info) {
+  std::string p = store(info.Env()).poisoned();
+  return p.empty() ? info.Env().Null() : Napi::String::New(info.Env(), p);
+}
+
+Napi::Value StoreWrap::CommitVersion(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), double(store(info.Env()).commit_version()));
+}
+
+Napi::Value StoreWrap::Footprint(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const tessera::FootprintCounters& f = store(env).footprint();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("rows", double(f.rows.load()));
+  o.Set("dead_rows", double(f.dead_rows.load()));
+  o.Set("doc_count", double(f.doc_count.load()));
+  o.Set("collections", double(f.collections.load()));
+  return o;
+}
+
+Napi::Value StoreWrap::InjectWriteFault(const Napi::CallbackInfo& info) {
+  store(info.Env()).InjectWriteFault();
+  return info.Env().Undefined();
+}
+
+}  // namespace tessera_addon

@@ -1,0 +1,40 @@
+// NativeStore in JS: one method per core Store method, bound from a table. Each converts its
+// arguments, runs the call on a worker (CoreTask) and resolves the core's JSON bytes.
+#pragma once
+#include <napi.h>
+
+#include <memory>
+
+#include "tessera/store.h"
+
+namespace tessera_addon {
+
+class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env);
+  explicit StoreWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<StoreWrap>(info) {}
+
+ private:
+  // open({path, inMemory, dimension, distance, queryThreads, mmap, readOnly}) -> Promise<NativeStore>
+  static Napi::Value Open(const Napi::CallbackInfo& info);
+
+  // Binds one core method by its signature: () | (name) | (name, body) | (body, token?).
+  template <auto Method>
+  Napi::Value Call(const Napi::CallbackInfo& info);
+  Napi::Value Records(const Napi::CallbackInfo& info);
+  Napi::Value Close(const Napi::CallbackInfo& info);
+
+  // Synchronous reads of memory the core keeps current: they never wait on a store lock.
+  Napi::Value Info(const Napi::CallbackInfo& info);
+  Napi::Value Poisoned(const Napi::CallbackInfo& info);
+  Napi::Value CommitVersion(const Napi::CallbackInfo& info);
+  Napi::Value Footprint(const Napi::CallbackInfo& info);
+  Napi::Value InjectWriteFault(const Napi::CallbackInfo& info);
+
+  tessera::Store& store(Napi::Env env);
+  std::shared_ptr<tessera::Store> shared(Napi::Env env);
+
+  std::shared_ptr<tessera::Store> store_;
+};
+
+}  // namespace tessera_addon

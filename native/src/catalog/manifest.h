@@ -1,0 +1,38 @@
+// MANIFEST names the sealed segments and the catalog (collections with their schemas, aliases) as
+// of commit_version, and is replaced atomically by each checkpoint. The log holds everything after
+// commit_version.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/collection_schema.h"
+
+namespace tessera {
+
+struct ManifestSegment {
+  uint64_t id = 0;
+  uint32_t rows = 0;
+  std::string deletions;  // file name of the deletion bitmap, empty when nothing was deleted
+};
+
+struct ManifestCollection {
+  std::string name;
+  CollectionSchema schema;
+  std::vector<ManifestSegment> segments;
+};
+
+struct Manifest {
+  uint64_t commit_version = 0;
+  uint64_t next_segment_id = 1;
+  std::vector<ManifestCollection> collections;
+  std::map<std::string, std::string> aliases;
+};
+
+void WriteManifest(const std::string& dir, const Manifest& manifest);
+// nullopt when the directory has no manifest yet; Error(500) when it is corrupt.
+std::optional<Manifest> ReadManifest(const std::string& dir);
+
+}  // namespace tessera

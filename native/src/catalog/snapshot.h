@@ -1,0 +1,45 @@
+// An immutable, reference-counted view of the store at one commit version. Readers take one and
+// never block the writer; the writer publishes a new one after each durable group of batches.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "catalog/collection_schema.h"
+#include "index/segment_indexes.h"
+#include "storage/segment.h"
+
+namespace tessera {
+
+struct SegmentRef {
+  SegmentPtr segment;
+  uint32_t rows;              // rows of the segment this snapshot sees
+  uint32_t deleted_rows;      // of those, how many are deleted at this snapshot's version
+  SegmentIndexesPtr indexes;  // derived from exactly those rows; never null
+};
+
+struct CollectionState {
+  std::string name;
+  CollectionSchemaPtr schema;
+  std::vector<SegmentRef> segments;
+  uint64_t rows = 0;       // every row slot, superseded ones included
+  uint64_t dead_rows = 0;  // superseded or deleted rows, reclaimable by compaction
+  uint64_t live_rows = 0;
+};
+
+using CollectionPtr = std::shared_ptr<const CollectionState>;
+
+struct Snapshot {
+  uint64_t version = 0;
+  std::map<std::string, CollectionPtr> collections;
+  std::map<std::string, std::string> aliases;
+
+  // A concrete collection, or the one an alias points at; null when neither exists.
+  const CollectionState* Resolve(const std::string& name) const;
+};
+
+using SnapshotPtr = std::shared_ptr<const Snapshot>;
+
+}  // namespace tessera

@@ -1,0 +1,261 @@
+#include "catalog/store_state.h"
+
+#include <algorithm>
+#include <set>
+
+#include "tessera/error.h"
+
+namespace tessera {
+namespace {
+
+// Memory segments start small so an idle collection costs little, then double up to the cap.
+constexpr uint32_t kFirstSegmentRows = 1024;
+constexpr uint32_t kMaxSegmentRows = 1 << 16;
+
+}  // namespace
+
+void ValidateName(const std::string& name, const char* what) {
+  bool ok = !name.empty() && name.size() <= 128 && name[0] != '.';
+  for (char c : name)
+    ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.');
+  if (!ok)
+    throw BadRequest(std::string("invalid ") + what + " name '" + name +
+                     "': use 1 to 128 letters, digits, '_', '-' or '.', not starting with '.'");
+}
+
+StoreState::Collection* StoreState::Find(const std::string& name) {
+  auto it = collections_.find(name);
+  return it == collections_.end() ? nullptr : it->second.get();
+}
+
+const StoreState::Collection* StoreState::Find(const std::string& name) const {
+  auto it = collections_.find(name);
+  return it == collections_.end() ? nullptr : it->second.get();
+}
+
+StoreState::Collection& StoreState::GetOrCreate(const std::string& name) {
+  auto& slot = collections_[name];
+  if (!slot) {
+    slot = std::make_unique<Collection>();
+    slot->name = name;
+  }
+  return *slot;
+}
+
+void StoreState::Validate(const Op& op) const {
+  auto must_exist = [&](const std::string& name) -> const Collection& {
+    const Collection* c = Find(name);
+    if (c == nullptr) throw NotFound("collection '" + name + "' does not exist");
+    return *c;
+  };
+  std::visit(
+      [&](const auto& o) {
+        using T = std::decay_t<decltype(o)>;
+        if constexpr (std::is_same_v<T, CreateCollectionOp>) {
+          ValidateName(o.name, "collection");
+          if (aliases_.count(o.name)) throw BadRequest("'" + o.name + "' is an alias; create and drop take a concrete collection name");
+        } else if constexpr (std::is_same_v<T, DropCollectionOp>) {
+          if (aliases_.count(o.name)) throw BadRequest("'" + o.name + "' is an alias; create and drop take a concrete collection name");
+          must_exist(o.name);
+        } else if constexpr (std::is_same_v<T, SetFilterIndexOp>) {
+          if (aliases_.count(o.name)) throw BadRequest("'" + o.name + "' is an alias; filter-index takes a concrete collection name");
+          must_exist(o.name);
+        } else if constexpr (std::is_same_v<T, SetFtsSchemaOp>) {
+          if (aliases_.count(o.name)) throw BadRequest("'" + o.name + "' is an alias; fts-schema takes a concrete collection name");
+          must_exist(o.name);
+        } else if constexpr (std::is_same_v<T, PutMetaOp> || std::is_same_v<T, SetVectorNamesOp>) {
+          must_exist(o.name);
+        } else if constexpr (std::is_same_v<T, PutAliasOp>) {
+          ValidateName(o.name, "alias");
+          if (collections_.count(o.name)) throw BadRequest("'" + o.name + "' is a collection; an alias needs a name of its own");
+          if (aliases_.count(o.target)) throw BadRequest("alias target '" + o.target + "' is itself an alias; aliases resolve one hop only");
+          if (!collections_.count(o.target)) throw BadRequest("alias target '" + o.target + "' does not exist; create the collection first");
+        } else if constexpr (std::is_same_v<T, DropAliasOp>) {
+          if (!aliases_.count(o.name)) throw NotFound("alias '" + o.name + "' does not exist");
+        } else if constexpr (std::is_same_v<T, UpsertOp>) {
+          ValidateName(o.collection, "collection");
+          const Collection* c = Find(o.collection);
+          for (size_t i = 0; i < o.records.size(); ++i) {
+            for (const NamedVectorInput& nv : o.records[i].named) {
+              const std::vector<std::string>* declared_names = c ? &c->schema->vector_names : nullptr;
+              bool declared = declared_names && std::find(declared_names->begin(), declared_names->end(), nv.name) != declared_names->end();
+              if (!declared)
+                throw BadRequest("records[" + std::to_string(i) + "] (id '" + o.records[i].id + "'): named vector '" +
+                                 nv.name + "' is not declared; declare it with POST /collections/" + o.collection +
+                                 "/vector-names first");
+            }
+          }
+        } else if constexpr (std::is_same_v<T, DeleteOp>) {
+          must_exist(o.collection);
+        }
+      },
+      op);
+}
+
+// The memory segment the record goes to: the last one while it has room for the row and its
+// named vectors, else a new one, so Append can never fail after validation.
+Segment& StoreState::AppendTarget(Collection& c, const RecordInput& rec) {
+  if (!c.segments.empty() && c.segments.back().segment->CanAppend(rec)) return *c.segments.back().segment;
+  uint32_t capacity = kFirstSegmentRows;
+  if (!c.segments.empty())
+    capacity = std::min(kMaxSegmentRows, std::max(kFirstSegmentRows, c.segments.back().segment->capacity() * 2));
+  c.segments.push_back({Segment::NewMemory(next_segment_id_++, dim_, capacity), SegmentIndexes::Flat()});
+  return *c.segments.back().segment;
+}
+
+uint64_t StoreState::Apply(const Op& op, uint64_t version) {
+  uint64_t count = 0;
+  std::visit(
+      [&](const auto& o) {
+        using T = std::decay_t<decltype(o)>;
+        if constexpr (std::is_same_v<T, CreateCollectionOp>) {
+          GetOrCreate(o.name);
+        } else if constexpr (std::is_same_v<T, DropCollectionOp>) {
+          collections_.erase(o.name);
+          for (auto it = aliases_.begin(); it != aliases_.end();) it = it->second == o.name ? aliases_.erase(it) : std::next(it);
+        } else if constexpr (std::is_same_v<T, PutMetaOp>) {
+          Collection& c = *Find(o.name);
+          EditSchema(c, [&](CollectionSchema& schema) { schema.meta = o.meta; });
+          Touch(c);
+        } else if constexpr (std::is_same_v<T, SetVectorNamesOp>) {
+          Collection& c = *Find(o.name);
+          EditSchema(c, [&](CollectionSchema& schema) { schema.vector_names = o.names; });
+          Touch(c);
+        } else if constexpr (std::is_same_v<T, SetFilterIndexOp>) {
+          Collection& c = *Find(o.name);
+          EditSchema(c, [&](CollectionSchema& schema) { schema.filter_index = o.fields; });
+          for (Slot& slot : c.segments)
+            if (slot.segment->sealed()) slot.indexes = SealedIndexes(c, *slot.segment, slot.indexes);
+          Touch(c);
+        } else if constexpr (std::is_same_v<T, SetFtsSchemaOp>) {
+          Collection& c = *Find(o.name);
+          EditSchema(c, [&](CollectionSchema& schema) { schema.fts = o.fields; });
+          // Freeze() indexes every stored row under the new schema.
+          for (Slot& slot : c.segments) slot.indexes = slot.indexes->WithText(nullptr);
+          Touch(c);
+        } else if constexpr (std::is_same_v<T, PutAliasOp>) {
+          aliases_[o.name] = o.target;
+        } else if constexpr (std::is_same_v<T, DropAliasOp>) {
+          aliases_.erase(o.name);
+        } else if constexpr (std::is_same_v<T, UpsertOp>) {
+          Collection& c = GetOrCreate(o.collection);
+          for (const RecordInput& rec : o.records) {
+            auto it = c.ids.find(rec.id);
+            if (it != c.ids.end()) {
+              it->second.segment->MarkDeleted(it->second.row, version);
+              ++c.dead_rows;
+            }
+            Segment& target = AppendTarget(c, rec);
+            uint32_t row = target.Append(rec, o.floats);
+            c.ids[rec.id] = RowRef{&target, row};
+            ++c.rows;
+          }
+          count = o.records.size();
+          Touch(c);
+        } else if constexpr (std::is_same_v<T, DeleteOp>) {
+          Collection& c = *Find(o.collection);
+          for (const std::string& id : o.ids) {
+            auto it = c.ids.find(id);
+            if (it == c.ids.end()) continue;
+            it->second.segment->MarkDeleted(it->second.row, version);
+            c.ids.erase(it);
+            ++c.dead_rows;
+            ++count;
+          }
+          Touch(c);
+        }
+      },
+      op);
+  return count;
+}
+
+SnapshotPtr StoreState::Freeze(uint64_t version, ThreadPool* pool) {
+  struct TextJob {
+    const Collection* collection;
+    Slot* slot;  // the segment vectors do not grow while the jobs run
+  };
+  std::vector<TextJob> jobs;
+  for (auto& [name, c] : collections_) {
+    if (c->frozen || c->schema->fts.empty()) continue;
+    for (Slot& slot : c->segments) {
+      const SegmentTextPtr& text = slot.indexes->text();
+      if (!text || text->rows() < slot.segment->appended()) jobs.push_back({c.get(), &slot});
+    }
+  }
+  auto index = [&](size_t i) {
+    Slot& slot = *jobs[i].slot;
+    const Segment& segment = *slot.segment;
+    slot.indexes = slot.indexes->WithText(
+        SegmentText::Extend(slot.indexes->text(), segment, segment.appended(), jobs[i].collection->schema->fts));
+  };
+  if (pool && jobs.size() > 1) pool->ParallelFor(jobs.size(), index);
+  else for (size_t i = 0; i < jobs.size(); ++i) index(i);
+
+  auto snap = std::make_shared<Snapshot>();
+  snap->version = version;
+  snap->aliases = aliases_;
+  for (auto& [name, c] : collections_) {
+    if (!c->frozen) {
+      auto state = std::make_shared<CollectionState>();
+      state->name = c->name;
+      state->schema = c->schema;
+      for (const Slot& slot : c->segments)
+        state->segments.push_back({slot.segment, slot.segment->appended(), slot.segment->deleted_rows(), slot.indexes});
+      state->rows = c->rows;
+      state->dead_rows = c->dead_rows;
+      state->live_rows = c->ids.size();
+      c->frozen = std::move(state);
+    }
+    snap->collections[name] = c->frozen;
+  }
+  return snap;
+}
+
+void StoreState::AddCollection(const std::string& name, CollectionSchema schema) {
+  GetOrCreate(name).schema = std::make_shared<const CollectionSchema>(std::move(schema));
+}
+
+SegmentIndexesPtr StoreState::SealedIndexes(const Collection& c, const Segment& segment, const SegmentIndexesPtr& base) {
+  const std::vector<FilterIndexField>& fields = c.schema->filter_index;
+  return base->WithFilter(fields.empty() ? nullptr : SegmentFilterIndex::Build(segment, fields));
+}
+
+void StoreState::IndexIds(Collection& c, Segment& segment) {
+  for (uint32_t r = 0; r < segment.appended(); ++r) {
+    if (segment.deleted(r)) continue;
+    c.ids[std::string(segment.row_id(r))] = RowRef{&segment, r};
+  }
+}
+
+void StoreState::AdoptSealedSegment(const std::string& collection, SegmentPtr segment) {
+  Collection& c = *Find(collection);
+  c.rows += segment->appended();
+  for (uint32_t r = 0; r < segment->appended(); ++r) c.dead_rows += segment->deleted(r) ? 1 : 0;
+  IndexIds(c, *segment);
+  SegmentIndexesPtr indexes = SealedIndexes(c, *segment, SegmentIndexes::Flat());
+  c.segments.push_back({std::move(segment), std::move(indexes)});
+  Touch(c);
+}
+
+void StoreState::ReplaceSegment(const std::string& collection, const SegmentPtr& memory_segment, SegmentPtr sealed) {
+  Collection& c = *Find(collection);
+  for (Slot& slot : c.segments) {
+    if (slot.segment != memory_segment) continue;
+    // The sealed segment holds the same rows, so its postings carry over.
+    slot.indexes = SealedIndexes(c, *sealed, slot.indexes);
+    slot.segment = std::move(sealed);
+    IndexIds(c, *slot.segment);
+    break;
+  }
+  Touch(c);
+}
+
+uint64_t StoreState::memory_rows() const {
+  uint64_t rows = 0;
+  for (const auto& [name, c] : collections_)
+    for (const Slot& slot : c->segments)
+      if (!slot.segment->sealed()) rows += slot.segment->appended();
+  return rows;
+}
+
+}  // namespace tessera

@@ -1,0 +1,90 @@
+// The writer's mutable view of the catalog and rows: validates ops against the current state,
+// applies them at a version, and freezes the result into a Snapshot. Used by the live writer and
+// by recovery alike.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "catalog/ops.h"
+#include "catalog/snapshot.h"
+#include "util/thread_pool.h"
+
+namespace tessera {
+
+class StoreState {
+ public:
+  StoreState(uint32_t dim, uint64_t next_segment_id) : dim_(dim), next_segment_id_(next_segment_id) {}
+
+  // Throws Error (400/404) when op cannot apply to the current state; changes nothing.
+  void Validate(const Op& op) const;
+  // Applies a validated op. Returns rows upserted or deleted (0 for catalog ops).
+  uint64_t Apply(const Op& op, uint64_t version);
+  // Rows appended since the last freeze get their full-text postings first, segments in parallel
+  // on pool when given (recovery and schema changes can have every segment to index).
+  SnapshotPtr Freeze(uint64_t version, ThreadPool* pool = nullptr);
+  // The collection an alias points at, or name itself.
+  std::string ResolveAlias(const std::string& name) const {
+    auto it = aliases_.find(name);
+    return it == aliases_.end() ? name : it->second;
+  }
+
+  // Recovery: a collection and the sealed segments an earlier checkpoint wrote for it.
+  void AddCollection(const std::string& name, CollectionSchema schema);
+  void AdoptSealedSegment(const std::string& collection, SegmentPtr segment);
+  void SetAlias(const std::string& name, const std::string& target) { aliases_[name] = target; }
+
+  // Checkpoint: swaps in the sealed segment written from a memory segment's rows.
+  void ReplaceSegment(const std::string& collection, const SegmentPtr& memory_segment, SegmentPtr sealed);
+  uint64_t memory_rows() const;
+  uint64_t next_segment_id() const { return next_segment_id_; }
+
+ private:
+  struct RowRef {
+    Segment* segment;
+    uint32_t row;
+  };
+  struct Slot {
+    SegmentPtr segment;
+    SegmentIndexesPtr indexes;
+  };
+  struct Collection {
+    std::string name;
+    CollectionSchemaPtr schema = std::make_shared<const CollectionSchema>();
+    std::vector<Slot> segments;  // the last one takes appends while it is a memory segment
+    std::unordered_map<std::string, RowRef> ids;
+    uint64_t rows = 0;
+    uint64_t dead_rows = 0;
+    CollectionPtr frozen;  // reused by Freeze() while nothing changed
+  };
+
+  Collection* Find(const std::string& name);
+  const Collection* Find(const std::string& name) const;
+  Collection& GetOrCreate(const std::string& name);
+  Segment& AppendTarget(Collection& c, const RecordInput& rec);
+  void IndexIds(Collection& c, Segment& segment);
+  // The indexes of a sealed segment as the collection declares them (the filter index).
+  static SegmentIndexesPtr SealedIndexes(const Collection& c, const Segment& segment, const SegmentIndexesPtr& base);
+  // Replaces c's schema by a copy changed by edit; snapshots keep the one they hold.
+  template <typename Edit>
+  void EditSchema(Collection& c, Edit&& edit) {
+    auto schema = std::make_shared<CollectionSchema>(*c.schema);
+    edit(*schema);
+    c.schema = std::move(schema);
+  }
+  void Touch(Collection& c) { c.frozen.reset(); }
+
+  uint32_t dim_;
+  uint64_t next_segment_id_;
+  std::map<std::string, std::unique_ptr<Collection>> collections_;
+  std::map<std::string, std::string> aliases_;
+};
+
+// Collection and alias names: 1 to 128 bytes of letters, digits, '_', '-', '.', not starting
+// with '.'. Throws Error(400) naming the rule.
+void ValidateName(const std::string& name, const char* what);
+
+}  // namespace tessera

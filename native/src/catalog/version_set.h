@@ -1,0 +1,60 @@
+// The store's versions: the writer's state at the latest commit version, the write-ahead log that
+// makes each version durable, and the files on disk. It recovers the latest version from MANIFEST
+// and the log, and checkpoints: seals memory segments into files, writes a new MANIFEST, empties
+// the log and removes the files no manifest names any more. Compaction and version history will
+// extend the same file lifetimes. Called by one writer at a time (the group-commit leader).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "catalog/manifest.h"
+#include "catalog/ops.h"
+#include "catalog/snapshot.h"
+#include "catalog/store_state.h"
+#include "storage/wal.h"
+#include "util/thread_pool.h"
+
+namespace tessera {
+
+class VersionSet {
+ public:
+  // dir empty: an in-memory store (no files). logging: this process writes the directory.
+  VersionSet(std::string dir, uint32_t dim, bool mmap, bool logging, ThreadPool& pool);
+
+  // Loads MANIFEST and replays the log after it; a writer cuts a torn log tail and opens the log
+  // for appending.
+  void Recover();
+
+  uint64_t version() const { return version_; }
+  // Throws Error (400/404) when op cannot apply; changes nothing.
+  void Validate(const Op& op) const { state_.Validate(op); }
+  // Logs op (not yet durable) and applies it at the next version; returns rows changed.
+  uint64_t LogAndApply(const Op& op);
+  // Makes every logged op durable.
+  void Sync();
+  // The latest version as a snapshot.
+  SnapshotPtr Current() { return state_.Freeze(version_, &pool_); }
+  std::string ResolveAlias(const std::string& name) const { return state_.ResolveAlias(name); }
+
+  // Whether memory segments or the log have grown enough to checkpoint.
+  bool CheckpointDue() const;
+  void Checkpoint();
+
+ private:
+  // Writes a sealed copy of every memory segment's rows and swaps it in.
+  void SealMemorySegments(const Snapshot& snap);
+  // Removes segment files the manifest does not name (dropped collections, old deletion bitmaps).
+  void RemoveUnnamedFiles(const Manifest& manifest);
+
+  std::string dir_;
+  uint32_t dim_;
+  bool mmap_;
+  bool logging_;
+  ThreadPool& pool_;
+  StoreState state_;
+  Wal wal_;
+  uint64_t version_ = 0;
+};
+
+}  // namespace tessera

@@ -1,0 +1,28 @@
+#include "index/segment_indexes.h"
+
+#include "index/flat_index.h"
+
+namespace tessera {
+
+SegmentIndexesPtr SegmentIndexes::Flat() {
+  static const SegmentIndexesPtr flat = [] {
+    auto indexes = std::make_shared<SegmentIndexes>();
+    indexes->vectors_ = FlatIndex::Shared();
+    return indexes;
+  }();
+  return flat;
+}
+
+SegmentIndexesPtr SegmentIndexes::WithFilter(SegmentFilterIndexPtr filter) const {
+  auto next = std::make_shared<SegmentIndexes>(*this);
+  next->filter_ = std::move(filter);
+  return next;
+}
+
+SegmentIndexesPtr SegmentIndexes::WithText(SegmentTextPtr text) const {
+  auto next = std::make_shared<SegmentIndexes>(*this);
+  next->text_ = std::move(text);
+  return next;
+}
+
+}  // namespace tessera

@@ -1,0 +1,39 @@
+// The one attachment point of a segment: every structure derived from its rows, with one lifetime
+// rule. The filter index (sealed segments of a collection that declares one), the full-text
+// postings (the rows a snapshot sees, under the collection's schema) and the vector index (the
+// flat scan until an ANN index is built). Immutable: the writer attaches a new set when one part
+// changes, so a snapshot always holds a consistent one and never sees a part change under it.
+#pragma once
+#include <cstddef>
+#include <memory>
+
+#include "index/filter_index.h"
+#include "index/text_index.h"
+#include "index/vector_index.h"
+
+namespace tessera {
+
+class SegmentIndexes;
+using SegmentIndexesPtr = std::shared_ptr<const SegmentIndexes>;
+
+class SegmentIndexes {
+ public:
+  // A segment nothing has been derived from yet: the flat scan alone.
+  static SegmentIndexesPtr Flat();
+
+  const SegmentFilterIndexPtr& filter() const { return filter_; }  // null: nothing declared, or not sealed
+  const SegmentTextPtr& text() const { return text_; }             // null: no full-text schema
+  const VectorIndex& vectors() const { return *vectors_; }
+
+  SegmentIndexesPtr WithFilter(SegmentFilterIndexPtr filter) const;
+  SegmentIndexesPtr WithText(SegmentTextPtr text) const;
+
+  size_t text_bytes() const { return text_ ? text_->bytes() : 0; }
+
+ private:
+  SegmentFilterIndexPtr filter_;
+  SegmentTextPtr text_;
+  VectorIndexPtr vectors_;
+};
+
+}  // namespace tessera

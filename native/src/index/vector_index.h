@@ -1,0 +1,91 @@
+// Vector search over one segment, behind one interface: the flat scan today, HNSW and IVF beside
+// it. An index offers scored rows and leaves two decisions to its caller, the way hnswlib passes a
+// filter functor: whether a row may be returned at all (RowFilter: visibility, the query's filter,
+// the excluded record) and what becomes of an admitted score (ScoreSink: the query's window).
+#pragma once
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "filter/filter.h"
+#include "index/row_range.h"
+#include "storage/segment.h"
+#include "tessera/cancel.h"
+
+namespace tessera {
+
+// What a query scores a row by.
+struct VectorQuery {
+  const float* vector = nullptr;  // normalized for Cosine
+  uint32_t dim = 0;
+  bool euclidean = false;  // score = -(squared L2 distance); otherwise the dot product
+  // Named-vector scoring, each name with its weight ("default" is the record's main vector); a
+  // row is scored on the names it carries. Empty: the main vector alone.
+  std::vector<std::pair<std::string, float>> names;
+  bool sum_pool = false;  // fold the names' scores by Sum, else by Max
+};
+
+// Whether a row may be returned: visible at the snapshot's version, passing the query's filter,
+// and not the excluded record (/search/similar's source).
+class RowFilter {
+ public:
+  RowFilter(const Segment& segment, uint64_t version, const Filter& filter, std::optional<std::string_view> excluded_id)
+      : segment_(segment), version_(version), filter_(filter), excluded_id_(excluded_id) {}
+
+  // Cheap, checked before a row is scored.
+  bool Visible(uint32_t row) const { return segment_.visible(row, version_); }
+  // Reads the row's attributes, so it is asked only of scores the sink wants.
+  bool Admits(uint32_t row) const {
+    if (!filter_.empty() && !filter_.Matches(segment_.row_attrs(row))) return false;
+    return !excluded_id_ || segment_.row_id(row) != *excluded_id_;
+  }
+
+ private:
+  const Segment& segment_;
+  uint64_t version_;
+  const Filter& filter_;
+  std::optional<std::string_view> excluded_id_;
+};
+
+// Where admitted scores go. Wants() is inline because a scan asks it of every row: a score under
+// the sink's floor, or under the floor all sinks of one query share, can never enter the result.
+class ScoreSink {
+ public:
+  explicit ScoreSink(std::atomic<float>* shared_floor) : shared_floor_(shared_floor) {}
+  virtual ~ScoreSink() = default;
+
+  bool Wants(float score) const { return score >= floor_ && score >= shared_floor_->load(std::memory_order_relaxed); }
+  virtual void Offer(uint32_t row, float score) = 0;
+
+ protected:
+  // Every later score must reach floor; also raises the shared floor when floor is above it.
+  void RaiseFloor(float floor) {
+    floor_ = floor;
+    for (float seen = shared_floor_->load(std::memory_order_relaxed);
+         floor > seen && !shared_floor_->compare_exchange_weak(seen, floor, std::memory_order_relaxed);) {
+    }
+  }
+
+ private:
+  float floor_ = -INFINITY;
+  std::atomic<float>* shared_floor_;
+};
+
+class VectorIndex {
+ public:
+  virtual ~VectorIndex() = default;
+  // Offers sink the rows of `rows` that admit lets through and that carry a vector the query
+  // scores, each with its score (higher is better).
+  virtual void Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit,
+                      ScoreSink& sink, const CancelToken& cancel) const = 0;
+};
+
+using VectorIndexPtr = std::shared_ptr<const VectorIndex>;
+
+}  // namespace tessera

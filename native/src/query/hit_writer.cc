@@ -1,0 +1,42 @@
+#include "query/hit_writer.h"
+
+#include <algorithm>
+
+#include "util/value.h"
+
+namespace tessera {
+
+void WriteHits(JsonWriter& w, const std::vector<Candidate>& candidates, size_t offset, size_t limit,
+               const std::vector<std::string_view>& collection_names, const Projection& projection,
+               const Annotator& annotate) {
+  auto keeps = [&](std::string_view key) { return projection.Keeps(key); };
+  JsonWriter::Scope hits = w.Array();
+  size_t end = std::min(candidates.size(), offset + limit);
+  for (size_t i = offset; i < end; ++i) {
+    const Candidate& c = candidates[i];
+    JsonWriter::Scope hit = w.Object();
+    w.Key("collection");
+    w.String(collection_names[c.collection]);
+    w.Key("id");
+    w.String(c.id);
+    w.Key("score");
+    w.Float(c.score);
+    w.Key("attrs");
+    WriteAttrsJson(w, c.segment->row_attrs(c.row), keeps);
+    if (annotate) {
+      w.Key("annotations");
+      annotate(w, c);
+    }
+  }
+}
+
+std::string HitsJson(const std::vector<Candidate>& candidates, size_t offset, size_t limit,
+                     const std::vector<std::string_view>& collection_names, const Projection& projection,
+                     const Annotator& annotate) {
+  std::string out;
+  JsonWriter w(&out);
+  WriteHits(w, candidates, offset, limit, collection_names, projection, annotate);
+  return out;
+}
+
+}  // namespace tessera

@@ -1,0 +1,121 @@
+#include "query/parse/body_reader.h"
+
+#include <cmath>
+
+#include "tessera/error.h"
+#include "util/json_reader.h"
+
+namespace tessera {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+using simdjson::dom::object;
+
+void Bad(const std::string& m) { throw BadRequest(m); }
+
+element ParseBody(std::string_view body, simdjson::padded_string& copy) {
+  thread_local simdjson::dom::parser parser;
+  copy = simdjson::padded_string(body);
+  auto result = parser.parse(copy);
+  switch (result.error()) {
+    case simdjson::SUCCESS: break;
+    case simdjson::EMPTY: Bad("request body is empty; send a JSON object");
+    case simdjson::BIGINT_ERROR: Bad("a number is out of range: integers must fit in signed 64 bits (use Float for larger)");
+    case simdjson::NUMBER_ERROR: Bad("a number is malformed or outside the 64-bit float range");
+    case simdjson::UTF8_ERROR: Bad("the body is not valid UTF-8");
+    case simdjson::DEPTH_ERROR: Bad("the JSON is nested too deeply");
+    default:
+      if (body.empty()) Bad("request body is empty; send a JSON object");
+      Bad(std::string("malformed JSON: ") + simdjson::error_message(result.error()));
+  }
+  return result.value();
+}
+
+object ExpectObject(element e, const std::string& field) {
+  if (e.type() != element_type::OBJECT) Bad(field + " must be an object, got " + JsonTypeName(e.type()));
+  return e.get_object().value();
+}
+
+simdjson::dom::array ExpectArray(element e, const std::string& field) {
+  if (e.type() != element_type::ARRAY) Bad(field + " must be an array, got " + JsonTypeName(e.type()));
+  return e.get_array().value();
+}
+
+double ExpectNumber(element e, const std::string& field) {
+  switch (e.type()) {
+    case element_type::INT64: return double(e.get_int64().value());
+    case element_type::UINT64: return double(e.get_uint64().value());
+    case element_type::DOUBLE: return e.get_double().value();
+    default: Bad(field + " must be a number, got " + JsonTypeName(e.type()));
+  }
+}
+
+bool ExpectBool(element e, const std::string& field) {
+  if (e.type() != element_type::BOOL) Bad(field + " must be true or false, got " + JsonTypeName(e.type()));
+  return e.get_bool().value();
+}
+
+uint32_t ExpectCount(element e, const std::string& field, uint32_t max) {
+  if (e.type() == element_type::DOUBLE) {
+    double d = e.get_double().value();
+    if (d != std::floor(d)) Bad(field + " must be a whole number, got " + std::to_string(d));
+  }
+  if (e.type() == element_type::INT64 && e.get_int64().value() < 0) Bad(field + " must not be negative");
+  double v = ExpectNumber(e, field);
+  if (v < 0) Bad(field + " must not be negative");
+  if (v > max) Bad(field + " must be at most " + std::to_string(max));
+  return uint32_t(v);
+}
+
+std::vector<std::string> ExpectStrings(element e, const std::string& field) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  for (element item : ExpectArray(e, field)) out.push_back(JsonString(item, field + "[" + std::to_string(i++) + "]"));
+  return out;
+}
+
+void UnknownField(std::string_view key, const std::string& where, const char* allowed) {
+  Bad("unknown field '" + std::string(key) + "'" + where + "; allowed: " + allowed);
+}
+
+size_t ReadVector(element e, const std::string& field, uint32_t dim, Metric metric, std::vector<float>* floats) {
+  auto arr = ExpectArray(e, field);
+  size_t n = arr.size();
+  if (dim == 0) Bad(field + ": this store has dimension 0 (keyword-only) and holds no vectors");
+  if (n != dim) Bad(field + " has length " + std::to_string(n) + " but the store dimension is " + std::to_string(dim));
+  size_t offset = floats->size();
+  floats->resize(offset + dim);
+  float* out = floats->data() + offset;
+  size_t i = 0;
+  double norm = 0;
+  for (element x : arr) {
+    double v;
+    switch (x.type()) {
+      case element_type::DOUBLE: v = x.get_double().value(); break;
+      case element_type::INT64: v = double(x.get_int64().value()); break;
+      case element_type::UINT64: v = double(x.get_uint64().value()); break;
+      default: floats->resize(offset); Bad(field + "[" + std::to_string(i) + "] must be a number, got " + JsonTypeName(x.type()));
+    }
+    float f = float(v);
+    if (!std::isfinite(f)) {
+      floats->resize(offset);
+      Bad(field + "[" + std::to_string(i) + "] is outside the 32-bit float range");
+    }
+    out[i++] = f;
+    norm += double(f) * f;
+  }
+  if (metric == Metric::kCosine) {
+    if (norm == 0) Bad(field + " has zero length; the Cosine metric needs a non-zero vector");
+    float inv = float(1.0 / std::sqrt(norm));
+    for (uint32_t k = 0; k < dim; ++k) out[k] *= inv;
+  }
+  return offset;
+}
+
+double ExpectFinite(element e, const std::string& field) {
+  double v = ExpectNumber(e, field);
+  if (!std::isfinite(v)) Bad(field + " must be a finite number");
+  return v;
+}
+
+}  // namespace tessera

@@ -1,0 +1,37 @@
+// What every request-body parser shares: parsing the body with the thread's simdjson parser,
+// typed reads that name the field and the fix in their Error(400), and vectors. Every
+// parser in query/parse/ raises its errors before any row is read.
+#pragma once
+#include <simdjson.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tessera/options.h"
+
+namespace tessera {
+
+[[noreturn]] void Bad(const std::string& message);
+
+// Parses body as one JSON document into the calling thread's parser, whose buffers are reused
+// across requests; the element is valid until this thread parses the next body.
+simdjson::dom::element ParseBody(std::string_view body, simdjson::padded_string& copy);
+
+simdjson::dom::object ExpectObject(simdjson::dom::element e, const std::string& field);
+simdjson::dom::array ExpectArray(simdjson::dom::element e, const std::string& field);
+double ExpectNumber(simdjson::dom::element e, const std::string& field);
+double ExpectFinite(simdjson::dom::element e, const std::string& field);
+bool ExpectBool(simdjson::dom::element e, const std::string& field);
+// A whole number from 0 to max.
+uint32_t ExpectCount(simdjson::dom::element e, const std::string& field, uint32_t max);
+std::vector<std::string> ExpectStrings(simdjson::dom::element e, const std::string& field);
+
+[[noreturn]] void UnknownField(std::string_view key, const std::string& where, const char* allowed);
+
+// Appends a vector to floats, checking length, finiteness and (for Cosine) a usable norm, which it
+// normalizes away so that score = dot product. Returns the vector's offset in floats.
+size_t ReadVector(simdjson::dom::element e, const std::string& field, uint32_t dim, Metric metric, std::vector<float>* floats);
+
+}  // namespace tessera

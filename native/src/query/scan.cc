@@ -1,0 +1,68 @@
+#include "query/scan.h"
+
+#include <algorithm>
+#include <set>
+
+#include "index/vector_index.h"
+
+namespace tessera {
+
+std::vector<const CollectionState*> ResolveScope(const Snapshot& snap, const std::vector<std::string>& scope) {
+  std::set<std::string> names;
+  if (scope.empty()) {
+    for (const auto& [name, c] : snap.collections) names.insert(name);
+  } else {
+    for (const std::string& n : scope)
+      if (const CollectionState* c = snap.Resolve(n)) names.insert(c->name);
+  }
+  std::vector<const CollectionState*> out;
+  for (const std::string& n : names) out.push_back(snap.collections.at(n).get());
+  return out;
+}
+
+std::vector<std::string_view> ScopeNames(const std::vector<const CollectionState*>& scope) {
+  std::vector<std::string_view> out;
+  for (const CollectionState* c : scope) out.push_back(c->name);
+  return out;
+}
+
+ScanPlan::ScanPlan(const std::vector<const CollectionState*>& scope, size_t threads, const Filter& filter) {
+  uint64_t total = 0;
+  for (const CollectionState* c : scope)
+    for (const SegmentRef& ref : c->segments) total += ref.rows;
+  uint32_t per_task = uint32_t(std::clamp<uint64_t>(total / (threads * 4 + 1), 2048, 65536));
+  for (uint32_t s = 0; s < scope.size(); ++s) {
+    for (const SegmentRef& ref : scope[s]->segments) {
+      if (!filter.empty()) {
+        if (const SegmentFilterIndexPtr& index = ref.indexes->filter()) {
+          if (auto rows = index->Narrow(filter)) narrowed_.emplace(ref.segment.get(), std::move(*rows));
+        }
+      }
+      for (uint32_t b = 0; b < ref.rows; b += per_task) tasks_.push_back({s, &ref, b, std::min(ref.rows, b + per_task)});
+    }
+  }
+}
+
+RowRange ScanPlan::Rows(const ScanTask& task) const {
+  auto narrowed = narrowed_.find(task.ref->segment.get());
+  return RowRange{task.begin, task.end, narrowed == narrowed_.end() ? nullptr : &narrowed->second};
+}
+
+std::vector<MatchedRow> MatchRows(const Snapshot& snap, const std::vector<const CollectionState*>& scope,
+                                  const Filter& filter, ThreadPool& pool, const CancelToken& cancel) {
+  ScanPlan plan(scope, pool.size(), filter);
+  std::vector<std::vector<MatchedRow>> found(plan.tasks().size());
+  pool.ParallelFor(plan.tasks().size(), [&](size_t t) {
+    const ScanTask& task = plan.tasks()[t];
+    const Segment& segment = *task.ref->segment;
+    RowFilter admit(segment, snap.version, filter, std::nullopt);
+    ForEachRow(plan.Rows(task), cancel, [&](uint32_t r) {
+      if (admit.Visible(r) && admit.Admits(r)) found[t].push_back({task.scope_index, &segment, r});
+    });
+  });
+  std::vector<MatchedRow> out;
+  for (auto& f : found) out.insert(out.end(), f.begin(), f.end());
+  return out;
+}
+
+}  // namespace tessera

@@ -1,0 +1,56 @@
+// What every query over rows shares: resolving a scope to collections, and cutting their visible
+// rows into tasks for the query threads.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "catalog/snapshot.h"
+#include "filter/filter.h"
+#include "index/row_range.h"
+#include "tessera/cancel.h"
+#include "util/thread_pool.h"
+
+namespace tessera {
+
+// Collections named by scope (aliases resolved one hop, duplicates dropped, unknown names
+// contributing nothing), or every collection when scope is empty; sorted by name, so a scope
+// index orders like its collection name.
+std::vector<const CollectionState*> ResolveScope(const Snapshot& snap, const std::vector<std::string>& scope);
+
+// The collections' names, indexed like the scope.
+std::vector<std::string_view> ScopeNames(const std::vector<const CollectionState*>& scope);
+
+struct ScanTask {
+  uint32_t scope_index;  // into the resolved scope
+  const SegmentRef* ref;
+  uint32_t begin, end;
+};
+
+// The rows a query visits: tasks in storage order (collection, segment, row), about four per
+// thread so threads finish together, and for sealed segments whose filter index could narrow the
+// filter, the candidate rows (ascending) to visit instead of every row.
+class ScanPlan {
+ public:
+  ScanPlan(const std::vector<const CollectionState*>& scope, size_t threads, const Filter& filter);
+
+  const std::vector<ScanTask>& tasks() const { return tasks_; }
+  RowRange Rows(const ScanTask& task) const;
+
+ private:
+  std::vector<ScanTask> tasks_;
+  std::unordered_map<const Segment*, std::vector<uint32_t>> narrowed_;
+};
+
+struct MatchedRow {
+  uint32_t scope_index;
+  const Segment* segment;
+  uint32_t row;
+};
+
+// Visible rows of the scope that pass the filter, in storage order, found by the query threads.
+std::vector<MatchedRow> MatchRows(const Snapshot& snap, const std::vector<const CollectionState*>& scope,
+                                  const Filter& filter, ThreadPool& pool, const CancelToken& cancel);
+
+}  // namespace tessera

@@ -1,0 +1,74 @@
+// What a vector search asks for, as parsed from /search, /search/similar and /search/batch bodies:
+// plain values, no JSON. The ranking options (paging, filter, projection, limit_per, diversity,
+// rank_by) are shared by every ranked route.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "filter/filter.h"
+#include "query/projection.h"
+
+namespace tessera {
+
+// offset + top_k, list limits and rank depths are bounded by this.
+constexpr uint32_t kMaxRankDepth = 10000;
+
+enum class Pool { kMax, kSum };
+
+struct LimitPer {
+  std::string field;
+  uint32_t max = 1;
+};
+
+// Score = base - lambda x (1 - decay^(age / scale)) - count_lambda x (1 - n / (n + count_scale)).
+struct DecayRank {
+  std::string field;
+  int64_t origin = 0;
+  double scale = 604800000.0;
+  double decay = 0.5;
+  double lambda = 1.0;
+  double missing = 1.0;
+  std::string count_field;
+  double count_scale = 10.0;
+  double count_lambda = 1.0;
+};
+
+struct SearchParams {
+  std::vector<float> query;  // normalized for Cosine
+  std::vector<std::string> scope;
+  uint32_t top_k = 10;
+  uint32_t offset = 0;
+  std::optional<double> min_score;
+  bool exact = false;
+  Projection projection;
+  std::vector<std::string> names;
+  std::map<std::string, float> name_weights;
+  Pool pool = Pool::kMax;
+  Filter filter;
+  std::optional<LimitPer> limit_per;
+  std::optional<double> diversity;
+  std::optional<DecayRank> rank_by;
+};
+
+// /search/similar: the source record replaces the query vector.
+struct SimilarParams {
+  SearchParams search;
+  std::string collection;
+  std::string id;
+};
+
+struct FuseParams {
+  double rrf_k = 60.0;
+  std::vector<double> weights;  // empty = all 1.0
+  uint32_t top_k = 10;
+};
+
+struct BatchParams {
+  std::vector<SearchParams> queries;
+  std::optional<FuseParams> fuse;
+};
+
+}  // namespace tessera

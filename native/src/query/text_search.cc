@@ -1,0 +1,177 @@
+#include "query/text_search.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <optional>
+
+#include "query/candidate_collector.h"
+#include "query/chunk_scorer.h"
+#include "query/hit_writer.h"
+#include "query/ranking.h"
+#include "query/scan.h"
+#include "query/text_annotations.h"
+#include "query/vector_search.h"
+
+namespace tessera {
+namespace {
+
+constexpr uint64_t kInlinePostings = 1 << 15;
+
+// TESSERA_TEXT_EXHAUSTIVE=1 turns dynamic pruning off: the oracle the pruned path is tested against.
+bool ExhaustiveTextSearch() {
+  static const bool exhaustive = [] {
+    const char* v = std::getenv("TESSERA_TEXT_EXHAUSTIVE");
+    return v != nullptr && std::string_view(v) == "1";
+  }();
+  return exhaustive;
+}
+
+struct TextRanking {
+  std::vector<const CollectionState*> scope;
+  std::vector<PreparedCollection> prepared;  // parallel to scope
+  std::vector<Candidate> ranked;             // best first, window deep
+};
+
+struct TextTask {
+  uint32_t scope_index;
+  const SegmentRef* ref;
+};
+
+// Scores every live document matching the query in the scope, keeping the best `window` that pass
+// the filter (and rank_by / min_score when given). Lists whose documents cannot reach the window
+// are skipped (dynamic pruning) only where that cannot change the result.
+TextRanking RankText(const QueryContext& ctx, const TextQuery& q, const SearchParams& p, size_t window) {
+  TextRanking result;
+  result.scope = ResolveScope(ctx.snap, p.scope);
+  std::vector<TextTask> tasks;
+  for (uint32_t i = 0; i < result.scope.size(); ++i) {
+    result.prepared.push_back(Prepare(CollectionText(*result.scope[i], ctx.snap.version), q));
+    const PreparedCollection& pc = result.prepared.back();
+    if (std::any_of(pc.clauses.begin(), pc.clauses.end(), [](const PreparedClause& x) { return !x.terms.empty(); }))
+      for (const SegmentRef& ref : result.scope[i]->segments)
+        if (ref.indexes->text()) tasks.push_back({i, &ref});
+  }
+  // Pruning needs the final score to be the sum of every list's contribution and every scored
+  // document to be a candidate: Sum, no filter, no rank_by.
+  const bool prunable = !ExhaustiveTextSearch() && q.combine == Combine::kSum && p.filter.empty() && !p.rank_by && window > 0;
+  std::vector<std::vector<Candidate>> found(tasks.size());
+  std::atomic<float> shared_floor{-INFINITY};
+  auto score_segment = [&](size_t t) {
+    const TextTask& task = tasks[t];
+    const Segment& seg = *task.ref->segment;
+    // The postings hold only visible rows' scores; the filter is asked of scores the window wants.
+    RowFilter admit(seg, ctx.snap.version, p.filter, std::nullopt);
+    CandidateCollector collector(window, task.scope_index, seg, p, &shared_floor);
+    ChunkScorer scorer(result.prepared[task.scope_index], q, *task.ref, prunable);
+    for (const TextChunkPtr& chunk : task.ref->indexes->text()->chunks()) {
+      ctx.cancel.ThrowIfCancelled();
+      scorer.Score(*chunk, window, shared_floor.load(std::memory_order_relaxed), [&](uint32_t row, float score) {
+        if (collector.Wants(score) && admit.Admits(row)) collector.Offer(row, score);
+      });
+    }
+    found[t] = collector.Take();
+  };
+  // Waking the query threads costs tens of microseconds: a query reading few postings is faster
+  // on the calling thread alone.
+  uint64_t postings = 0;
+  for (const PreparedCollection& pc : result.prepared)
+    for (const PreparedClause& clause : pc.clauses)
+      for (const ScoredTerm& term : clause.terms) postings += term.df;
+  if (postings < kInlinePostings) {
+    for (size_t t = 0; t < tasks.size(); ++t) score_segment(t);
+  } else {
+    ctx.pool.ParallelFor(tasks.size(), score_segment);
+  }
+  for (auto& f : found) result.ranked.insert(result.ranked.end(), f.begin(), f.end());
+  std::sort(result.ranked.begin(), result.ranked.end(), RanksBefore);
+  if (result.ranked.size() > window) result.ranked.resize(window);
+  return result;
+}
+
+uint32_t Dimension(const std::vector<Candidate>& ranked) { return ranked.empty() ? 0 : ranked[0].segment->dim(); }
+
+}  // namespace
+
+std::string TextSearch(const QueryContext& ctx, const TextSearchParams& params) {
+  const SearchParams& p = params.search;
+  TextRanking r = RankText(ctx, params.text, p, RankWindow(p));
+  ApplyRankPasses(r.ranked, p, Dimension(r.ranked));
+  Annotator annotate;
+  if (params.text.explain || params.text.highlight)
+    annotate = [&](JsonWriter& w, const Candidate& c) {
+      ctx.cancel.ThrowIfCancelled();  // highlighting reads and analyzes each hit's stored text
+      JsonWriter::Scope annotations = w.Object();
+      WriteTextAnnotations(w, params.text, r.prepared[c.collection], c);
+    };
+  return HitsJson(r.ranked, p.offset, p.top_k, ScopeNames(r.scope), p.projection, annotate);
+}
+
+std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
+  // Both legs rank the same scope `candidates` deep, unfiltered by the page options.
+  SearchParams leg = params.search;
+  leg.offset = 0;
+  leg.top_k = params.candidates;
+  leg.limit_per.reset();
+  leg.diversity.reset();
+  RankedSearch vector = RankByVector(ctx, leg);
+  TextRanking text = RankText(ctx, params.text, leg, params.candidates);
+
+  // Each record either leg returned, with its 0-based rank and score in each (-1: not returned).
+  struct Fused {
+    Candidate candidate;
+    int64_t vector_rank = -1, text_rank = -1;
+    float vector_score = 0, text_score = 0;
+  };
+  std::map<std::pair<const Segment*, uint32_t>, Fused> fusion;
+  auto entry = [&](const Candidate& c) -> Fused& { return fusion.try_emplace({c.segment, c.row}, Fused{c}).first->second; };
+  for (size_t i = 0; i < vector.ranked.size(); ++i) {
+    Fused& f = entry(vector.ranked[i]);
+    f.vector_rank = int64_t(i);
+    f.vector_score = vector.ranked[i].score;
+  }
+  for (size_t i = 0; i < text.ranked.size(); ++i) {
+    Fused& f = entry(text.ranked[i]);
+    f.text_rank = int64_t(i);
+    f.text_score = text.ranked[i].score;
+  }
+  // RRF with 1-based ranks, as /search/batch fuses.
+  std::vector<Candidate> fused;
+  for (const auto& [key, f] : fusion) {
+    double score = 0;
+    if (f.vector_rank >= 0) score += params.vector_weight / (params.rrf_k + double(f.vector_rank + 1));
+    if (f.text_rank >= 0) score += params.text_weight / (params.rrf_k + double(f.text_rank + 1));
+    Candidate c = f.candidate;
+    c.score = float(score);
+    fused.push_back(c);
+  }
+  std::sort(fused.begin(), fused.end(), RanksBefore);
+  ApplyRankPasses(fused, params.search, Dimension(fused));
+  Annotator annotate;
+  if (params.text.explain || params.text.highlight)
+    annotate = [&](JsonWriter& w, const Candidate& c) {
+      ctx.cancel.ThrowIfCancelled();
+      const Fused& f = fusion.at({c.segment, c.row});
+      JsonWriter::Scope annotations = w.Object();
+      if (params.text.explain) {
+        auto leg = [&](const char* name, int64_t rank, float score) {
+          if (rank < 0) return;
+          w.Key(name);
+          JsonWriter::Scope object = w.Object();
+          w.Key("rank");
+          w.UInt(uint64_t(rank));
+          w.Key("score");
+          w.Float(score);
+        };
+        leg("vector", f.vector_rank, f.vector_score);
+        leg("text", f.text_rank, f.text_score);
+      }
+      WriteTextAnnotations(w, params.text, text.prepared[c.collection], c);
+    };
+  return HitsJson(fused, params.search.offset, params.search.top_k, ScopeNames(vector.scope), params.search.projection,
+                  annotate);
+}
+
+}  // namespace tessera

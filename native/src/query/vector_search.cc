@@ -1,0 +1,168 @@
+#include "query/vector_search.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "query/candidate_collector.h"
+#include "query/hit_writer.h"
+#include "query/ranking.h"
+#include "query/scan.h"
+#include "tessera/error.h"
+
+namespace tessera {
+namespace {
+
+// The /search/similar source record, excluded from its own results by identity.
+struct Exclusion {
+  std::string collection;
+  std::string id;
+};
+
+void CheckNames(const std::vector<const CollectionState*>& scope, const SearchParams& p) {
+  for (const std::string& name : p.names) {
+    if (name == "default") continue;
+    bool declared = std::any_of(scope.begin(), scope.end(), [&](const CollectionState* c) {
+      const std::vector<std::string>& names = c->schema->vector_names;
+      return std::find(names.begin(), names.end(), name) != names.end();
+    });
+    if (!declared) throw BadRequest("names: vector '" + name + "' is not declared in any collection in scope");
+  }
+}
+
+VectorQuery QueryOf(const SearchParams& p, Metric metric) {
+  VectorQuery q;
+  q.vector = p.query.data();
+  q.dim = uint32_t(p.query.size());
+  q.euclidean = metric == Metric::kEuclidean;
+  for (const std::string& n : p.names) {
+    auto w = p.name_weights.find(n);
+    q.names.emplace_back(n, w == p.name_weights.end() ? 1.0f : w->second);
+  }
+  q.sum_pool = p.pool == Pool::kSum;
+  return q;
+}
+
+RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vector<std::string>& scope_names,
+                  const Exclusion* exclude) {
+  RankedSearch result;
+  result.scope = ResolveScope(ctx.snap, scope_names);
+  CheckNames(result.scope, p);
+  size_t window = RankWindow(p);
+  VectorQuery query = QueryOf(p, ctx.metric);
+  ScanPlan plan(result.scope, ctx.pool.size(), p.filter);
+  std::vector<std::vector<Candidate>> found(plan.tasks().size());
+  // Any full task window's lowest score bounds the final window from below, so tasks share the
+  // highest such floor and skip rows under it before the filter or attributes are read.
+  std::atomic<float> shared_floor{-INFINITY};
+  ctx.pool.ParallelFor(plan.tasks().size(), [&](size_t t) {
+    const ScanTask& task = plan.tasks()[t];
+    const Segment& seg = *task.ref->segment;
+    std::optional<std::string_view> excluded;
+    if (exclude && result.scope[task.scope_index]->name == exclude->collection) excluded = exclude->id;
+    RowFilter admit(seg, ctx.snap.version, p.filter, excluded);
+    CandidateCollector collector(window, task.scope_index, seg, p, &shared_floor);
+    task.ref->indexes->vectors().Search(seg, query, plan.Rows(task), admit, collector, ctx.cancel);
+    found[t] = collector.Take();
+  });
+  for (auto& f : found) result.ranked.insert(result.ranked.end(), f.begin(), f.end());
+  std::sort(result.ranked.begin(), result.ranked.end(), RanksBefore);
+  if (result.ranked.size() > window) result.ranked.resize(window);
+  ApplyRankPasses(result.ranked, p, query.dim);
+  return result;
+}
+
+void WriteRanked(JsonWriter& w, const RankedSearch& r, const SearchParams& p) {
+  WriteHits(w, r.ranked, p.offset, p.top_k, ScopeNames(r.scope), p.projection);
+}
+
+std::string RankedJson(const RankedSearch& r, const SearchParams& p) {
+  return HitsJson(r.ranked, p.offset, p.top_k, ScopeNames(r.scope), p.projection);
+}
+
+// Reciprocal rank fusion over each leg's page, ranks 1-based: score = sum of w / (rrf_k + rank).
+// Fused candidates share a collection index by collection name; names views the snapshot's.
+std::vector<Candidate> Fuse(const std::vector<RankedSearch>& legs, const BatchParams& batch, std::vector<std::string_view>* names) {
+  const FuseParams& fuse = *batch.fuse;
+  struct Fused {
+    double score = 0;
+    Candidate first;  // for attrs; the score is replaced by the fused one
+  };
+  std::map<std::pair<std::string_view, std::string_view>, Fused> merged;
+  for (size_t i = 0; i < legs.size(); ++i) {
+    const SearchParams& q = batch.queries[i];
+    double weight = fuse.weights.empty() ? 1.0 : fuse.weights[i];
+    size_t end = std::min(legs[i].ranked.size(), size_t(q.offset) + q.top_k);
+    for (size_t pos = q.offset; pos < end; ++pos) {
+      const Candidate& c = legs[i].ranked[pos];
+      auto it = merged.try_emplace({legs[i].scope[c.collection]->name, c.id}, Fused{0, c}).first;
+      it->second.score += weight / (fuse.rrf_k + double(pos - q.offset + 1));
+    }
+  }
+  for (const auto& [key, f] : merged)
+    if (names->empty() || names->back() != key.first) names->push_back(key.first);
+  std::vector<Candidate> ranked;
+  for (const auto& [key, f] : merged) {
+    Candidate c = f.first;
+    c.score = float(f.score);
+    c.collection = uint32_t(std::lower_bound(names->begin(), names->end(), key.first) - names->begin());
+    ranked.push_back(c);
+  }
+  std::sort(ranked.begin(), ranked.end(), RanksBefore);
+  return ranked;
+}
+
+}  // namespace
+
+RankedSearch RankByVector(const QueryContext& ctx, const SearchParams& params) {
+  return Rank(ctx, params, params.scope, nullptr);
+}
+
+std::string VectorSearch(const QueryContext& ctx, const SearchParams& params) {
+  return RankedJson(Rank(ctx, params, params.scope, nullptr), params);
+}
+
+std::string SimilarSearch(const QueryContext& ctx, SimilarParams sp) {
+  const CollectionState* c = ctx.snap.Resolve(sp.collection);
+  if (c == nullptr) throw BadRequest("collection '" + sp.collection + "' does not exist, so source record '" + sp.id + "' cannot be read");
+  const Segment* seg = nullptr;
+  uint32_t row = 0;
+  for (const SegmentRef& ref : c->segments)
+    for (uint32_t r = 0; r < ref.rows && !seg; ++r)
+      if (ref.segment->visible(r, ctx.snap.version) && ref.segment->row_id(r) == sp.id) {
+        seg = ref.segment.get();
+        row = r;
+      }
+  if (seg == nullptr) throw BadRequest("source record '" + sp.id + "' does not exist in collection '" + c->name + "'");
+  if (!seg->has_vector(row)) throw BadRequest("source record '" + sp.id + "' has no stored vector (it is text-only)");
+  sp.search.query.assign(seg->vector(row), seg->vector(row) + seg->dim());
+  Exclusion exclude{c->name, sp.id};
+  std::vector<std::string> scope = sp.search.scope.empty() ? std::vector<std::string>{c->name} : sp.search.scope;
+  return RankedJson(Rank(ctx, sp.search, scope, &exclude), sp.search);
+}
+
+std::string BatchSearch(const QueryContext& ctx, const BatchParams& batch) {
+  std::vector<RankedSearch> legs;
+  for (const SearchParams& q : batch.queries) legs.push_back(Rank(ctx, q, q.scope, nullptr));
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  if (batch.fuse) {
+    std::vector<std::string_view> names;
+    std::vector<Candidate> fused = Fuse(legs, batch, &names);
+    w.Key("fused");
+    // Fused hits take the first leg's projection.
+    WriteHits(w, fused, 0, batch.fuse->top_k, names, batch.queries[0].projection);
+  } else {
+    w.Key("results");
+    w.BeginArray();
+    for (size_t i = 0; i < legs.size(); ++i) WriteRanked(w, legs[i], batch.queries[i]);
+    w.EndArray();
+  }
+  w.EndObject();
+  return out;
+}
+
+}  // namespace tessera

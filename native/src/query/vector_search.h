@@ -1,0 +1,27 @@
+// Vector search over a scope: each segment's vector index (the flat scan today) offers its rows,
+// split across the query threads, into per-task windows; then limit_per and diversity reorder the
+// merged window, and the page is cut once.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "query/candidate.h"
+#include "query/context.h"
+#include "query/search_params.h"
+
+namespace tessera {
+
+struct RankedSearch {
+  std::vector<const CollectionState*> scope;
+  std::vector<Candidate> ranked;  // best first, limit_per and diversity applied
+};
+
+// The ranking /search computes before its page is cut (hybrid search's vector leg).
+RankedSearch RankByVector(const QueryContext& ctx, const SearchParams& params);
+
+// Each returns JSON bytes: the hit array (batch: {"results": [...]} or {"fused": [...]}).
+std::string VectorSearch(const QueryContext& ctx, const SearchParams& params);
+std::string SimilarSearch(const QueryContext& ctx, SimilarParams params);
+std::string BatchSearch(const QueryContext& ctx, const BatchParams& batch);
+
+}  // namespace tessera

@@ -1,0 +1,36 @@
+// Every file a store directory holds, named in one place:
+//   HEADER               format, dimension and metric, written once
+//   LOCK                 the writer lock; its text names the holder
+//   wal.log              the write-ahead log since the last checkpoint
+//   MANIFEST             sealed segments and catalog as of a commit version
+//   seg-N.vec            segment N's vectors, one f32 row per record
+//   seg-N.rows           segment N's ids, attributes and vector flags
+//   seg-N.nvK            segment N's K-th named-vector column
+//   seg-N.del.V          segment N's deletion bitmap as of commit version V
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+// A segment holds at most this many named-vector columns (seg-N.nv0 to seg-N.nv15).
+constexpr size_t kMaxNamedVectors = 16;
+
+std::string HeaderPath(const std::string& dir);
+std::string LockPath(const std::string& dir);
+std::string WalPath(const std::string& dir);
+std::string ManifestPath(const std::string& dir);
+
+std::string SegmentVectorsPath(const std::string& dir, uint64_t segment);
+std::string SegmentRowsPath(const std::string& dir, uint64_t segment);
+std::string SegmentNamedPath(const std::string& dir, uint64_t segment, size_t column);
+// A file name (not a path): manifests refer to deletion bitmaps by name.
+std::string DeletionsFileName(uint64_t segment, uint64_t version);
+
+// Names of every file segment `segment` may have besides deletion bitmaps.
+std::vector<std::string> SegmentFileNames(uint64_t segment);
+// Whether name is one of some segment's files (deletion bitmaps included).
+bool IsSegmentFileName(const std::string& name);
+
+}  // namespace tessera

@@ -1,0 +1,200 @@
+#include "storage/segment.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "util/byte_io.h"
+#include "util/crc32c.h"
+#include "tessera/error.h"
+
+namespace tessera {
+namespace {
+
+constexpr uint32_t kRowsMagic = 0x31525354;  // "TSR1"
+constexpr size_t kArenaChunk = 1 << 16;
+
+}  // namespace
+
+Segment::Segment(uint64_t id, uint32_t dim, uint32_t capacity, bool sealed)
+    : id_(id), dim_(dim), capacity_(capacity), sealed_(sealed) {
+  has_vector_.reset(new uint8_t[capacity]());
+  ids_.reset(new std::string_view[capacity]);
+  attrs_.reset(new std::string_view[capacity]);
+  deleted_at_.reset(new std::atomic<uint64_t>[capacity]);
+  for (uint32_t r = 0; r < capacity; ++r) deleted_at_[r].store(kNeverDeleted, std::memory_order_relaxed);
+}
+
+Segment::~Segment() = default;
+
+std::shared_ptr<Segment> Segment::NewMemory(uint64_t id, uint32_t dim, uint32_t capacity) {
+  std::shared_ptr<Segment> s(new Segment(id, dim, capacity, false));
+  s->vectors_ = Region::Anonymous(size_t(capacity) * dim * sizeof(float));
+  return s;
+}
+
+std::string_view Segment::CopyToArena(std::string_view bytes) {
+  if (bytes.empty()) return {};
+  if (bytes.size() > arena_left_) {
+    size_t size = std::max(kArenaChunk, bytes.size());
+    arena_.emplace_back(new char[size]);
+    arena_pos_ = arena_.back().get();
+    arena_left_ = size;
+  }
+  std::memcpy(arena_pos_, bytes.data(), bytes.size());
+  std::string_view out(arena_pos_, bytes.size());
+  arena_pos_ += bytes.size();
+  arena_left_ -= bytes.size();
+  return out;
+}
+
+const NamedColumn* Segment::named(std::string_view name) const {
+  for (size_t k = 0; k < kMaxNamedVectors; ++k) {
+    const NamedColumn* c = named_[k].load(std::memory_order_acquire);
+    if (c == nullptr) return nullptr;
+    if (c->name == name) return c;
+  }
+  return nullptr;
+}
+
+std::vector<const NamedColumn*> Segment::named_columns() const {
+  std::vector<const NamedColumn*> out;
+  for (size_t k = 0; k < kMaxNamedVectors; ++k) {
+    const NamedColumn* c = named_[k].load(std::memory_order_acquire);
+    if (c == nullptr) break;
+    out.push_back(c);
+  }
+  return out;
+}
+
+NamedColumn* Segment::NamedForAppend(const std::string& name) {
+  size_t k = 0;
+  for (; k < kMaxNamedVectors; ++k) {
+    NamedColumn* c = named_[k].load(std::memory_order_relaxed);
+    if (c == nullptr) break;
+    if (c->name == name) return c;
+  }
+  if (k == kMaxNamedVectors) throw Internal("a segment holds at most 16 named vectors");  // CanAppend prevents it
+  auto column = std::make_unique<NamedColumn>();
+  column->name = name;
+  column->data = Region::Anonymous(size_t(capacity_) * dim_ * sizeof(float));
+  column->present = Region::Anonymous(capacity_);
+  NamedColumn* raw = column.get();
+  named_owned_.push_back(std::move(column));
+  named_[k].store(raw, std::memory_order_release);
+  return raw;
+}
+
+bool Segment::CanAppend(const RecordInput& rec) const {
+  if (sealed_ || appended_ >= capacity_) return false;
+  size_t used = named_owned_.size(), missing = 0;
+  for (const NamedVectorInput& nv : rec.named) missing += named(nv.name) == nullptr ? 1 : 0;
+  return used + missing <= kMaxNamedVectors;
+}
+
+uint32_t Segment::Append(const RecordInput& rec, const std::vector<float>& floats) {
+  uint32_t row = appended_;
+  ids_[row] = CopyToArena(rec.id);
+  attrs_[row] = CopyToArena(rec.attrs);
+  if (rec.vector_offset >= 0) {
+    std::memcpy(static_cast<float*>(vectors_.data()) + size_t(row) * dim_, floats.data() + rec.vector_offset,
+                size_t(dim_) * sizeof(float));
+    has_vector_[row] = 1;
+  }
+  for (const NamedVectorInput& nv : rec.named) {
+    NamedColumn* c = NamedForAppend(nv.name);
+    std::memcpy(static_cast<float*>(c->data.data()) + size_t(row) * dim_, floats.data() + nv.offset,
+                size_t(dim_) * sizeof(float));
+    static_cast<uint8_t*>(c->present.data())[row] = 1;
+  }
+  ++appended_;
+  return row;
+}
+
+void Segment::Persist(const std::string& dir, uint32_t rows) const {
+  std::vector<const NamedColumn*> named = named_columns();
+  std::string meta;
+  PutFixed<uint32_t>(&meta, kRowsMagic);
+  PutFixed<uint32_t>(&meta, rows);
+  PutFixed<uint32_t>(&meta, uint32_t(named.size()));
+  for (const NamedColumn* c : named) PutBytes(&meta, c->name);
+  meta.append(reinterpret_cast<const char*>(has_vector_.get()), rows);
+  for (const NamedColumn* c : named) meta.append(static_cast<const char*>(c->present.data()), rows);
+  for (uint32_t r = 0; r < rows; ++r) {
+    PutBytes(&meta, ids_[r]);
+    PutBytes(&meta, attrs_[r]);
+  }
+  PutFixed<uint32_t>(&meta, Crc32c(meta.data(), meta.size()));
+  size_t vec_bytes = size_t(rows) * dim_ * sizeof(float);
+  WriteFileAtomic(SegmentVectorsPath(dir, id_), std::string_view(static_cast<const char*>(vectors_.data()), vec_bytes));
+  for (size_t k = 0; k < named.size(); ++k)
+    WriteFileAtomic(SegmentNamedPath(dir, id_, k), std::string_view(static_cast<const char*>(named[k]->data.data()), vec_bytes));
+  WriteFileAtomic(SegmentRowsPath(dir, id_), meta);
+}
+
+void Segment::PersistDeletions(const std::string& path, uint32_t rows, uint64_t version) const {
+  std::string bitmap((rows + 7) / 8, '\0');
+  for (uint32_t r = 0; r < rows; ++r)
+    if (deleted_at_[r].load(std::memory_order_acquire) <= version) bitmap[r / 8] |= char(1 << (r % 8));
+  WriteFileAtomic(path, bitmap);
+}
+
+void Segment::CopyDeletionsFrom(const Segment& other, uint32_t rows) {
+  for (uint32_t r = 0; r < rows; ++r) deleted_at_[r].store(other.deleted_at_[r].load(std::memory_order_acquire));
+  deleted_rows_ = other.deleted_rows_;
+}
+
+std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id, uint32_t dim, bool mmap,
+                                             const std::string& del_file) {
+  std::string rows_file = ReadWholeFile(SegmentRowsPath(dir, id));
+  if (rows_file.size() < 16) throw Internal("corrupt segment " + SegmentRowsPath(dir, id));
+  uint32_t stored_crc;
+  std::memcpy(&stored_crc, rows_file.data() + rows_file.size() - 4, 4);
+  if (Crc32c(rows_file.data(), rows_file.size() - 4) != stored_crc)
+    throw Internal("corrupt segment " + SegmentRowsPath(dir, id) + ": checksum mismatch");
+  ByteReader r(std::string_view(rows_file).substr(0, rows_file.size() - 4));
+  if (r.Fixed<uint32_t>() != kRowsMagic) throw Internal("corrupt segment " + SegmentRowsPath(dir, id));
+  uint32_t rows = r.Fixed<uint32_t>();
+  std::shared_ptr<Segment> s(new Segment(id, dim, rows, true));
+  std::vector<std::string> names(r.Fixed<uint32_t>());
+  for (std::string& n : names) n = std::string(r.Bytes());
+  std::memcpy(s->has_vector_.get(), r.Raw(rows).data(), rows);
+  size_t vec_bytes = size_t(rows) * dim * sizeof(float);
+  auto load = [&](const std::string& path) {
+    Region region = mmap ? Region::MapFile(path) : Region::LoadFile(path);
+    if (region.size() != vec_bytes) throw Internal("corrupt segment " + path + ": wrong size");
+    return region;
+  };
+  for (size_t k = 0; k < names.size(); ++k) {
+    auto column = std::make_unique<NamedColumn>();
+    column->name = names[k];
+    column->present = Region::Anonymous(rows);
+    std::memcpy(column->present.data(), r.Raw(rows).data(), rows);
+    column->data = load(SegmentNamedPath(dir, id, k));
+    s->named_[k].store(column.get());
+    s->named_owned_.push_back(std::move(column));
+  }
+  s->vectors_ = load(SegmentVectorsPath(dir, id));
+  // Views point into the rows file, which the segment keeps.
+  s->rows_file_ = std::move(rows_file);
+  ByteReader body(std::string_view(s->rows_file_).substr(0, s->rows_file_.size() - 4));
+  body.Raw(12);
+  for (const std::string& n : names) body.Raw(4 + n.size());
+  body.Raw(size_t(rows) * (1 + names.size()));
+  for (uint32_t row = 0; row < rows; ++row) {
+    s->ids_[row] = body.Bytes();
+    s->attrs_[row] = body.Bytes();
+  }
+  if (!del_file.empty()) {
+    std::string bitmap = ReadWholeFile(dir + "/" + del_file);
+    if (bitmap.size() != (rows + 7) / 8) throw Internal("corrupt deletion bitmap " + del_file);
+    for (uint32_t row = 0; row < rows; ++row)
+      if (bitmap[row / 8] & (1 << (row % 8))) {
+        s->deleted_at_[row].store(0);
+        ++s->deleted_rows_;
+      }
+  }
+  s->appended_ = rows;
+  return s;
+}
+
+}  // namespace tessera

@@ -1,0 +1,113 @@
+// A segment is a run of rows of one collection: ids, optional vectors (one contiguous f32 slot
+// per row), named-vector columns, encoded attributes and a per-row deletion stamp.
+//
+// A memory segment takes appends from the single writer up to a fixed capacity; its buffers never
+// move, so readers scan rows below their snapshot's count while the writer appends beyond it. A
+// sealed segment is immutable apart from deletion stamps and is read from files (vectors mmap'd
+// when mmap is on). A row is visible at version v when its deletion stamp is greater than v.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/file_names.h"
+#include "storage/record_input.h"
+#include "util/file_util.h"
+
+namespace tessera {
+
+constexpr uint64_t kNeverDeleted = UINT64_MAX;
+
+// Bytes per row beyond vector data: two string views, a deletion stamp and a vector flag.
+constexpr size_t kRowOverheadBytes = 2 * sizeof(std::string_view) + sizeof(uint64_t) + 1;
+
+struct NamedColumn {
+  std::string name;
+  Region data;     // rows x dim f32
+  Region present;  // one byte per row
+  const float* row(uint32_t r, uint32_t dim) const { return static_cast<const float*>(data.data()) + size_t(r) * dim; }
+  bool has(uint32_t r) const { return static_cast<const uint8_t*>(present.data())[r] != 0; }
+};
+
+class Segment {
+ public:
+  static std::shared_ptr<Segment> NewMemory(uint64_t id, uint32_t dim, uint32_t capacity);
+  // Opens the files Persist() wrote; del_file (may be empty) holds the deletion bitmap.
+  static std::shared_ptr<Segment> OpenSealed(const std::string& dir, uint64_t id, uint32_t dim, bool mmap,
+                                             const std::string& del_file);
+  ~Segment();
+
+  // Writes rows [0, rows) as segment files and fsyncs them.
+  void Persist(const std::string& dir, uint32_t rows) const;
+  // Writes the deletion bitmap (deletions stamped at or before version) and fsyncs it.
+  void PersistDeletions(const std::string& path, uint32_t rows, uint64_t version) const;
+
+  uint64_t id() const { return id_; }
+  uint32_t dim() const { return dim_; }
+  bool sealed() const { return sealed_; }
+  uint32_t capacity() const { return capacity_; }
+  uint32_t appended() const { return appended_; }  // writer-side count
+
+  std::string_view row_id(uint32_t r) const { return ids_[r]; }
+  std::string_view row_attrs(uint32_t r) const { return attrs_[r]; }
+  bool has_vector(uint32_t r) const { return has_vector_[r] != 0; }
+  const float* vectors() const { return static_cast<const float*>(vectors_.data()); }
+  const float* vector(uint32_t r) const { return vectors() + size_t(r) * dim_; }
+  const NamedColumn* named(std::string_view name) const;
+  std::vector<const NamedColumn*> named_columns() const;
+
+  bool visible(uint32_t r, uint64_t version) const {
+    return deleted_at_[r].load(std::memory_order_acquire) > version;
+  }
+  bool deleted(uint32_t r) const { return deleted_at_[r].load(std::memory_order_acquire) != kNeverDeleted; }
+  // Writer only, on a live row.
+  void MarkDeleted(uint32_t r, uint64_t version) {
+    deleted_at_[r].store(version, std::memory_order_release);
+    ++deleted_rows_;
+  }
+  // Rows deleted so far (writer-side; snapshots copy it).
+  uint32_t deleted_rows() const { return deleted_rows_; }
+  // Carries deletion stamps over from the memory segment this sealed one was written from.
+  void CopyDeletionsFrom(const Segment& other, uint32_t rows);
+
+  // Writer only: whether Append(rec) has a row and a column slot for each of rec's named vectors
+  // (a segment holds at most kMaxNamedVectors distinct names, and redeclaring names can ask for
+  // new ones).
+  bool CanAppend(const RecordInput& rec) const;
+
+  // Writer only. The row becomes visible when a snapshot with a larger row count is published.
+  uint32_t Append(const RecordInput& rec, const std::vector<float>& floats);
+
+ private:
+  Segment(uint64_t id, uint32_t dim, uint32_t capacity, bool sealed);
+  std::string_view CopyToArena(std::string_view bytes);
+  NamedColumn* NamedForAppend(const std::string& name);
+
+  uint64_t id_;
+  uint32_t dim_;
+  uint32_t capacity_;
+  bool sealed_;
+  uint32_t appended_ = 0;
+  uint32_t deleted_rows_ = 0;
+
+  Region vectors_;
+  std::unique_ptr<uint8_t[]> has_vector_;
+  std::unique_ptr<std::string_view[]> ids_;
+  std::unique_ptr<std::string_view[]> attrs_;
+  std::unique_ptr<std::atomic<uint64_t>[]> deleted_at_;
+  // Named columns appear while readers run, so the slots are atomic; owned by named_owned_.
+  std::atomic<NamedColumn*> named_[kMaxNamedVectors] = {};
+  std::vector<std::unique_ptr<NamedColumn>> named_owned_;
+  // Bytes behind ids_ and attrs_: arena chunks for a memory segment, the rows file when sealed.
+  std::vector<std::unique_ptr<char[]>> arena_;
+  size_t arena_left_ = 0;
+  char* arena_pos_ = nullptr;
+  std::string rows_file_;
+};
+
+using SegmentPtr = std::shared_ptr<Segment>;
+
+}  // namespace tessera

@@ -1,0 +1,173 @@
+#include "util/file_util.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "tessera/error.h"
+
+namespace tessera {
+namespace {
+
+[[noreturn]] void IoError(const std::string& what, const std::string& path) {
+  throw Internal(what + " " + path + ": " + std::strerror(errno));
+}
+
+void WriteAll(int fd, const char* p, size_t n, const std::string& path) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      IoError("write", path);
+    }
+    p += w;
+    n -= size_t(w);
+  }
+}
+
+}  // namespace
+
+void FsyncDir(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) IoError("open directory", dir);
+  if (::fsync(fd) != 0) {
+    ::close(fd);
+    IoError("fsync directory", dir);
+  }
+  ::close(fd);
+}
+
+void WriteFileAtomic(const std::string& path, std::string_view data) {
+  std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) IoError("create", tmp);
+  WriteAll(fd, data.data(), data.size(), tmp);
+  if (::fsync(fd) != 0) {
+    ::close(fd);
+    IoError("fsync", tmp);
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) IoError("rename", tmp);
+  std::string dir = path.substr(0, path.find_last_of('/'));
+  FsyncDir(dir.empty() ? "." : dir);
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) IoError("open", path);
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t r = ::read(fd, buf, sizeof buf);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      ::close(fd);
+      IoError("read", path);
+    }
+    if (r == 0) break;
+    out.append(buf, size_t(r));
+  }
+  ::close(fd);
+  return out;
+}
+
+bool FileExists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+void RemoveFile(const std::string& path) { ::unlink(path.c_str()); }
+
+Region& Region::operator=(Region&& o) noexcept {
+  if (this != &o) {
+    Release();
+    data_ = o.data_;
+    size_ = o.size_;
+    mapped_ = o.mapped_;
+    o.data_ = nullptr;
+    o.size_ = 0;
+    o.mapped_ = false;
+  }
+  return *this;
+}
+
+void Region::Release() {
+  if (data_ == nullptr) return;
+  if (mapped_) ::munmap(data_, size_);
+  else std::free(data_);
+  data_ = nullptr;
+  size_ = 0;
+}
+
+Region Region::Anonymous(size_t bytes) {
+  Region r;
+  if (bytes == 0) return r;
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) throw Error(Status::kInsufficientStorage, "cannot reserve " + std::to_string(bytes) + " bytes of memory");
+  r.data_ = p;
+  r.size_ = bytes;
+  r.mapped_ = true;
+  return r;
+}
+
+Region Region::MapFile(const std::string& path) {
+  Region r;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) IoError("open", path);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    IoError("stat", path);
+  }
+  if (st.st_size > 0) {
+    void* p = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+      ::close(fd);
+      IoError("mmap", path);
+    }
+    r.data_ = p;
+    r.size_ = size_t(st.st_size);
+    r.mapped_ = true;
+  }
+  ::close(fd);
+  return r;
+}
+
+Region Region::LoadFile(const std::string& path) {
+  std::string bytes = ReadWholeFile(path);
+  Region r;
+  if (bytes.empty()) return r;
+  r.data_ = std::malloc(bytes.size());
+  if (r.data_ == nullptr) throw Error(Status::kInsufficientStorage, "out of memory loading " + path);
+  std::memcpy(r.data_, bytes.data(), bytes.size());
+  r.size_ = bytes.size();
+  return r;
+}
+
+void MakeDirs(const std::string& path) {
+  for (size_t i = 1; i <= path.size(); ++i) {
+    if (i < path.size() && path[i] != '/') continue;
+    std::string partial = path.substr(0, i);
+    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) IoError("cannot create directory", partial);
+  }
+}
+
+std::vector<std::string> ListDir(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) IoError("cannot list directory", dir);
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(std::move(name));
+  }
+  ::closedir(d);
+  return names;
+}
+
+}  // namespace tessera

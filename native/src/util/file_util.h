@@ -1,0 +1,46 @@
+// Small POSIX file helpers: durable writes, whole-file reads, and memory regions.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera {
+
+// Writes data to path through a temporary file, fsync and rename, then fsyncs the directory, so
+// the file is either the old one or the new one after a crash.
+void WriteFileAtomic(const std::string& path, std::string_view data);
+std::string ReadWholeFile(const std::string& path);
+bool FileExists(const std::string& path);
+void FsyncDir(const std::string& dir);
+void RemoveFile(const std::string& path);
+// Creates path and any missing parents.
+void MakeDirs(const std::string& path);
+// Names of the entries of dir (no "." or "..").
+std::vector<std::string> ListDir(const std::string& dir);
+
+// A block of memory: anonymous (zero-filled, committed lazily by the kernel), a read-only map of
+// a file, or a heap copy of a file.
+class Region {
+ public:
+  Region() = default;
+  static Region Anonymous(size_t bytes);
+  static Region MapFile(const std::string& path);
+  static Region LoadFile(const std::string& path);
+  Region(Region&& o) noexcept { *this = std::move(o); }
+  Region& operator=(Region&& o) noexcept;
+  Region(const Region&) = delete;
+  Region& operator=(const Region&) = delete;
+  ~Region() { Release(); }
+
+  void* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  void Release();
+  void* data_ = nullptr;
+  size_t size_ = 0;
+  bool mapped_ = false;
+};
+
+}  // namespace tessera
