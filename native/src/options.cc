@@ -3,30 +3,26 @@
 #include "tessera/error.h"
 
 namespace tessera {
+namespace {
+
+constexpr std::pair<Metric, const char*> kMetricNames[] = {
+    {Metric::kCosine, "Cosine"}, {Metric::kEuclidean, "Euclidean"}, {Metric::kDotProduct, "DotProduct"}};
+constexpr const char* kRoleNames[] = {"Writer", "Reader", "InMemory"};  // in Role's order
+
+}  // namespace
 
 const char* MetricName(Metric m) {
-  switch (m) {
-    case Metric::kCosine: return "Cosine";
-    case Metric::kEuclidean: return "Euclidean";
-    case Metric::kDotProduct: return "DotProduct";
-  }
+  for (const auto& [metric, name] : kMetricNames)
+    if (metric == m) return name;
   return "?";
 }
 
 Metric ParseMetric(std::string_view name) {
-  if (name == "Cosine") return Metric::kCosine;
-  if (name == "Euclidean") return Metric::kEuclidean;
-  if (name == "DotProduct") return Metric::kDotProduct;
+  for (const auto& [metric, spelled] : kMetricNames)
+    if (name == spelled) return metric;
   throw BadRequest("distance must be Cosine, Euclidean or DotProduct, got '" + std::string(name) + "'");
 }
 
-const char* RoleName(Role role) {
-  switch (role) {
-    case Role::kWriter: return "Writer";
-    case Role::kReader: return "Reader";
-    case Role::kInMemory: return "InMemory";
-  }
-  return "?";
-}
+const char* RoleName(Role role) { return kRoleNames[size_t(role)]; }
 
 }  // namespace tessera

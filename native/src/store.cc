@@ -44,14 +44,10 @@ constexpr char kOk[] = R"({"ok":true})";
 // {"<key>": value}
 template <typename T>
 std::string OneMember(const char* key, const T& value) {
-  std::string out;
-  JsonWriter w(&out);
-  w.BeginObject();
-  w.Key(key);
-  if constexpr (std::is_same_v<T, uint64_t>) w.UInt(value);
-  else w.String(value);
-  w.EndObject();
-  return out;
+  return JsonText([&](JsonWriter& w) {
+    JsonWriter::Scope object = w.Object();
+    w.Member(key, value);
+  });
 }
 
 // Data routes accept an alias; the leader resolves it so a concurrent repoint cannot split a
@@ -164,7 +160,7 @@ void Store::CheckWritable() const {
   }
 }
 
-uint64_t Store::Write(PendingWrite& pw) {
+uint64_t Store::Write(PendingWrite&& pw) {
   CheckWritable();
   std::unique_lock<std::mutex> lock(queue_mu_);
   queue_.push_back(&pw);
@@ -235,23 +231,19 @@ void Store::CheckpointOrPoison() {
 
 std::string Store::Collections() {
   SnapshotPtr snap = Current();
-  std::string out;
-  JsonWriter w(&out);
-  w.BeginArray();
-  for (const auto& [name, c] : snap->collections) w.String(name);
-  w.EndArray();
-  return out;
+  return JsonText([&](JsonWriter& w) {
+    JsonWriter::Scope names = w.Array();
+    for (const auto& [name, c] : snap->collections) w.String(name);
+  });
 }
 
 std::string Store::CreateCollection(const std::string& name) {
-  PendingWrite write{CreateCollectionOp{name}};
-  Write(write);
+  Write(PendingWrite{CreateCollectionOp{name}});
   return OneMember("created", name);
 }
 
 std::string Store::DropCollection(const std::string& name) {
-  PendingWrite write{DropCollectionOp{name}};
-  Write(write);
+  Write(PendingWrite{DropCollectionOp{name}});
   return OneMember("dropped", name);
 }
 
@@ -259,44 +251,36 @@ std::string Store::GetMeta(const std::string& name) {
   SnapshotPtr snap = Current();
   const CollectionState* c = snap->Resolve(name);
   if (c == nullptr) throw NotFound("collection '" + name + "' does not exist");
-  std::string out;
-  JsonWriter(&out).StringMap(c->schema->meta);
-  return out;
+  return JsonText([&](JsonWriter& w) { w.StringMap(c->schema->meta); });
 }
 
 std::string Store::PutMeta(const std::string& name, std::string_view body) {
   CheckWritable();
-  PendingWrite write{PutMetaOp{name, ParseMeta(body)}, ResolveAliasIn(*versions_, &PutMetaOp::name)};
-  Write(write);
+  Write(PendingWrite{PutMetaOp{name, ParseMeta(body)}, ResolveAliasIn(*versions_, &PutMetaOp::name)});
   return kOk;
 }
 
 std::string Store::SetVectorNames(const std::string& name, std::string_view body) {
   CheckWritable();
-  PendingWrite write{SetVectorNamesOp{name, ParseVectorNames(body)}, ResolveAliasIn(*versions_, &SetVectorNamesOp::name)};
-  Write(write);
+  Write(PendingWrite{SetVectorNamesOp{name, ParseVectorNames(body)}, ResolveAliasIn(*versions_, &SetVectorNamesOp::name)});
   return kOk;
 }
 
 std::string Store::SetFilterIndex(const std::string& name, std::string_view body) {
   CheckWritable();
-  PendingWrite write{SetFilterIndexOp{name, ParseFilterIndex(body)}};
-  Write(write);
+  Write(PendingWrite{SetFilterIndexOp{name, ParseFilterIndex(body)}});
   return kOk;
 }
 
 std::string Store::SetFtsSchema(const std::string& name, std::string_view body) {
   CheckWritable();
-  PendingWrite write{SetFtsSchemaOp{name, ParseFtsSchema(body)}};
-  Write(write);
+  Write(PendingWrite{SetFtsSchemaOp{name, ParseFtsSchema(body)}});
   return kOk;
 }
 
 std::string Store::Aliases() {
   SnapshotPtr snap = Current();
-  std::string out;
-  JsonWriter(&out).StringMap(snap->aliases);
-  return out;
+  return JsonText([&](JsonWriter& w) { w.StringMap(snap->aliases); });
 }
 
 std::string Store::PutAlias(const std::string& name, std::string_view body) {
@@ -305,30 +289,23 @@ std::string Store::PutAlias(const std::string& name, std::string_view body) {
   SnapshotPtr snap = Current();
   auto current = snap->aliases.find(name);
   if (current == snap->aliases.end() || current->second != target) {
-    PendingWrite write{PutAliasOp{name, target}};
-    Write(write);
+    Write(PendingWrite{PutAliasOp{name, target}});
   }
-  std::string out;
-  JsonWriter w(&out);
-  w.BeginObject();
-  w.Key("alias");
-  w.String(name);
-  w.Key("target");
-  w.String(target);
-  w.EndObject();
-  return out;
+  return JsonText([&](JsonWriter& w) {
+    JsonWriter::Scope object = w.Object();
+    w.Member("alias", name);
+    w.Member("target", target);
+  });
 }
 
 std::string Store::DropAlias(const std::string& name) {
-  PendingWrite write{DropAliasOp{name}};
-  Write(write);
+  Write(PendingWrite{DropAliasOp{name}});
   return OneMember("dropped", name);
 }
 
 std::string Store::Upsert(const std::string& name, std::string_view body) {
   CheckWritable();
-  PendingWrite write{ParseUpsert(body, name, dim_, metric_), ResolveAliasIn(*versions_, &UpsertOp::collection)};
-  return OneMember("upserted", Write(write));
+  return OneMember("upserted", Write(PendingWrite{ParseUpsert(body, name, dim_, metric_), ResolveAliasIn(*versions_, &UpsertOp::collection)}));
 }
 
 std::string Store::Delete(const std::string& name, std::string_view body) {
@@ -351,7 +328,7 @@ std::string Store::Delete(const std::string& name, std::string_view body) {
         del.ids.emplace_back(r.segment->row_id(r.row));
     };
   }
-  return OneMember("deleted", Write(write));
+  return OneMember("deleted", Write(std::move(write)));
 }
 
 std::unique_ptr<RecordsCursor> Store::OpenRecords(const std::string& name) {
@@ -362,53 +339,44 @@ std::unique_ptr<RecordsCursor> Store::OpenRecords(const std::string& name) {
   return std::make_unique<CollectionRecordsCursor>(std::move(snap), std::move(collection), dim_);
 }
 
-std::string Store::Search(std::string_view body, const CancelToken& cancel) {
-  SearchParams params = ParseSearch(body, dim_, metric_);
+template <typename Params, typename Run>
+std::string Store::Query(const CancelToken& cancel, const Params& params, Run run) {
   SnapshotPtr snap = Current();
-  return VectorSearch(QueryContext{*snap, metric_, *pool_, cancel}, params);
+  return run(QueryContext{*snap, metric_, *pool_, cancel}, params);
+}
+
+std::string Store::Search(std::string_view body, const CancelToken& cancel) {
+  return Query(cancel, ParseSearch(body, dim_, metric_), &VectorSearch);
 }
 
 std::string Store::SearchSimilar(std::string_view body, const CancelToken& cancel) {
   SimilarParams params = ParseSimilar(body);
   if (dim_ == 0) throw BadRequest("this store has dimension 0 (keyword-only); vector search is not possible");
-  SnapshotPtr snap = Current();
-  return SimilarSearch(QueryContext{*snap, metric_, *pool_, cancel}, std::move(params));
+  return Query(cancel, params, &SimilarSearch);
 }
 
 std::string Store::SearchBatch(std::string_view body, const CancelToken& cancel) {
-  BatchParams params = ParseBatch(body, dim_, metric_);
-  SnapshotPtr snap = Current();
-  return BatchSearch(QueryContext{*snap, metric_, *pool_, cancel}, params);
+  return Query(cancel, ParseBatch(body, dim_, metric_), &BatchSearch);
 }
 
 std::string Store::TextSearch(std::string_view body, const CancelToken& cancel) {
-  TextSearchParams params = ParseTextSearch(body);
-  SnapshotPtr snap = Current();
-  return tessera::TextSearch(QueryContext{*snap, metric_, *pool_, cancel}, params);
+  return Query(cancel, ParseTextSearch(body), &tessera::TextSearch);
 }
 
 std::string Store::HybridSearch(std::string_view body, const CancelToken& cancel) {
-  HybridParams params = ParseHybridSearch(body, dim_, metric_);
-  SnapshotPtr snap = Current();
-  return tessera::HybridSearch(QueryContext{*snap, metric_, *pool_, cancel}, params);
+  return Query(cancel, ParseHybridSearch(body, dim_, metric_), &tessera::HybridSearch);
 }
 
 std::string Store::Suggest(std::string_view body, const CancelToken& cancel) {
-  SuggestParams params = ParseSuggest(body);
-  SnapshotPtr snap = Current();
-  return tessera::Suggest(QueryContext{*snap, metric_, *pool_, cancel}, params);
+  return Query(cancel, ParseSuggest(body), &tessera::Suggest);
 }
 
 std::string Store::List(std::string_view body, const CancelToken& cancel) {
-  ListParams params = ParseList(body);
-  SnapshotPtr snap = Current();
-  return ListRecords(QueryContext{*snap, metric_, *pool_, cancel}, params);
+  return Query(cancel, ParseList(body), &ListRecords);
 }
 
 std::string Store::Aggregate(std::string_view body, const CancelToken& cancel) {
-  AggregateParams params = ParseAggregate(body);
-  SnapshotPtr snap = Current();
-  return tessera::Aggregate(QueryContext{*snap, metric_, *pool_, cancel}, params);
+  return Query(cancel, ParseAggregate(body), &tessera::Aggregate);
 }
 
 std::string Store::Stats() {

@@ -23,6 +23,5 @@ class CancelToken {
   std::atomic<bool> cancelled_{false};
 };
 
-using CancelTokenPtr = std::shared_ptr<CancelToken>;
 
 }  // namespace tessera

@@ -89,8 +89,11 @@ class Store {
   void OpenDirectory();
   std::shared_ptr<const Snapshot> Current() const;
   void Publish(std::shared_ptr<const Snapshot> snap);
+  // run(context, params) against the current snapshot, on the query threads.
+  template <typename Params, typename Run>
+  std::string Query(const CancelToken& cancel, const Params& params, Run run);
   // Commits the write through the group-commit leader; returns its result or rethrows its error.
-  uint64_t Write(PendingWrite& write);
+  uint64_t Write(PendingWrite&& write);
   void CommitGroup(std::deque<PendingWrite*>& group);
   // Checkpoints under the writer mutex; a failure poisons the store.
   void CheckpointOrPoison();

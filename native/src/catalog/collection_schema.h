@@ -1,6 +1,6 @@
 // Everything a collection declares about itself, in the one type the manifest, the writer's
-// state and every snapshot share. A new per-collection setting is a member here, its spelling in
-// the codec below (collection_schema.cc), and the op and route that set it.
+// state and every snapshot share. A new per-collection setting is a member here, its line in the
+// manifest's Members(CollectionSchema) (manifest.cc), and the op and route that set it.
 #pragma once
 #include <map>
 #include <memory>
@@ -10,13 +10,7 @@
 #include "analysis/fts_field.h"
 #include "index/filter_index_field.h"
 
-namespace simdjson::dom {
-class element;
-}
-
 namespace tessera {
-
-class JsonWriter;
 
 struct CollectionSchema {
   std::map<std::string, std::string> meta;  // free-form, replaced wholesale
@@ -26,10 +20,5 @@ struct CollectionSchema {
 };
 
 using CollectionSchemaPtr = std::shared_ptr<const CollectionSchema>;
-
-// The schema's members inside the manifest's object for the collection.
-void WriteSchemaMembers(JsonWriter& w, const CollectionSchema& schema);
-// Reads what WriteSchemaMembers wrote; members a manifest predates are left at their defaults.
-CollectionSchema ReadSchemaMembers(simdjson::dom::element collection);
 
 }  // namespace tessera

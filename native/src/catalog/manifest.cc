@@ -1,48 +1,46 @@
 #include "catalog/manifest.h"
 
-#include <simdjson.h>
-
 #include "storage/file_names.h"
 #include "storage/store_header.h"
 #include "tessera/error.h"
 #include "util/file_util.h"
-#include "util/json_writer.h"
+#include "util/json_fields.h"
 
 namespace tessera {
+
+// The manifest's JSON: each record's members in order, one line each, for writing and reading
+// alike. A collection's schema is spelled inside its object; manifests from before filter indexes
+// and full text have neither declaration.
+template <typename A, typename F>
+void Members(A& a, F& f) {
+  if constexpr (FieldsOf<F, FilterIndexField>) {
+    a("field", f.field, "tokens", f.tokens, "trigrams", f.trigrams);
+  } else if constexpr (FieldsOf<F, FtsField>) {
+    a("field", f.field, "k1", f.k1, "b", f.b, "ascii_folding", f.ascii_folding, "max_token_len", f.max_token_len);
+  } else if constexpr (FieldsOf<F, CollectionSchema>) {
+    a("meta", f.meta, "vector_names", f.vector_names);
+    a.Optional("filter_index", f.filter_index, "fts", f.fts);
+  } else if constexpr (FieldsOf<F, ManifestSegment>) {
+    a("id", f.id, "rows", f.rows, "deletions", f.deletions);
+  } else if constexpr (FieldsOf<F, ManifestCollection>) {
+    a("name", f.name);
+    Members(a, f.schema);
+    a("segments", f.segments);
+  } else {
+    static_assert(FieldsOf<F, Manifest>, "every manifest record type needs its members here");
+    a("commit_version", f.commit_version, "next_segment_id", f.next_segment_id, "aliases", f.aliases, "collections",
+      f.collections);
+  }
+}
 
 void WriteManifest(const std::string& dir, const Manifest& m) {
   std::string out;
   JsonWriter w(&out);
-  {
-    JsonWriter::Scope manifest = w.Object();
-    w.Key("format");
-    w.UInt(kFormatVersion);
-    w.Key("commit_version");
-    w.UInt(m.commit_version);
-    w.Key("next_segment_id");
-    w.UInt(m.next_segment_id);
-    w.Key("aliases");
-    w.StringMap(m.aliases);
-    w.Key("collections");
-    JsonWriter::Scope collections = w.Array();
-    for (const ManifestCollection& c : m.collections) {
-      JsonWriter::Scope collection = w.Object();
-      w.Key("name");
-      w.String(c.name);
-      WriteSchemaMembers(w, c.schema);
-      w.Key("segments");
-      JsonWriter::Scope segments = w.Array();
-      for (const ManifestSegment& s : c.segments) {
-        JsonWriter::Scope segment = w.Object();
-        w.Key("id");
-        w.UInt(s.id);
-        w.Key("rows");
-        w.UInt(s.rows);
-        w.Key("deletions");
-        w.String(s.deletions);
-      }
-    }
-  }
+  w.BeginObject();
+  w.Member("format", kFormatVersion);
+  JsonFieldWriter fields(w);
+  Members(fields, m);
+  w.EndObject();
   out.push_back('\n');
   WriteFileAtomic(ManifestPath(dir), out);
 }
@@ -53,24 +51,9 @@ std::optional<Manifest> ReadManifest(const std::string& dir) {
   simdjson::padded_string text(ReadWholeFile(path));
   simdjson::dom::parser parser;
   try {
-    simdjson::dom::element root = parser.parse(text);
+    JsonFieldReader fields(parser.parse(text).get_object().value());
     Manifest m;
-    m.commit_version = root["commit_version"].get_uint64();
-    m.next_segment_id = root["next_segment_id"].get_uint64();
-    for (auto [name, target] : root["aliases"].get_object()) m.aliases[std::string(name)] = std::string(target.get_string().value());
-    for (simdjson::dom::element c : root["collections"].get_array()) {
-      ManifestCollection mc;
-      mc.name = std::string(c["name"].get_string().value());
-      mc.schema = ReadSchemaMembers(c);
-      for (simdjson::dom::element s : c["segments"].get_array()) {
-        ManifestSegment ms;
-        ms.id = s["id"].get_uint64();
-        ms.rows = uint32_t(s["rows"].get_uint64().value());
-        ms.deletions = std::string(s["deletions"].get_string().value());
-        mc.segments.push_back(ms);
-      }
-      m.collections.push_back(std::move(mc));
-    }
+    Members(fields, m);
     return m;
   } catch (const simdjson::simdjson_error& e) {
     throw Internal("corrupt " + path + ": " + e.what());

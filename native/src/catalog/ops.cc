@@ -1,206 +1,195 @@
 #include "catalog/ops.h"
 
-#include "util/byte_io.h"
+#include <cstring>
+#include <type_traits>
+
 #include "tessera/error.h"
+#include "util/byte_io.h"
+#include "util/fields_of.h"
 
 namespace tessera {
 namespace {
 
-enum class OpTag : uint8_t {
-  kCreateCollection = 1,
-  kDropCollection,
-  kPutMeta,
-  kSetVectorNames,
-  kPutAlias,
-  kDropAlias,
-  kUpsert,
-  kDelete,
-  kSetFilterIndex,
-  kSetFtsSchema,
+// Members the codec spells specially: the batch's float buffer (set before its records), a
+// vector by its offset in it, an optional vector (u8 flag first), and two flags in one byte. V is
+// const when writing.
+template <typename V>
+struct Floats {
+  V& floats;
+};
+template <typename V>
+struct VectorAt {
+  V& offset;
+};
+template <typename V>
+struct OptionalVectorAt {
+  V& offset;  // -1: absent
+};
+template <typename V>
+struct TwoFlags {
+  V& first;
+  V& second;
 };
 
-void PutStrings(std::string* out, const std::vector<std::string>& items) {
-  PutFixed<uint32_t>(out, uint32_t(items.size()));
-  for (const std::string& s : items) PutBytes(out, s);
-}
+template <typename A, typename F>
+void Fields(A& a, F& f);
 
-std::vector<std::string> GetStrings(ByteReader& r) {
-  std::vector<std::string> out(r.Fixed<uint32_t>());
-  for (std::string& s : out) s = std::string(r.Bytes());
-  return out;
-}
+// Appends an op's fields in log order. Strings and lists are u32-length-prefixed; vectors are
+// `dim` raw floats taken from the batch's contiguous buffer.
+class LogWriter {
+ public:
+  LogWriter(std::string* out, uint32_t dim) : out_(out), dim_(dim) {}
 
-void PutVector(std::string* out, const std::vector<float>& floats, size_t offset, uint32_t dim) {
-  out->append(reinterpret_cast<const char*>(floats.data() + offset), size_t(dim) * sizeof(float));
-}
+  template <typename T, typename... Rest>
+  void operator()(const T& first, const Rest&... rest) {
+    Put(first);
+    (Put(rest), ...);
+  }
 
-size_t GetVector(ByteReader& r, std::vector<float>* floats, uint32_t dim) {
-  size_t offset = floats->size();
-  std::string_view raw = r.Raw(size_t(dim) * sizeof(float));
-  floats->resize(offset + dim);
-  std::memcpy(floats->data() + offset, raw.data(), raw.size());
-  return offset;
-}
+ private:
+  void Put(const std::string& s) { PutBytes(out_, s); }
+  void Put(bool v) { PutFixed<uint8_t>(out_, v ? 1 : 0); }
+  template <typename T>
+    requires std::is_arithmetic_v<T>
+  void Put(T v) {
+    PutFixed(out_, v);
+  }
+  template <typename T>
+  void Put(const std::vector<T>& items) {
+    PutFixed<uint32_t>(out_, uint32_t(items.size()));
+    for (const T& item : items) Put(item);
+  }
+  void Put(const std::map<std::string, std::string>& map) {
+    PutFixed<uint32_t>(out_, uint32_t(map.size()));
+    for (const auto& [k, v] : map) (*this)(k, v);
+  }
+  void Put(Floats<const std::vector<float>> f) { floats_ = &f.floats; }
+  void Put(VectorAt<const size_t> v) {
+    out_->append(reinterpret_cast<const char*>(floats_->data() + v.offset), size_t(dim_) * sizeof(float));
+  }
+  void Put(OptionalVectorAt<const int64_t> v) {
+    Put(v.offset >= 0);
+    if (v.offset >= 0) Put(VectorAt<const size_t>{size_t(v.offset)});
+  }
+  void Put(TwoFlags<const bool> f) { PutFixed<uint8_t>(out_, uint8_t((f.first ? 1 : 0) | (f.second ? 2 : 0))); }
+  template <typename S>
+    requires std::is_class_v<S>
+  void Put(const S& s) {
+    Fields(*this, s);
+  }
 
-struct Encoder {
-  std::string* out;
-  uint32_t dim;
-  void operator()(const CreateCollectionOp& op) {
-    PutFixed(out, OpTag::kCreateCollection);
-    PutBytes(out, op.name);
-  }
-  void operator()(const DropCollectionOp& op) {
-    PutFixed(out, OpTag::kDropCollection);
-    PutBytes(out, op.name);
-  }
-  void operator()(const PutMetaOp& op) {
-    PutFixed(out, OpTag::kPutMeta);
-    PutBytes(out, op.name);
-    PutFixed<uint32_t>(out, uint32_t(op.meta.size()));
-    for (const auto& [k, v] : op.meta) {
-      PutBytes(out, k);
-      PutBytes(out, v);
-    }
-  }
-  void operator()(const SetVectorNamesOp& op) {
-    PutFixed(out, OpTag::kSetVectorNames);
-    PutBytes(out, op.name);
-    PutStrings(out, op.names);
-  }
-  void operator()(const PutAliasOp& op) {
-    PutFixed(out, OpTag::kPutAlias);
-    PutBytes(out, op.name);
-    PutBytes(out, op.target);
-  }
-  void operator()(const DropAliasOp& op) {
-    PutFixed(out, OpTag::kDropAlias);
-    PutBytes(out, op.name);
-  }
-  void operator()(const UpsertOp& op) {
-    PutFixed(out, OpTag::kUpsert);
-    PutBytes(out, op.collection);
-    PutFixed<uint32_t>(out, uint32_t(op.records.size()));
-    for (const RecordInput& rec : op.records) {
-      PutBytes(out, rec.id);
-      PutFixed<uint8_t>(out, rec.vector_offset >= 0 ? 1 : 0);
-      if (rec.vector_offset >= 0) PutVector(out, op.floats, size_t(rec.vector_offset), dim);
-      PutFixed<uint32_t>(out, uint32_t(rec.named.size()));
-      for (const NamedVectorInput& nv : rec.named) {
-        PutBytes(out, nv.name);
-        PutVector(out, op.floats, nv.offset, dim);
-      }
-      PutBytes(out, rec.attrs);
-    }
-  }
-  void operator()(const SetFilterIndexOp& op) {
-    PutFixed(out, OpTag::kSetFilterIndex);
-    PutBytes(out, op.name);
-    PutFixed<uint32_t>(out, uint32_t(op.fields.size()));
-    for (const FilterIndexField& f : op.fields) {
-      PutBytes(out, f.field);
-      PutFixed<uint8_t>(out, uint8_t((f.tokens ? 1 : 0) | (f.trigrams ? 2 : 0)));
-    }
-  }
-  void operator()(const SetFtsSchemaOp& op) {
-    PutFixed(out, OpTag::kSetFtsSchema);
-    PutBytes(out, op.name);
-    PutFixed<uint32_t>(out, uint32_t(op.fields.size()));
-    for (const FtsField& f : op.fields) {
-      PutBytes(out, f.field);
-      PutFixed(out, f.k1);
-      PutFixed(out, f.b);
-      PutFixed<uint8_t>(out, f.ascii_folding ? 1 : 0);
-      PutFixed(out, f.max_token_len);
-    }
-  }
-  void operator()(const DeleteOp& op) {
-    PutFixed(out, OpTag::kDelete);
-    PutBytes(out, op.collection);
-    PutStrings(out, op.ids);
-  }
+  std::string* out_;
+  uint32_t dim_;
+  const std::vector<float>* floats_ = nullptr;
 };
+
+// Reads what LogWriter wrote, into the same fields.
+class LogReader {
+ public:
+  LogReader(std::string_view bytes, uint32_t dim) : r_(bytes), dim_(dim) {}
+
+  template <typename T, typename... Rest>
+  void operator()(T&& first, Rest&&... rest) {
+    Get(first);
+    (Get(rest), ...);
+  }
+  uint8_t Tag() { return r_.Fixed<uint8_t>(); }
+
+ private:
+  void Get(std::string& s) { s = std::string(r_.Bytes()); }
+  void Get(bool& v) { v = r_.Fixed<uint8_t>() != 0; }
+  template <typename T>
+    requires std::is_arithmetic_v<T>
+  void Get(T& v) {
+    v = r_.Fixed<T>();
+  }
+  template <typename T>
+  void Get(std::vector<T>& items) {
+    items.resize(r_.Fixed<uint32_t>());
+    for (T& item : items) Get(item);
+  }
+  void Get(std::map<std::string, std::string>& map) {
+    for (uint32_t n = r_.Fixed<uint32_t>(); n > 0; --n) {
+      std::string k(r_.Bytes());
+      map[k] = std::string(r_.Bytes());
+    }
+  }
+  void Get(Floats<std::vector<float>> f) { floats_ = &f.floats; }
+  void Get(VectorAt<size_t> v) {
+    v.offset = floats_->size();
+    std::string_view raw = r_.Raw(size_t(dim_) * sizeof(float));
+    floats_->resize(v.offset + dim_);
+    std::memcpy(floats_->data() + v.offset, raw.data(), raw.size());
+  }
+  void Get(OptionalVectorAt<int64_t> v) {
+    v.offset = -1;
+    if (r_.Fixed<uint8_t>() == 0) return;
+    size_t at = 0;
+    Get(VectorAt<size_t>{at});
+    v.offset = int64_t(at);
+  }
+  void Get(TwoFlags<bool> f) {
+    uint8_t flags = r_.Fixed<uint8_t>();
+    f.first = flags & 1;
+    f.second = flags & 2;
+  }
+  template <typename S>
+    requires std::is_class_v<S>
+  void Get(S& s) {
+    Fields(*this, s);
+  }
+
+  ByteReader r_;
+  uint32_t dim_;
+  std::vector<float>* floats_ = nullptr;
+};
+
+// Every op's layout in the log, one line each, written and read by the same description. A is
+// LogWriter (F const) or LogReader.
+template <typename A, typename F>
+void Fields(A& a, F& f) {
+  if constexpr (FieldsOf<F, CreateCollectionOp> || FieldsOf<F, DropCollectionOp> || FieldsOf<F, DropAliasOp>) a(f.name);
+  else if constexpr (FieldsOf<F, PutMetaOp>) a(f.name, f.meta);
+  else if constexpr (FieldsOf<F, SetVectorNamesOp>) a(f.name, f.names);
+  else if constexpr (FieldsOf<F, PutAliasOp>) a(f.name, f.target);
+  else if constexpr (FieldsOf<F, SetFilterIndexOp> || FieldsOf<F, SetFtsSchemaOp>) a(f.name, f.fields);
+  else if constexpr (FieldsOf<F, DeleteOp>) a(f.collection, f.ids);
+  else if constexpr (FieldsOf<F, UpsertOp>) a(f.collection, Floats{f.floats}, f.records);
+  else if constexpr (FieldsOf<F, RecordInput>) a(f.id, OptionalVectorAt{f.vector_offset}, f.named, f.attrs);
+  else if constexpr (FieldsOf<F, NamedVectorInput>) a(f.name, VectorAt{f.offset});
+  else if constexpr (FieldsOf<F, FilterIndexField>) a(f.field, TwoFlags{f.tokens, f.trigrams});
+  else if constexpr (FieldsOf<F, FtsField>) a(f.field, f.k1, f.b, f.ascii_folding, f.max_token_len);
+  else static_assert(!sizeof(F), "every op member type needs a layout here");
+}
+
+// The op of variant index `index`, read from r.
+template <size_t I = 0>
+Op DecodeAlternative(size_t index, LogReader& r) {
+  if constexpr (I < std::variant_size_v<Op>) {
+    if (index != I) return DecodeAlternative<I + 1>(index, r);
+    std::variant_alternative_t<I, Op> op;
+    Fields(r, op);
+    return op;
+  } else {
+    throw Internal("corrupt write-ahead log: unknown operation");
+  }
+}
 
 }  // namespace
 
 std::string EncodeOp(const Op& op, uint32_t dim) {
   std::string out;
-  std::visit(Encoder{&out, dim}, op);
+  LogWriter w(&out, dim);
+  PutFixed<uint8_t>(&out, uint8_t(op.index() + 1));
+  std::visit([&](const auto& o) { Fields(w, o); }, op);
   return out;
 }
 
 Op DecodeOp(std::string_view bytes, uint32_t dim) {
-  ByteReader r(bytes);
-  auto tag = r.Fixed<OpTag>();
-  switch (tag) {
-    case OpTag::kCreateCollection: return CreateCollectionOp{std::string(r.Bytes())};
-    case OpTag::kDropCollection: return DropCollectionOp{std::string(r.Bytes())};
-    case OpTag::kPutMeta: {
-      PutMetaOp op{std::string(r.Bytes()), {}};
-      uint32_t n = r.Fixed<uint32_t>();
-      for (uint32_t i = 0; i < n; ++i) {
-        std::string k(r.Bytes());
-        op.meta[k] = std::string(r.Bytes());
-      }
-      return op;
-    }
-    case OpTag::kSetVectorNames: {
-      SetVectorNamesOp op{std::string(r.Bytes()), {}};
-      op.names = GetStrings(r);
-      return op;
-    }
-    case OpTag::kPutAlias: {
-      PutAliasOp op{std::string(r.Bytes()), {}};
-      op.target = std::string(r.Bytes());
-      return op;
-    }
-    case OpTag::kDropAlias: return DropAliasOp{std::string(r.Bytes())};
-    case OpTag::kUpsert: {
-      UpsertOp op;
-      op.collection = std::string(r.Bytes());
-      op.records.resize(r.Fixed<uint32_t>());
-      for (RecordInput& rec : op.records) {
-        rec.id = std::string(r.Bytes());
-        if (r.Fixed<uint8_t>()) rec.vector_offset = int64_t(GetVector(r, &op.floats, dim));
-        rec.named.resize(r.Fixed<uint32_t>());
-        for (NamedVectorInput& nv : rec.named) {
-          nv.name = std::string(r.Bytes());
-          nv.offset = GetVector(r, &op.floats, dim);
-        }
-        rec.attrs = std::string(r.Bytes());
-      }
-      return op;
-    }
-    case OpTag::kSetFilterIndex: {
-      SetFilterIndexOp op{std::string(r.Bytes()), {}};
-      op.fields.resize(r.Fixed<uint32_t>());
-      for (FilterIndexField& f : op.fields) {
-        f.field = std::string(r.Bytes());
-        uint8_t flags = r.Fixed<uint8_t>();
-        f.tokens = flags & 1;
-        f.trigrams = flags & 2;
-      }
-      return op;
-    }
-    case OpTag::kSetFtsSchema: {
-      SetFtsSchemaOp op{std::string(r.Bytes()), {}};
-      op.fields.resize(r.Fixed<uint32_t>());
-      for (FtsField& f : op.fields) {
-        f.field = std::string(r.Bytes());
-        f.k1 = r.Fixed<double>();
-        f.b = r.Fixed<double>();
-        f.ascii_folding = r.Fixed<uint8_t>() != 0;
-        f.max_token_len = r.Fixed<uint32_t>();
-      }
-      return op;
-    }
-    case OpTag::kDelete: {
-      DeleteOp op;
-      op.collection = std::string(r.Bytes());
-      op.ids = GetStrings(r);
-      return op;
-    }
-  }
-  throw Internal("corrupt write-ahead log: unknown operation");
+  LogReader r(bytes, dim);
+  uint8_t tag = r.Tag();
+  if (tag == 0) throw Internal("corrupt write-ahead log: unknown operation");
+  return DecodeAlternative(size_t(tag - 1), r);
 }
 
 }  // namespace tessera

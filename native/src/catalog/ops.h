@@ -29,6 +29,7 @@ struct UpsertOp {
 };
 struct DeleteOp { std::string collection; std::vector<std::string> ids; };
 
+// The log tags an op by its place in this list (1-based): append new ops, never reorder.
 using Op = std::variant<CreateCollectionOp, DropCollectionOp, PutMetaOp, SetVectorNamesOp, PutAliasOp,
                         DropAliasOp, UpsertOp, DeleteOp, SetFilterIndexOp, SetFtsSchemaOp>;
 

@@ -15,12 +15,9 @@ void WriteHits(JsonWriter& w, const std::vector<Candidate>& candidates, size_t o
   for (size_t i = offset; i < end; ++i) {
     const Candidate& c = candidates[i];
     JsonWriter::Scope hit = w.Object();
-    w.Key("collection");
-    w.String(collection_names[c.collection]);
-    w.Key("id");
-    w.String(c.id);
-    w.Key("score");
-    w.Float(c.score);
+    w.Member("collection", collection_names[c.collection]);
+    w.Member("id", c.id);
+    w.Member("score", c.score);
     w.Key("attrs");
     WriteAttrsJson(w, c.segment->row_attrs(c.row), keeps);
     if (annotate) {
@@ -33,10 +30,7 @@ void WriteHits(JsonWriter& w, const std::vector<Candidate>& candidates, size_t o
 std::string HitsJson(const std::vector<Candidate>& candidates, size_t offset, size_t limit,
                      const std::vector<std::string_view>& collection_names, const Projection& projection,
                      const Annotator& annotate) {
-  std::string out;
-  JsonWriter w(&out);
-  WriteHits(w, candidates, offset, limit, collection_names, projection, annotate);
-  return out;
+  return JsonText([&](JsonWriter& w) { WriteHits(w, candidates, offset, limit, collection_names, projection, annotate); });
 }
 
 }  // namespace tessera

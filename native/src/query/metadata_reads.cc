@@ -55,11 +55,9 @@ struct Sum {
   void Write(JsonWriter& w) const {
     JsonWriter::Scope value = w.Object();
     if (!any_float && ints >= INT64_MIN && ints <= INT64_MAX) {
-      w.Key("Int");
-      w.Int(int64_t(ints));
+      w.Member("Int", int64_t(ints));
     } else {
-      w.Key("Float");
-      w.Double(double(ints) + floats);
+      w.Member("Float", double(ints) + floats);
     }
   }
 };
@@ -92,8 +90,7 @@ void WriteGroups(JsonWriter& w, const std::vector<Group>& groups, const std::vec
     w.Key("value");
     if (g.missing) w.Null();
     else WriteValueJson(w, g.value);
-    w.Key("count");
-    w.UInt(g.count);
+    w.Member("count", g.count);
     w.Key("sums");
     WriteSums(w, fields, g.sums);
   }
@@ -175,17 +172,13 @@ std::string Aggregate(const QueryContext& ctx, const AggregateParams& p) {
   std::string out;
   JsonWriter w(&out);
   w.BeginObject();
-  w.Key("count");
-  w.UInt(rows.size());
+  w.Member("count", rows.size());
   w.Key("sums");
   WriteSums(w, p.sum, sums);
   if (p.group_by) {
     w.Key("groups");
     WriteGroups(w, groups, p.sum);
-    if (truncated) {
-      w.Key("groups_truncated");
-      w.Bool(true);
-    }
+    if (truncated) w.Member("groups_truncated", true);
   }
   w.EndObject();
   return out;

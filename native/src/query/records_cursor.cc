@@ -37,8 +37,7 @@ bool CollectionRecordsCursor::Next(size_t max_bytes, std::string* out) {
 void CollectionRecordsCursor::WriteRecord(const Segment& seg, uint32_t r) {
   JsonWriter& w = writer_;
   JsonWriter::Scope record = w.Object();
-  w.Key("id");
-  w.String(seg.row_id(r));
+  w.Member("id", seg.row_id(r));
   w.Key("vector");
   if (seg.has_vector(r)) WriteVector(seg.vector(r));
   else w.Null();

@@ -13,44 +13,31 @@ std::string StatsJson(const Snapshot& snap, const StoreFacts& facts) {
     live += c->live_rows;
     for (const SegmentRef& ref : c->segments) text_bytes += ref.indexes->text_bytes();
   }
-  std::string out;
-  JsonWriter w(&out);
-  w.BeginObject();
-  w.Key("dimension");
-  w.UInt(facts.dimension);
-  w.Key("distance");
-  w.String(MetricName(facts.metric));
-  w.Key("ann");
-  w.Null();
-  w.Key("quantization");
-  w.Null();
-  w.Key("query_threads");
-  w.UInt(facts.query_threads);
-  w.Key("mmap");
-  w.Bool(facts.mmap);
-  w.Key("collections");
-  w.BeginArray();
-  for (const auto& [name, c] : snap.collections) w.String(name);
-  w.EndArray();
-  w.Key("footprint");
-  w.BeginObject();
-  w.Key("rows");
-  w.UInt(rows);
-  w.Key("dead_rows");
-  w.UInt(dead);
-  w.Key("dimension");
-  w.UInt(facts.dimension);
-  w.Key("vector_bytes");
-  w.UInt(rows * facts.dimension * sizeof(float));
-  w.Key("doc_count");
-  w.UInt(live);
-  w.EndObject();
-  w.Key("text_index_bytes");
-  w.UInt(text_bytes);
-  w.Key("kernels");
-  w.String(ActiveKernels().name);
-  w.EndObject();
-  return out;
+  return JsonText([&](JsonWriter& w) {
+    JsonWriter::Scope stats = w.Object();
+    w.Member("dimension", facts.dimension);
+    w.Member("distance", MetricName(facts.metric));
+    w.Member("ann", nullptr);
+    w.Member("quantization", nullptr);
+    w.Member("query_threads", facts.query_threads);
+    w.Member("mmap", facts.mmap);
+    w.Key("collections");
+    {
+      JsonWriter::Scope names = w.Array();
+      for (const auto& [name, c] : snap.collections) w.String(name);
+    }
+    w.Key("footprint");
+    {
+      JsonWriter::Scope footprint = w.Object();
+      w.Member("rows", rows);
+      w.Member("dead_rows", dead);
+      w.Member("dimension", facts.dimension);
+      w.Member("vector_bytes", rows * facts.dimension * sizeof(float));
+      w.Member("doc_count", live);
+    }
+    w.Member("text_index_bytes", text_bytes);
+    w.Member("kernels", ActiveKernels().name);
+  });
 }
 
 }  // namespace tessera

@@ -182,14 +182,11 @@ std::string Suggest(const QueryContext& ctx, const SuggestParams& p) {
   w.BeginArray();
   for (const auto& [term, completion] : ranked) {
     JsonWriter::Scope suggestion = w.Object();
-    w.Key("term");
-    w.String(term);
-    w.Key("df");
-    w.UInt(completion.df);
+    w.Member("term", term);
+    w.Member("df", completion.df);
   }
   w.EndArray();
-  w.Key("matched");
-  w.UInt(matched);
+  w.Member("matched", matched);
   w.EndObject();
   return out;
 }

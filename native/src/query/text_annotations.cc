@@ -20,17 +20,13 @@ void WriteClauses(JsonWriter& w, const TextQuery& q, const PreparedCollection& p
     double score = ClauseScore(pc.clauses[i], pc.text, c.segment, c.row);
     if (score < 0) continue;
     JsonWriter::Scope clause = w.Object();
-    w.Key("field");
-    w.String(q.clauses[i].field);
-    w.Key("score");
-    w.Double(score);
+    w.Member("field", q.clauses[i].field);
+    w.Member("score", score);
     if (pc.clauses[i].prefix) {
       w.Key("expansion");
       JsonWriter::Scope expansion = w.Object();
-      w.Key("matched");
-      w.UInt(pc.clauses[i].matched);
-      w.Key("scored");
-      w.UInt(pc.clauses[i].scored);
+      w.Member("matched", pc.clauses[i].matched);
+      w.Member("scored", pc.clauses[i].scored);
     }
   }
 }
@@ -39,8 +35,7 @@ void WriteFragments(JsonWriter& w, const std::vector<Fragment>& fragments) {
   JsonWriter::Scope list = w.Array();
   for (const Fragment& fragment : fragments) {
     JsonWriter::Scope object = w.Object();
-    w.Key("text");
-    w.String(fragment.text);
+    w.Member("text", fragment.text);
     w.Key("spans");
     JsonWriter::Scope spans = w.Array();
     for (const auto& [begin, end] : fragment.spans) {
@@ -74,8 +69,7 @@ void WriteHighlights(JsonWriter& w, const TextQuery& q, const PreparedCollection
     std::vector<Fragment> fragments = MakeFragments(text, matches, *q.highlight);
     if (fragments.empty()) continue;
     JsonWriter::Scope highlight = w.Object();
-    w.Key("field");
-    w.String(pc.text.field(field).field);
+    w.Member("field", pc.text.field(field).field);
     w.Key("fragments");
     WriteFragments(w, fragments);
   }

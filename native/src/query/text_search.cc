@@ -160,10 +160,8 @@ std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
           if (rank < 0) return;
           w.Key(name);
           JsonWriter::Scope object = w.Object();
-          w.Key("rank");
-          w.UInt(uint64_t(rank));
-          w.Key("score");
-          w.Float(score);
+          w.Member("rank", uint64_t(rank));
+          w.Member("score", score);
         };
         leg("vector", f.vector_rank, f.vector_score);
         leg("text", f.text_rank, f.text_score);

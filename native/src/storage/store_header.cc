@@ -25,9 +25,11 @@ std::optional<StoreHeader> ReadHeader(const std::string& dir) {
   if (format != kFormatVersion)
     throw Internal("store format " + std::to_string(format) + " is not supported by this build (format " +
                    std::to_string(kFormatVersion) + ")");
-  for (Metric m : {Metric::kCosine, Metric::kEuclidean, Metric::kDotProduct})
-    if (std::string_view(metric) == MetricName(m)) return StoreHeader{format, dimension, m};
-  throw Internal("corrupt " + path + ": unknown metric");
+  try {
+    return StoreHeader{format, dimension, ParseMetric(metric)};
+  } catch (const Error&) {
+    throw Internal("corrupt " + path + ": unknown metric");
+  }
 }
 
 }  // namespace tessera

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace tessera {
 
@@ -34,6 +35,24 @@ class JsonWriter {
 
   // An object member's key; its value is the next value written.
   void Key(std::string_view key);
+
+  // A scalar or string value, written by the overload its type picks.
+  template <typename T>
+  void Value(const T& value) {
+    if constexpr (std::is_null_pointer_v<T>) Null();
+    else if constexpr (std::is_same_v<T, bool>) Bool(value);
+    else if constexpr (std::is_same_v<T, float>) Float(value);
+    else if constexpr (std::is_floating_point_v<T>) Double(value);
+    else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) Int(value);
+    else if constexpr (std::is_integral_v<T>) UInt(value);
+    else String(value);
+  }
+  // An object member: the key, then the value.
+  template <typename T>
+  void Member(std::string_view key, const T& value) {
+    Key(key);
+    Value(value);
+  }
 
   void BeginObject() { Open('{'); }
   void EndObject() { Close('}'); }
@@ -100,5 +119,14 @@ class JsonWriter {
   uint64_t nonempty_ = 0;  // bit d-1: the scope at depth d holds an element already
   bool after_key_ = false;
 };
+
+// The JSON text fn writes, fn(JsonWriter&) closing every scope it opens.
+template <typename Fn>
+std::string JsonText(Fn&& fn) {
+  std::string out;
+  JsonWriter w(&out);
+  fn(w);
+  return out;
+}
 
 }  // namespace tessera

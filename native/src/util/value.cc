@@ -123,11 +123,11 @@ void WriteValueJson(JsonWriter& w, const ValueView& v) {
   if (v.tag == ValueTag::kNull) return w.String("Null");
   JsonWriter::Scope value = w.Object();
   switch (v.tag) {
-    case ValueTag::kStr: w.Key("Str"); w.String(v.s); break;
-    case ValueTag::kInt: w.Key("Int"); w.Int(v.i); break;
-    case ValueTag::kDateTime: w.Key("DateTime"); w.Int(v.i); break;
-    case ValueTag::kBool: w.Key("Bool"); w.Bool(v.i != 0); break;
-    case ValueTag::kFloat: w.Key("Float"); w.Double(v.f); break;
+    case ValueTag::kStr: w.Member("Str", v.s); break;
+    case ValueTag::kInt: w.Member("Int", v.i); break;
+    case ValueTag::kDateTime: w.Member("DateTime", v.i); break;
+    case ValueTag::kBool: w.Member("Bool", v.i != 0); break;
+    case ValueTag::kFloat: w.Member("Float", v.f); break;
     case ValueTag::kList: w.Key("List"); w.StringArray(ListElements(v)); break;
     case ValueTag::kNull: break;
   }

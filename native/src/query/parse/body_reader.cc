@@ -13,10 +13,9 @@ using simdjson::dom::object;
 
 void Bad(const std::string& m) { throw BadRequest(m); }
 
-element ParseBody(std::string_view body, simdjson::padded_string& copy) {
+RequestBody::RequestBody(std::string_view body) : copy_(body) {
   thread_local simdjson::dom::parser parser;
-  copy = simdjson::padded_string(body);
-  auto result = parser.parse(copy);
+  auto result = parser.parse(copy_);
   switch (result.error()) {
     case simdjson::SUCCESS: break;
     case simdjson::EMPTY: Bad("request body is empty; send a JSON object");
@@ -28,7 +27,7 @@ element ParseBody(std::string_view body, simdjson::padded_string& copy) {
       if (body.empty()) Bad("request body is empty; send a JSON object");
       Bad(std::string("malformed JSON: ") + simdjson::error_message(result.error()));
   }
-  return result.value();
+  root_ = result.value();
 }
 
 object ExpectObject(element e, const std::string& field) {

@@ -15,11 +15,22 @@ namespace tessera {
 
 [[noreturn]] void Bad(const std::string& message);
 
-// Parses body as one JSON document into the calling thread's parser, whose buffers are reused
-// across requests; the element is valid until this thread parses the next body.
-simdjson::dom::element ParseBody(std::string_view body, simdjson::padded_string& copy);
-
 simdjson::dom::object ExpectObject(simdjson::dom::element e, const std::string& field);
+
+// A body parsed as one JSON document by the calling thread's parser, whose buffers are reused
+// across requests: what it yields is valid while it lives and the thread parses no other body.
+// Malformed JSON, invalid UTF-8, deep nesting and out-of-range numbers are Error(400).
+class RequestBody {
+ public:
+  explicit RequestBody(std::string_view body);
+  simdjson::dom::element root() const { return root_; }
+  // The root as an object; what names it in errors.
+  simdjson::dom::object Object(const std::string& what = "request body") const { return ExpectObject(root_, what); }
+
+ private:
+  simdjson::padded_string copy_;
+  simdjson::dom::element root_;
+};
 simdjson::dom::array ExpectArray(simdjson::dom::element e, const std::string& field);
 double ExpectNumber(simdjson::dom::element e, const std::string& field);
 double ExpectFinite(simdjson::dom::element e, const std::string& field);

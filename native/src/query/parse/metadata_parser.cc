@@ -13,8 +13,8 @@ using simdjson::dom::object;
 ListParams ParseList(std::string_view body) {
   ListParams p;
   if (body.empty()) return p;
-  simdjson::padded_string copy;
-  for (auto [key, value] : ExpectObject(ParseBody(body, copy), "request body")) {
+  RequestBody parsed(body);
+  for (auto [key, value] : parsed.Object()) {
     std::string f(key);
     if (key == "scope") p.scope = ExpectStrings(value, f);
     else if (key == "filter") p.filter = Filter::Compile(value, f);
@@ -49,8 +49,8 @@ ListParams ParseList(std::string_view body) {
 AggregateParams ParseAggregate(std::string_view body) {
   AggregateParams p;
   if (body.empty()) return p;
-  simdjson::padded_string copy;
-  for (auto [key, value] : ExpectObject(ParseBody(body, copy), "request body")) {
+  RequestBody parsed(body);
+  for (auto [key, value] : parsed.Object()) {
     if (key == "scope") p.scope = ExpectStrings(value, "scope");
     else if (key == "filter") p.filter = Filter::Compile(value, "filter");
     else if (key == "sum") p.sum = ExpectStrings(value, "sum");

@@ -50,6 +50,16 @@ LimitPer ReadLimitPer(element e, const std::string& field) {
   return lp;
 }
 
+// The member a numeric rank_by.Decay key sets, or null.
+double DecayRank::*DecayNumber(std::string_view key) {
+  static constexpr std::pair<std::string_view, double DecayRank::*> kNumbers[] = {
+      {"scale", &DecayRank::scale},     {"decay", &DecayRank::decay},             {"lambda", &DecayRank::lambda},
+      {"missing", &DecayRank::missing}, {"count_scale", &DecayRank::count_scale}, {"count_lambda", &DecayRank::count_lambda}};
+  for (const auto& [name, member] : kNumbers)
+    if (key == name) return member;
+  return nullptr;
+}
+
 DecayRank ReadRankBy(element e, const std::string& field) {
   object outer = ExpectObject(e, field);
   if (outer.size() != 1 || (*outer.begin()).key != "Decay")
@@ -66,20 +76,10 @@ DecayRank ReadRankBy(element e, const std::string& field) {
       if (v.type() != element_type::INT64) Bad(f + " must be an integer (epoch milliseconds)");
       d.origin = v.get_int64().value();
       has_origin = true;
-    } else if (k == "scale") {
-      d.scale = ExpectFinite(v, f);
-    } else if (k == "decay") {
-      d.decay = ExpectFinite(v, f);
-    } else if (k == "lambda") {
-      d.lambda = ExpectFinite(v, f);
-    } else if (k == "missing") {
-      d.missing = ExpectFinite(v, f);
     } else if (k == "count_field") {
       d.count_field = JsonString(v, f);
-    } else if (k == "count_scale") {
-      d.count_scale = ExpectFinite(v, f);
-    } else if (k == "count_lambda") {
-      d.count_lambda = ExpectFinite(v, f);
+    } else if (double DecayRank::*number = DecayNumber(k)) {
+      d.*number = ExpectFinite(v, f);
     } else {
       UnknownField(k, " in " + where, "field, origin, scale, decay, lambda, missing, count_field, count_scale, count_lambda");
     }
@@ -94,7 +94,6 @@ DecayRank ReadRankBy(element e, const std::string& field) {
   if (!d.count_field.empty() && !(d.count_scale > 0)) Bad(where + ".count_scale must be positive when count_field is set");
   return d;
 }
-
 
 }  // namespace
 

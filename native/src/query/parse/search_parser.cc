@@ -27,16 +27,15 @@ SearchParams ReadSearchObject(element e, const std::string& prefix, SearchKind k
 }  // namespace
 
 SearchParams ParseSearch(std::string_view body, uint32_t dim, Metric metric) {
-  simdjson::padded_string copy;
-  return ReadSearchObject(ParseBody(body, copy), "", SearchKind::kSearch, dim, metric);
+  RequestBody parsed(body);
+  return ReadSearchObject(parsed.root(), "", SearchKind::kSearch, dim, metric);
 }
 
 SimilarParams ParseSimilar(std::string_view body) {
-  simdjson::padded_string copy;
-  object root = ExpectObject(ParseBody(body, copy), "request body");
+  RequestBody parsed(body);
   SimilarParams sp;
   bool unused = false;
-  for (auto [key, value] : root) {
+  for (auto [key, value] : parsed.Object()) {
     if (key == "collection") sp.collection = JsonString(value, "collection");
     else if (key == "id") sp.id = JsonString(value, "id");
     else ReadSearchField(key, value, sp.search, SearchKind::kSimilar, "", 0, Metric::kCosine, &unused);
@@ -48,11 +47,10 @@ SimilarParams ParseSimilar(std::string_view body) {
 }
 
 BatchParams ParseBatch(std::string_view body, uint32_t dim, Metric metric) {
-  simdjson::padded_string copy;
-  object root = ExpectObject(ParseBody(body, copy), "request body");
+  RequestBody parsed(body);
   BatchParams b;
   bool has_queries = false;
-  for (auto [key, value] : root) {
+  for (auto [key, value] : parsed.Object()) {
     if (key == "queries") {
       auto legs = ExpectArray(value, "queries");
       if (legs.size() < 1 || legs.size() > 16) Bad("queries must hold 1 to 16 search bodies, got " + std::to_string(legs.size()));

@@ -113,11 +113,11 @@ void FinishText(TextQuery& q, const TextSpelling& s, const std::string& query_ke
 }  // namespace
 
 TextSearchParams ParseTextSearch(std::string_view body) {
-  simdjson::padded_string copy;
+  RequestBody parsed(body);
   TextSearchParams p;
   TextSpelling spelling;
   bool unused = false;
-  for (auto [key, value] : ExpectObject(ParseBody(body, copy), "request body"))
+  for (auto [key, value] : parsed.Object())
     if (!ReadTextField(key, value, "query", p.text, spelling))
       ReadSearchField(key, value, p.search, SearchKind::kText, "", 0, Metric::kCosine, &unused);
   FinishText(p.text, spelling, "query");
@@ -126,11 +126,11 @@ TextSearchParams ParseTextSearch(std::string_view body) {
 }
 
 HybridParams ParseHybridSearch(std::string_view body, uint32_t dim, Metric metric) {
-  simdjson::padded_string copy;
+  RequestBody parsed(body);
   HybridParams p;
   TextSpelling spelling;
   bool has_vector = false, unused = false;
-  for (auto [key, value] : ExpectObject(ParseBody(body, copy), "request body")) {
+  for (auto [key, value] : parsed.Object()) {
     std::string f(key);
     if (ReadTextField(key, value, "text", p.text, spelling)) continue;
     if (key == "vector") {
@@ -161,10 +161,10 @@ HybridParams ParseHybridSearch(std::string_view body, uint32_t dim, Metric metri
 }
 
 SuggestParams ParseSuggest(std::string_view body) {
-  simdjson::padded_string copy;
+  RequestBody parsed(body);
   SuggestParams p;
   bool has_field = false, has_prefix = false;
-  for (auto [key, value] : ExpectObject(ParseBody(body, copy), "request body")) {
+  for (auto [key, value] : parsed.Object()) {
     std::string f(key);
     if (key == "field") {
       p.field = JsonString(value, f);

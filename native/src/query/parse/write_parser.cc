@@ -30,12 +30,11 @@ bool IsReserved(std::string_view key) { return key.substr(0, 4) == "svc."; }
 }  // namespace
 
 UpsertOp ParseUpsert(std::string_view body, const std::string& collection, uint32_t dim, Metric metric) {
-  simdjson::padded_string copy;
-  object root = ExpectObject(ParseBody(body, copy), "request body");
+  RequestBody parsed(body);
   UpsertOp op;
   op.collection = collection;
   bool seen = false;
-  for (auto [key, value] : root) {
+  for (auto [key, value] : parsed.Object()) {
     if (key != "records") UnknownField(key, " in the upsert body", "records");
     seen = true;
     auto records = ExpectArray(value, "records");
@@ -83,11 +82,10 @@ UpsertOp ParseUpsert(std::string_view body, const std::string& collection, uint3
 }
 
 DeleteRequest ParseDelete(std::string_view body) {
-  simdjson::padded_string copy;
-  object root = ExpectObject(ParseBody(body, copy), "request body");
+  RequestBody parsed(body);
   DeleteRequest req;
   bool seen = false;
-  for (auto [key, value] : root) {
+  for (auto [key, value] : parsed.Object()) {
     if (key == "ids") {
       req.ids = ExpectStrings(value, "ids");
       seen = true;
