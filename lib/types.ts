@@ -1,4 +1,5 @@
 // Public types of the embedded library. Wire shapes follow ../shared/spec/service-spec.md.
+import type { Cancellation } from './store/cancellation';
 
 export type Distance = 'Cosine' | 'Euclidean' | 'DotProduct';
 export type Role = 'Writer' | 'Reader' | 'InMemory';
@@ -242,5 +243,5 @@ export interface OpenOptions {
 export interface CallOptions {
   signal?: AbortSignal;
   /** A cheaper alternative to `signal` for hot paths. */
-  cancellation?: import('./index').Cancellation;
+  cancellation?: Cancellation;
 }
