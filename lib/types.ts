@@ -223,6 +223,29 @@ export interface Stats {
   kernels: string;
 }
 
+/** GET /cluster: role and currency. */
+export interface ClusterStatus {
+  role: Role;
+  /** Cluster mode; always false in a single-process store. */
+  cluster: boolean;
+  holds_writer_handle: boolean;
+  fenced: boolean;
+  lease_owner: string | null;
+  /** Manifest commit counter being served. */
+  commit_version: number;
+  /** 0 for a writer; for a reader, seconds since it opened (it never refreshes). */
+  staleness_secs: number;
+  max_staleness_secs: number | null;
+}
+
+/** GET /versions: the commit-version landscape. `readable` stays empty until history is recorded. */
+export interface Versions {
+  commit_version: number;
+  oldest_readable: number | null;
+  pinned: number | null;
+  readable: number[];
+}
+
 export interface OpenOptions {
   /** Store directory; created with its header on first open. */
   path?: string;

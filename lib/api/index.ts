@@ -1,16 +1,19 @@
+// Every route of the service, one module per route family. Each route validates its input, calls
+// one Store method and shapes the JSON.
 import type { Registry } from 'prom-client';
 import type { Route } from '../http/route';
 import { aliasRoutes } from './aliases';
 import { collectionRoutes } from './collections';
 import { faultRoutes } from './faults';
+import { introspectionRoutes } from './introspection';
 import { maintenanceRoutes } from './maintenance';
 import { metadataRoutes } from './metadata';
 import { probeRoutes } from './probes';
 import { recordRoutes } from './records';
 import { searchRoutes } from './search';
-import type { StoreSlot } from './store';
+import type { StoreSlot } from './slot';
 
-export { StoreSlot } from './store';
+export { StoreSlot } from './slot';
 
 export interface ApiOptions {
   registry: Registry;
@@ -22,6 +25,7 @@ export interface ApiOptions {
 /** Every route of the service, one module per route family. */
 export const apiRoutes = (slot: StoreSlot, { registry, slowQueryMs, testFaults }: ApiOptions): Route[] => [
   ...probeRoutes(slot, registry),
+  ...introspectionRoutes(slot),
   ...collectionRoutes(slot),
   ...aliasRoutes(slot),
   ...recordRoutes(slot),

@@ -8,6 +8,7 @@ import type {
   BatchRequest,
   BatchResponse,
   CallOptions,
+  ClusterStatus,
   Distance,
   Filter,
   FilterIndexEntry,
@@ -25,6 +26,7 @@ import type {
   SuggestRequest,
   SuggestResult,
   TextSearchRequest,
+  Versions,
 } from '../types';
 import { call, isCancelled } from './call';
 import { RecordsCursor } from './cursor';
@@ -51,6 +53,8 @@ export class Store {
   readonly distance: Distance;
   readonly queryThreads: number;
   readonly mmap: boolean;
+  /** A single-process Reader never refreshes, so its state is as old as its open. */
+  private readonly openedAt = Date.now();
 
   private constructor(private readonly core: NativeStore) {
     const info = core.info();
@@ -84,6 +88,26 @@ export class Store {
   /** The commit version being served. Reads memory only. */
   commitVersion(): number {
     return this.core.commitVersion();
+  }
+
+  /** /cluster: role and currency. Reads memory only. */
+  cluster(): ClusterStatus {
+    const reader = this.role === 'Reader';
+    return {
+      role: this.role,
+      cluster: false,
+      holds_writer_handle: !reader,
+      fenced: false,
+      lease_owner: null,
+      commit_version: this.commitVersion(),
+      staleness_secs: reader ? Math.floor((Date.now() - this.openedAt) / 1000) : 0,
+      max_staleness_secs: null,
+    };
+  }
+
+  /** /versions: the commit version served; no history is recorded yet. Reads memory only. */
+  versions(): Versions {
+    return { commit_version: this.commitVersion(), oldest_readable: null, pinned: null, readable: [] };
   }
 
   /** Row counters as of the last commit. Reads memory only (for metrics). */
