@@ -14,6 +14,7 @@ import { searchRoutes } from './search';
 import type { StoreSlot } from './slot';
 
 export { StoreSlot } from './slot';
+export { storeErrorStatus } from './store_route';
 
 export interface ApiOptions {
   registry: Registry;

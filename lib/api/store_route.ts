@@ -1,14 +1,20 @@
-// Where a route meets the Store: call options tied to the request's cancellation, and a route
-// that answers the JSON of one Store call.
+// Where a route meets the Store: call options tied to the request's cancellation, a route that
+// answers the JSON of one Store call, and the HTTP status of the Store's errors.
+import type { ErrorStatus } from '../http/errors';
 import { json } from '../http/reply';
 import type { Request } from '../http/request';
 import { type Route, type RouteHead, route } from '../http/route';
+import { Cancellation } from '../store/cancellation';
+import { StoreError } from '../store/errors';
 import type { Store } from '../store/store';
 import type { CallOptions } from '../types';
 import type { StoreSlot } from './slot';
 
 /** Call options that let the HTTP layer cancel the core's work on timeout or client abort. */
-export const callOptions = (req: Request): CallOptions => ({ cancellation: req.cancellation });
+export const callOptions = (req: Request): CallOptions => ({ cancellation: req.cancelWith(new Cancellation()) });
+
+/** A StoreError carries the status the spec assigns to its failure. */
+export const storeErrorStatus: ErrorStatus = (err) => (err instanceof StoreError ? err.status : null);
 
 interface StoreCall<B> extends RouteHead<B> {
   call(store: Store, req: Request<B>, options: CallOptions): Promise<unknown>;

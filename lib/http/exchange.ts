@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { HttpResponse } from 'uWebSockets.js';
-import { HttpError, answerFor } from './errors';
+import { type ErrorStatus, HttpError, answerFor } from './errors';
 import type { PieceSource, Reply } from './reply';
 import type { Request } from './request';
 
@@ -27,6 +27,7 @@ export class Exchange {
     private readonly res: HttpResponse,
     readonly req: Request,
     private readonly finished: (status: number) => void,
+    private readonly errorStatus: ErrorStatus,
   ) {
     res.onAborted(() => {
       if (this.state === 'done') return;
@@ -86,7 +87,7 @@ export class Exchange {
    */
   fail(err: unknown): void {
     if (this.state !== 'pending') return;
-    const answer = answerFor(err, this.req.id);
+    const answer = answerFor(err, this.req.id, this.errorStatus);
     if (answer.unexpected) this.req.log.error({ err }, 'request failed');
     else if (answer.status >= 500) this.req.log.warn({ status: answer.status, error: answer.body.error }, 'request refused');
     this.end(answer.status, 'application/json', JSON.stringify(answer.body), answer.headers);

@@ -1,10 +1,16 @@
+// Request: what a hook or handler may know about one HTTP request, copied out of uWebSockets.js,
+// and the cancel handles of the work it started.
 import { randomUUID } from 'node:crypto';
-import type { HttpRequest } from 'uWebSockets.js';
 import type { Logger } from 'pino';
+import type { HttpRequest } from 'uWebSockets.js';
 import { HttpError } from './errors';
-import { Cancellation } from '../index';
 
 const EMPTY = Buffer.alloc(0);
+
+/** What this layer needs of a library call's cancellation: the library's own handle satisfies it. */
+export interface CancelHandle {
+  cancel(): void;
+}
 
 /**
  * Everything a hook or handler may know about a request. uWebSockets.js frees its request object
@@ -24,7 +30,7 @@ export class Request<B = unknown> {
   bytes: Buffer = EMPTY;
   body!: B;
   private logger: Logger | null = null;
-  private handle: Cancellation | null = null;
+  private handles: CancelHandle[] | null = null;
   private abortReason: Error | null = null;
 
   constructor(
@@ -53,21 +59,20 @@ export class Request<B = unknown> {
   }
 
   /**
-   * Cancelled when the client goes away or the deadline passes, so the core stops the work.
-   * Made on first use; a Cancellation, not an AbortSignal, which costs more than a whole probe.
+   * Ties `handle` to this request: it is cancelled when the client goes away or the deadline
+   * passes (at once if that happened already), so the core stops the work. A plain handle, not
+   * an AbortSignal, which costs more than a whole probe.
    */
-  get cancellation(): Cancellation {
-    if (this.handle === null) {
-      this.handle = new Cancellation();
-      if (this.abortReason) this.handle.cancel();
-    }
-    return this.handle;
+  cancelWith<H extends CancelHandle>(handle: H): H {
+    if (this.abortReason) handle.cancel();
+    else (this.handles ??= []).push(handle);
+    return handle;
   }
 
   abort(reason: Error): void {
     if (this.abortReason) return;
     this.abortReason = reason;
-    this.handle?.cancel();
+    this.handles?.forEach((handle) => handle.cancel());
   }
 
   /** Logger whose lines carry the request id. */

@@ -1,6 +1,6 @@
 import uWS from 'uWebSockets.js';
 import type { Logger } from 'pino';
-import { HttpError } from './errors';
+import { type ErrorStatus, HttpError } from './errors';
 import { Exchange } from './exchange';
 import type { Hook } from './hooks';
 import { Request } from './request';
@@ -16,6 +16,8 @@ export interface ServerOptions {
   /** Cross-cutting concerns, run in this order. */
   hooks: Hook[];
   logger: Logger;
+  /** Status of the errors the routes' library raises (lib/api's `storeErrorStatus`). */
+  errorStatus: ErrorStatus;
 }
 
 const VERBS = { GET: 'get', POST: 'post', PUT: 'put', DELETE: 'del' } as const;
@@ -68,7 +70,7 @@ export class HttpServer {
 
   private dispatch(res: uWS.HttpResponse, raw: uWS.HttpRequest, route: Route | null, names: string[]): void {
     const req = new Request(raw, route?.path ?? null, names, this.options.logger);
-    const ex = new Exchange(res, req, (status) => this.finished(ex, status));
+    const ex = new Exchange(res, req, (status) => this.finished(ex, status), this.options.errorStatus);
     this.inFlight.add(ex);
     try {
       if (this.closing) throw shuttingDown();
