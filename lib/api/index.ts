@@ -1,6 +1,7 @@
-// Every route of the service, one module per route family. Each route validates its input, calls
-// one Store method and shapes the JSON.
+// Every route of the service: one module per route family, plus the optional families built in
+// (../features). Each route validates its input, calls one Store method and shapes the JSON.
 import type { Registry } from 'prom-client';
+import { FEATURES } from '../features';
 import type { Route } from '../http/route';
 import { aliasRoutes } from './aliases';
 import { collectionRoutes } from './collections';
@@ -33,5 +34,6 @@ export const apiRoutes = (slot: StoreSlot, { registry, slowQueryMs, testFaults }
   ...searchRoutes(slot, { registry, slowQueryMs }),
   ...metadataRoutes(slot),
   ...maintenanceRoutes(slot),
+  ...FEATURES.flatMap((feature) => feature.routes(slot)),
   ...(testFaults ? faultRoutes(slot) : []),
 ];
