@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// The `tessera` command line: parses `tessera serve` flags, starts the HTTP server, opens the
+// store behind it, and shuts both down cleanly on SIGTERM or SIGINT.
 import { StoreSlot, apiRoutes, storeErrorStatus } from './api';
 import { authenticate, refuseWrites, shed } from './http/hooks';
 import { LOG_LEVELS, type LogLevel, accessLog, createLogger } from './http/log';

@@ -1,3 +1,5 @@
+// Exchange: one request/response pair over uWebSockets.js: body reading within the limit, the
+// deadline, the reply (whole or streamed with backpressure) and error answers.
 import { STATUS_CODES } from 'node:http';
 import type { HttpResponse } from 'uWebSockets.js';
 import { type ErrorStatus, HttpError, answerFor } from './errors';

@@ -1,3 +1,4 @@
+// Prometheus: the registry /metrics serves and the per-route request count and duration hook.
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Hook } from './hooks';
 

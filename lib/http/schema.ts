@@ -1,3 +1,5 @@
+// Schemas: small checks for the JSON bodies TypeScript parses itself; a failure is a 400 naming
+// the field. Bodies carrying Values are parsed by the core instead.
 import { HttpError } from './errors';
 
 /**

@@ -1,3 +1,5 @@
+// HttpServer: the uWebSockets.js server: dispatches each request through the hooks, deadline,
+// body reader and route, and closes gracefully.
 import uWS from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import { type ErrorStatus, HttpError } from './errors';
