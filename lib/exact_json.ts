@@ -26,7 +26,7 @@ export function stringifyExact(value: unknown): Buffer {
   const text = JSON.stringify(value, (key, v) => {
     if (typeof v === 'number' && !Number.isFinite(v)) throw new RangeError(`${key || 'value'} must be a finite number, got ${v}`);
     if (typeof v === 'bigint') return RAW_MARK + v.toString();
-    if (Object.is(v, -0)) return RAW_MARK + '-0.0';
+    if (Object.is(v, -0)) return `${RAW_MARK}-0.0`;
     if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return Array.from(v as Float32Array);
     return v;
   });

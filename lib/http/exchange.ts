@@ -99,8 +99,8 @@ export class Exchange {
   abandon(err: HttpError): void {
     if (this.state === 'done') return;
     this.cancel(err);
-    if (this.state === 'pending') return this.fail(err);
-    this.cut(err.status);
+    if (this.state === 'pending') this.fail(err);
+    else this.cut(err.status);
   }
 
   /** Leaves the pending state: nothing may answer the request any more. */

@@ -46,7 +46,9 @@ export class Request<B = unknown> {
     this.authorization = raw.getHeader('authorization');
     const length = raw.getHeader('content-length');
     this.contentLength = length === '' ? null : Number(length);
-    paramNames.forEach((name, i) => (this.params[name] = raw.getParameter(i)));
+    paramNames.forEach((name, i) => {
+      this.params[name] = raw.getParameter(i);
+    });
   }
 
   /** A path parameter, percent-decoded. */
@@ -64,20 +66,25 @@ export class Request<B = unknown> {
    * an AbortSignal, which costs more than a whole probe.
    */
   cancelWith<H extends CancelHandle>(handle: H): H {
-    if (this.abortReason) handle.cancel();
-    else (this.handles ??= []).push(handle);
+    if (this.abortReason) {
+      handle.cancel();
+    } else {
+      this.handles ??= [];
+      this.handles.push(handle);
+    }
     return handle;
   }
 
   abort(reason: Error): void {
     if (this.abortReason) return;
     this.abortReason = reason;
-    this.handles?.forEach((handle) => handle.cancel());
+    for (const handle of this.handles ?? []) handle.cancel();
   }
 
   /** Logger whose lines carry the request id. */
   get log(): Logger {
-    return (this.logger ??= this.rootLogger.child({ reqId: this.id }));
+    this.logger ??= this.rootLogger.child({ reqId: this.id });
+    return this.logger;
   }
 
   elapsedSeconds(): number {

@@ -22,7 +22,9 @@ export const arrayOf =
   <T>(item: Schema<T>): Schema<T[]> =>
   (v, at) => {
     if (!Array.isArray(v)) return fail(at, 'an array', v);
-    v.forEach((e, i) => item(e, `${at}[${i}]`));
+    v.forEach((e, i) => {
+      item(e, `${at}[${i}]`);
+    });
     return v as T[];
   };
 

@@ -65,7 +65,9 @@ export class HttpServer {
     this.listenSocket = null;
     const idle = new Promise<void>((resolve) => (this.onIdle = resolve));
     if (this.inFlight.size === 0) return;
-    const timer = setTimeout(() => this.inFlight.forEach((ex) => ex.abandon(shuttingDown())), graceMs);
+    const timer = setTimeout(() => {
+      for (const ex of this.inFlight) ex.abandon(shuttingDown());
+    }, graceMs);
     await idle;
     clearTimeout(timer);
   }

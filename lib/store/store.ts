@@ -197,7 +197,7 @@ export class Store {
     const cursor = await this.recordsCursor(name, o);
     const pieces: Buffer[] = [];
     try {
-      for (let piece; (piece = await cursor.next()) !== null; ) {
+      for (let piece = await cursor.next(); piece !== null; piece = await cursor.next()) {
         if (isCancelled(o)) throw cancelledError();
         pieces.push(piece);
       }
