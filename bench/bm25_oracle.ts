@@ -16,7 +16,7 @@ export const STOPWORDS = new Set(
 // from U+00C0 up outside the listed punctuation, symbol, private-use and emoji blocks.
 const TOKEN =
   /[0-9A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u1FFF\u2C00-\u2DFF\u2E80-\u2FFF\u3040-\uD7FF\uF900-\uFDFF\uFE10-\uFE2F\uFE50-\uFEFF\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A\uFF66-\uFFEF\u{10000}-\u{1EFFF}\u{1FB00}-\u{DFFFF}]+/gu;
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^\p{ASCII}*$/u;
 
 /** Code points in the BMP's Latin, Greek and Cyrillic blocks (the ones the analyzer lowercases). */
 function caseBlock(cp: number): boolean {

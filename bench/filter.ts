@@ -6,11 +6,11 @@
 // ContainsAllTokens on body without and with a filter-index declaration. Engines alternate query by
 // query (rotating who goes first) so machine noise hits both alike.
 // Progress goes to stderr; the last stdout line is one JSON object.
-import { spawnSync } from 'child_process';
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
-import * as v8 from 'v8';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as v8 from 'node:v8';
 import { Store } from '../lib/index';
 import type { Filter } from '../lib/types';
 import {
@@ -24,7 +24,7 @@ import {
   removeDir,
   round,
   summarize,
-  TimingSummary,
+  type TimingSummary,
   vectorTextBound,
   writeAscii,
   writeUint,
@@ -112,7 +112,10 @@ function loadVocabulary(): Vocabulary {
   const total = sorted.reduce((s, [, c]) => s + c, 0);
   const cumulative = new Float64Array(sorted.length);
   let acc = 0;
-  sorted.forEach(([, c], i) => (cumulative[i] = acc += c / total));
+  sorted.forEach(([, c], i) => {
+    acc += c / total;
+    cumulative[i] = acc;
+  });
   return { words: sorted.map(([w]) => w), cumulative, source: `@types/node@${version} JSDoc prose (${files.length} files)` };
 }
 
@@ -179,7 +182,9 @@ function upsertBody(d: Data, from: number, to: number): Buffer {
     pos = writeAscii(buf, pos, '"},"n":{"Int":');
     pos = writeUint(buf, pos, d.n[r]);
     pos = writeAscii(buf, pos, '},"tags":{"List":[');
-    d.tags[r].forEach((t, i) => (pos = writeAscii(buf, pos, i === 0 ? `"${t}"` : `,"${t}"`)));
+    d.tags[r].forEach((t, i) => {
+      pos = writeAscii(buf, pos, i === 0 ? `"${t}"` : `,"${t}"`);
+    });
     pos = writeAscii(buf, pos, ']},"body":{"Str":"');
     pos = writeAscii(buf, pos, d.body[r]); // [a-z ] only: no escaping needed
     pos = writeAscii(buf, pos, '"}}}');
@@ -289,7 +294,7 @@ async function runCase(
     pos = writeVector(buf, pos, queries, q * DIM, DIM);
     pos = writeAscii(buf, pos, `,"top_k":${TOP_K},"exact":true`);
     const head = buf.subarray(0, pos).toString('latin1');
-    return Buffer.from(head + (f.ours ? `,"filter":${JSON.stringify(f.ours)}` : '') + '}', 'latin1');
+    return Buffer.from(`${head}${f.ours ? `,"filter":${JSON.stringify(f.ours)}` : ''}}`, 'latin1');
   });
   const oramaQueries = c.filters.map((_, q) => Array.from(queries.subarray(q * DIM, (q + 1) * DIM)));
   const engines: Engine[] = [

@@ -36,7 +36,6 @@ type Autocannon = (opts: {
   duration: number;
   requests: { method: string; path: string; body: string; headers: Record<string, string> }[];
 }) => Promise<AutocannonResult>;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon: Autocannon = require('autocannon');
 
 /** Seeded (mulberry32) so every process builds the same store and queries. */

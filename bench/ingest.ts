@@ -2,9 +2,9 @@
 // of 1,000, sent as raw JSON bytes, against JSON.parse of the same bodies alone, in the same run.
 // Vectors are seeded random unit vectors (128-d real vectors are not reachable here; ingest cost
 // does not depend on their geometry). Progress goes to stderr; the last stdout line is one JSON object.
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { Store } from '../lib/index';
 import { Rng, emit, freshDir, log, machine, now, randomUnitVectors, removeDir, round, summarize, vectorTextBound, writeAscii, writeFixed, writeUint, writeVector } from './common';
 
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
     vs_json_parse: round(ourMbs / parseMbs, 3),
     vs_json_parse_median: round(mb / median(durable.map((d) => d.seconds)) / (mb / median(parseS)), 3),
     json_parse_with_decode_mb_per_s: round(mb / Math.min(...decodeParseS), 2),
-    durable: 'fsync per batch (one upsert in flight), fresh store directory in os.tmpdir() per run; best of ' + RUNS,
+    durable: `fsync per batch (one upsert in flight), fresh store directory in os.tmpdir() per run; best of ${RUNS}`,
     batch_ms_p50: batch.p50_ms,
     batch_ms_p90: batch.p90_ms,
     fsync_ms_p50: round(fsyncMs, 3),

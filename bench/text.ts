@@ -9,14 +9,14 @@
 // Missing Debian parts (bench/text-deps.sh installs them) or a core without full text are reported
 // as null with a reason, never replaced by numbers.
 // Progress goes to stderr; the last stdout line is one JSON object.
-import { spawnSync } from 'child_process';
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { Store } from '../lib/index';
 import type { Hit } from '../lib/types';
-import { Bm25Oracle, OracleResult, STOPWORDS, analyze, overlapAt } from './bm25_oracle';
-import { Rng, emit, freshDir, log, machine, now, removeDir, round, summarize, TimingSummary } from './common';
+import { Bm25Oracle, type OracleResult, STOPWORDS, analyze, overlapAt } from './bm25_oracle';
+import { Rng, emit, freshDir, log, machine, now, removeDir, round, summarize, type TimingSummary } from './common';
 
 const TOP_K = 10;
 const BATCH = 1000;

@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-import { StoreSlot, apiRoutes } from './api';
+// The `tessera` command line: parses `tessera serve` flags, starts the HTTP server, opens the
+// store behind it, and shuts both down cleanly on SIGTERM or SIGINT.
+import { StoreSlot, apiRoutes, storeErrorStatus } from './api';
 import { authenticate, refuseWrites, shed } from './http/hooks';
 import { LOG_LEVELS, type LogLevel, accessLog, createLogger } from './http/log';
 import { createRegistry, httpMetrics } from './http/metrics';
 import { HttpServer } from './http/server';
-import { Store, StoreError } from './index';
+import { StoreError } from './store/errors';
+import { Store } from './store/store';
 import type { Distance } from './types';
 
 /** How long in-flight requests may run on after SIGTERM/SIGINT before they are cancelled. */
@@ -172,6 +175,7 @@ async function serve(config: ServeConfig): Promise<void> {
       accessLog(logger),
     ],
     logger,
+    errorStatus: storeErrorStatus,
   });
 
   // Listen first: /health answers and /ready says 503 while a large store is still opening.

@@ -1,7 +1,10 @@
-// JSON with exact 64-bit integers. The core writes Int and DateTime values as {"Int":<digits>}
-// (no spaces), and a quote inside a JSON string is always escaped, so the pattern below can only
-// match a Value. Its digits are re-quoted with a marker that no other string in the core's output
-// can start with, and the reviver turns exactly those into bigint instead of a rounded double.
+// JSON with exact 64-bit integers: Int and DateTime values parse to bigint (JSON.parse would round
+// them to a double) and bigint serializes as digits (JSON.stringify throws on it).
+
+// The core writes Int and DateTime values as {"Int":<digits>} (no spaces), and a quote inside a
+// JSON string is always escaped, so this pattern can only match a Value. Its digits are re-quoted
+// with a marker that no other string in the core's output can start with, and the reviver turns
+// exactly those into bigint instead of a rounded double.
 const EXACT_INT = /\{"(Int|DateTime)":(-?\d+)\}/g;
 const INT_MARK = '\u0001';
 
@@ -26,7 +29,7 @@ export function stringifyExact(value: unknown): Buffer {
   const text = JSON.stringify(value, (key, v) => {
     if (typeof v === 'number' && !Number.isFinite(v)) throw new RangeError(`${key || 'value'} must be a finite number, got ${v}`);
     if (typeof v === 'bigint') return RAW_MARK + v.toString();
-    if (Object.is(v, -0)) return RAW_MARK + '-0.0';
+    if (Object.is(v, -0)) return `${RAW_MARK}-0.0`;
     if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return Array.from(v as Float32Array);
     return v;
   });

@@ -76,10 +76,9 @@ export interface NativeAddon {
 function packageRoot(): string {
   for (let dir = __dirname; ; dir = path.dirname(dir)) {
     if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'CMakeLists.txt'))) return dir;
-    if (path.dirname(dir) === dir) throw new Error('tessera: cannot find the package root from ' + __dirname);
+    if (path.dirname(dir) === dir) throw new Error(`tessera: cannot find the package root from ${__dirname}`);
   }
 }
 
 export const root = packageRoot();
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 export const native: NativeAddon = require('node-gyp-build')(root);

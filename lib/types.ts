@@ -1,4 +1,5 @@
 // Public types of the embedded library. Wire shapes follow ../shared/spec/service-spec.md.
+import type { Cancellation } from './store/cancellation';
 
 export type Distance = 'Cosine' | 'Euclidean' | 'DotProduct';
 export type Role = 'Writer' | 'Reader' | 'InMemory';
@@ -222,6 +223,29 @@ export interface Stats {
   kernels: string;
 }
 
+/** GET /cluster: role and currency. */
+export interface ClusterStatus {
+  role: Role;
+  /** Cluster mode; always false in a single-process store. */
+  cluster: boolean;
+  holds_writer_handle: boolean;
+  fenced: boolean;
+  lease_owner: string | null;
+  /** Manifest commit counter being served. */
+  commit_version: number;
+  /** 0 for a writer; for a reader, seconds since it opened (it never refreshes). */
+  staleness_secs: number;
+  max_staleness_secs: number | null;
+}
+
+/** GET /versions: the commit-version landscape. `readable` stays empty until history is recorded. */
+export interface Versions {
+  commit_version: number;
+  oldest_readable: number | null;
+  pinned: number | null;
+  readable: number[];
+}
+
 export interface OpenOptions {
   /** Store directory; created with its header on first open. */
   path?: string;
@@ -242,5 +266,5 @@ export interface OpenOptions {
 export interface CallOptions {
   signal?: AbortSignal;
   /** A cheaper alternative to `signal` for hot paths. */
-  cancellation?: import('./index').Cancellation;
+  cancellation?: Cancellation;
 }

@@ -1,6 +1,8 @@
+// Alias routes: list, point an alias at a collection, drop it.
 import { object, string } from '../http/schema';
 import type { Route } from '../http/route';
-import { type StoreSlot, storeRoute } from './store';
+import type { StoreSlot } from './slot';
+import { storeRoute } from './store_route';
 
 const ALIAS = '/aliases/{name}';
 

@@ -1,6 +1,9 @@
+// Collection routes: create, drop, list, metadata, and the declarations of named vectors,
+// filter-indexed fields and full-text fields.
 import { arrayOf, mapOf, object, string } from '../http/schema';
 import type { Route } from '../http/route';
-import { type StoreSlot, storeRoute } from './store';
+import type { StoreSlot } from './slot';
+import { storeRoute } from './store_route';
 
 const COLLECTION = '/collections/{name}';
 

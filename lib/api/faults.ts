@@ -1,6 +1,7 @@
+// The fault-injection route the tests use to poison the store (a failure inside the write lock).
 import { json } from '../http/reply';
 import { type Route, route } from '../http/route';
-import type { StoreSlot } from './store';
+import type { StoreSlot } from './slot';
 
 /** Test-only fault injection; mounted only when TESSERA_TEST_FAULTS=1 (see ./index.ts). */
 export const faultRoutes = (slot: StoreSlot): Route[] => [

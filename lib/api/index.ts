@@ -1,16 +1,21 @@
+// Every route of the service: one module per route family, plus the optional families built in
+// (../features). Each route validates its input, calls one Store method and shapes the JSON.
 import type { Registry } from 'prom-client';
+import { FEATURES } from '../features';
 import type { Route } from '../http/route';
 import { aliasRoutes } from './aliases';
 import { collectionRoutes } from './collections';
 import { faultRoutes } from './faults';
+import { introspectionRoutes } from './introspection';
 import { maintenanceRoutes } from './maintenance';
 import { metadataRoutes } from './metadata';
 import { probeRoutes } from './probes';
 import { recordRoutes } from './records';
 import { searchRoutes } from './search';
-import type { StoreSlot } from './store';
+import type { StoreSlot } from './slot';
 
-export { StoreSlot } from './store';
+export { StoreSlot } from './slot';
+export { storeErrorStatus } from './store_route';
 
 export interface ApiOptions {
   registry: Registry;
@@ -22,11 +27,13 @@ export interface ApiOptions {
 /** Every route of the service, one module per route family. */
 export const apiRoutes = (slot: StoreSlot, { registry, slowQueryMs, testFaults }: ApiOptions): Route[] => [
   ...probeRoutes(slot, registry),
+  ...introspectionRoutes(slot),
   ...collectionRoutes(slot),
   ...aliasRoutes(slot),
   ...recordRoutes(slot),
   ...searchRoutes(slot, { registry, slowQueryMs }),
   ...metadataRoutes(slot),
   ...maintenanceRoutes(slot),
+  ...FEATURES.flatMap((feature) => feature.routes(slot)),
   ...(testFaults ? faultRoutes(slot) : []),
 ];

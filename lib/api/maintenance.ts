@@ -1,5 +1,7 @@
+// Maintenance routes: /flush.
 import type { Route } from '../http/route';
-import { type StoreSlot, storeRoute } from './store';
+import type { StoreSlot } from './slot';
+import { storeRoute } from './store_route';
 
 export const maintenanceRoutes = (slot: StoreSlot): Route[] => [
   storeRoute(slot, { method: 'POST', path: '/flush', access: 'write', call: (store, _req, o) => store.flush(o) }),

@@ -1,6 +1,8 @@
+// Metadata reads: /list and /aggregate.
 import { jsonBytes } from '../http/reply';
 import { type Route, route } from '../http/route';
-import { type StoreSlot, callOptions } from './store';
+import type { StoreSlot } from './slot';
+import { callOptions } from './store_route';
 
 /** Metadata-only reads: the body (filter, paging, grouping) goes to the core as raw bytes. */
 export const metadataRoutes = (slot: StoreSlot): Route[] => [

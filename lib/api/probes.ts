@@ -1,10 +1,11 @@
+// Probes: /health, /ready and /metrics (with the store size gauges). They answer from memory and
+// never wait on a store lock, so they stay up while the store is busy or still opening.
 import { Gauge, type Registry } from 'prom-client';
-import { HttpError } from '../http/errors';
 import { METRICS_CONTENT_TYPE } from '../http/metrics';
 import { json, text } from '../http/reply';
 import { type Route, route } from '../http/route';
-import type { Store } from '../index';
-import { type StoreSlot, storeRoute } from './store';
+import type { Store } from '../store/store';
+import type { StoreSlot } from './slot';
 
 /** Store size gauges, read from the core's cached footprint at scrape time: no store lock taken. */
 function storeGauges(slot: StoreSlot, registry: Registry): void {
@@ -26,7 +27,7 @@ function storeGauges(slot: StoreSlot, registry: Registry): void {
 
 const poisonedBody = (error: string) => ({ status: 'poisoned', error });
 
-/** Probes and introspection. Health, readiness and metrics never wait on the store. */
+/** Liveness, readiness and the Prometheus scrape; none takes a token, is shed, or has a deadline. */
 export function probeRoutes(slot: StoreSlot, registry: Registry): Route[] {
   storeGauges(slot, registry);
   return [
@@ -55,41 +56,6 @@ export function probeRoutes(slot: StoreSlot, registry: Registry): Route[] {
       path: '/metrics',
       access: 'probe',
       handle: async () => text(await registry.metrics(), 200, METRICS_CONTENT_TYPE),
-    }),
-    storeRoute(slot, { method: 'GET', path: '/stats', access: 'read', call: (store, _req, o) => store.stats(o) }),
-    route({
-      method: 'GET',
-      path: '/cluster',
-      access: 'read',
-      handle: () => {
-        const store = slot.get();
-        const reader = store.role === 'Reader';
-        return json({
-          role: store.role,
-          cluster: false,
-          holds_writer_handle: !reader,
-          fenced: false,
-          lease_owner: null,
-          commit_version: store.commitVersion(),
-          // A single-process reader never refreshes, so its state is as old as its open.
-          staleness_secs: reader ? slot.secondsSinceOpen() : 0,
-          max_staleness_secs: null,
-        });
-      },
-    }),
-    route({
-      method: 'GET',
-      path: '/versions',
-      access: 'read',
-      handle: () => json({ commit_version: slot.get().commitVersion(), oldest_readable: null, pinned: null, readable: [] }),
-    }),
-    route({
-      method: 'GET',
-      path: '/namespaces',
-      access: 'read',
-      handle: () => {
-        throw new HttpError(404, '/namespaces exists only on a server started with --namespaced');
-      },
     }),
   ];
 }

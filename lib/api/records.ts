@@ -1,6 +1,8 @@
+// Record routes: upsert, delete, and the streamed export of every live record.
 import { jsonPieces } from '../http/reply';
 import { type Route, route } from '../http/route';
-import { type StoreSlot, callOptions, storeRoute } from './store';
+import type { StoreSlot } from './slot';
+import { callOptions, storeRoute } from './store_route';
 
 const COLLECTION = '/collections/{name}';
 

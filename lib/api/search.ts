@@ -1,10 +1,13 @@
+// Search routes: vector (/search, /search/similar, /search/batch) and full text (/text-search,
+// /hybrid-search, /suggest), with the query counter and the slow-query log.
 import { Counter, type Registry } from 'prom-client';
-import type { Store } from '../index';
+import type { Store } from '../store/store';
 import type { CallOptions } from '../types';
 import { jsonBytes } from '../http/reply';
 import type { Request } from '../http/request';
 import { type Route, route } from '../http/route';
-import { type StoreSlot, callOptions } from './store';
+import type { StoreSlot } from './slot';
+import { callOptions } from './store_route';
 
 export interface SearchOptions {
   registry: Registry;

@@ -1,6 +1,8 @@
+// Exchange: one request/response pair over uWebSockets.js: body reading within the limit, the
+// deadline, the reply (whole or streamed with backpressure) and error answers.
 import { STATUS_CODES } from 'node:http';
 import type { HttpResponse } from 'uWebSockets.js';
-import { HttpError, answerFor } from './errors';
+import { type ErrorStatus, HttpError, answerFor } from './errors';
 import type { PieceSource, Reply } from './reply';
 import type { Request } from './request';
 
@@ -27,6 +29,7 @@ export class Exchange {
     private readonly res: HttpResponse,
     readonly req: Request,
     private readonly finished: (status: number) => void,
+    private readonly errorStatus: ErrorStatus,
   ) {
     res.onAborted(() => {
       if (this.state === 'done') return;
@@ -86,7 +89,7 @@ export class Exchange {
    */
   fail(err: unknown): void {
     if (this.state !== 'pending') return;
-    const answer = answerFor(err, this.req.id);
+    const answer = answerFor(err, this.req.id, this.errorStatus);
     if (answer.unexpected) this.req.log.error({ err }, 'request failed');
     else if (answer.status >= 500) this.req.log.warn({ status: answer.status, error: answer.body.error }, 'request refused');
     this.end(answer.status, 'application/json', JSON.stringify(answer.body), answer.headers);
@@ -96,8 +99,8 @@ export class Exchange {
   abandon(err: HttpError): void {
     if (this.state === 'done') return;
     this.cancel(err);
-    if (this.state === 'pending') return this.fail(err);
-    this.cut(err.status);
+    if (this.state === 'pending') this.fail(err);
+    else this.cut(err.status);
   }
 
   /** Leaves the pending state: nothing may answer the request any more. */

@@ -1,3 +1,4 @@
+// Hooks: the cross-cutting rules run around every request: bearer token, --read-only, shedding.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { HttpError } from './errors';
 import type { Request } from './request';

@@ -1,3 +1,4 @@
+// Logging: pino JSON lines on stderr and the debug-level access log.
 import pino, { type Logger } from 'pino';
 import type { Hook } from './hooks';
 

@@ -1,3 +1,4 @@
+// Prometheus: the registry /metrics serves and the per-route request count and duration hook.
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Hook } from './hooks';
 
@@ -31,10 +32,16 @@ export function httpMetrics(registry: Registry): Hook {
   return {
     onResponse(req, status) {
       let route = byRoute.get(req.route);
-      if (!route) byRoute.set(req.route, (route = { timing: duration.labels({ route: req.route }), counts: new Map() }));
+      if (!route) {
+        route = { timing: duration.labels({ route: req.route }), counts: new Map() };
+        byRoute.set(req.route, route);
+      }
       const statusClass = `${Math.floor(status / 100)}xx`;
       let count = route.counts.get(statusClass);
-      if (!count) route.counts.set(statusClass, (count = requests.labels({ route: req.route, status: statusClass })));
+      if (!count) {
+        count = requests.labels({ route: req.route, status: statusClass });
+        route.counts.set(statusClass, count);
+      }
       count.inc();
       route.timing.observe(req.elapsedSeconds());
     },

@@ -1,3 +1,4 @@
+// Reply: what a route answers: a JSON value, bytes the core serialized, streamed pieces, or text.
 /** Successive pieces of one response body; `next` resolves null once the body is complete. */
 export interface PieceSource {
   next(maxBytes: number): Promise<Uint8Array | null>;

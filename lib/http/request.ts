@@ -1,10 +1,16 @@
+// Request: what a hook or handler may know about one HTTP request, copied out of uWebSockets.js,
+// and the cancel handles of the work it started.
 import { randomUUID } from 'node:crypto';
-import type { HttpRequest } from 'uWebSockets.js';
 import type { Logger } from 'pino';
+import type { HttpRequest } from 'uWebSockets.js';
 import { HttpError } from './errors';
-import { Cancellation } from '../index';
 
 const EMPTY = Buffer.alloc(0);
+
+/** What this layer needs of a library call's cancellation: the library's own handle satisfies it. */
+export interface CancelHandle {
+  cancel(): void;
+}
 
 /**
  * Everything a hook or handler may know about a request. uWebSockets.js frees its request object
@@ -24,7 +30,7 @@ export class Request<B = unknown> {
   bytes: Buffer = EMPTY;
   body!: B;
   private logger: Logger | null = null;
-  private handle: Cancellation | null = null;
+  private handles: CancelHandle[] | null = null;
   private abortReason: Error | null = null;
 
   constructor(
@@ -40,7 +46,9 @@ export class Request<B = unknown> {
     this.authorization = raw.getHeader('authorization');
     const length = raw.getHeader('content-length');
     this.contentLength = length === '' ? null : Number(length);
-    paramNames.forEach((name, i) => (this.params[name] = raw.getParameter(i)));
+    paramNames.forEach((name, i) => {
+      this.params[name] = raw.getParameter(i);
+    });
   }
 
   /** A path parameter, percent-decoded. */
@@ -53,26 +61,30 @@ export class Request<B = unknown> {
   }
 
   /**
-   * Cancelled when the client goes away or the deadline passes, so the core stops the work.
-   * Made on first use; a Cancellation, not an AbortSignal, which costs more than a whole probe.
+   * Ties `handle` to this request: it is cancelled when the client goes away or the deadline
+   * passes (at once if that happened already), so the core stops the work. A plain handle, not
+   * an AbortSignal, which costs more than a whole probe.
    */
-  get cancellation(): Cancellation {
-    if (this.handle === null) {
-      this.handle = new Cancellation();
-      if (this.abortReason) this.handle.cancel();
+  cancelWith<H extends CancelHandle>(handle: H): H {
+    if (this.abortReason) {
+      handle.cancel();
+    } else {
+      this.handles ??= [];
+      this.handles.push(handle);
     }
-    return this.handle;
+    return handle;
   }
 
   abort(reason: Error): void {
     if (this.abortReason) return;
     this.abortReason = reason;
-    this.handle?.cancel();
+    for (const handle of this.handles ?? []) handle.cancel();
   }
 
   /** Logger whose lines carry the request id. */
   get log(): Logger {
-    return (this.logger ??= this.rootLogger.child({ reqId: this.id }));
+    this.logger ??= this.rootLogger.child({ reqId: this.id });
+    return this.logger;
   }
 
   elapsedSeconds(): number {

@@ -1,3 +1,4 @@
+// Route: a route's method, path template, access class and body handling, and template helpers.
 import type { Reply } from './reply';
 import type { Request } from './request';
 import type { Schema } from './schema';

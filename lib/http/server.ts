@@ -1,6 +1,8 @@
+// HttpServer: the uWebSockets.js server: dispatches each request through the hooks, deadline,
+// body reader and route, and closes gracefully.
 import uWS from 'uWebSockets.js';
 import type { Logger } from 'pino';
-import { HttpError } from './errors';
+import { type ErrorStatus, HttpError } from './errors';
 import { Exchange } from './exchange';
 import type { Hook } from './hooks';
 import { Request } from './request';
@@ -16,6 +18,8 @@ export interface ServerOptions {
   /** Cross-cutting concerns, run in this order. */
   hooks: Hook[];
   logger: Logger;
+  /** Status of the errors the routes' library raises (lib/api's `storeErrorStatus`). */
+  errorStatus: ErrorStatus;
 }
 
 const VERBS = { GET: 'get', POST: 'post', PUT: 'put', DELETE: 'del' } as const;
@@ -61,14 +65,16 @@ export class HttpServer {
     this.listenSocket = null;
     const idle = new Promise<void>((resolve) => (this.onIdle = resolve));
     if (this.inFlight.size === 0) return;
-    const timer = setTimeout(() => this.inFlight.forEach((ex) => ex.abandon(shuttingDown())), graceMs);
+    const timer = setTimeout(() => {
+      for (const ex of this.inFlight) ex.abandon(shuttingDown());
+    }, graceMs);
     await idle;
     clearTimeout(timer);
   }
 
   private dispatch(res: uWS.HttpResponse, raw: uWS.HttpRequest, route: Route | null, names: string[]): void {
     const req = new Request(raw, route?.path ?? null, names, this.options.logger);
-    const ex = new Exchange(res, req, (status) => this.finished(ex, status));
+    const ex = new Exchange(res, req, (status) => this.finished(ex, status), this.options.errorStatus);
     this.inFlight.add(ex);
     try {
       if (this.closing) throw shuttingDown();

@@ -19,13 +19,14 @@ async function readAll(name: string): Promise<string> {
   const cursor = await need().recordsCursor(name);
   const pieces: Buffer[] = [];
   try {
-    for (let p; (p = await cursor.next()) !== null; ) pieces.push(p);
+    for (let p = await cursor.next(); p !== null; p = await cursor.next()) pieces.push(p);
   } finally {
     cursor.close();
   }
   return Buffer.concat(pieces).toString('utf8');
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a request line from the parent: JSON whose fields each op reads
 async function handle(msg: any): Promise<unknown> {
   switch (msg.op) {
     case 'open': {
@@ -77,7 +78,7 @@ async function handle(msg: any): Promise<unknown> {
 readline.createInterface({ input: process.stdin }).on('line', (line) => {
   const msg = JSON.parse(line);
   handle(msg).then(
-    (result) => process.stdout.write(JSON.stringify({ id: msg.id, ok: true, result: result ?? null }) + '\n'),
-    (e) => process.stdout.write(JSON.stringify({ id: msg.id, ok: false, status: e?.status ?? null, message: String(e?.message ?? e) }) + '\n'),
+    (result) => process.stdout.write(`${JSON.stringify({ id: msg.id, ok: true, result: result ?? null })}\n`),
+    (e) => process.stdout.write(`${JSON.stringify({ id: msg.id, ok: false, status: e?.status ?? null, message: String(e?.message ?? e) })}\n`),
   );
 });

@@ -15,7 +15,11 @@ const dirs: string[] = [];
 /** A fresh directory under the OS temp dir, removed when the test process exits. */
 export function tempDir(label = 'core'): string {
   const dir = mkdtempSync(path.join(tmpdir(), `tessera-${label}-`));
-  if (dirs.length === 0) process.once('exit', () => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  if (dirs.length === 0) {
+    process.once('exit', () => {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    });
+  }
   dirs.push(dir);
   return dir;
 }
@@ -97,7 +101,7 @@ export function ranksBefore(a: Ranked, b: Ranked): number {
  */
 export function oracleSearch(records: OracleRecord[], metric: Distance, q: OracleQuery, aliases: Record<string, string> = {}): Ranked[] {
   const query = stored(q.query, metric);
-  const scope = q.scope && q.scope.length ? new Set(q.scope.map((n) => aliases[n] ?? n)) : null;
+  const scope = q.scope?.length ? new Set(q.scope.map((n) => aliases[n] ?? n)) : null;
   const names = q.names ?? [];
   const out: Ranked[] = [];
   for (const r of records) {
@@ -182,6 +186,7 @@ export function genBatchBody(tag: string, start: number, count: number, dim: num
 export interface Reply {
   id: number;
   ok: boolean;
+  // biome-ignore lint/suspicious/noExplicitAny: the child's JSON result; each test reads the fields it asserts
   result?: any;
   status?: number | null;
   message?: string;
@@ -236,11 +241,12 @@ export class Child {
     return new Promise((resolve) => {
       if (this.proc.exitCode !== null || this.proc.signalCode !== null) return resolve({ id, ok: false, exited: true });
       this.waiting.set(id, resolve);
-      this.proc.stdin!.write(JSON.stringify({ id, op, ...args }) + '\n');
+      this.proc.stdin!.write(`${JSON.stringify({ id, op, ...args })}\n`);
     });
   }
 
   /** Sends one request and returns its result, throwing an Error carrying `status` on failure. */
+  // biome-ignore lint/suspicious/noExplicitAny: the child's JSON result; each test reads the fields it asserts
   async call(op: string, args: Record<string, unknown> = {}): Promise<any> {
     const r = await this.send(op, args);
     if (r.ok) return r.result;

@@ -441,5 +441,7 @@ test('stored vectors are what the oracle assumes (f32, normalized under Cosine)'
   await store.upsert('c', { records: [{ id: 'a', vector: v }] });
   const [rec] = await store.records('c');
   const want = stored(v, 'Cosine');
-  rec.vector!.forEach((x, i) => t.true(Math.abs(x - want[i]) < 1e-6, `component ${i}`));
+  rec.vector!.forEach((x, i) => {
+    t.true(Math.abs(x - want[i]) < 1e-6, `component ${i}`);
+  });
 });

@@ -78,7 +78,7 @@ const MALFORMED: [string, Buffer][] = [
   ['invalid UTF-8 in an attr Str', Buffer.concat([Buffer.from('{"records":[{"id":"a","vector":[1,2,3,4],"attrs":{"s":{"Str":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}}}]}')])],
   ['5000 nested arrays', Buffer.from('['.repeat(5000) + ']'.repeat(5000))],
   ['5000 nested arrays inside a record', Buffer.from(`{"records":[{"id":"a","vector":[1,2,3,4],"attrs":{"l":{"List":${'['.repeat(5000)}${']'.repeat(5000)}}}}]}`)],
-  ['5000 nested objects', Buffer.from('{"a":'.repeat(5000) + '1' + '}'.repeat(5000))],
+  ['5000 nested objects', Buffer.from(`${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`)],
   ['an empty body', Buffer.alloc(0)],
   ['whitespace only', Buffer.from('   \n')],
   ['a body that is an array', Buffer.from('[{"id":"a","vector":[1,2,3,4]}]')],
@@ -241,9 +241,8 @@ test('a records cursor opened before an upsert and a delete sees the old state, 
   await store.upsert('c', { records: [{ id: 'brand-new', vector: [1, 1] }] });
   await store.delete('c', { ids: ['r0', 'r199', 'r100'] });
   await store.flush(); // even a checkpoint in the middle does not disturb the cursor
-  let piece: Buffer | null;
   let count = 1;
-  while ((piece = await cursor.next(64)) !== null) {
+  for (let piece = await cursor.next(64); piece !== null; piece = await cursor.next(64)) {
     pieces.push(piece);
     count++;
   }
@@ -266,7 +265,7 @@ test('a records cursor keeps reading its snapshot after the collection is droppe
   await store.dropCollection('c');
   await store.flush(); // the checkpoint deletes the dropped collection's segment files
   await store.upsert('c', { records: [{ id: 'other', vector: [1, 1] }] });
-  for (let p; (p = await cursor.next(100)) !== null; ) pieces.push(p);
+  for (let p = await cursor.next(100); p !== null; p = await cursor.next(100)) pieces.push(p);
   cursor.close();
   t.deepEqual(parseExact(Buffer.concat(pieces)), expected);
   t.deepEqual((await store.records('c')).map((r) => r.id), ['other']);

@@ -37,9 +37,9 @@ test('sums stay Int while every addend is Int, exact beyond 2^53', async (t) => 
 
 test('an Int sum that leaves the signed 64-bit range becomes Float', async (t) => {
   const up = await storeOf([n({ Int: 2n ** 63n - 1n }), n({ Int: 1 })]);
-  t.deepEqual((await up.aggregate({ sum: ['n'] })).sums, { n: { Float: 9223372036854775808 } });
+  t.deepEqual((await up.aggregate({ sum: ['n'] })).sums, { n: { Float: Number(9223372036854775808n) } });
   const down = await storeOf([n({ Int: -(2n ** 63n) }), n({ Int: -1 })]);
-  t.deepEqual((await down.aggregate({ sum: ['n'] })).sums, { n: { Float: -9223372036854775809 } });
+  t.deepEqual((await down.aggregate({ sum: ['n'] })).sums, { n: { Float: Number(-9223372036854775809n) } });
   const exact = await storeOf([n({ Int: 2n ** 62n }), n({ Int: 2n ** 62n - 1n })]);
   t.deepEqual((await exact.aggregate({ sum: ['n'] })).sums, { n: { Int: 2n ** 63n - 1n } }, 'exactly 2^63-1 stays Int');
 });

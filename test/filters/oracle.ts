@@ -14,6 +14,7 @@ import type { Predicate, Value } from '../../lib/index';
 export type Attrs = Record<string, Value>;
 
 const tagOf = (v: Value): string => (v === 'Null' ? 'Null' : Object.keys(v)[0]);
+// biome-ignore lint/suspicious/noExplicitAny: a string, number, bigint, boolean or list; each predicate reads the kind it expects
 const payload = (v: Value): any => (v === 'Null' ? null : (v as any)[tagOf(v)]);
 const big = (x: bigint | number): bigint => (typeof x === 'bigint' ? x : BigInt(x));
 
@@ -196,12 +197,13 @@ const isList = (v: Value) => tagOf(v) === 'List';
 const elementOf = (v: Value): string => (v as { Str: string }).Str;
 
 export function evaluate(p: Predicate, attrs: Attrs): boolean {
+  // biome-ignore lint/suspicious/noExplicitAny: every predicate variant has its own argument shape
   const [variant, args] = Object.entries(p)[0] as [string, any];
   if (variant === 'All') return (args as Predicate[]).every((c) => evaluate(c, attrs));
   if (variant === 'Any') return (args as Predicate[]).some((c) => evaluate(c, attrs));
   if (variant === 'Not') return !evaluate(Array.isArray(args) ? args[0] : args, attrs);
   const key = args[0] as string;
-  if (!Object.prototype.hasOwnProperty.call(attrs, key)) return false; // rule 1
+  if (!Object.hasOwn(attrs, key)) return false; // rule 1
   const v = attrs[key];
   switch (variant) {
     case 'Eq': return valuesEqual(v, args[1]);

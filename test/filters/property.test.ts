@@ -63,7 +63,7 @@ class Gen {
     const n = this.int(1, 5);
     let s = this.pick(WORDS.filter((w) => w));
     for (let i = 1; i < n; i++) s += this.pick(SEPS) + this.pick(WORDS.filter((w) => w));
-    return this.chance(0.2) ? s + '!' : s;
+    return this.chance(0.2) ? `${s}!` : s;
   }
   value(type: string): Value {
     switch (type) {
@@ -153,7 +153,7 @@ class FilterGen extends Gen {
       else if (r < 0.28) out += '[éa-c]';
       else out += c;
     }
-    return this.chance(0.2) ? out + '*' : out;
+    return this.chance(0.2) ? `${out}*` : out;
   }
 
   regex(s: string): string {
@@ -174,7 +174,7 @@ class FilterGen extends Gen {
       else out += esc(c);
     }
     if (this.chance(0.1)) out = `(?:${out}|${this.regex(this.textOf('s'))})`;
-    return this.chance(0.25) ? '(?i)' + this.flipCase(out) : out;
+    return this.chance(0.25) ? `(?i)${this.flipCase(out)}` : out;
   }
 
   fuzzyText(s: string): string {

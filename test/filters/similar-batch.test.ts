@@ -183,13 +183,13 @@ test('batch: plan or rerank inside a leg is 400', async (t) => {
 /** Reciprocal rank fusion over the legs' returned pages: sum of weight / (rrf_k + rank), rank 1-based. */
 function fuse(pages: Hit[][], rrfK: number, weights: number[]): Map<string, { score: number; hit: Hit }> {
   const out = new Map<string, { score: number; hit: Hit }>();
-  pages.forEach((page, leg) =>
+  pages.forEach((page, leg) => {
     page.forEach((h, pos) => {
       const e = out.get(key(h)) ?? { score: 0, hit: h };
       e.score += (weights.length ? weights[leg] : 1) / (rrfK + pos + 1);
       out.set(key(h), e);
-    }),
-  );
+    });
+  });
   return out;
 }
 

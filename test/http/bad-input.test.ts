@@ -27,9 +27,9 @@ const UNPARSABLE: [string, string | Buffer][] = [
   ['empty', ''],
   ['malformed', '{"records": ['],
   ['not JSON', 'records=1'],
-  ['deep nesting', '{"records":' + '['.repeat(100_000) + ']'.repeat(100_000) + '}'],
+  ['deep nesting', `{"records":${'['.repeat(100_000)}${']'.repeat(100_000)}}`],
   ['invalid UTF-8', invalidUtf8],
-  ['trailing garbage', valid + 'x'],
+  ['trailing garbage', `${valid}x`],
   ...[1, 10, 40, valid.length - 1].map((n): [string, string] => [`truncated at ${n}`, valid.slice(0, n)]),
 ];
 

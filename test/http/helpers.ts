@@ -94,6 +94,7 @@ export interface Answer {
   headers: Headers;
   text: string;
   /** The body parsed as JSON, or undefined when it is not JSON. */
+  // biome-ignore lint/suspicious/noExplicitAny: response JSON; each test reads the fields it asserts
   json: any;
 }
 

@@ -21,7 +21,7 @@ test('a chunked body is counted while it streams and refused with 413 once past 
   const server = await startServer(['--max-body-bytes', '1024']);
   t.teardown(() => server.stop());
   const { req, response } = openRequest(server, 'POST', '/collections/c/upsert');
-  req.write('{"records":[' + ' '.repeat(600));
+  req.write(`{"records":[${' '.repeat(600)}`);
   await sleep(50);
   req.write(' '.repeat(600));
   const r = await response;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import pino from 'pino';
-import { StoreSlot, apiRoutes } from '../../lib/api';
+import { StoreSlot, apiRoutes, storeErrorStatus } from '../../lib/api';
 import { createRegistry } from '../../lib/http/metrics';
 import { HttpServer } from '../../lib/http/server';
 import { Store } from '../../lib/index';
@@ -15,6 +15,7 @@ function serve(slot: StoreSlot): HttpServer {
     writeTimeoutMs: 5_000,
     hooks: [],
     logger: pino({ level: 'silent' }),
+    errorStatus: storeErrorStatus,
   });
 }
 

@@ -5,6 +5,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { type Answer, type Server, call, startServer, tempDir } from '../http/helpers';
 
+// biome-ignore lint/suspicious/noExplicitAny: response JSON; each test reads the annotations it asserts
 type Hit = { collection: string; id: string; score: number; attrs: Record<string, unknown>; annotations?: any };
 
 let server: Server;

@@ -2,7 +2,7 @@
 // legs the store itself answers (`search` and `textSearch`, each `candidates` deep, same scope and
 // filter), fused with weighted RRF (rank 1-based), ordered by (score desc, collection, id).
 import test, { type ExecutionContext } from 'ava';
-import { type Filter, type Hit, type HybridSearchRequest, Store } from '../../lib/index';
+import type { Filter, Hit, HybridSearchRequest, Store } from '../../lib/index';
 import { prng, randomVector, ranksBefore, rejectsWith } from '../core/helpers';
 import { type Doc, type FtsFieldEntry, assertRanking, ids, str, storeOf } from './util';
 

@@ -6,7 +6,7 @@ import { prng } from '../core/helpers';
 async function main(): Promise<void> {
   const rnd = prng(42);
   const vocab = Array.from({ length: 300 }, (_, i) => `w${i.toString(36)}x`);
-  const word = () => vocab[Math.floor(Math.pow(rnd(), 3) * vocab.length)];
+  const word = () => vocab[Math.floor(rnd() ** 3 * vocab.length)];
   const phrase = (n: number) => Array.from({ length: n }, word).join(' ');
   const store = await Store.open({ inMemory: true, dimension: 0 });
   await store.createCollection('a');

@@ -23,7 +23,7 @@ import {
 } from './util';
 
 /** Levenshtein distance from `token` to the nearest prefix of `word` (in characters). */
-export function prefixDistance(token: string, word: string): number {
+function prefixDistance(token: string, word: string): number {
   const a = [...token];
   const b = [...word];
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -137,7 +137,7 @@ test('stopwords are not completions', async (t) => {
 test('filter conditions each df; a completion whose documents are all excluded is absent', async (t) => {
   const store = await storeOf(CORPUS, SCHEMA);
   const filter = [{ Eq: ['color', str('green')] as [string, { Str: string }] }];
-  const r = await expectSuggest(t, store, CORPUS, SCHEMA, { field: 'body', prefix: 'ru', filter }, (d) => (d.attrs?.color as { Str: string }).Str === 'green');
+  const r = await expectSuggest(t, store, CORPUS, SCHEMA, { field: 'body', prefix: 'ru', filter }, (d) => (d.attrs?.color as { Str: string } | undefined)?.Str === 'green');
   t.deepEqual(r.suggestions.map((s) => s.term), ['run', 'running', 'runs', 'rune']);
   t.true(r.suggestions.every((s) => s.df <= 2));
   const red = await store.suggest({ field: 'body', prefix: 'ru', filter: [{ Eq: ['color', str('red')] }] });
@@ -289,10 +289,10 @@ test('fuzzy: ranked by edit distance, then df descending, then term', async (t) 
 });
 
 test('fuzzy: tokens past 64 characters are not retried; 64 characters get two edits', async (t) => {
-  const long = 'x' + 'abcdefghij'.repeat(7);
+  const long = `x${'abcdefghij'.repeat(7)}`;
   const corpus = bodies('c', { long: `${long} tail` });
   const store = await storeOf(corpus, SCHEMA);
-  const typo = (n: number) => long.slice(0, 10) + 'Z' + long.slice(11, n);
+  const typo = (n: number) => `${long.slice(0, 10)}Z${long.slice(11, n)}`;
   t.is(typo(64).length, 64);
   t.deepEqual(await store.suggest({ field: 'body', prefix: long.slice(0, 65) }), { suggestions: [{ term: long, df: 1 }], matched: 1 }, 'exact prefixes of any length complete');
   t.deepEqual(await store.suggest({ field: 'body', prefix: typo(64) }), { suggestions: [{ term: long, df: 1 }], matched: 1 }, '64 characters, one edit');
@@ -324,7 +324,7 @@ test('fuzzy: the filter and earlier-word conditions still apply', async (t) => {
     matched: 2,
   });
   t.deepEqual(
-    await expectSuggest(t, store, corpus, SCHEMA, { field: 'body', prefix: 'magnifxce', filter: [{ Eq: ['k', str('x')] }] }, (d) => (d.attrs?.k as { Str: string }).Str === 'x'),
+    await expectSuggest(t, store, corpus, SCHEMA, { field: 'body', prefix: 'magnifxce', filter: [{ Eq: ['k', str('x')] }] }, (d) => (d.attrs?.k as { Str: string } | undefined)?.Str === 'x'),
     { suggestions: [{ term: 'magnificent', df: 1 }, { term: 'magnifier', df: 1 }], matched: 2 },
   );
   t.deepEqual(await store.suggest({ field: 'body', prefix: 'blue magnifxce', filter: [{ Eq: ['k', str('y')] }] }), { suggestions: [], matched: 0 });
@@ -383,18 +383,18 @@ test('randomized corpora: every suggestion list and matched count is the oracle\
     const pick = () => VOCAB[Math.floor(rand() * VOCAB.length)];
     const typo = (w: string) => {
       const i = Math.floor(rand() * w.length);
-      return w.slice(0, i) + 'q' + w.slice(i + 1);
+      return `${w.slice(0, i)}q${w.slice(i + 1)}`;
     };
     for (let q = 0; q < 40; q++) {
       const w = pick();
       const final = q % 4 === 3 ? typo(w) : w.slice(0, 1 + Math.floor(rand() * w.length));
-      const prefix = (rand() < 0.4 ? pick() + ' ' : '') + final;
+      const prefix = (rand() < 0.4 ? `${pick()} ` : '') + final;
       const field = rand() < 0.8 ? 'body' : 'title';
       const filtered = rand() < 0.3;
       const scope = rand() < 0.3 ? ['a', 'b'] : undefined;
       const limit = [undefined, 3, 100][Math.floor(rand() * 3)];
       const body = { field, prefix, ...(scope ? { scope } : {}), ...(limit !== undefined ? { limit } : {}), ...(filtered ? { filter: [{ Eq: ['g', str('x')] as [string, { Str: string }] }] } : {}) };
-      const r = await expectSuggest(t, store, live, schemas, body, filtered ? (d) => (d.attrs?.g as { Str: string }).Str === 'x' : undefined);
+      const r = await expectSuggest(t, store, live, schemas, body, filtered ? (d) => (d.attrs?.g as { Str: string } | undefined)?.Str === 'x' : undefined);
       if (r.suggestions.length) answered++;
       if (r.suggestions.length && q % 4 === 3) fuzzyAnswered++;
     }

@@ -260,7 +260,7 @@ export function decayPenalty(r: DecayRank, d: Doc): number {
   if (v && typeof v === 'object' && ('Int' in v || 'DateTime' in v)) {
     const ts = Number('Int' in v ? v.Int : (v as { DateTime: number | bigint }).DateTime);
     const age = Math.max(0, Number(r.origin) - ts);
-    factor = Math.pow(r.decay ?? 0.5, age / (r.scale ?? 604_800_000));
+    factor = (r.decay ?? 0.5) ** (age / (r.scale ?? 604_800_000));
   }
   return (r.lambda ?? 1) * (1 - factor);
 }

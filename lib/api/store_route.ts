@@ -1,0 +1,25 @@
+// Where a route meets the Store: call options tied to the request's cancellation, a route that
+// answers the JSON of one Store call, and the HTTP status of the Store's errors.
+import type { ErrorStatus } from '../http/errors';
+import { json } from '../http/reply';
+import type { Request } from '../http/request';
+import { type Route, type RouteHead, route } from '../http/route';
+import { Cancellation } from '../store/cancellation';
+import { StoreError } from '../store/errors';
+import type { Store } from '../store/store';
+import type { CallOptions } from '../types';
+import type { StoreSlot } from './slot';
+
+/** Call options that let the HTTP layer cancel the core's work on timeout or client abort. */
+export const callOptions = (req: Request): CallOptions => ({ cancellation: req.cancelWith(new Cancellation()) });
+
+/** A StoreError carries the status the spec assigns to its failure. */
+export const storeErrorStatus: ErrorStatus = (err) => (err instanceof StoreError ? err.status : null);
+
+interface StoreCall<B> extends RouteHead<B> {
+  call(store: Store, req: Request<B>, options: CallOptions): Promise<unknown>;
+}
+
+/** A route whose answer is the JSON of one Store call. */
+export const storeRoute = <B = undefined>(slot: StoreSlot, { call, ...def }: StoreCall<B>): Route =>
+  route<B>({ ...def, handle: async (req) => json(await call(slot.get(), req, callOptions(req))) });

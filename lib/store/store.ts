@@ -1,0 +1,299 @@
+// The Store class: the embedded library, one async method per route of the spec. Every call runs
+// in the core on a worker thread; bodies that carry vectors or Values cross as JSON bytes.
+import { parseExact, stringifyExact } from '../exact_json';
+import { native, type NativeStore } from '../native';
+import type {
+  AggregateRequest,
+  AggregateResult,
+  BatchRequest,
+  BatchResponse,
+  CallOptions,
+  ClusterStatus,
+  Distance,
+  Filter,
+  FilterIndexEntry,
+  FtsFieldEntry,
+  Hit,
+  HybridSearchRequest,
+  ListRequest,
+  OpenOptions,
+  RecordInput,
+  Role,
+  SearchRequest,
+  SimilarRequest,
+  Stats,
+  StoredRecord,
+  SuggestRequest,
+  SuggestResult,
+  TextSearchRequest,
+  Versions,
+} from '../types';
+import { call, isCancelled } from './call';
+import { RecordsCursor } from './cursor';
+import { StoreError, cancelledError, toStoreError } from './errors';
+
+/** Request bodies cross to the core as JSON bytes; a value JSON cannot hold is the caller's fault. */
+function bytes(body: Uint8Array | object): Uint8Array {
+  if (body instanceof Uint8Array) return body;
+  try {
+    return stringifyExact(body);
+  } catch (e) {
+    throw new StoreError(400, e instanceof Error ? e.message : String(e));
+  }
+}
+
+const json = <T>(b: Buffer): T => JSON.parse(b.toString('utf8')) as T;
+
+/** An open store. Every route of the spec maps onto one of its methods (README's route table). */
+export class Store {
+  readonly role: Role;
+  /** Who holds the writer lock when this handle opened as a Reader because of it. */
+  readonly writerHolder: string | null;
+  readonly dimension: number;
+  readonly distance: Distance;
+  readonly queryThreads: number;
+  readonly mmap: boolean;
+  /** A single-process Reader never refreshes, so its state is as old as its open. */
+  private readonly openedAt = Date.now();
+
+  private constructor(private readonly core: NativeStore) {
+    const info = core.info();
+    this.role = info.role;
+    this.writerHolder = info.writerHolder;
+    this.dimension = info.dimension;
+    this.distance = info.distance;
+    this.queryThreads = info.queryThreads;
+    this.mmap = info.mmap;
+  }
+
+  /** Opens (or creates) a store. A store directory another process writes opens as a Reader. */
+  static async open(options: OpenOptions): Promise<Store> {
+    if (!options.inMemory && !options.path) throw new StoreError(400, 'open() needs a path, or inMemory: true');
+    if (options.dimension !== undefined && !(Number.isInteger(options.dimension) && options.dimension >= 0 && options.dimension <= 65536))
+      throw new StoreError(400, `dimension must be an integer from 0 to 65536, got ${options.dimension}`);
+    if (options.queryThreads !== undefined && !(Number.isInteger(options.queryThreads) && options.queryThreads >= 1 && options.queryThreads <= 1024))
+      throw new StoreError(400, `queryThreads must be an integer from 1 to 1024, got ${options.queryThreads}`);
+    try {
+      return new Store(await native.NativeStore.open({ ...options }));
+    } catch (e) {
+      throw toStoreError(e);
+    }
+  }
+
+  /** The poison message once an exception escaped while the write lock was held; never clears. */
+  poisoned(): string | null {
+    return this.core.poisoned();
+  }
+
+  /** The commit version being served. Reads memory only. */
+  commitVersion(): number {
+    return this.core.commitVersion();
+  }
+
+  /** /cluster: role and currency. Reads memory only. */
+  cluster(): ClusterStatus {
+    const reader = this.role === 'Reader';
+    return {
+      role: this.role,
+      cluster: false,
+      holds_writer_handle: !reader,
+      fenced: false,
+      lease_owner: null,
+      commit_version: this.commitVersion(),
+      staleness_secs: reader ? Math.floor((Date.now() - this.openedAt) / 1000) : 0,
+      max_staleness_secs: null,
+    };
+  }
+
+  /** /versions: the commit version served; no history is recorded yet. Reads memory only. */
+  versions(): Versions {
+    return { commit_version: this.commitVersion(), oldest_readable: null, pinned: null, readable: [] };
+  }
+
+  /** Row counters as of the last commit. Reads memory only (for metrics). */
+  footprintCached(): { rows: number; dead_rows: number; doc_count: number; collections: number } {
+    return this.core.footprint();
+  }
+
+  async stats(o?: CallOptions): Promise<Stats> {
+    return json(await call(o, () => this.core.stats()));
+  }
+
+  async collections(o?: CallOptions): Promise<string[]> {
+    return json(await call(o, () => this.core.collections()));
+  }
+
+  async createCollection(name: string, o?: CallOptions): Promise<{ created: string }> {
+    return json(await call(o, () => this.core.createCollection(name)));
+  }
+
+  async dropCollection(name: string, o?: CallOptions): Promise<{ dropped: string }> {
+    return json(await call(o, () => this.core.dropCollection(name)));
+  }
+
+  async getMeta(name: string, o?: CallOptions): Promise<Record<string, string>> {
+    return json(await call(o, () => this.core.getMeta(name)));
+  }
+
+  /** Replaces the collection's metadata wholesale. */
+  async putMeta(name: string, meta: Record<string, string> | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
+    return json(await call(o, () => this.core.putMeta(name, bytes(meta))));
+  }
+
+  /** Declares the collection's named vectors, replacing the whole set. */
+  async setVectorNames(name: string, names: string[] | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
+    const body = names instanceof Uint8Array ? names : bytes({ names });
+    return json(await call(o, () => this.core.setVectorNames(name, body)));
+  }
+
+  /**
+   * Declares the collection's filter-indexed fields (a name, or {field, tokens?, trigrams?}),
+   * replacing the declaration; [] drops it. Indexes change speed only, never results.
+   */
+  async setFilterIndex(name: string, fields: FilterIndexEntry[] | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
+    const body = fields instanceof Uint8Array ? fields : bytes({ fields });
+    return json(await call(o, () => this.core.setFilterIndex(name, body)));
+  }
+
+  /**
+   * Declares the collection's full-text fields (a name, or {field, k1?, b?, language?, ascii_folding?,
+   * max_token_len?}), replacing the schema; [] drops it. Stored documents are indexed at once.
+   */
+  async setFtsSchema(name: string, fields: FtsFieldEntry[] | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
+    const body = fields instanceof Uint8Array ? fields : bytes({ fields });
+    return json(await call(o, () => this.core.setFtsSchema(name, body)));
+  }
+
+  async aliases(o?: CallOptions): Promise<Record<string, string>> {
+    return json(await call(o, () => this.core.aliases()));
+  }
+
+  async putAlias(name: string, target: string | Uint8Array, o?: CallOptions): Promise<{ alias: string; target: string }> {
+    const body = target instanceof Uint8Array ? target : bytes({ target });
+    return json(await call(o, () => this.core.putAlias(name, body)));
+  }
+
+  async dropAlias(name: string, o?: CallOptions): Promise<{ dropped: string }> {
+    return json(await call(o, () => this.core.dropAlias(name)));
+  }
+
+  /** Inserts or overwrites records by id; the batch is all-or-nothing and durable when this resolves. */
+  async upsert(name: string, body: { records: RecordInput[] } | Uint8Array, o?: CallOptions): Promise<{ upserted: number }> {
+    return json(await call(o, () => this.core.upsert(name, bytes(body))));
+  }
+
+  /** Deletes by ids, or by filter (which wins when both are sent). */
+  async delete(name: string, body: { ids?: string[]; filter?: Filter } | Uint8Array, o?: CallOptions): Promise<{ deleted: number }> {
+    return json(await call(o, () => this.core.delete(name, bytes(body))));
+  }
+
+  /** Streams every live record from one snapshot, as pieces of a JSON array. */
+  async recordsCursor(name: string, o?: CallOptions): Promise<RecordsCursor> {
+    return new RecordsCursor(await call(o, () => this.core.records(name)));
+  }
+
+  /** Every live record; Int and DateTime values come back as bigint. */
+  async records(name: string, o?: CallOptions): Promise<StoredRecord[]> {
+    const cursor = await this.recordsCursor(name, o);
+    const pieces: Buffer[] = [];
+    try {
+      for (let piece = await cursor.next(); piece !== null; piece = await cursor.next()) {
+        if (isCancelled(o)) throw cancelledError();
+        pieces.push(piece);
+      }
+    } finally {
+      cursor.close();
+    }
+    return parseExact(Buffer.concat(pieces));
+  }
+
+  /** Raw /search body in, the hit array as JSON bytes out. */
+  async searchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
+    return call(o, (token) => this.core.search(body, token));
+  }
+
+  /** Nearest-neighbour search; Int and DateTime values come back as bigint. */
+  async search(body: SearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[]> {
+    return parseExact(await this.searchJson(bytes(body), o));
+  }
+
+  /** /search/similar: search with a stored record's vector, the record itself excluded. */
+  async searchSimilar(body: SimilarRequest | Uint8Array, o?: CallOptions): Promise<Hit[]> {
+    return parseExact(await this.searchSimilarJson(bytes(body), o));
+  }
+
+  async searchSimilarJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
+    return call(o, (token) => this.core.searchSimilar(body, token));
+  }
+
+  /** /search/batch: 1 to 16 searches validated together, optionally fused with RRF. */
+  async searchBatch(body: BatchRequest | Uint8Array, o?: CallOptions): Promise<BatchResponse> {
+    return parseExact(await this.searchBatchJson(bytes(body), o));
+  }
+
+  async searchBatchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
+    return call(o, (token) => this.core.searchBatch(body, token));
+  }
+
+  /** /text-search: BM25 over declared full-text fields (docs/full-text.md has the formula). */
+  async textSearch(body: TextSearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[]> {
+    return parseExact(await this.textSearchJson(bytes(body), o));
+  }
+
+  async textSearchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
+    return call(o, (token) => this.core.textSearch(body, token));
+  }
+
+  /** /hybrid-search: a vector leg and a BM25 leg fused with reciprocal rank fusion. */
+  async hybridSearch(body: HybridSearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[]> {
+    return parseExact(await this.hybridSearchJson(bytes(body), o));
+  }
+
+  async hybridSearchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
+    return call(o, (token) => this.core.hybridSearch(body, token));
+  }
+
+  /** /suggest: completions of the phrase's final word from a full-text field's vocabulary. */
+  async suggest(body: SuggestRequest | Uint8Array, o?: CallOptions): Promise<SuggestResult> {
+    return json(await this.suggestJson(bytes(body), o));
+  }
+
+  async suggestJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
+    return call(o, (token) => this.core.suggest(body, token));
+  }
+
+  /** /list: filtered records with score 0, optionally ordered, paged. */
+  async list(body: ListRequest | Uint8Array = {}, o?: CallOptions): Promise<Hit[]> {
+    return parseExact(await this.listJson(bytes(body), o));
+  }
+
+  async listJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
+    return call(o, (token) => this.core.list(body, token));
+  }
+
+  /** /aggregate: count, sums and groups over the filtered records. */
+  async aggregate(body: AggregateRequest | Uint8Array = {}, o?: CallOptions): Promise<AggregateResult> {
+    return parseExact(await this.aggregateJson(bytes(body), o));
+  }
+
+  async aggregateJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
+    return call(o, (token) => this.core.aggregate(body, token));
+  }
+
+  /** Seals everything written so far into segment files and empties the write-ahead log. */
+  async flush(o?: CallOptions): Promise<{ ok: true }> {
+    return json(await call(o, () => this.core.flush()));
+  }
+
+  /** Checkpoints and releases the writer lock. Later calls fail with 503. */
+  async close(): Promise<void> {
+    await call(undefined, () => this.core.close());
+  }
+
+  /** Test hook, present only with TESSERA_TEST_FAULTS=1: the next write fails inside the write lock. */
+  _injectFault(kind: 'poison-next-write'): void {
+    if (process.env.TESSERA_TEST_FAULTS !== '1') throw new StoreError(404, 'fault injection is disabled');
+    if (kind !== 'poison-next-write') throw new StoreError(400, `unknown fault ${kind}`);
+    this.core.injectWriteFault();
+  }
+}
