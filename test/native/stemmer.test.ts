@@ -33,7 +33,7 @@ test.before(buildNativeTools);
 test('native stem_words agrees with the porter2 package on every word of the nlp-corpus vocabulary', (t) => {
   const words = corpusWords();
   t.true(words.length > 20_000, `${words.length} words`);
-  const out = execFileSync(path.join(build, 'stem_words'), { input: words.join('\n') + '\n', encoding: 'utf8', maxBuffer: 256 << 20 });
+  const out = execFileSync(path.join(build, 'stem_words'), { input: `${words.join('\n')}\n`, encoding: 'utf8', maxBuffer: 256 << 20 });
   const stems = out.split('\n');
   if (stems[stems.length - 1] === '') stems.pop();
   t.is(stems.length, words.length, 'one stem per word');
@@ -44,6 +44,6 @@ test('native stem_words agrees with the porter2 package on every word of the nlp
 
 test('native stem_words: the Porter2 special cases and short words', (t) => {
   const words = ['skis', 'skies', 'dying', 'lying', 'tying', 'idly', 'gently', 'ugly', 'early', 'only', 'singly', 'sky', 'news', 'howe', 'atlas', 'cosmos', 'bias', 'andes', 'inning', 'outing', 'canning', 'herring', 'earring', 'proceed', 'exceed', 'succeed', 'generate', 'generously', 'communism', 'arsenal', 'past', 'universe', 'a', 'is', 'by', 'consign', 'consigned', 'consignment', 'knightly', 'kneel'];
-  const out = execFileSync(path.join(build, 'stem_words'), { input: words.join('\n') + '\n', encoding: 'utf8' }).split('\n').slice(0, words.length);
+  const out = execFileSync(path.join(build, 'stem_words'), { input: `${words.join('\n')}\n`, encoding: 'utf8' }).split('\n').slice(0, words.length);
   t.deepEqual(out, words.map((w) => stem(w)));
 });
