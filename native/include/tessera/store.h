@@ -14,6 +14,7 @@
 
 #include "tessera/cancel.h"
 #include "tessera/options.h"
+#include "tessera/records_cursor.h"
 
 namespace tessera {
 
@@ -22,14 +23,6 @@ class VersionSet;
 class WriterLock;
 struct PendingWrite;
 struct Snapshot;
-
-// Streams every live record of one collection as pieces of a single JSON array.
-class RecordsCursor {
- public:
-  virtual ~RecordsCursor() = default;
-  // Appends the next piece (at least one record, about max_bytes) to out; false once exhausted.
-  virtual bool Next(size_t max_bytes, std::string* out) = 0;
-};
 
 // Row counts as of the last commit, readable without any lock (for metrics).
 struct FootprintCounters {

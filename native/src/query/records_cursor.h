@@ -6,7 +6,7 @@
 #include <string>
 
 #include "catalog/snapshot.h"
-#include "tessera/store.h"
+#include "tessera/records_cursor.h"
 #include "util/json_writer.h"
 
 namespace tessera {
