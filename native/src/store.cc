@@ -39,8 +39,6 @@ struct PendingWrite {
 
 namespace {
 
-constexpr char kOk[] = R"({"ok":true})";
-
 // {"<key>": value}
 template <typename T>
 std::string OneMember(const char* key, const T& value) {
@@ -257,25 +255,25 @@ std::string Store::GetMeta(const std::string& name) {
 std::string Store::PutMeta(const std::string& name, std::string_view body) {
   CheckWritable();
   Write(PendingWrite{PutMetaOp{name, ParseMeta(body)}, ResolveAliasIn(*versions_, &PutMetaOp::name)});
-  return kOk;
+  return OneMember("ok", true);
 }
 
 std::string Store::SetVectorNames(const std::string& name, std::string_view body) {
   CheckWritable();
   Write(PendingWrite{SetVectorNamesOp{name, ParseVectorNames(body)}, ResolveAliasIn(*versions_, &SetVectorNamesOp::name)});
-  return kOk;
+  return OneMember("ok", true);
 }
 
 std::string Store::SetFilterIndex(const std::string& name, std::string_view body) {
   CheckWritable();
   Write(PendingWrite{SetFilterIndexOp{name, ParseFilterIndex(body)}});
-  return kOk;
+  return OneMember("ok", true);
 }
 
 std::string Store::SetFtsSchema(const std::string& name, std::string_view body) {
   CheckWritable();
   Write(PendingWrite{SetFtsSchemaOp{name, ParseFtsSchema(body)}});
-  return kOk;
+  return OneMember("ok", true);
 }
 
 std::string Store::Aliases() {
@@ -387,10 +385,10 @@ std::string Store::Stats() {
 std::string Store::Flush() {
   std::lock_guard<std::mutex> writer(writer_mu_);
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");
-  if (role_ != Role::kWriter) return kOk;
+  if (role_ != Role::kWriter) return OneMember("ok", true);
   CheckWritable();
   CheckpointOrPoison();
-  return kOk;
+  return OneMember("ok", true);
 }
 
 void Store::Close() {
