@@ -160,6 +160,35 @@ export function writeVector(buf: Buffer, pos: number, v: Float32Array, offset: n
 /** Upper bound of the bytes writeVector can take for one row. */
 export const vectorTextBound = (dim: number): number => 2 + dim * (DECIMALS + 6);
 
+export interface RecordText {
+  /** Prepended to the row number to make the id. */
+  idPrefix?: string;
+  /** Writes the record's attrs object (`{...}`) for a row; returns the new position. */
+  attrs?: (buf: Buffer, pos: number, row: number) => number;
+  /** An upper bound of the bytes attrs writes for a row. */
+  attrsBound?: (row: number) => number;
+}
+
+/** The upsert body for rows [from, to) of row-major vectors: {"records":[{"id","vector","attrs"?}, ...]}. */
+export function upsertBody(vectors: Float32Array, dim: number, from: number, to: number, text: RecordText = {}): Buffer {
+  const { idPrefix = '', attrs, attrsBound } = text;
+  let bytes = 32;
+  for (let r = from; r < to; r++) bytes += vectorTextBound(dim) + idPrefix.length + 40 + (attrsBound ? attrsBound(r) : 0);
+  const buf = Buffer.allocUnsafe(bytes);
+  let pos = writeAscii(buf, 0, '{"records":[');
+  for (let r = from; r < to; r++) {
+    pos = writeAscii(buf, pos, r === from ? '{"id":"' : ',{"id":"');
+    pos = writeAscii(buf, pos, idPrefix);
+    pos = writeUint(buf, pos, r);
+    pos = writeAscii(buf, pos, '","vector":');
+    pos = writeVector(buf, pos, vectors, r * dim, dim);
+    if (attrs) pos = attrs(buf, writeAscii(buf, pos, ',"attrs":'), r);
+    buf[pos++] = 125; // }
+  }
+  pos = writeAscii(buf, pos, ']}');
+  return buf.subarray(0, pos);
+}
+
 /** `{"query":[...],"top_k":k,"exact":true}` for row `row` of `v`. */
 export function searchBody(v: Float32Array, row: number, dim: number, topK: number, exact = true): Buffer {
   const buf = Buffer.allocUnsafe(vectorTextBound(dim) + 64);
@@ -240,4 +269,17 @@ export class ReadBandwidthProbe {
 
 export function machine(): Record<string, unknown> {
   return { cpus: os.cpus().length, loadavg_1m: round(os.loadavg()[0], 2), cpu_model: os.cpus()[0]?.model ?? 'unknown', total_mem_gib: round(os.totalmem() / 2 ** 30, 1), node: process.version };
+}
+
+/** Runs a bench's main; a failure is logged with its stack and exits 1. */
+export function runBench(main: () => Promise<void>): void {
+  main().catch((e) => {
+    log(`FAILED: ${(e as Error).stack ?? e}`);
+    process.exit(1);
+  });
+}
+
+/** BENCH_N and BENCH_QUERIES shrink a run for a quick check; these are the bench's defaults. */
+export function benchSize(n: number, queries: number): { n: number; queries: number } {
+  return { n: Number(process.env.BENCH_N ?? n), queries: Number(process.env.BENCH_QUERIES ?? queries) };
 }

@@ -7,31 +7,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Store } from '../lib/index';
 import {
-  Rng,
-  emit,
-  freshDir,
-  log,
-  machine,
-  ReadBandwidthProbe,
-  now,
-  quantize,
-  randomUnitVectors,
-  removeDir,
-  round,
-  searchBody,
-  summarize,
-  type TimingSummary,
-  vectorTextBound,
-  writeAscii,
-  writeUint,
-  writeVector,
+  benchSize, emit, freshDir, log, machine, now, quantize, randomUnitVectors, ReadBandwidthProbe, removeDir, Rng, round, runBench,
+  searchBody, summarize, type TimingSummary, upsertBody
 } from './common';
 
 const TOP_K = 10;
 const BATCH = 2000;
-const N = Number(process.env.BENCH_N ?? 200_000);
+const { n: N, queries: QUERIES } = benchSize(200_000, 50);
 const DIM = 768;
-const QUERIES = Number(process.env.BENCH_QUERIES ?? 50);
 const WARMUP = 3;
 const COLLECTION = 'bench';
 
@@ -63,21 +46,6 @@ interface Case {
   queries: Float32Array; // QUERIES x dim, own ArrayBuffer (usearch ignores byteOffset)
 }
 
-/** The upsert body for rows [from, to): ids are the row numbers. */
-function upsertBody(c: Case, from: number, to: number): Buffer {
-  const buf = Buffer.allocUnsafe((to - from) * (vectorTextBound(c.dim) + 32) + 32);
-  let pos = writeAscii(buf, 0, '{"records":[');
-  for (let r = from; r < to; r++) {
-    pos = writeAscii(buf, pos, r === from ? '{"id":"' : ',{"id":"');
-    pos = writeUint(buf, pos, r);
-    pos = writeAscii(buf, pos, '","vector":');
-    pos = writeVector(buf, pos, c.vectors, r * c.dim, c.dim);
-    buf[pos++] = 125; // }
-  }
-  pos = writeAscii(buf, pos, ']}');
-  return buf.subarray(0, pos);
-}
-
 /** The body text must parse back to exactly the f32 values the peers get. */
 function checkBody(c: Case, body: Buffer): void {
   const parsed = JSON.parse(body.toString('utf8')) as { records: { id: string; vector: number[] }[] };
@@ -95,7 +63,7 @@ async function ingest(c: Case, dir: string): Promise<{ seconds: number; json_byt
   let lastLog = t;
   for (let from = 0; from < c.rows; from += BATCH) {
     // Build the next body while the core parses and logs the previous one.
-    const body = upsertBody(c, from, Math.min(c.rows, from + BATCH));
+    const body = upsertBody(c.vectors, c.dim, from, Math.min(c.rows, from + BATCH));
     if (from === 0) checkBody(c, body);
     bytes += body.length;
     if (pending) await pending;
@@ -344,7 +312,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((e) => {
-  log(`FAILED: ${(e as Error).stack ?? e}`);
-  process.exit(1);
-});
+runBench(main);

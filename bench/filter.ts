@@ -14,28 +14,14 @@ import * as v8 from 'node:v8';
 import { Store } from '../lib/index';
 import type { Filter } from '../lib/types';
 import {
-  Rng,
-  emit,
-  freshDir,
-  log,
-  machine,
-  now,
-  randomUnitVectors,
-  removeDir,
-  round,
-  summarize,
-  type TimingSummary,
-  vectorTextBound,
-  writeAscii,
-  writeUint,
-  writeVector,
+  benchSize, emit, freshDir, log, machine, now, randomUnitVectors, removeDir, Rng, round, runBench, summarize, type TimingSummary,
+  upsertBody, vectorTextBound, writeAscii, writeUint, writeVector
 } from './common';
 
 const TOP_K = 10;
 const BATCH = 10_000;
-const N = Number(process.env.BENCH_N ?? 1_000_000);
+const { n: N, queries: QUERIES } = benchSize(1_000_000, 20);
 const DIM = 64;
-const QUERIES = Number(process.env.BENCH_QUERIES ?? 20);
 const WARMUP = 2;
 const COLLECTION = 'filt';
 const ORAMA_INGEST_LIMIT_S = 180;
@@ -166,31 +152,24 @@ function generate(rng: Rng, vocab: Vocabulary): Data {
   return { vectors, cat, n, tags, body };
 }
 
-/** The upsert body for rows [from, to): ids are the row numbers. */
-function upsertBody(d: Data, from: number, to: number): Buffer {
-  let textBytes = 0;
-  for (let r = from; r < to; r++) textBytes += d.body[r].length + d.tags[r].length * 6;
-  const buf = Buffer.allocUnsafe((to - from) * (vectorTextBound(DIM) + 160) + textBytes + 32);
-  let pos = writeAscii(buf, 0, '{"records":[');
-  for (let r = from; r < to; r++) {
-    pos = writeAscii(buf, pos, r === from ? '{"id":"' : ',{"id":"');
-    pos = writeUint(buf, pos, r);
-    pos = writeAscii(buf, pos, '","vector":');
-    pos = writeVector(buf, pos, d.vectors, r * DIM, DIM);
-    pos = writeAscii(buf, pos, ',"attrs":{"cat":{"Str":"');
-    pos = writeAscii(buf, pos, CATS[d.cat[r]]);
-    pos = writeAscii(buf, pos, '"},"n":{"Int":');
-    pos = writeUint(buf, pos, d.n[r]);
-    pos = writeAscii(buf, pos, '},"tags":{"List":[');
-    d.tags[r].forEach((t, i) => {
-      pos = writeAscii(buf, pos, i === 0 ? `"${t}"` : `,"${t}"`);
-    });
-    pos = writeAscii(buf, pos, ']},"body":{"Str":"');
-    pos = writeAscii(buf, pos, d.body[r]); // [a-z ] only: no escaping needed
-    pos = writeAscii(buf, pos, '"}}}');
-  }
-  pos = writeAscii(buf, pos, ']}');
-  return buf.subarray(0, pos);
+/** The upsert body for rows [from, to): ids are the row numbers, attrs cat, n, tags and body. */
+function upsertBodyOf(d: Data, from: number, to: number): Buffer {
+  return upsertBody(d.vectors, DIM, from, to, {
+    attrsBound: (r) => 160 + d.body[r].length + d.tags[r].length * 6,
+    attrs: (buf, pos, r) => {
+      pos = writeAscii(buf, pos, '{"cat":{"Str":"');
+      pos = writeAscii(buf, pos, CATS[d.cat[r]]);
+      pos = writeAscii(buf, pos, '"},"n":{"Int":');
+      pos = writeUint(buf, pos, d.n[r]);
+      pos = writeAscii(buf, pos, '},"tags":{"List":[');
+      d.tags[r].forEach((t, i) => {
+        pos = writeAscii(buf, pos, i === 0 ? `"${t}"` : `,"${t}"`);
+      });
+      pos = writeAscii(buf, pos, ']},"body":{"Str":"');
+      pos = writeAscii(buf, pos, d.body[r]); // [a-z ] only: no escaping needed
+      return writeAscii(buf, pos, '"}}');
+    },
+  });
 }
 
 /** The first body must parse to the exact values Orama gets. */
@@ -418,7 +397,7 @@ async function main(): Promise<void> {
     let pending: Promise<unknown> | null = null;
     let lastLog = t;
     for (let from = 0; from < N; from += BATCH) {
-      const body = upsertBody(data, from, Math.min(N, from + BATCH));
+      const body = upsertBodyOf(data, from, Math.min(N, from + BATCH));
       if (from === 0) checkBody(data, body);
       jsonBytes += body.length;
       if (pending) await pending;
@@ -473,13 +452,12 @@ async function main(): Promise<void> {
     );
     for (const c of selectivityCases()) cases[c.name] = await runCase(c, store, orama, db, queries);
     const tokens = tokenFilters(tokenRng, vocab);
-    cases.tokens_no_index = await runCase(
-      { name: 'tokens_no_index', describe: 'ContainsAllTokens(body, "<w1> <w2>"), a different pair per query, no filter index', filters: tokens },
-      store,
-      orama,
-      db,
-      queries,
-    );
+    const run = (c: Case) => runCase(c, store, orama, db, queries);
+    cases.tokens_no_index = await run({
+      name: 'tokens_no_index',
+      describe: 'ContainsAllTokens(body, "<w1> <w2>"), a different pair per query, no filter index',
+      filters: tokens,
+    });
     t = now();
     await store.setFilterIndex(COLLECTION, ['body']);
     const declareS = (now() - t) / 1000;
@@ -487,13 +465,7 @@ async function main(): Promise<void> {
     await store.flush();
     const indexFlushS = (now() - t) / 1000;
     log(`setFilterIndex(['body']) ${declareS.toFixed(2)} s, flush ${indexFlushS.toFixed(2)} s`);
-    cases.tokens_with_index = await runCase(
-      { name: 'tokens_with_index', describe: 'same queries after setFilterIndex(coll, ["body"]) + flush', filters: tokens },
-      store,
-      orama,
-      db,
-      queries,
-    );
+    cases.tokens_with_index = await run({ name: 'tokens_with_index', describe: 'same queries after setFilterIndex(coll, ["body"]) + flush', filters: tokens });
     await store.close();
 
     const peerRatios: Record<string, number> = {};
@@ -543,7 +515,4 @@ async function main(): Promise<void> {
   emit({ ...result, machine: machine(), total_s: round((now() - t0) / 1000, 1) });
 }
 
-main().catch((e) => {
-  log(`FAILED: ${(e as Error).stack ?? e}`);
-  process.exit(1);
-});
+runBench(main);

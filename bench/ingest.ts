@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Store } from '../lib/index';
-import { Rng, emit, freshDir, log, machine, now, randomUnitVectors, removeDir, round, summarize, vectorTextBound, writeAscii, writeFixed, writeUint, writeVector } from './common';
+import { Rng, emit, freshDir, log, machine, now, randomUnitVectors, removeDir, round, runBench, summarize, upsertBody, writeAscii, writeFixed } from './common';
 
 const N = Number(process.env.BENCH_N ?? 100_000);
 const DIM = 128;
@@ -23,22 +23,19 @@ function buildBodies(rng: Rng): Buffer[] {
   const bodies: Buffer[] = [];
   for (let from = 0; from < N; from += BATCH) {
     const to = Math.min(N, from + BATCH);
-    const buf = Buffer.allocUnsafe((to - from) * (vectorTextBound(DIM) + 256) + 32);
-    let pos = writeAscii(buf, 0, '{"records":[');
-    for (let r = from; r < to; r++) {
-      pos = writeAscii(buf, pos, r === from ? '{"id":"doc-' : ',{"id":"doc-');
-      pos = writeUint(buf, pos, r);
-      pos = writeAscii(buf, pos, '","vector":');
-      pos = writeVector(buf, pos, vectors, r * DIM, DIM);
-      pos = writeAscii(buf, pos, `,"attrs":{"title":{"Str":"${WORDS[r % 16]} ${WORDS[(r >> 4) % 16]} record ${r}"},"views":{"Int":`);
-      // Spread over the 64-bit range so Int parsing is not only small numbers.
-      pos = writeAscii(buf, pos, r % 3 === 0 ? `${BigInt(r) * 92233720368547n}` : String(rng.int(1_000_000)));
-      pos = writeAscii(buf, pos, '},"rating":{"Float":');
-      pos = writeFixed(buf, pos, rng.next() * 5);
-      pos = writeAscii(buf, pos, `},"tags":{"List":["${WORDS[rng.int(16)]}","${WORDS[rng.int(16)]}","t${r % 97}"]}}}`);
-    }
-    pos = writeAscii(buf, pos, ']}');
-    bodies.push(Buffer.from(buf.subarray(0, pos))); // exact-size copy
+    const body = upsertBody(vectors, DIM, from, to, {
+      idPrefix: 'doc-',
+      attrsBound: () => 256,
+      attrs: (buf, pos, r) => {
+        pos = writeAscii(buf, pos, `{"title":{"Str":"${WORDS[r % 16]} ${WORDS[(r >> 4) % 16]} record ${r}"},"views":{"Int":`);
+        // Spread over the 64-bit range so Int parsing is not only small numbers.
+        pos = writeAscii(buf, pos, r % 3 === 0 ? `${BigInt(r) * 92233720368547n}` : String(rng.int(1_000_000)));
+        pos = writeAscii(buf, pos, '},"rating":{"Float":');
+        pos = writeFixed(buf, pos, rng.next() * 5);
+        return writeAscii(buf, pos, `},"tags":{"List":["${WORDS[rng.int(16)]}","${WORDS[rng.int(16)]}","t${r % 97}"]}}`);
+      },
+    });
+    bodies.push(Buffer.from(body)); // exact-size copy
   }
   return bodies;
 }
@@ -198,7 +195,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((e) => {
-  log(`FAILED: ${(e as Error).stack ?? e}`);
-  process.exit(1);
-});
+runBench(main);

@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { Store } from '../lib/index';
 import type { Hit } from '../lib/types';
 import { Bm25Oracle, type OracleResult, STOPWORDS, analyze, overlapAt } from './bm25_oracle';
-import { Rng, emit, freshDir, log, machine, now, removeDir, round, summarize, type TimingSummary } from './common';
+import { Rng, emit, freshDir, log, machine, now, removeDir, round, runBench, summarize, type TimingSummary } from './common';
 
 const TOP_K = 10;
 const BATCH = 1000;
@@ -825,7 +825,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((e) => {
-  log(`FAILED: ${(e as Error).stack ?? e}`);
-  process.exit(1);
-});
+runBench(main);

@@ -3,7 +3,7 @@
 import { arrayOf, mapOf, object, string } from '../http/schema';
 import type { Route } from '../http/route';
 import type { StoreSlot } from './slot';
-import { storeRoute } from './store_route';
+import { collectionWriteRoute, storeRoute } from './store_route';
 
 const COLLECTION = '/collections/{name}';
 
@@ -31,18 +31,6 @@ export const collectionRoutes = (slot: StoreSlot): Route[] => [
     call: (store, req, o) => store.setVectorNames(req.param('name'), req.body.names, o),
   }),
   // Entries are names or {field, tokens, trigrams}: the core validates them and names the entry.
-  storeRoute(slot, {
-    method: 'POST',
-    path: `${COLLECTION}/filter-index`,
-    access: 'write',
-    body: 'raw',
-    call: (store, req, o) => store.setFilterIndex(req.param('name'), req.bytes, o),
-  }),
-  storeRoute(slot, {
-    method: 'POST',
-    path: `${COLLECTION}/fts-schema`,
-    access: 'write',
-    body: 'raw',
-    call: (store, req, o) => store.setFtsSchema(req.param('name'), req.bytes, o),
-  }),
+  collectionWriteRoute(slot, 'filter-index', (store, name, body, o) => store.setFilterIndex(name, body, o)),
+  collectionWriteRoute(slot, 'fts-schema', (store, name, body, o) => store.setFtsSchema(name, body, o)),
 ];

@@ -1,5 +1,6 @@
 // Where a route meets the Store: call options tied to the request's cancellation, a route that
-// answers the JSON of one Store call, and the HTTP status of the Store's errors.
+// answers the JSON of one Store call (and its raw-body collection write form), and the HTTP status
+// of the Store's errors.
 import type { ErrorStatus } from '../http/errors';
 import { json } from '../http/reply';
 import type { Request } from '../http/request';
@@ -23,3 +24,15 @@ interface StoreCall<B> extends RouteHead<B> {
 /** A route whose answer is the JSON of one Store call. */
 export const storeRoute = <B = undefined>(slot: StoreSlot, { call, ...def }: StoreCall<B>): Route =>
   route<B>({ ...def, handle: async (req) => json(await call(slot.get(), req, callOptions(req))) });
+
+type CollectionWrite = (store: Store, name: string, body: Uint8Array, options: CallOptions) => Promise<unknown>;
+
+/** POST /collections/{name}/<action>: the raw body goes to the core, which parses and validates it. */
+export const collectionWriteRoute = (slot: StoreSlot, action: string, call: CollectionWrite): Route =>
+  storeRoute(slot, {
+    method: 'POST',
+    path: `/collections/{name}/${action}`,
+    access: 'write',
+    body: 'raw',
+    call: (store, req, o) => call(store, req.param('name'), req.bytes, o),
+  });

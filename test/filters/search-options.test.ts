@@ -3,7 +3,7 @@
 // term, and min_score on the rank_by-adjusted score. Expectations come from the brute-force
 // oracle in ../core/helpers plus the formulas of the spec.
 import test, { type ExecutionContext } from 'ava';
-import { type Hit, type RecordInput, type SearchRequest, type Value, Store } from '../../lib/index';
+import { type DecayRank, type Hit, type RecordInput, type SearchRequest, type Value, Store } from '../../lib/index';
 import { type OracleRecord, type Ranked, assertMatchesOracle, oracleSearch, prng, randomVector, ranksBefore, rejectsWith, stored } from '../core/helpers';
 import { ids, label } from './util';
 
@@ -288,17 +288,7 @@ const ORIGIN = 1_700_000_000_000;
 const DAY = 86_400_000;
 const WEEK = 7 * DAY;
 
-interface Decay {
-  field: string;
-  origin: number;
-  scale?: number;
-  decay?: number;
-  lambda?: number;
-  missing?: number;
-  count_field?: string;
-  count_scale?: number;
-  count_lambda?: number;
-}
+type Decay = Omit<DecayRank, 'origin'> & { origin: number };
 
 /** The spec's penalty for one record. */
 function penalty(d: Decay, attrs: Record<string, Value>): number {
