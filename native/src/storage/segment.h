@@ -5,6 +5,8 @@
 // move, so readers scan rows below their snapshot's count while the writer appends beyond it. A
 // sealed segment is immutable apart from deletion stamps and is read from files (vectors mmap'd
 // when mmap is on). A row is visible at version v when its deletion stamp is greater than v.
+// Memory per row beyond its vector and bytes: two string views, a deletion stamp and a vector
+// flag (41 bytes on 64-bit hosts).
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -21,8 +23,6 @@ namespace tessera {
 
 constexpr uint64_t kNeverDeleted = UINT64_MAX;
 
-// Bytes per row beyond vector data: two string views, a deletion stamp and a vector flag.
-constexpr size_t kRowOverheadBytes = 2 * sizeof(std::string_view) + sizeof(uint64_t) + 1;
 
 struct NamedColumn {
   std::string name;

@@ -81,11 +81,6 @@ void JsonWriter::Null() {
   out_->append("null");
 }
 
-void JsonWriter::RawValue(std::string_view json) {
-  BeforeValue();
-  out_->append(json);
-}
-
 void JsonWriter::Double(double v) {
   BeforeValue();
   if (!std::isfinite(v)) {  // unreachable for parsed input; keeps the output valid JSON

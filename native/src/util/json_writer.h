@@ -30,8 +30,6 @@ class JsonWriter {
   void Double(double v);
   // Shortest text that reads back to the same float (scores and stored vector components).
   void Float(float v);
-  // A complete JSON value serialized elsewhere.
-  void RawValue(std::string_view json);
 
   // An object member's key; its value is the next value written.
   void Key(std::string_view key);
