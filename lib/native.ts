@@ -1,4 +1,5 @@
-// Loads the compiled core (a prebuild when one matches, else build/Release) and types its surface.
+// Loads the compiled core (a prebuild when one matches, else build/Release; or the file
+// TESSERA_ADDON_PATH names, as npm run test:asan does for its sanitizer build) and types its surface.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -81,4 +82,5 @@ function packageRoot(): string {
 }
 
 export const root = packageRoot();
-export const native: NativeAddon = require('node-gyp-build')(root);
+const addonPath = process.env.TESSERA_ADDON_PATH;
+export const native: NativeAddon = addonPath ? require(path.resolve(addonPath)) : require('node-gyp-build')(root);

@@ -19,6 +19,7 @@
 #include "analysis/glob.h"
 #include "analysis/text_match.h"
 #include "check.h"
+#include "sample_record.h"
 #include "util/value.h"
 
 using namespace tessera;
@@ -27,28 +28,7 @@ namespace {
 
 using test::Check;
 
-// The record most checks run against.
-std::string Sample() {
-  AttrEncoder e;
-  e.AddStr("s", "red");
-  e.AddInt("n", 5);
-  e.AddFloat("f", 1.5);
-  e.AddBool("b", true);
-  e.AddDateTime("d", 1700000000000);
-  e.AddNull("z");
-  e.AddList("tags", {"a", "b c", "Run"});
-  e.AddStr("t", "The quick brown Fox runs, jumping-over 42 dogs");
-  e.AddInt("big", std::numeric_limits<int64_t>::max());
-  e.AddInt("small", std::numeric_limits<int64_t>::min());
-  e.AddFloat("one", 1.0);
-  e.AddFloat("zero", 0.0);
-  e.AddFloat("nan", std::nan(""));
-  e.AddStr("u", "café Ünïcode");
-  e.AddList("empty", {});
-  return e.Finish();
-}
-
-const std::string kSample = Sample();
+const std::string kSample = test::SampleRecord();
 
 bool Eval(const std::string& filter, const std::string& blob) { return Filter::CompileText(filter, "filter").Matches(blob); }
 

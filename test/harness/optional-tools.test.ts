@@ -9,11 +9,11 @@ import { missingTools, planFor, underCi } from './optional-tools';
 const dir = mkdtempSync(path.join(tmpdir(), 'tessera-tools-'));
 test.after.always(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A directory holding one executable file named `tool` (a stand-in for the real tool). */
-function binWith(name: string, tool: string): string {
+/** A directory holding one executable file named `tool` (a stand-in for the real tool running `script`). */
+function binWith(name: string, tool: string, script = ''): string {
   const bin = path.join(dir, name);
   mkdirSync(bin);
-  writeFileSync(path.join(bin, tool), '#!/bin/sh\n');
+  writeFileSync(path.join(bin, tool), `#!/bin/sh\n${script}`);
   chmodSync(path.join(bin, tool), 0o755);
   return bin;
 }
@@ -40,6 +40,21 @@ test('a tool counts as present only as an executable file on PATH', (t) => {
   t.deepEqual(missingTools(tools, { PATH: plain }), ['qemu-aarch64', 'aarch64-linux-gnu-g++']);
   t.deepEqual(missingTools(tools, { PATH: [plain, qemuBin].join(path.delimiter) }), ['aarch64-linux-gnu-g++']);
   t.deepEqual(missingTools(tools, {}), ['qemu-aarch64', 'aarch64-linux-gnu-g++']);
+});
+
+test('a library counts as present only when clang++ on PATH finds its file', (t) => {
+  const runtime = path.join(dir, 'libclang_rt.fuzzer.a');
+  writeFileSync(runtime, '');
+  const finds = binWith('clang-finds', 'clang++', `echo ${runtime}\n`);
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
+  const echoesName = binWith('clang-echoes-name', 'clang++', 'echo "${1#-print-file-name=}"\n');
+  t.deepEqual(missingTools(['libclang_rt.fuzzer'], { PATH: finds }), []);
+  t.deepEqual(missingTools(['libclang_rt.fuzzer'], { PATH: echoesName }), ['libclang_rt.fuzzer']);
+  t.deepEqual(missingTools(['libclang_rt.fuzzer'], { PATH: emptyBin }), ['libclang_rt.fuzzer']);
+  t.deepEqual(planFor(['libclang_rt.fuzzer'], { PATH: echoesName, CI: 'true' }), {
+    action: 'fail',
+    notice: 'missing tool: libclang_rt.fuzzer (Debian package libclang-rt-14-dev); install with: apt-get install libclang-rt-14-dev',
+  });
 });
 
 test('a missing tool is named with its Debian package: skipped outside CI, failed under CI', (t) => {

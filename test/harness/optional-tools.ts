@@ -1,5 +1,6 @@
 import test, { type ImplementationFn } from 'ava';
-import { accessSync, constants, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 
 // The one place that decides what a test does when it needs a tool beyond Node, npm, cmake and a
@@ -7,13 +8,24 @@ import * as path from 'node:path';
 // package to install; under CI (CI set, as .ci/run does) it fails, so a broken install step in
 // .ci/run cannot hide a test behind a skip.
 
-/** Every optional tool a test may need, with the Debian package that brings it. */
-const debianPackage = {
-  'aarch64-linux-gnu-g++': 'g++-aarch64-linux-gnu',
-  'qemu-aarch64': 'qemu-user',
-} as const;
+const clangArch = process.arch === 'x64' ? 'x86_64' : process.arch === 'arm64' ? 'aarch64' : process.arch;
 
-export type OptionalTool = keyof typeof debianPackage;
+/** Where a tool comes from; with `clangFinds` it is a library, present when clang++ on PATH finds that file. */
+interface ToolSource {
+  debianPackage: string;
+  clangFinds?: string;
+}
+
+/** Every optional tool a test may need: a command on PATH unless it says otherwise. */
+const optionalTools = {
+  'aarch64-linux-gnu-g++': { debianPackage: 'g++-aarch64-linux-gnu' },
+  'qemu-aarch64': { debianPackage: 'qemu-user' },
+  clang: { debianPackage: 'clang' },
+  'clang++': { debianPackage: 'clang' },
+  'libclang_rt.fuzzer': { debianPackage: 'libclang-rt-14-dev', clangFinds: `libclang_rt.fuzzer-${clangArch}.a` },
+} satisfies Record<string, ToolSource>;
+
+export type OptionalTool = keyof typeof optionalTools;
 
 /** What a test needing `tools` does in this environment, and why. */
 export type ToolPlan = { action: 'run' } | { action: 'skip' | 'fail'; notice: string };
@@ -38,16 +50,31 @@ function onPath(command: string, searchPath: string): boolean {
   return false;
 }
 
-/** The tools of `tools` that no directory of `env.PATH` holds as an executable file. */
+/** True when clang++ on `searchPath` resolves `file` to a file (it echoes the bare name when it cannot). */
+function clangFinds(file: string, searchPath: string): boolean {
+  if (!onPath('clang++', searchPath)) return false;
+  try {
+    const found = execFileSync('clang++', [`-print-file-name=${file}`], { env: { PATH: searchPath }, encoding: 'utf8' }).trim();
+    return path.isAbsolute(found) && existsSync(found);
+  } catch {
+    return false;
+  }
+}
+
+/** The tools of `tools` missing from `env.PATH` (a command) or that clang++ there cannot find (a library). */
 export function missingTools(tools: readonly OptionalTool[], env: NodeJS.ProcessEnv): OptionalTool[] {
-  return tools.filter((tool) => !onPath(tool, env.PATH ?? ''));
+  const searchPath = env.PATH ?? '';
+  return tools.filter((tool) => {
+    const source: ToolSource = optionalTools[tool];
+    return source.clangFinds ? !clangFinds(source.clangFinds, searchPath) : !onPath(tool, searchPath);
+  });
 }
 
 export function planFor(tools: readonly OptionalTool[], env: NodeJS.ProcessEnv): ToolPlan {
   const missing = missingTools(tools, env);
   if (missing.length === 0) return { action: 'run' };
-  const named = missing.map((tool) => `${tool} (Debian package ${debianPackage[tool]})`).join(', ');
-  const install = [...new Set(missing.map((tool) => debianPackage[tool]))].join(' ');
+  const named = missing.map((tool) => `${tool} (Debian package ${optionalTools[tool].debianPackage})`).join(', ');
+  const install = [...new Set(missing.map((tool) => optionalTools[tool].debianPackage))].join(' ');
   const notice = `missing tool: ${named}; install with: apt-get install ${install}`;
   return { action: underCi(env) ? 'fail' : 'skip', notice };
 }

@@ -62,13 +62,22 @@ export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = 
     });
     void exited.then((code) => reject(new Error(`server exited with ${code} before listening; stderr:\n${stderr}`)));
   });
+  // A server that dies on its own fails the test that holds it; its log says why (under npm run
+  // test:asan, a sanitizer's report).
+  let signalled = false;
+  void exited.then((code) => {
+    if (!signalled) console.error(`tessera serve exited on its own (code ${code}, signal ${proc.signalCode}); its stderr:\n${stderr}`);
+  });
   const server: Server = {
     url: `http://127.0.0.1:${port}`,
     port,
     proc,
     stderr: () => stderr,
     stop: (signal = 'SIGKILL') => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      if (proc.exitCode === null && proc.signalCode === null) {
+        signalled = true;
+        proc.kill(signal);
+      }
       return exited;
     },
   };

@@ -4,9 +4,10 @@ import * as path from 'node:path';
 import { root } from '../../lib/native';
 
 // The native test tools are built in the addon's build directory (reusing its objects) with
-// TESSERA_NATIVE_TESTS=ON. ava runs test files in parallel processes, so the configure + build is
-// serialized across processes by a lock directory.
-export const build = path.join(root, 'build');
+// TESSERA_NATIVE_TESTS=ON: build/, or the directory TESSERA_NATIVE_BUILD names (npm run test:asan
+// points it at its sanitizer build). ava runs test files in parallel processes, so the configure +
+// build is serialized across processes by a lock directory.
+export const build = path.resolve(root, process.env.TESSERA_NATIVE_BUILD ?? 'build');
 export const nativeTools = ['kernels_test', 'filter_test', 'filter_index_test', 'stem_words'];
 
 export function buildNativeTools(): void {

@@ -15,7 +15,10 @@ JsonValue ReadJsonValue(element v, const std::string& where) {
   if (v.type() != element_type::OBJECT || object(v.get_object()).size() != 1)
     throw BadRequest(where + " must be a Value: one of {\"Str\"|\"Int\"|\"Bool\"|\"List\"|\"Float\"|\"DateTime\": ...} or \"Null\"");
   object wrapper = v.get_object();
-  auto [tag, x] = *wrapper.begin();
+  // Not a structured binding: clang before 16 cannot capture one in the lambda below.
+  simdjson::dom::key_value_pair entry = *wrapper.begin();
+  std::string_view tag = entry.key;
+  element x = entry.value;
   std::string at = where + "." + std::string(tag);
   auto whole = [&]() -> int64_t {
     if (x.type() == element_type::INT64) return x.get_int64().value();
