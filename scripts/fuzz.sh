@@ -14,8 +14,11 @@ shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=($(cd "$root/native/test/fuzz" && ls fuzz_*.cc | sed 's/\.cc$//'))
 
-CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTESSERA_FUZZ=ON >/dev/null
-cmake --build "$build" --target "${targets[@]}"
+# Ninja when the machine has it (faster incremental builds), cmake's default generator otherwise.
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+CC=clang CXX=clang++ cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug -DTESSERA_FUZZ=ON >/dev/null
+cmake --build "$build" --parallel --target "${targets[@]}"
 
 # One target: runs it, and on a crash prints the saved input and the command that reproduces it.
 run() {

@@ -107,8 +107,8 @@ void Store::OpenDirectory() {
     throw BadRequest("dimension mismatch: the store at " + dir + " has dimension " + std::to_string(header->dimension) +
                      ", but dimension " + std::to_string(*options_.dimension) + " was requested");
   if (options_.metric && *options_.metric != header->metric)
-    throw BadRequest(std::string("distance mismatch: the store at ") + dir + " uses " + MetricName(header->metric) +
-                     ", but " + MetricName(*options_.metric) + " was requested");
+    throw BadRequest(std::string("distance mismatch: the store at ") + dir + " uses " + MetricName(header->metric) + ", but " +
+                     MetricName(*options_.metric) + " was requested");
   dim_ = header->dimension;
   metric_ = header->metric;
 }
@@ -153,8 +153,8 @@ void Store::CheckWritable() const {
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");
   if (role_ == Role::kReader) {
     if (options_.read_only) throw Error(Status::kForbidden, "this store was opened read-only; writes are refused");
-    throw Error(Status::kConflict, "the store at " + options_.path + " is locked for writing by " + writer_holder_ +
-                                       "; this process serves it as a Reader");
+    throw Error(Status::kConflict,
+                "the store at " + options_.path + " is locked for writing by " + writer_holder_ + "; this process serves it as a Reader");
   }
 }
 
@@ -213,7 +213,8 @@ void Store::CommitGroup(std::deque<PendingWrite*>& group) {
     Poison(e.what());
     for (PendingWrite* pw : group)
       if (!pw->error)
-        pw->error = std::make_exception_ptr(Error(Status::kUnavailable, std::string("write failed and the store is now poisoned: ") + e.what()));
+        pw->error =
+            std::make_exception_ptr(Error(Status::kUnavailable, std::string("write failed and the store is now poisoned: ") + e.what()));
   }
 }
 
@@ -303,7 +304,8 @@ std::string Store::DropAlias(const std::string& name) {
 
 std::string Store::Upsert(const std::string& name, std::string_view body) {
   CheckWritable();
-  return OneMember("upserted", Write(PendingWrite{ParseUpsert(body, name, dim_, metric_), ResolveAliasIn(*versions_, &UpsertOp::collection)}));
+  return OneMember("upserted",
+                   Write(PendingWrite{ParseUpsert(body, name, dim_, metric_), ResolveAliasIn(*versions_, &UpsertOp::collection)}));
 }
 
 std::string Store::Delete(const std::string& name, std::string_view body) {
@@ -369,9 +371,7 @@ std::string Store::Suggest(std::string_view body, const CancelToken& cancel) {
   return Query(cancel, ParseSuggest(body), &tessera::Suggest);
 }
 
-std::string Store::List(std::string_view body, const CancelToken& cancel) {
-  return Query(cancel, ParseList(body), &ListRecords);
-}
+std::string Store::List(std::string_view body, const CancelToken& cancel) { return Query(cancel, ParseList(body), &ListRecords); }
 
 std::string Store::Aggregate(std::string_view body, const CancelToken& cancel) {
   return Query(cancel, ParseAggregate(body), &tessera::Aggregate);

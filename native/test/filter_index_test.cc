@@ -3,11 +3,16 @@
 // alternations, (?i) and unfilterable patterns, nested in All/Any/Not), SegmentFilterIndex::Narrow
 // must return a sorted superset of the rows Filter::Matches accepts, and for a served filter usually
 // far fewer rows than the segment. Then measures build time, memory and Narrow time on 100k rows of
-// English-like text (real sentences when $TESSERA_TEXT_FILE names a file of them). Prints "N passed, M failed" and exits non-zero on any failure.
+// English-like text (real sentences when $TESSERA_TEXT_FILE names a file of them). Prints "N passed, M failed" and exits non-zero on any
+// failure.
+#include "index/filter_index.h"
+
+#include <re2/unicode_casefold.h>
+
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdint>
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -15,12 +20,9 @@
 #include <string>
 #include <vector>
 
-#include <re2/unicode_casefold.h>
-
-#include "filter/filter.h"
-#include "index/filter_index.h"
-#include "storage/segment.h"
 #include "check.h"
+#include "filter/filter.h"
+#include "storage/segment.h"
 #include "util/value.h"
 
 using namespace tessera;
@@ -82,10 +84,51 @@ std::string FromCodePoints(const std::vector<uint32_t>& cps) {
 // Words chosen to collide often, with the case-folding traps: mixed case, non-ASCII letters,
 // U+017F LONG S and U+212A KELVIN SIGN (RE2's (?i) folds them to s and k), digits, CJK, emoji.
 const std::vector<std::string> kWords = {
-    "the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "run", "running", "runs", "Run",
-    "apple", "Apple", "APPLE", "banana", "café", "CAFÉ", "Café", "über", "Über", "naïve", "\xC5\xBFtar",
-    "star", "STAR", "\xE2\x84\xAA" "elvin", "kelvin", "Kelvin", "straße", "日本語", "x1", "42", "a", "ab",
-    "abc", "hello", "Hello", "world", "wörld", "emoji😀", "mississippi", "missisippi", "foo_bar", "ééé",
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "lazy",
+    "dog",
+    "run",
+    "running",
+    "runs",
+    "Run",
+    "apple",
+    "Apple",
+    "APPLE",
+    "banana",
+    "café",
+    "CAFÉ",
+    "Café",
+    "über",
+    "Über",
+    "naïve",
+    "\xC5\xBFtar",
+    "star",
+    "STAR",
+    "\xE2\x84\xAA"
+    "elvin",
+    "kelvin",
+    "Kelvin",
+    "straße",
+    "日本語",
+    "x1",
+    "42",
+    "a",
+    "ab",
+    "abc",
+    "hello",
+    "Hello",
+    "world",
+    "wörld",
+    "emoji😀",
+    "mississippi",
+    "missisippi",
+    "foo_bar",
+    "ééé",
 };
 const std::vector<std::string> kSeparators = {" ", " ", " ", ", ", "-", ".", "  ", "_", "/", "!"};
 
@@ -95,7 +138,9 @@ class Random {
   int Int(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   bool Chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
   template <typename T>
-  const T& Pick(const std::vector<T>& v) { return v[Int(0, int(v.size()) - 1)]; }
+  const T& Pick(const std::vector<T>& v) {
+    return v[Int(0, int(v.size()) - 1)];
+  }
 
   std::string Words(int lo, int hi) {
     std::string out;
@@ -283,7 +328,9 @@ void ServedCases() {
   AttrEncoder a, b, c, d;
   a.AddStr("t", "The quick brown fox");
   b.AddList("t", {"quick", "brown dog"});
-  c.AddStr("t", "a \xE2\x84\xAA" "elvin \xC5\xBFtar");  // KELVIN SIGN, LONG S
+  c.AddStr("t",
+           "a \xE2\x84\xAA"
+           "elvin \xC5\xBFtar");  // KELVIN SIGN, LONG S
   d.AddInt("t", 7);
   auto segment = MakeSegment({a.Finish(), b.Finish(), c.Finish(), d.Finish()});
   auto index = SegmentFilterIndex::Build(*segment, {{"t", true, true}});
@@ -337,10 +384,10 @@ std::vector<std::string> MeasureTexts() {
     return texts;
   }
   Random rnd(7);
-  const char* syllables[] = {"the", "er", "on", "an", "re", "he", "in", "ed", "nd", "ha", "at", "en", "es", "of", "or",
-                             "nt", "ea", "ti", "to", "it", "st", "io", "le", "is", "ou", "ar", "as", "de", "rt", "ve",
-                             "pro", "con", "ment", "ing", "tion", "al", "com", "ly", "ver", "un", "ab", "ight", "ful",
-                             "bl", "cr", "qu", "ow", "ick", "mp", "sh", "wh", "ex", "gr", "oo", "ph", "y", "ss", "ck"};
+  const char* syllables[] = {"the", "er",  "on",   "an",  "re",   "he", "in",  "ed", "nd",  "ha", "at", "en",   "es",  "of", "or",
+                             "nt",  "ea",  "ti",   "to",  "it",   "st", "io",  "le", "is",  "ou", "ar", "as",   "de",  "rt", "ve",
+                             "pro", "con", "ment", "ing", "tion", "al", "com", "ly", "ver", "un", "ab", "ight", "ful", "bl", "cr",
+                             "qu",  "ow",  "ick",  "mp",  "sh",   "wh", "ex",  "gr", "oo",  "ph", "y",  "ss",   "ck"};
   std::vector<std::string> words;
   std::vector<double> cumulative;
   for (int i = 0; i < 20000; ++i) {
@@ -388,8 +435,8 @@ void Measure() {
     text_bytes += t.size();
   }
   auto segment = MakeSegment(blobs);
-  std::printf("%zu rows of %s, %.1f bytes of text per row\n", texts.size(), std::getenv("TESSERA_TEXT_FILE") ? "real sentences" : "synthetic text",
-              double(text_bytes) / texts.size());
+  std::printf("%zu rows of %s, %.1f bytes of text per row\n", texts.size(),
+              std::getenv("TESSERA_TEXT_FILE") ? "real sentences" : "synthetic text", double(text_bytes) / texts.size());
   for (const auto& [label, field] : std::vector<std::pair<const char*, FilterIndexField>>{
            {"tokens", {"text", true, false}}, {"trigrams", {"text", false, true}}, {"both", {"text", true, true}}}) {
     auto start = std::chrono::steady_clock::now();

@@ -1,6 +1,8 @@
 // Checks every filter variant and every rule of the spec's "Filter and predicates" section against
 // attribute blobs built with AttrEncoder, the error cases, and Fuzzy/Glob against brute-force
 // references on random inputs. Prints "N passed, M failed" and exits non-zero on any failure.
+#include "filter/filter.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -13,13 +15,12 @@
 #include <thread>
 #include <vector>
 
-#include "tessera/error.h"
-#include "filter/filter.h"
 #include "analysis/fuzzy.h"
 #include "analysis/glob.h"
 #include "analysis/text_match.h"
 #include "check.h"
 #include "sample_record.h"
+#include "tessera/error.h"
 #include "util/value.h"
 
 using namespace tessera;
@@ -75,7 +76,7 @@ void Equality() {
   Expect(R"([{"Eq":["f",{"Float":1.5}]}])", true);
   Expect(R"([{"Eq":["d",{"DateTime":1700000000000}]}])", true);
   Expect(R"([{"Eq":["d",{"Int":1700000000000}]}])", false);  // DateTime is its own type
-  Expect(R"([{"Eq":["z","Null"]}])", true);                   // Eq of Null matches a stored Null
+  Expect(R"([{"Eq":["z","Null"]}])", true);                  // Eq of Null matches a stored Null
   Expect(R"([{"Eq":["s","Null"]}])", false);
   Expect(R"([{"Eq":["tags",{"List":["a","b c","Run"]}]}])", true);
   Expect(R"([{"Eq":["tags",{"List":["b c","a","Run"]}]}])", false);
@@ -95,19 +96,28 @@ void Equality() {
 
 void Rule1MissingKeyMatchesNoLeaf() {
   const char* leaves[] = {
-      R"({"Eq":["missing",{"Str":"x"}]})",       R"({"Ne":["missing",{"Str":"x"}]})",
-      R"({"In":["missing",[{"Int":1}]]})",       R"({"NotIn":["missing",[{"Int":1}]]})",
-      R"({"Lt":["missing",{"Int":1}]})",         R"({"Le":["missing",{"Int":1}]})",
-      R"({"Gt":["missing",{"Int":1}]})",         R"({"Ge":["missing",{"Int":1}]})",
-      R"({"Glob":["missing","*"]})",             R"({"IGlob":["missing","*"]})",
-      R"({"Regex":["missing",".*"]})",           R"({"Contains":["missing",{"Str":"a"}]})",
-      R"({"NotContains":["missing",{"Str":"a"}]})", R"({"ContainsAny":["missing",[{"Str":"a"}]]})",
-      R"({"Fuzzy":["missing","",8]})",           R"({"ContainsAllTokens":["missing",""]})",
-      R"({"ContainsAnyToken":["missing","a"]})", R"({"ContainsTokenSequence":["missing",""]})",
+      R"({"Eq":["missing",{"Str":"x"}]})",
+      R"({"Ne":["missing",{"Str":"x"}]})",
+      R"({"In":["missing",[{"Int":1}]]})",
+      R"({"NotIn":["missing",[{"Int":1}]]})",
+      R"({"Lt":["missing",{"Int":1}]})",
+      R"({"Le":["missing",{"Int":1}]})",
+      R"({"Gt":["missing",{"Int":1}]})",
+      R"({"Ge":["missing",{"Int":1}]})",
+      R"({"Glob":["missing","*"]})",
+      R"({"IGlob":["missing","*"]})",
+      R"({"Regex":["missing",".*"]})",
+      R"({"Contains":["missing",{"Str":"a"}]})",
+      R"({"NotContains":["missing",{"Str":"a"}]})",
+      R"({"ContainsAny":["missing",[{"Str":"a"}]]})",
+      R"({"Fuzzy":["missing","",8]})",
+      R"({"ContainsAllTokens":["missing",""]})",
+      R"({"ContainsAnyToken":["missing","a"]})",
+      R"({"ContainsTokenSequence":["missing",""]})",
   };
   for (const char* leaf : leaves) {
     Expect(std::string("[") + leaf + "]", false);
-    Expect(std::string("[") + leaf + "]", false, "");  // a record with no attributes at all
+    Expect(std::string("[") + leaf + "]", false, "");       // a record with no attributes at all
     Expect(std::string("[{\"Not\":") + leaf + "}]", true);  // rule 2: Not is a true complement
   }
 }
@@ -134,9 +144,9 @@ void FloatAndIntNeverCrossCompare() {
 }
 
 void NaNAndSignedZero() {
-  for (const char* f : {R"({"Eq":["nan",{"Float":1}]})", R"({"Ne":["nan",{"Float":1}]})", R"({"Ne":["nan",{"Int":1}]})",
-                        R"({"Lt":["nan",{"Float":1}]})", R"({"Ge":["nan",{"Float":1}]})", R"({"In":["nan",[{"Float":1}]]})",
-                        R"({"NotIn":["nan",[{"Float":1}]]})"}) {
+  for (const char* f :
+       {R"({"Eq":["nan",{"Float":1}]})", R"({"Ne":["nan",{"Float":1}]})", R"({"Ne":["nan",{"Int":1}]})", R"({"Lt":["nan",{"Float":1}]})",
+        R"({"Ge":["nan",{"Float":1}]})", R"({"In":["nan",[{"Float":1}]]})", R"({"NotIn":["nan",[{"Float":1}]]})"}) {
     Expect(std::string("[") + f + "]", false);
     Expect(std::string("[{\"Not\":") + f + "}]", true);
   }
@@ -223,8 +233,8 @@ void Globs() {
   Expect(R"([{"Glob":["p","src/*.txt"]}])", true, r);
   Expect(R"([{"Glob":["p","src/*"]}])", true, r);
   Expect(R"([{"Glob":["p","*"]}])", true, r);
-  Expect(R"([{"Glob":["p","src"]}])", false, r);          // anchored at the end
-  Expect(R"([{"Glob":["p","main*"]}])", false, r);        // anchored at the start
+  Expect(R"([{"Glob":["p","src"]}])", false, r);    // anchored at the end
+  Expect(R"([{"Glob":["p","main*"]}])", false, r);  // anchored at the start
   Expect(R"([{"Glob":["p","*main*"]}])", true, r);
   Expect(R"([{"Glob":["p","src/main/?nïcode_file.txt"]}])", true, r);  // ? is one code point
   Expect(R"([{"Glob":["p","src/main/??nïcode_file.txt"]}])", false, r);
@@ -254,14 +264,14 @@ void Globs() {
 
 void Regexes() {
   Expect(R"([{"Regex":["s","r.d"]}])", true);
-  Expect(R"([{"Regex":["s","re"]}])", false);   // anchored at the end
-  Expect(R"([{"Regex":["s","ed"]}])", false);   // anchored at the start
+  Expect(R"([{"Regex":["s","re"]}])", false);  // anchored at the end
+  Expect(R"([{"Regex":["s","ed"]}])", false);  // anchored at the start
   Expect(R"([{"Regex":["s","red|blue"]}])", true);
   Expect(R"([{"Regex":["s","a|red"]}])", true);  // anchoring wraps the whole alternation
   Expect(R"([{"Regex":["s","RED"]}])", false);
   Expect(R"([{"Regex":["s","(?i)RED"]}])", true);
   Expect(R"([{"Regex":["u","caf. \\p{Lu}.*"]}])", true);  // UTF-8: . is one code point
-  Expect(R"([{"Regex":["tags",".*"]}])", false);           // patterns apply to Str attributes
+  Expect(R"([{"Regex":["tags",".*"]}])", false);          // patterns apply to Str attributes
   Expect(R"([{"Regex":["n","5"]}])", false);
   // Linear time: the classic catastrophic-backtracking pattern returns at once.
   AttrEncoder e;
@@ -283,7 +293,7 @@ void Fuzzy() {
   Expect(R"([{"Fuzzy":["w","KITTEN",0]}])", true, r);  // ASCII case folded on both sides
   Expect(R"([{"Fuzzy":["ab","ba",1]}])", false, r);    // a transposition costs 2
   Expect(R"([{"Fuzzy":["ab","ba",2]}])", true, r);
-  Expect(R"([{"Fuzzy":["u","cafe",1]}])", true, r);    // é is one character
+  Expect(R"([{"Fuzzy":["u","cafe",1]}])", true, r);  // é is one character
   Expect(R"([{"Fuzzy":["u","cafe",0]}])", false, r);
   Expect(R"([{"Fuzzy":["u","CAFé",0]}])", true, r);
   Expect(R"([{"Fuzzy":["u","cafÉ",0]}])", false, r);   // folding is ASCII only
@@ -308,7 +318,7 @@ void Tokens() {
   Expect(R"([{"ContainsAllTokens":["t","fox cat"]}])", false, r);
   Expect(R"([{"ContainsAllTokens":["t","run"]}])", false, r);  // no stemming
   Expect(R"([{"ContainsAllTokens":["t","runs"]}])", true, r);
-  Expect(R"([{"ContainsAllTokens":["t","the"]}])", true, r);   // no stopwords
+  Expect(R"([{"ContainsAllTokens":["t","the"]}])", true, r);  // no stopwords
   Expect(R"([{"ContainsAllTokens":["t","JUMPING, over!"]}])", true, r);
   Expect(R"([{"ContainsAllTokens":["t","42"]}])", true, r);
   Expect(R"([{"ContainsAllTokens":["t","4"]}])", false, r);
@@ -325,7 +335,7 @@ void Tokens() {
   Expect(R"([{"ContainsAllTokens":["u","CRèME"]}])", true, r);
   Expect(R"([{"ContainsAllTokens":["u","crÈme"]}])", false, r);
   Expect(R"([{"ContainsTokenSequence":["u","brûlée déjà vu 2"]}])", true, r);  // — and × split
-  Expect(R"([{"ContainsTokenSequence":["u","東京 タワー"]}])", true, r);        // 「」 split
+  Expect(R"([{"ContainsTokenSequence":["u","東京 タワー"]}])", true, r);       // 「」 split
   // A List is read element by element: all tokens must come from one element.
   Expect(R"([{"ContainsAllTokens":["l","beta alpha"]}])", true, r);
   Expect(R"([{"ContainsAllTokens":["l","alpha gamma"]}])", false, r);

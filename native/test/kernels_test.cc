@@ -1,12 +1,12 @@
 // Checks every kernel family this CPU runs against a double-precision reference. Built natively
 // by CMake and cross-built for arm64 (run under qemu) by scripts/test-neon.sh, so the NEON path is
 // exercised on x86 hosts too. Prints "N passed, M failed" and exits non-zero on any failure.
+#include "tessera/kernels.h"
+
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <vector>
-
-#include "tessera/kernels.h"
 
 int main() {
   std::mt19937 rng(42);
@@ -28,8 +28,8 @@ int main() {
           mag += std::fabs(double(a[i]) * b[i]);
         }
         double tol = 1e-5 * (mag + 1);
-        bool ok = std::fabs(k->dot(a.data(), b.data(), n) - dot) <= tol &&
-                  std::fabs(k->l2sq(a.data(), b.data(), n) - l2) <= 1e-5 * (l2 + 1);
+        bool ok =
+            std::fabs(k->dot(a.data(), b.data(), n) - dot) <= tol && std::fabs(k->l2sq(a.data(), b.data(), n) - l2) <= 1e-5 * (l2 + 1);
         // The multi-row kernels must agree with the single-row ones on each of several rows.
         std::vector<float> rows(n * 5), dots(5), l2s(5);
         for (size_t i = 0; i < rows.size(); ++i) rows[i] = uni(rng);

@@ -23,5 +23,4 @@ class CancelToken {
   std::atomic<bool> cancelled_{false};
 };
 
-
 }  // namespace tessera

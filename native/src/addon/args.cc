@@ -5,12 +5,14 @@
 namespace tessera_addon {
 
 std::string StringArg(const Napi::CallbackInfo& info, size_t i) {
-  if (info.Length() <= i || !info[i].IsString()) throw Napi::TypeError::New(info.Env(), "argument " + std::to_string(i) + " must be a string");
+  if (info.Length() <= i || !info[i].IsString())
+    throw Napi::TypeError::New(info.Env(), "argument " + std::to_string(i) + " must be a string");
   return info[i].As<Napi::String>().Utf8Value();
 }
 
 std::string BytesArg(const Napi::CallbackInfo& info, size_t i) {
-  if (info.Length() <= i || !info[i].IsTypedArray()) throw Napi::TypeError::New(info.Env(), "argument " + std::to_string(i) + " must be a Uint8Array");
+  if (info.Length() <= i || !info[i].IsTypedArray())
+    throw Napi::TypeError::New(info.Env(), "argument " + std::to_string(i) + " must be a Uint8Array");
   auto bytes = info[i].As<Napi::Uint8Array>();
   return std::string(reinterpret_cast<const char*>(bytes.Data()), bytes.ByteLength());
 }

@@ -21,11 +21,13 @@ Napi::Value ActiveKernels(const Napi::CallbackInfo& info) { return Napi::String:
 Napi::Value RunKernel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string family = StringArg(info, 0), op = StringArg(info, 1);
-  if (info.Length() < 4 || !info[2].IsTypedArray() || !info[3].IsTypedArray()) throw Napi::TypeError::New(env, "runKernel(family, op, a, b) takes two Float32Arrays");
+  if (info.Length() < 4 || !info[2].IsTypedArray() || !info[3].IsTypedArray())
+    throw Napi::TypeError::New(env, "runKernel(family, op, a, b) takes two Float32Arrays");
   auto a = info[2].As<Napi::Float32Array>(), b = info[3].As<Napi::Float32Array>();
   size_t n = a.ElementLength();
   bool rows = op == "dot_rows" || op == "l2sq_rows";
-  if (rows ? (n == 0 || b.ElementLength() % n != 0) : b.ElementLength() != n) throw Napi::RangeError::New(env, "vector lengths do not fit the op");
+  if (rows ? (n == 0 || b.ElementLength() % n != 0) : b.ElementLength() != n)
+    throw Napi::RangeError::New(env, "vector lengths do not fit the op");
   for (const tessera::Kernels* k : tessera::SupportedKernels()) {
     if (family != k->name) continue;
     if (!rows) return Napi::Number::New(env, op == "dot" ? k->dot(a.Data(), b.Data(), n) : k->l2sq(a.Data(), b.Data(), n));

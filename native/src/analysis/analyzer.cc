@@ -53,8 +53,8 @@ bool IsCombiningMark(uint32_t cp) { return cp >= 0x300 && cp <= 0x36F; }
 
 // Lucene's English stop set (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET).
 constexpr std::array<std::string_view, 33> kStopwords = {
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not",
-    "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with"};
+    "a",  "an", "and", "are",  "as",   "at",  "be",    "but",  "by",    "for",   "if",   "in",   "into", "is",  "it",   "no",  "not",
+    "of", "on", "or",  "such", "that", "the", "their", "then", "there", "these", "they", "this", "to",   "was", "will", "with"};
 
 }  // namespace
 
@@ -82,9 +82,7 @@ Analyzer::Analyzer(const FtsField& field)
 
 Analyzer::~Analyzer() { english_UTF_8_close_env(stemmer_); }
 
-bool Analyzer::IsStopword(std::string_view folded) {
-  return std::find(kStopwords.begin(), kStopwords.end(), folded) != kStopwords.end();
-}
+bool Analyzer::IsStopword(std::string_view folded) { return std::find(kStopwords.begin(), kStopwords.end(), folded) != kStopwords.end(); }
 
 std::string Analyzer::Fold(std::string_view word) const {
   std::string out;
@@ -93,8 +91,10 @@ std::string Analyzer::Fold(std::string_view word) const {
     uint32_t cp = ToLower(NextCodePoint(word, &pos));
     if (ascii_folding_ && IsCombiningMark(cp)) continue;
     const char* folded = ascii_folding_ ? FoldLatin(cp) : nullptr;
-    if (folded) out += folded;
-    else AppendUtf8(&out, cp);
+    if (folded)
+      out += folded;
+    else
+      AppendUtf8(&out, cp);
   }
   return out;
 }

@@ -26,7 +26,10 @@ int FuzzyMatcher::Distance(std::string_view text, bool any_prefix) const {
   }
   int j = 0;
   // D(j, m) sits at band offset m - j + k; with any_prefix the best over every j is kept.
-  auto full = [&](const int* row) { int d = m - j + k; return d >= 0 && d < width ? row[d] : over; };
+  auto full = [&](const int* row) {
+    int d = m - j + k;
+    return d >= 0 && d < width ? row[d] : over;
+  };
   int best_prefix = full(prev);
   for (size_t pos = 0; pos < text.size();) {
     uint32_t c = AsciiLower(NextCodePoint(text, &pos));
@@ -40,9 +43,9 @@ int FuzzyMatcher::Distance(std::string_view text, bool any_prefix) const {
       } else if (i == 0) {
         v = j;
       } else {
-        v = prev[d] + (query_[i - 1] != c);                     // match or substitute
-        if (d + 1 < width) v = std::min(v, prev[d + 1] + 1);   // text character deleted
-        if (d > 0) v = std::min(v, cur[d - 1] + 1);            // query character inserted
+        v = prev[d] + (query_[i - 1] != c);                   // match or substitute
+        if (d + 1 < width) v = std::min(v, prev[d + 1] + 1);  // text character deleted
+        if (d > 0) v = std::min(v, cur[d - 1] + 1);           // query character inserted
         v = std::min(v, over);
       }
       cur[d] = v;

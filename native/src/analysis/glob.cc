@@ -149,4 +149,3 @@ bool GlobPattern::Matches(std::string_view text) const {
 }
 
 }  // namespace tessera
-

@@ -5,13 +5,13 @@ namespace tessera {
 bool IsTokenCodePoint(uint32_t cp) {
   if (cp < 0x80) return (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z');
   if (cp < 0xC0 || cp == 0xD7 || cp == 0xF7) return false;
-  if (cp >= 0x2000 && cp <= 0x2BFF) return false;    // general punctuation .. misc symbols and arrows
-  if (cp >= 0x2E00 && cp <= 0x2E7F) return false;    // supplemental punctuation
-  if (cp >= 0x3000 && cp <= 0x303F) return false;    // CJK symbols and punctuation
-  if (cp >= 0xD800 && cp <= 0xF8FF) return false;    // surrogates, private use
-  if (cp >= 0xFE00 && cp <= 0xFE0F) return false;    // variation selectors
-  if (cp >= 0xFE30 && cp <= 0xFE4F) return false;    // CJK compatibility forms
-  if (cp >= 0xFF00 && cp <= 0xFF0F) return false;    // fullwidth ASCII punctuation
+  if (cp >= 0x2000 && cp <= 0x2BFF) return false;  // general punctuation .. misc symbols and arrows
+  if (cp >= 0x2E00 && cp <= 0x2E7F) return false;  // supplemental punctuation
+  if (cp >= 0x3000 && cp <= 0x303F) return false;  // CJK symbols and punctuation
+  if (cp >= 0xD800 && cp <= 0xF8FF) return false;  // surrogates, private use
+  if (cp >= 0xFE00 && cp <= 0xFE0F) return false;  // variation selectors
+  if (cp >= 0xFE30 && cp <= 0xFE4F) return false;  // CJK compatibility forms
+  if (cp >= 0xFF00 && cp <= 0xFF0F) return false;  // fullwidth ASCII punctuation
   if (cp >= 0xFF1A && cp <= 0xFF20) return false;
   if (cp >= 0xFF3B && cp <= 0xFF40) return false;
   if (cp >= 0xFF5B && cp <= 0xFF65) return false;

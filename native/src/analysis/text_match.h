@@ -71,7 +71,6 @@ class TokenIterator {
     return IsTokenCodePoint(NextCodePoint(text_, next));
   }
 
-
   std::string_view text_;
   size_t pos_ = 0;
 };

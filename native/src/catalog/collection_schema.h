@@ -16,7 +16,7 @@ struct CollectionSchema {
   std::map<std::string, std::string> meta;  // free-form, replaced wholesale
   std::vector<std::string> vector_names;    // declared named vectors
   std::vector<FilterIndexField> filter_index;
-  std::vector<FtsField> fts;                // the full-text schema
+  std::vector<FtsField> fts;  // the full-text schema
 };
 
 using CollectionSchemaPtr = std::shared_ptr<const CollectionSchema>;

@@ -28,8 +28,7 @@ void Members(A& a, F& f) {
     a("segments", f.segments);
   } else {
     static_assert(FieldsOf<F, Manifest>, "every manifest record type needs its members here");
-    a("commit_version", f.commit_version, "next_segment_id", f.next_segment_id, "aliases", f.aliases, "collections",
-      f.collections);
+    a("commit_version", f.commit_version, "next_segment_id", f.next_segment_id, "aliases", f.aliases, "collections", f.collections);
   }
 }
 

@@ -50,10 +50,8 @@ class LogWriter {
   void Put(const std::string& s) { PutBytes(out_, s); }
   void Put(bool v) { PutFixed<uint8_t>(out_, v ? 1 : 0); }
   template <typename T>
-    requires std::is_arithmetic_v<T>
-  void Put(T v) {
-    PutFixed(out_, v);
-  }
+  requires std::is_arithmetic_v<T>
+  void Put(T v) { PutFixed(out_, v); }
   template <typename T>
   void Put(const std::vector<T>& items) {
     PutFixed<uint32_t>(out_, uint32_t(items.size()));
@@ -73,10 +71,8 @@ class LogWriter {
   }
   void Put(TwoFlags<const bool> f) { PutFixed<uint8_t>(out_, uint8_t((f.first ? 1 : 0) | (f.second ? 2 : 0))); }
   template <typename S>
-    requires std::is_class_v<S>
-  void Put(const S& s) {
-    Fields(*this, s);
-  }
+  requires std::is_class_v<S>
+  void Put(const S& s) { Fields(*this, s); }
 
   std::string* out_;
   uint32_t dim_;
@@ -99,10 +95,8 @@ class LogReader {
   void Get(std::string& s) { s = std::string(r_.Bytes()); }
   void Get(bool& v) { v = r_.Fixed<uint8_t>() != 0; }
   template <typename T>
-    requires std::is_arithmetic_v<T>
-  void Get(T& v) {
-    v = r_.Fixed<T>();
-  }
+  requires std::is_arithmetic_v<T>
+  void Get(T& v) { v = r_.Fixed<T>(); }
   template <typename T>
   void Get(std::vector<T>& items) {
     items.resize(r_.Fixed<uint32_t>());
@@ -134,10 +128,8 @@ class LogReader {
     f.second = flags & 2;
   }
   template <typename S>
-    requires std::is_class_v<S>
-  void Get(S& s) {
-    Fields(*this, s);
-  }
+  requires std::is_class_v<S>
+  void Get(S& s) { Fields(*this, s); }
 
   ByteReader r_;
   uint32_t dim_;
@@ -148,18 +140,30 @@ class LogReader {
 // LogWriter (F const) or LogReader.
 template <typename A, typename F>
 void Fields(A& a, F& f) {
-  if constexpr (FieldsOf<F, CreateCollectionOp> || FieldsOf<F, DropCollectionOp> || FieldsOf<F, DropAliasOp>) a(f.name);
-  else if constexpr (FieldsOf<F, PutMetaOp>) a(f.name, f.meta);
-  else if constexpr (FieldsOf<F, SetVectorNamesOp>) a(f.name, f.names);
-  else if constexpr (FieldsOf<F, PutAliasOp>) a(f.name, f.target);
-  else if constexpr (FieldsOf<F, SetFilterIndexOp> || FieldsOf<F, SetFtsSchemaOp>) a(f.name, f.fields);
-  else if constexpr (FieldsOf<F, DeleteOp>) a(f.collection, f.ids);
-  else if constexpr (FieldsOf<F, UpsertOp>) a(f.collection, Floats{f.floats}, f.records);
-  else if constexpr (FieldsOf<F, RecordInput>) a(f.id, OptionalVectorAt{f.vector_offset}, f.named, f.attrs);
-  else if constexpr (FieldsOf<F, NamedVectorInput>) a(f.name, VectorAt{f.offset});
-  else if constexpr (FieldsOf<F, FilterIndexField>) a(f.field, TwoFlags{f.tokens, f.trigrams});
-  else if constexpr (FieldsOf<F, FtsField>) a(f.field, f.k1, f.b, f.ascii_folding, f.max_token_len);
-  else static_assert(!sizeof(F), "every op member type needs a layout here");
+  if constexpr (FieldsOf<F, CreateCollectionOp> || FieldsOf<F, DropCollectionOp> || FieldsOf<F, DropAliasOp>)
+    a(f.name);
+  else if constexpr (FieldsOf<F, PutMetaOp>)
+    a(f.name, f.meta);
+  else if constexpr (FieldsOf<F, SetVectorNamesOp>)
+    a(f.name, f.names);
+  else if constexpr (FieldsOf<F, PutAliasOp>)
+    a(f.name, f.target);
+  else if constexpr (FieldsOf<F, SetFilterIndexOp> || FieldsOf<F, SetFtsSchemaOp>)
+    a(f.name, f.fields);
+  else if constexpr (FieldsOf<F, DeleteOp>)
+    a(f.collection, f.ids);
+  else if constexpr (FieldsOf<F, UpsertOp>)
+    a(f.collection, Floats{f.floats}, f.records);
+  else if constexpr (FieldsOf<F, RecordInput>)
+    a(f.id, OptionalVectorAt{f.vector_offset}, f.named, f.attrs);
+  else if constexpr (FieldsOf<F, NamedVectorInput>)
+    a(f.name, VectorAt{f.offset});
+  else if constexpr (FieldsOf<F, FilterIndexField>)
+    a(f.field, TwoFlags{f.tokens, f.trigrams});
+  else if constexpr (FieldsOf<F, FtsField>)
+    a(f.field, f.k1, f.b, f.ascii_folding, f.max_token_len);
+  else
+    static_assert(!sizeof(F), "every op member type needs a layout here");
 }
 
 // The op of variant index `index`, read from r.

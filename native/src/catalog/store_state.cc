@@ -68,8 +68,10 @@ void StoreState::Validate(const Op& op) const {
         } else if constexpr (std::is_same_v<T, PutAliasOp>) {
           ValidateName(o.name, "alias");
           if (collections_.count(o.name)) throw BadRequest("'" + o.name + "' is a collection; an alias needs a name of its own");
-          if (aliases_.count(o.target)) throw BadRequest("alias target '" + o.target + "' is itself an alias; aliases resolve one hop only");
-          if (!collections_.count(o.target)) throw BadRequest("alias target '" + o.target + "' does not exist; create the collection first");
+          if (aliases_.count(o.target))
+            throw BadRequest("alias target '" + o.target + "' is itself an alias; aliases resolve one hop only");
+          if (!collections_.count(o.target))
+            throw BadRequest("alias target '" + o.target + "' does not exist; create the collection first");
         } else if constexpr (std::is_same_v<T, DropAliasOp>) {
           if (!aliases_.count(o.name)) throw NotFound("alias '" + o.name + "' does not exist");
         } else if constexpr (std::is_same_v<T, UpsertOp>) {
@@ -80,9 +82,8 @@ void StoreState::Validate(const Op& op) const {
               const std::vector<std::string>* declared_names = c ? &c->schema->vector_names : nullptr;
               bool declared = declared_names && std::find(declared_names->begin(), declared_names->end(), nv.name) != declared_names->end();
               if (!declared)
-                throw BadRequest("records[" + std::to_string(i) + "] (id '" + o.records[i].id + "'): named vector '" +
-                                 nv.name + "' is not declared; declare it with POST /collections/" + o.collection +
-                                 "/vector-names first");
+                throw BadRequest("records[" + std::to_string(i) + "] (id '" + o.records[i].id + "'): named vector '" + nv.name +
+                                 "' is not declared; declare it with POST /collections/" + o.collection + "/vector-names first");
             }
           }
         } else if constexpr (std::is_same_v<T, DeleteOp>) {
@@ -97,8 +98,7 @@ void StoreState::Validate(const Op& op) const {
 Segment& StoreState::AppendTarget(Collection& c, const RecordInput& rec) {
   if (!c.segments.empty() && c.segments.back().segment->CanAppend(rec)) return *c.segments.back().segment;
   uint32_t capacity = kFirstSegmentRows;
-  if (!c.segments.empty())
-    capacity = std::min(kMaxSegmentRows, std::max(kFirstSegmentRows, c.segments.back().segment->capacity() * 2));
+  if (!c.segments.empty()) capacity = std::min(kMaxSegmentRows, std::max(kFirstSegmentRows, c.segments.back().segment->capacity() * 2));
   c.segments.push_back({Segment::NewMemory(next_segment_id_++, dim_, capacity), SegmentIndexes::Flat()});
   return *c.segments.back().segment;
 }
@@ -185,11 +185,13 @@ SnapshotPtr StoreState::Freeze(uint64_t version, ThreadPool* pool) {
   auto index = [&](size_t i) {
     Slot& slot = *jobs[i].slot;
     const Segment& segment = *slot.segment;
-    slot.indexes = slot.indexes->WithText(
-        SegmentText::Extend(slot.indexes->text(), segment, segment.appended(), jobs[i].collection->schema->fts));
+    slot.indexes =
+        slot.indexes->WithText(SegmentText::Extend(slot.indexes->text(), segment, segment.appended(), jobs[i].collection->schema->fts));
   };
-  if (pool && jobs.size() > 1) pool->ParallelFor(jobs.size(), index);
-  else for (size_t i = 0; i < jobs.size(); ++i) index(i);
+  if (pool && jobs.size() > 1)
+    pool->ParallelFor(jobs.size(), index);
+  else
+    for (size_t i = 0; i < jobs.size(); ++i) index(i);
 
   auto snap = std::make_shared<Snapshot>();
   snap->version = version;

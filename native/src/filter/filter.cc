@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "filter/predicates.h"
-#include "util/json_reader.h"
 #include "tessera/error.h"
+#include "util/json_reader.h"
 
 namespace tessera {
 namespace {
@@ -76,8 +76,8 @@ int ParseMaxEdits(element e, const std::string& where) {
     default: Bad(where + " (max_edits) must be an integer from 0 to 8, got " + JsonTypeName(e.type()));
   }
   if (v != std::floor(v) || v < 0 || v > kMaxFuzzyEdits) {
-    Bad(where + " (max_edits) must be an integer from 0 to " + std::to_string(kMaxFuzzyEdits) + ", got " +
-        simdjson::to_string(e) + " (a budget above " + std::to_string(kMaxFuzzyEdits) + " is an error, not clamped)");
+    Bad(where + " (max_edits) must be an integer from 0 to " + std::to_string(kMaxFuzzyEdits) + ", got " + simdjson::to_string(e) +
+        " (a budget above " + std::to_string(kMaxFuzzyEdits) + " is an error, not clamped)");
   }
   return int(v);
 }
@@ -159,11 +159,12 @@ PredicatePtr ParseLeaf(const std::string& where, const std::string& name, elemen
 PredicatePtr ParsePredicate(element e, const std::string& where, int depth) {
   if (depth > kMaxDepth) Bad(where + ": predicates nest more than " + std::to_string(kMaxDepth) + " levels deep");
   if (e.type() != element_type::OBJECT || object(e.get_object()).size() != 1) {
-    std::string got = e.type() == element_type::OBJECT
-                          ? "an object with " + std::to_string(object(e.get_object()).size()) + " keys"
-                          : JsonTypeName(e.type());
-    Bad(where + " must be a predicate: an object with one key naming the variant, e.g. "
-                "{\"Eq\": [\"color\", {\"Str\": \"red\"}]}; got " + got);
+    std::string got = e.type() == element_type::OBJECT ? "an object with " + std::to_string(object(e.get_object()).size()) + " keys"
+                                                       : JsonTypeName(e.type());
+    Bad(where +
+        " must be a predicate: an object with one key naming the variant, e.g. "
+        "{\"Eq\": [\"color\", {\"Str\": \"red\"}]}; got " +
+        got);
   }
   auto [variant, args] = *object(e.get_object()).begin();
   std::string name(variant);

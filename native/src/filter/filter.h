@@ -62,7 +62,7 @@ class Filter {
 
  private:
   Filter(std::shared_ptr<const Predicate> root, std::vector<TextConjunct> conjuncts);
-  std::shared_ptr<const Predicate> root_;  // null = match all
+  std::shared_ptr<const Predicate> root_;                       // null = match all
   std::shared_ptr<const std::vector<TextConjunct>> conjuncts_;  // null when empty
 };
 

@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "util/byte_io.h"
-#include "filter/filter.h"
 #include "analysis/fuzzy.h"
 #include "analysis/glob.h"
+#include "filter/filter.h"
+#include "util/byte_io.h"
 #include "util/value.h"
 
 namespace re2 {

@@ -111,9 +111,7 @@ std::optional<std::vector<uint32_t>> PostingIndex::FindAtLeast(std::vector<Weigh
     }
   }
   candidates.resize(kept);
-  auto drop_short = [&] {
-    std::erase_if(candidates, [&](const Candidate& c) { return int64_t(c.hits) + rest < need; });
-  };
+  auto drop_short = [&] { std::erase_if(candidates, [&](const Candidate& c) { return int64_t(c.hits) + rest < need; }); };
   drop_short();
 
   // Decoding costs about a nanosecond a byte, verifying a row some hundreds: refining is worth a

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "index/filter_index_postings.h"
 #include "filter/filter.h"
+#include "index/filter_index_postings.h"
 
 namespace tessera {
 

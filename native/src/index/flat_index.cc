@@ -33,8 +33,8 @@ VectorIndexPtr FlatIndex::Shared() {
   return flat;
 }
 
-void FlatIndex::Search(const Segment& seg, const VectorQuery& q, const RowRange& rows, const RowFilter& admit,
-                       ScoreSink& sink, const CancelToken& cancel) const {
+void FlatIndex::Search(const Segment& seg, const VectorQuery& q, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
+                       const CancelToken& cancel) const {
   if (q.names.empty() && rows.narrowed == nullptr) return ScanBlocks(seg, q, rows, admit, sink, cancel);
   const Kernels& k = ActiveKernels();
   auto distance = [&](const float* v) { return q.euclidean ? -k.l2sq(q.vector, v, q.dim) : k.dot(q.vector, v, q.dim); };
@@ -54,8 +54,10 @@ void FlatIndex::Search(const Segment& seg, const VectorQuery& q, const RowRange&
     float folded = 0;
     for (size_t i = 0; i < q.names.size(); ++i) {
       const float* v = nullptr;
-      if (q.names[i].first == "default") v = seg.has_vector(r) ? seg.vector(r) : nullptr;
-      else if (columns[i] && columns[i]->has(r)) v = columns[i]->row(r, q.dim);
+      if (q.names[i].first == "default")
+        v = seg.has_vector(r) ? seg.vector(r) : nullptr;
+      else if (columns[i] && columns[i]->has(r))
+        v = columns[i]->row(r, q.dim);
       if (v == nullptr) continue;
       float s = distance(v) * q.names[i].second;
       folded = !any ? s : q.sum_pool ? folded + s : std::max(folded, s);

@@ -10,8 +10,8 @@ class FlatIndex final : public VectorIndex {
   // One instance serves every segment: it holds nothing.
   static VectorIndexPtr Shared();
 
-  void Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit,
-              ScoreSink& sink, const CancelToken& cancel) const override;
+  void Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
+              const CancelToken& cancel) const override;
 };
 
 }  // namespace tessera

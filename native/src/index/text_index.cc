@@ -4,8 +4,8 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "storage/segment.h"
 #include "analysis/analyzer.h"
+#include "storage/segment.h"
 #include "util/value.h"
 
 namespace tessera {
@@ -63,9 +63,9 @@ std::pair<size_t, size_t> FieldPostings::PrefixRange(const std::vector<std::stri
 }
 
 size_t FieldPostings::bytes() const {
-  size_t b = (term_start.size() + max_tf.size() + min_dl.size() + block_start.size() + block_max_tf.size() +
-              block_min_dl.size() + docs.size() + tfs.size() + term_positions.size() + positions.size() + doc_len.size() +
-              surface_term.size()) * sizeof(uint32_t);
+  size_t b = (term_start.size() + max_tf.size() + min_dl.size() + block_start.size() + block_max_tf.size() + block_min_dl.size() +
+              docs.size() + tfs.size() + term_positions.size() + positions.size() + doc_len.size() + surface_term.size()) *
+             sizeof(uint32_t);
   for (const std::string& t : terms) b += sizeof(std::string) + (t.size() > 15 ? t.size() : 0);
   for (const std::string& s : surfaces) b += sizeof(std::string) + (s.size() > 15 ? s.size() : 0);
   return b;
@@ -244,8 +244,7 @@ void TextChunk::MeasureBytes() {
   for (const FieldPostings& f : fields_) bytes_ += f.bytes();
 }
 
-SegmentTextPtr SegmentText::Extend(const SegmentTextPtr& base, const Segment& segment, uint32_t end,
-                                   const std::vector<FtsField>& fields) {
+SegmentTextPtr SegmentText::Extend(const SegmentTextPtr& base, const Segment& segment, uint32_t end, const std::vector<FtsField>& fields) {
   auto text = std::make_shared<SegmentText>();
   if (base) text->chunks_ = base->chunks_;
   uint32_t begin = text->rows();

@@ -23,24 +23,24 @@ class Segment;
 constexpr uint32_t kPostingsBlock = 128;
 
 struct FieldPostings {
-  std::vector<std::string> terms;   // sorted, distinct
-  std::vector<uint32_t> term_start; // terms.size() + 1 offsets into docs and tfs
+  std::vector<std::string> terms;    // sorted, distinct
+  std::vector<uint32_t> term_start;  // terms.size() + 1 offsets into docs and tfs
   // Bounds for dynamic pruning: per term, and per block of kPostingsBlock of its postings, the
   // largest tf and the holders' smallest length, which bound any BM25 contribution there.
   std::vector<uint32_t> max_tf, min_dl;              // per term
   std::vector<uint32_t> block_start;                 // terms.size() + 1 offsets into the block arrays
   std::vector<uint32_t> block_max_tf, block_min_dl;  // per block
-  std::vector<uint32_t> docs;       // segment rows, ascending within a term
+  std::vector<uint32_t> docs;                        // segment rows, ascending within a term
   std::vector<uint32_t> tfs;
   // Each posting's tf positions in turn, term by term: term t's start at term_positions[t], and
   // its i-th posting's after the tfs of the postings before it.
   std::vector<uint32_t> term_positions;  // terms.size() + 1 offsets into positions
   std::vector<uint32_t> positions;
-  std::vector<uint32_t> doc_len;    // indexed tokens per row of the chunk (0: no tokens)
+  std::vector<uint32_t> doc_len;  // indexed tokens per row of the chunk (0: no tokens)
   uint32_t docs_with_tokens = 0;
   uint64_t total_len = 0;
-  std::vector<std::string> surfaces;  // sorted, distinct
-  std::vector<uint32_t> surface_term; // the term each surface word stems to
+  std::vector<std::string> surfaces;   // sorted, distinct
+  std::vector<uint32_t> surface_term;  // the term each surface word stems to
 
   // Index of term in terms, or -1.
   int64_t Find(std::string_view term) const;
@@ -54,8 +54,7 @@ struct FieldPostings {
 class TextChunk {
  public:
   // Indexes rows [begin, end) of segment for fields (parallel to the schema).
-  static std::shared_ptr<const TextChunk> Build(const Segment& segment, uint32_t begin, uint32_t end,
-                                                const std::vector<FtsField>& fields);
+  static std::shared_ptr<const TextChunk> Build(const Segment& segment, uint32_t begin, uint32_t end, const std::vector<FtsField>& fields);
   // One chunk over the rows of consecutive chunks (each one's end is the next one's begin).
   static std::shared_ptr<const TextChunk> Merge(const std::vector<std::shared_ptr<const TextChunk>>& parts);
 
@@ -80,8 +79,7 @@ using SegmentTextPtr = std::shared_ptr<const SegmentText>;
 class SegmentText {
  public:
   // base (may be null) with rows [base rows, end) indexed as a new chunk, merged as described above.
-  static SegmentTextPtr Extend(const SegmentTextPtr& base, const Segment& segment, uint32_t end,
-                               const std::vector<FtsField>& fields);
+  static SegmentTextPtr Extend(const SegmentTextPtr& base, const Segment& segment, uint32_t end, const std::vector<FtsField>& fields);
   const std::vector<TextChunkPtr>& chunks() const { return chunks_; }
   uint32_t rows() const { return chunks_.empty() ? 0 : chunks_.back()->end(); }
   // The chunk holding row, or null.

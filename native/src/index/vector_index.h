@@ -82,8 +82,8 @@ class VectorIndex {
   virtual ~VectorIndex() = default;
   // Offers sink the rows of `rows` that admit lets through and that carry a vector the query
   // scores, each with its score (higher is better).
-  virtual void Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit,
-                      ScoreSink& sink, const CancelToken& cancel) const = 0;
+  virtual void Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
+                      const CancelToken& cancel) const = 0;
 };
 
 using VectorIndexPtr = std::shared_ptr<const VectorIndex>;

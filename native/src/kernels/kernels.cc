@@ -9,8 +9,8 @@ std::vector<const Kernels*> SupportedKernels() {
   std::vector<const Kernels*> out;
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl"))
     out.push_back(&Avx512Kernels());
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out.push_back(&Avx2Kernels());
 #endif

@@ -88,8 +88,8 @@ void Rows(const float* q, const float* rows, size_t n, size_t count, float* out)
       step(_mm256_loadu_ps(q + i), _mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), _mm256_loadu_ps(c + i), _mm256_loadu_ps(d + i));
     if (i < n) {
       __m256i m = _mm256_castps_si256(TailMask(n - i));
-      step(_mm256_maskload_ps(q + i, m), _mm256_maskload_ps(a + i, m), _mm256_maskload_ps(b + i, m),
-           _mm256_maskload_ps(c + i, m), _mm256_maskload_ps(d + i, m));
+      step(_mm256_maskload_ps(q + i, m), _mm256_maskload_ps(a + i, m), _mm256_maskload_ps(b + i, m), _mm256_maskload_ps(c + i, m),
+           _mm256_maskload_ps(d + i, m));
     }
     out[r] = HorizontalSum(s0);
     out[r + 1] = HorizontalSum(s1);

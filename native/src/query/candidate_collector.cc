@@ -4,8 +4,8 @@
 
 namespace tessera {
 
-CandidateCollector::CandidateCollector(size_t window, uint32_t scope_index, const Segment& segment,
-                                       const SearchParams& params, std::atomic<float>* shared_floor)
+CandidateCollector::CandidateCollector(size_t window, uint32_t scope_index, const Segment& segment, const SearchParams& params,
+                                       std::atomic<float>* shared_floor)
     : ScoreSink(shared_floor),
       heap_(window),
       scope_index_(scope_index),

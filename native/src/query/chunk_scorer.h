@@ -44,7 +44,10 @@ class ChunkScorer {
   static constexpr size_t kKeptAccumulators = size_t(1) << 20;
 
   ChunkScorer(const PreparedCollection& pc, const TextQuery& q, const SegmentRef& ref, bool prunable)
-      : pc_(pc), ref_(ref), slots_(q.combine == Combine::kMax ? pc.clauses.size() : 1), prunable_(prunable),
+      : pc_(pc),
+        ref_(ref),
+        slots_(q.combine == Combine::kMax ? pc.clauses.size() : 1),
+        prunable_(prunable),
         scratch_(ScoreScratch::ForThisThread(slots_ * size_t(ref.rows), ref.rows)) {}
   ~ChunkScorer() {
     scratch_.dirty = std::uncaught_exceptions() > 0;
@@ -70,13 +73,14 @@ class ChunkScorer {
       // document not yet seen, no unseen document can reach the window: read only the seen ones.
       // Compared as the float scores candidates carry, strictly: an unseen document tying the
       // threshold could still win on (collection, id).
-      if (admitting && prunable_ && scratch_.touched.size() >= window &&
-          Below(rest, std::max(floor, float(KthBest(window))))) {
+      if (admitting && prunable_ && scratch_.touched.size() >= window && Below(rest, std::max(floor, float(KthBest(window))))) {
         admitting = false;
         std::sort(scratch_.touched.begin(), scratch_.touched.end());
       }
-      if (admitting) Admit(l, rest - l.bound);
-      else Update(l);
+      if (admitting)
+        Admit(l, rest - l.bound);
+      else
+        Update(l);
       rest -= l.bound;
     }
     for (uint32_t local : scratch_.touched) {

@@ -26,8 +26,8 @@ std::vector<Fragment> MakeFragments(std::string_view text, const std::vector<Wor
   }
 
   struct Window {
-    uint32_t begin, end;             // characters
-    size_t first_match, end_match;   // the matches wholly inside: [first_match, end_match)
+    uint32_t begin, end;            // characters
+    size_t first_match, end_match;  // the matches wholly inside: [first_match, end_match)
     size_t count() const { return end_match - first_match; }
   };
   std::vector<Window> candidates;

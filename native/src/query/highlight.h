@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "query/text_params.h"
 #include "analysis/analyzer.h"
+#include "query/text_params.h"
 
 namespace tessera {
 

@@ -7,8 +7,7 @@
 namespace tessera {
 
 void WriteHits(JsonWriter& w, const std::vector<Candidate>& candidates, size_t offset, size_t limit,
-               const std::vector<std::string_view>& collection_names, const Projection& projection,
-               const Annotator& annotate) {
+               const std::vector<std::string_view>& collection_names, const Projection& projection, const Annotator& annotate) {
   auto keeps = [&](std::string_view key) { return projection.Keeps(key); };
   JsonWriter::Scope hits = w.Array();
   size_t end = std::min(candidates.size(), offset + limit);
@@ -28,8 +27,7 @@ void WriteHits(JsonWriter& w, const std::vector<Candidate>& candidates, size_t o
 }
 
 std::string HitsJson(const std::vector<Candidate>& candidates, size_t offset, size_t limit,
-                     const std::vector<std::string_view>& collection_names, const Projection& projection,
-                     const Annotator& annotate) {
+                     const std::vector<std::string_view>& collection_names, const Projection& projection, const Annotator& annotate) {
   return JsonText([&](JsonWriter& w) { WriteHits(w, candidates, offset, limit, collection_names, projection, annotate); });
 }
 

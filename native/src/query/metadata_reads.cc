@@ -16,8 +16,7 @@ namespace {
 constexpr size_t kMaxGroups = 10000;
 
 bool Orderable(ValueTag t) {
-  return t == ValueTag::kInt || t == ValueTag::kStr || t == ValueTag::kBool || t == ValueTag::kFloat ||
-         t == ValueTag::kDateTime;
+  return t == ValueTag::kInt || t == ValueTag::kStr || t == ValueTag::kBool || t == ValueTag::kFloat || t == ValueTag::kDateTime;
 }
 
 // Natural order of two values of the same tag (Float numerically, Str by bytes, List element-wise).
@@ -41,7 +40,8 @@ struct Sum {
   double floats = 0;
   bool any_float = false;
   void Add(const ValueView& v) {
-    if (v.tag == ValueTag::kInt) ints += v.i;
+    if (v.tag == ValueTag::kInt)
+      ints += v.i;
     else if (v.tag == ValueTag::kFloat) {
       floats += v.f;
       any_float = true;
@@ -88,8 +88,10 @@ void WriteGroups(JsonWriter& w, const std::vector<Group>& groups, const std::vec
   for (const Group& g : groups) {
     JsonWriter::Scope group = w.Object();
     w.Key("value");
-    if (g.missing) w.Null();
-    else WriteValueJson(w, g.value);
+    if (g.missing)
+      w.Null();
+    else
+      WriteValueJson(w, g.value);
     w.Member("count", g.count);
     w.Key("sums");
     WriteSums(w, fields, g.sums);
@@ -115,8 +117,10 @@ std::string ListRecords(const QueryContext& ctx, const ListParams& p) {
       ValueView v;
       bool present = FindAttr(r.segment->row_attrs(r.row), p.order_by->field, &v);
       if (present && !type && Orderable(v.tag)) type = v.tag;
-      if (present && type && v.tag == *type) ordered.push_back({r, v});
-      else trailing.push_back(r);
+      if (present && type && v.tag == *type)
+        ordered.push_back({r, v});
+      else
+        trailing.push_back(r);
     }
     bool desc = p.order_by->descending;
     std::stable_sort(ordered.begin(), ordered.end(), [desc](const Keyed& a, const Keyed& b) {
@@ -129,7 +133,8 @@ std::string ListRecords(const QueryContext& ctx, const ListParams& p) {
   }
   std::vector<Candidate> page;
   size_t end = std::min(rows.size(), size_t(p.offset) + p.limit);
-  for (size_t i = p.offset; i < end; ++i) page.push_back({0.0f, rows[i].scope_index, rows[i].segment->row_id(rows[i].row), rows[i].segment, rows[i].row});
+  for (size_t i = p.offset; i < end; ++i)
+    page.push_back({0.0f, rows[i].scope_index, rows[i].segment->row_id(rows[i].row), rows[i].segment, rows[i].row});
   return HitsJson(page, 0, page.size(), ScopeNames(scope), p.projection);
 }
 

@@ -39,8 +39,10 @@ void CollectionRecordsCursor::WriteRecord(const Segment& seg, uint32_t r) {
   JsonWriter::Scope record = w.Object();
   w.Member("id", seg.row_id(r));
   w.Key("vector");
-  if (seg.has_vector(r)) WriteVector(seg.vector(r));
-  else w.Null();
+  if (seg.has_vector(r))
+    WriteVector(seg.vector(r));
+  else
+    w.Null();
   bool any_named = false;
   for (const NamedColumn* c : seg.named_columns()) {
     if (!c->has(r)) continue;

@@ -27,8 +27,8 @@ class CollectionRecordsCursor final : public RecordsCursor {
   uint32_t row_ = 0;
   bool started_ = false;
   bool finished_ = false;
-  std::string unused_;    // the writer's target between calls
-  JsonWriter writer_;     // keeps the array open across pieces
+  std::string unused_;  // the writer's target between calls
+  JsonWriter writer_;   // keeps the array open across pieces
 };
 
 }  // namespace tessera

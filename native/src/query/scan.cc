@@ -48,8 +48,8 @@ RowRange ScanPlan::Rows(const ScanTask& task) const {
   return RowRange{task.begin, task.end, narrowed == narrowed_.end() ? nullptr : &narrowed->second};
 }
 
-std::vector<MatchedRow> MatchRows(const Snapshot& snap, const std::vector<const CollectionState*>& scope,
-                                  const Filter& filter, ThreadPool& pool, const CancelToken& cancel) {
+std::vector<MatchedRow> MatchRows(const Snapshot& snap, const std::vector<const CollectionState*>& scope, const Filter& filter,
+                                  ThreadPool& pool, const CancelToken& cancel) {
   ScanPlan plan(scope, pool.size(), filter);
   std::vector<std::vector<MatchedRow>> found(plan.tasks().size());
   pool.ParallelFor(plan.tasks().size(), [&](size_t t) {

@@ -50,7 +50,7 @@ struct MatchedRow {
 };
 
 // Visible rows of the scope that pass the filter, in storage order, found by the query threads.
-std::vector<MatchedRow> MatchRows(const Snapshot& snap, const std::vector<const CollectionState*>& scope,
-                                  const Filter& filter, ThreadPool& pool, const CancelToken& cancel);
+std::vector<MatchedRow> MatchRows(const Snapshot& snap, const std::vector<const CollectionState*>& scope, const Filter& filter,
+                                  ThreadPool& pool, const CancelToken& cancel);
 
 }  // namespace tessera

@@ -63,8 +63,7 @@ class DocCondition {
       const FieldPostings& fp = chunk.field(size_t(field_));
       std::vector<uint8_t> allowed(chunk.end() - chunk.begin(), 0);
       auto admit = [&](uint32_t row) {
-        if (text_.Visible(ref, row) && (filter_.empty() || filter_.Matches(ref.segment->row_attrs(row))))
-          allowed[row - chunk.begin()] = 1;
+        if (text_.Visible(ref, row) && (filter_.empty() || filter_.Matches(ref.segment->row_attrs(row)))) allowed[row - chunk.begin()] = 1;
       };
       if (earlier_.empty()) {
         for (uint32_t r = chunk.begin(); r < chunk.end(); ++r)

@@ -44,9 +44,7 @@ class CollectionText {
     });
   }
 
-  bool Visible(const SegmentRef& ref, uint32_t row) const {
-    return ref.deleted_rows == 0 || ref.segment->visible(row, version_);
-  }
+  bool Visible(const SegmentRef& ref, uint32_t row) const { return ref.deleted_rows == 0 || ref.segment->visible(row, version_); }
   // Calls fn(ref, chunk) for every chunk of every segment, in storage order.
   template <typename Fn>
   void ForEachChunk(Fn&& fn) const {

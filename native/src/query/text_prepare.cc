@@ -41,9 +41,8 @@ PreparedClause PrepareClause(const CollectionText& text, const TextClause& claus
     }
     pc.matched = expansion.size();
     // The commonest completions are kept; ties by term.
-    std::sort(expansion.begin(), expansion.end(), [](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first > b.first : a.second < b.second;
-    });
+    std::sort(expansion.begin(), expansion.end(),
+              [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
     if (expansion.size() > kMaxExpansion) expansion.resize(kMaxExpansion);
     pc.scored = expansion.size();
     for (auto& [n, term] : expansion) df.try_emplace(std::move(term), n);
@@ -52,7 +51,6 @@ PreparedClause PrepareClause(const CollectionText& text, const TextClause& claus
     if (n > 0) pc.terms.push_back({term, std::log(1 + (double(stats.docs) - double(n) + 0.5) / (double(n) + 0.5)), n});
   return pc;
 }
-
 
 }  // namespace
 

@@ -168,8 +168,7 @@ std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
       }
       WriteTextAnnotations(w, params.text, text.prepared[c.collection], c);
     };
-  return HitsJson(fused, params.search.offset, params.search.top_k, ScopeNames(vector.scope), params.search.projection,
-                  annotate);
+  return HitsJson(fused, params.search.offset, params.search.top_k, ScopeNames(vector.scope), params.search.projection, annotate);
 }
 
 }  // namespace tessera

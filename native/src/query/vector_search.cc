@@ -45,8 +45,7 @@ VectorQuery QueryOf(const SearchParams& p, Metric metric) {
   return q;
 }
 
-RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vector<std::string>& scope_names,
-                  const Exclusion* exclude) {
+RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vector<std::string>& scope_names, const Exclusion* exclude) {
   RankedSearch result;
   result.scope = ResolveScope(ctx.snap, scope_names);
   CheckNames(result.scope, p);
@@ -116,9 +115,7 @@ std::vector<Candidate> Fuse(const std::vector<RankedSearch>& legs, const BatchPa
 
 }  // namespace
 
-RankedSearch RankByVector(const QueryContext& ctx, const SearchParams& params) {
-  return Rank(ctx, params, params.scope, nullptr);
-}
+RankedSearch RankByVector(const QueryContext& ctx, const SearchParams& params) { return Rank(ctx, params, params.scope, nullptr); }
 
 std::string VectorSearch(const QueryContext& ctx, const SearchParams& params) {
   return RankedJson(Rank(ctx, params, params.scope, nullptr), params);

@@ -18,9 +18,7 @@ std::string SegmentNamedPath(const std::string& dir, uint64_t segment, size_t co
   return dir + "/" + SegmentBase(segment) + ".nv" + std::to_string(column);
 }
 
-std::string DeletionsFileName(uint64_t segment, uint64_t version) {
-  return SegmentBase(segment) + ".del." + std::to_string(version);
-}
+std::string DeletionsFileName(uint64_t segment, uint64_t version) { return SegmentBase(segment) + ".del." + std::to_string(version); }
 
 std::vector<std::string> SegmentFileNames(uint64_t segment) {
   std::string base = SegmentBase(segment);

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "tessera/error.h"
 #include "util/byte_io.h"
 #include "util/crc32c.h"
-#include "tessera/error.h"
 
 namespace tessera {
 namespace {
@@ -15,8 +15,7 @@ constexpr size_t kArenaChunk = 1 << 16;
 
 }  // namespace
 
-Segment::Segment(uint64_t id, uint32_t dim, uint32_t capacity, bool sealed)
-    : id_(id), dim_(dim), capacity_(capacity), sealed_(sealed) {
+Segment::Segment(uint64_t id, uint32_t dim, uint32_t capacity, bool sealed) : id_(id), dim_(dim), capacity_(capacity), sealed_(sealed) {
   has_vector_.reset(new uint8_t[capacity]());
   ids_.reset(new std::string_view[capacity]);
   attrs_.reset(new std::string_view[capacity]);
@@ -96,14 +95,12 @@ uint32_t Segment::Append(const RecordInput& rec, const std::vector<float>& float
   ids_[row] = CopyToArena(rec.id);
   attrs_[row] = CopyToArena(rec.attrs);
   if (rec.vector_offset >= 0) {
-    std::memcpy(static_cast<float*>(vectors_.data()) + size_t(row) * dim_, floats.data() + rec.vector_offset,
-                size_t(dim_) * sizeof(float));
+    std::memcpy(static_cast<float*>(vectors_.data()) + size_t(row) * dim_, floats.data() + rec.vector_offset, size_t(dim_) * sizeof(float));
     has_vector_[row] = 1;
   }
   for (const NamedVectorInput& nv : rec.named) {
     NamedColumn* c = NamedForAppend(nv.name);
-    std::memcpy(static_cast<float*>(c->data.data()) + size_t(row) * dim_, floats.data() + nv.offset,
-                size_t(dim_) * sizeof(float));
+    std::memcpy(static_cast<float*>(c->data.data()) + size_t(row) * dim_, floats.data() + nv.offset, size_t(dim_) * sizeof(float));
     static_cast<uint8_t*>(c->present.data())[row] = 1;
   }
   ++appended_;
@@ -143,8 +140,7 @@ void Segment::CopyDeletionsFrom(const Segment& other, uint32_t rows) {
   deleted_rows_ = other.deleted_rows_;
 }
 
-std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id, uint32_t dim, bool mmap,
-                                             const std::string& del_file) {
+std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id, uint32_t dim, bool mmap, const std::string& del_file) {
   std::string rows_file = ReadWholeFile(SegmentRowsPath(dir, id));
   if (rows_file.size() < 16) throw Internal("corrupt segment " + SegmentRowsPath(dir, id));
   uint32_t stored_crc;

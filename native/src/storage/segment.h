@@ -23,7 +23,6 @@ namespace tessera {
 
 constexpr uint64_t kNeverDeleted = UINT64_MAX;
 
-
 struct NamedColumn {
   std::string name;
   Region data;     // rows x dim f32
@@ -36,8 +35,7 @@ class Segment {
  public:
   static std::shared_ptr<Segment> NewMemory(uint64_t id, uint32_t dim, uint32_t capacity);
   // Opens the files Persist() wrote; del_file (may be empty) holds the deletion bitmap.
-  static std::shared_ptr<Segment> OpenSealed(const std::string& dir, uint64_t id, uint32_t dim, bool mmap,
-                                             const std::string& del_file);
+  static std::shared_ptr<Segment> OpenSealed(const std::string& dir, uint64_t id, uint32_t dim, bool mmap, const std::string& del_file);
   ~Segment();
 
   // Writes rows [0, rows) as segment files and fsyncs them.
@@ -59,9 +57,7 @@ class Segment {
   const NamedColumn* named(std::string_view name) const;
   std::vector<const NamedColumn*> named_columns() const;
 
-  bool visible(uint32_t r, uint64_t version) const {
-    return deleted_at_[r].load(std::memory_order_acquire) > version;
-  }
+  bool visible(uint32_t r, uint64_t version) const { return deleted_at_[r].load(std::memory_order_acquire) > version; }
   bool deleted(uint32_t r) const { return deleted_at_[r].load(std::memory_order_acquire) != kNeverDeleted; }
   // Writer only, on a live row.
   void MarkDeleted(uint32_t r, uint64_t version) {

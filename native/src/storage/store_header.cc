@@ -9,8 +9,8 @@
 namespace tessera {
 
 void WriteHeader(const std::string& dir, const StoreHeader& h) {
-  std::string text = "tessera-store\nformat " + std::to_string(h.format) + "\ndimension " +
-                     std::to_string(h.dimension) + "\nmetric " + MetricName(h.metric) + "\n";
+  std::string text = "tessera-store\nformat " + std::to_string(h.format) + "\ndimension " + std::to_string(h.dimension) + "\nmetric " +
+                     MetricName(h.metric) + "\n";
   WriteFileAtomic(HeaderPath(dir), text);
 }
 
@@ -23,8 +23,8 @@ std::optional<StoreHeader> ReadHeader(const std::string& dir) {
   if (std::sscanf(text.c_str(), "tessera-store\nformat %u\ndimension %u\nmetric %31s", &format, &dimension, metric) != 3)
     throw Internal("corrupt " + path + ": unreadable header");
   if (format != kFormatVersion)
-    throw Internal("store format " + std::to_string(format) + " is not supported by this build (format " +
-                   std::to_string(kFormatVersion) + ")");
+    throw Internal("store format " + std::to_string(format) + " is not supported by this build (format " + std::to_string(kFormatVersion) +
+                   ")");
   try {
     return StoreHeader{format, dimension, ParseMetric(metric)};
   } catch (const Error&) {

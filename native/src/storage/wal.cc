@@ -6,9 +6,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "tessera/error.h"
 #include "util/byte_io.h"
 #include "util/crc32c.h"
-#include "tessera/error.h"
 #include "util/file_util.h"
 
 namespace tessera {

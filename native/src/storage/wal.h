@@ -17,8 +17,7 @@ class Wal {
 
   // Reads every intact record in order. A torn or corrupt tail ends the log: when truncate is set
   // the file is cut back to the last intact record (a writer's recovery); a reader leaves it.
-  static void Replay(const std::string& path, bool truncate,
-                     const std::function<void(std::string_view payload)>& fn);
+  static void Replay(const std::string& path, bool truncate, const std::function<void(std::string_view payload)>& fn);
 
   void OpenForAppend(const std::string& path);
   void Append(std::string_view payload);

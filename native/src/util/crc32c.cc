@@ -47,8 +47,8 @@ uint32_t Crc32cSoftware(const void* data, size_t n, uint32_t seed) {
   uint32_t c = ~seed;
   while (n >= 8) {
     uint32_t lo = c ^ (uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24);
-    c = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^ t[3][p[4]] ^
-        t[2][p[5]] ^ t[1][p[6]] ^ t[0][p[7]];
+    c = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^ t[3][p[4]] ^ t[2][p[5]] ^ t[1][p[6]] ^
+        t[0][p[7]];
     p += 8;
     n -= 8;
   }

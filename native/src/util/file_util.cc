@@ -99,8 +99,10 @@ Region& Region::operator=(Region&& o) noexcept {
 
 void Region::Release() {
   if (data_ == nullptr) return;
-  if (mapped_) ::munmap(data_, size_);
-  else std::free(data_);
+  if (mapped_)
+    ::munmap(data_, size_);
+  else
+    std::free(data_);
   data_ = nullptr;
   size_ = 0;
 }

@@ -9,7 +9,8 @@ using simdjson::dom::object;
 JsonValue ReadJsonValue(element v, const std::string& where) {
   JsonValue out;
   if (v.type() == element_type::STRING) {
-    if (v.get_string().value() != "Null") throw BadRequest(where + ": the only bare-string Value is \"Null\"; wrap strings as {\"Str\": ...}");
+    if (v.get_string().value() != "Null")
+      throw BadRequest(where + ": the only bare-string Value is \"Null\"; wrap strings as {\"Str\": ...}");
     return out;
   }
   if (v.type() != element_type::OBJECT || object(v.get_object()).size() != 1)
@@ -53,7 +54,8 @@ JsonValue ReadJsonValue(element v, const std::string& where) {
     out.tag = ValueTag::kList;
     size_t i = 0;
     for (element item : x.get_array()) {
-      if (item.type() != element_type::STRING) throw BadRequest(at + "[" + std::to_string(i) + "] must be a string, got " + JsonTypeName(item.type()));
+      if (item.type() != element_type::STRING)
+        throw BadRequest(at + "[" + std::to_string(i) + "] must be a string, got " + JsonTypeName(item.type()));
       out.list.push_back(item.get_string().value());
       ++i;
     }

@@ -37,13 +37,20 @@ class JsonWriter {
   // A scalar or string value, written by the overload its type picks.
   template <typename T>
   void Value(const T& value) {
-    if constexpr (std::is_null_pointer_v<T>) Null();
-    else if constexpr (std::is_same_v<T, bool>) Bool(value);
-    else if constexpr (std::is_same_v<T, float>) Float(value);
-    else if constexpr (std::is_floating_point_v<T>) Double(value);
-    else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) Int(value);
-    else if constexpr (std::is_integral_v<T>) UInt(value);
-    else String(value);
+    if constexpr (std::is_null_pointer_v<T>)
+      Null();
+    else if constexpr (std::is_same_v<T, bool>)
+      Bool(value);
+    else if constexpr (std::is_same_v<T, float>)
+      Float(value);
+    else if constexpr (std::is_floating_point_v<T>)
+      Double(value);
+    else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+      Int(value);
+    else if constexpr (std::is_integral_v<T>)
+      UInt(value);
+    else
+      String(value);
   }
   // An object member: the key, then the value.
   template <typename T>

@@ -128,7 +128,10 @@ void WriteValueJson(JsonWriter& w, const ValueView& v) {
     case ValueTag::kDateTime: w.Member("DateTime", v.i); break;
     case ValueTag::kBool: w.Member("Bool", v.i != 0); break;
     case ValueTag::kFloat: w.Member("Float", v.f); break;
-    case ValueTag::kList: w.Key("List"); w.StringArray(ListElements(v)); break;
+    case ValueTag::kList:
+      w.Key("List");
+      w.StringArray(ListElements(v));
+      break;
     case ValueTag::kNull: break;
   }
 }

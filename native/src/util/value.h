@@ -15,9 +15,9 @@ enum class ValueTag : uint8_t { kStr = 1, kInt = 2, kBool = 3, kList = 4, kFloat
 // A decoded value viewing the blob it came from.
 struct ValueView {
   ValueTag tag;
-  int64_t i = 0;          // Int, DateTime, Bool (0/1)
-  double f = 0;           // Float
-  std::string_view s;     // Str; for List the raw list payload (see ListElements)
+  int64_t i = 0;       // Int, DateTime, Bool (0/1)
+  double f = 0;        // Float
+  std::string_view s;  // Str; for List the raw list payload (see ListElements)
   uint32_t list_size = 0;
 };
 

@@ -16,12 +16,18 @@ ListParams ParseList(std::string_view body) {
   RequestBody parsed(body);
   for (auto [key, value] : parsed.Object()) {
     std::string f(key);
-    if (key == "scope") p.scope = ExpectStrings(value, f);
-    else if (key == "filter") p.filter = Filter::Compile(value, f);
-    else if (key == "offset") p.offset = ExpectCount(value, f, UINT32_MAX);
-    else if (key == "limit") p.limit = ExpectCount(value, f, kMaxRankDepth);
-    else if (key == "include_attributes") p.projection.include = ExpectStrings(value, f);
-    else if (key == "exclude_attributes") p.projection.exclude = ExpectStrings(value, f);
+    if (key == "scope")
+      p.scope = ExpectStrings(value, f);
+    else if (key == "filter")
+      p.filter = Filter::Compile(value, f);
+    else if (key == "offset")
+      p.offset = ExpectCount(value, f, UINT32_MAX);
+    else if (key == "limit")
+      p.limit = ExpectCount(value, f, kMaxRankDepth);
+    else if (key == "include_attributes")
+      p.projection.include = ExpectStrings(value, f);
+    else if (key == "exclude_attributes")
+      p.projection.exclude = ExpectStrings(value, f);
     else if (key == "order_by") {
       if (value.type() == element_type::NULL_VALUE) continue;
       OrderBy ob;
@@ -51,9 +57,12 @@ AggregateParams ParseAggregate(std::string_view body) {
   if (body.empty()) return p;
   RequestBody parsed(body);
   for (auto [key, value] : parsed.Object()) {
-    if (key == "scope") p.scope = ExpectStrings(value, "scope");
-    else if (key == "filter") p.filter = Filter::Compile(value, "filter");
-    else if (key == "sum") p.sum = ExpectStrings(value, "sum");
+    if (key == "scope")
+      p.scope = ExpectStrings(value, "scope");
+    else if (key == "filter")
+      p.filter = Filter::Compile(value, "filter");
+    else if (key == "sum")
+      p.sum = ExpectStrings(value, "sum");
     else if (key == "group_by") {
       if (value.type() == element_type::NULL_VALUE) continue;
       p.group_by = JsonString(value, "group_by");

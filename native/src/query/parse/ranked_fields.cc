@@ -52,9 +52,12 @@ LimitPer ReadLimitPer(element e, const std::string& field) {
 
 // The member a numeric rank_by.Decay key sets, or null.
 double DecayRank::*DecayNumber(std::string_view key) {
-  static constexpr std::pair<std::string_view, double DecayRank::*> kNumbers[] = {
-      {"scale", &DecayRank::scale},     {"decay", &DecayRank::decay},             {"lambda", &DecayRank::lambda},
-      {"missing", &DecayRank::missing}, {"count_scale", &DecayRank::count_scale}, {"count_lambda", &DecayRank::count_lambda}};
+  static constexpr std::pair<std::string_view, double DecayRank::*> kNumbers[] = {{"scale", &DecayRank::scale},
+                                                                                  {"decay", &DecayRank::decay},
+                                                                                  {"lambda", &DecayRank::lambda},
+                                                                                  {"missing", &DecayRank::missing},
+                                                                                  {"count_scale", &DecayRank::count_scale},
+                                                                                  {"count_lambda", &DecayRank::count_lambda}};
   for (const auto& [name, member] : kNumbers)
     if (key == name) return member;
   return nullptr;
@@ -62,8 +65,7 @@ double DecayRank::*DecayNumber(std::string_view key) {
 
 DecayRank ReadRankBy(element e, const std::string& field) {
   object outer = ExpectObject(e, field);
-  if (outer.size() != 1 || (*outer.begin()).key != "Decay")
-    Bad(field + " must be {\"Decay\": {...}}, the only ranking expression");
+  if (outer.size() != 1 || (*outer.begin()).key != "Decay") Bad(field + " must be {\"Decay\": {...}}, the only ranking expression");
   std::string where = field + ".Decay";
   DecayRank d;
   bool has_field = false, has_origin = false;
@@ -98,8 +100,8 @@ DecayRank ReadRankBy(element e, const std::string& field) {
 }  // namespace
 
 // Consumes one field of a /search-shaped body; kind says which fields this route accepts.
-void ReadSearchField(std::string_view key, element value, SearchParams& p, SearchKind kind, const std::string& prefix,
-                     uint32_t dim, Metric metric, bool* has_query) {
+void ReadSearchField(std::string_view key, element value, SearchParams& p, SearchKind kind, const std::string& prefix, uint32_t dim,
+                     Metric metric, bool* has_query) {
   std::string f = prefix + std::string(key);
   bool vector_fields = kind == SearchKind::kSearch || kind == SearchKind::kBatchLeg;
   bool ranked_fields = kind != SearchKind::kHybrid;  // min_score, rank_by, exact
@@ -148,14 +150,18 @@ void ReadSearchField(std::string_view key, element value, SearchParams& p, Searc
     for (auto [name, w] : ExpectObject(value, f)) p.name_weights[std::string(name)] = float(ExpectFinite(w, f + "." + std::string(name)));
   } else if (key == "pool" && vector_fields) {
     std::string pool = JsonString(value, f);
-    if (pool == "Max") p.pool = Pool::kMax;
-    else if (pool == "Sum") p.pool = Pool::kSum;
-    else Bad(f + " must be \"Max\" or \"Sum\", got \"" + pool + "\"");
+    if (pool == "Max")
+      p.pool = Pool::kMax;
+    else if (pool == "Sum")
+      p.pool = Pool::kSum;
+    else
+      Bad(f + " must be \"Max\" or \"Sum\", got \"" + pool + "\"");
   } else if ((key == "plan" || key == "rerank") && kind == SearchKind::kBatchLeg) {
     Bad(f + ": " + std::string(key) + " is not allowed inside a batch");
   } else if (key == "plan") {
     if (ExpectBool(value, f)) Bad(f + ": query plans are not available in this version; omit plan or send false");
-  } else if (kind == SearchKind::kSimilar && (key == "query" || key == "names" || key == "name_weights" || key == "pool" || key == "rerank")) {
+  } else if (kind == SearchKind::kSimilar &&
+             (key == "query" || key == "names" || key == "name_weights" || key == "pool" || key == "rerank")) {
     Bad(f + " is not accepted by /search/similar: it always searches with the source record's default vector");
   } else if (key == "rerank" || key == "expand") {
     Bad(f + " is not available in this version of the store");
@@ -165,8 +171,7 @@ void ReadSearchField(std::string_view key, element value, SearchParams& p, Searc
 }
 
 void CheckSearch(const SearchParams& p, const std::string& prefix) {
-  if (p.projection.include && p.projection.exclude)
-    Bad(prefix + "include_attributes and exclude_attributes cannot both be sent; pick one");
+  if (p.projection.include && p.projection.exclude) Bad(prefix + "include_attributes and exclude_attributes cannot both be sent; pick one");
   if (uint64_t(p.offset) + p.top_k > kMaxRankDepth)
     Bad(prefix + "offset + top_k must not exceed 10000 (got " + std::to_string(uint64_t(p.offset) + p.top_k) + ")");
 }

@@ -17,8 +17,8 @@ enum class SearchKind { kSearch, kSimilar, kBatchLeg, kText, kHybrid };
 
 // Consumes one field of a /search-shaped body into p; prefix names where the body sits
 // ("queries[2]." in a batch). *has_query is set when the query vector was read.
-void ReadSearchField(std::string_view key, simdjson::dom::element value, SearchParams& p, SearchKind kind,
-                     const std::string& prefix, uint32_t dim, Metric metric, bool* has_query);
+void ReadSearchField(std::string_view key, simdjson::dom::element value, SearchParams& p, SearchKind kind, const std::string& prefix,
+                     uint32_t dim, Metric metric, bool* has_query);
 
 // Rules across fields, checked once the whole body is read.
 void CheckSearch(const SearchParams& p, const std::string& prefix);

@@ -18,8 +18,8 @@ constexpr double kMaxK1 = 1000;  // beyond it tf saturation is meaningless and s
 // members read_member takes (including "field"). check(field, where) runs once per entry; names
 // may not repeat. route and example name the body in errors.
 template <typename Field, typename ReadMember, typename Check>
-std::vector<Field> ParseFieldDeclarations(std::string_view body, const char* route, const char* example,
-                                          ReadMember&& read_member, Check&& check) {
+std::vector<Field> ParseFieldDeclarations(std::string_view body, const char* route, const char* example, ReadMember&& read_member,
+                                          Check&& check) {
   RequestBody parsed(body);
   std::vector<Field> fields;
   bool seen = false;
@@ -74,8 +74,8 @@ std::vector<FtsField> ParseFtsSchema(std::string_view body) {
     }
   };
   return ParseFieldDeclarations<FtsField>(
-      body, "fts-schema", "{\"fields\": [\"title\", {\"field\": \"body\", \"k1\": 1.2, \"b\": 0.75}]} ([] drops the schema)",
-      member, [](const FtsField&, const std::string&) {});
+      body, "fts-schema", "{\"fields\": [\"title\", {\"field\": \"body\", \"k1\": 1.2, \"b\": 0.75}]} ([] drops the schema)", member,
+      [](const FtsField&, const std::string&) {});
 }
 
 std::map<std::string, std::string> ParseMeta(std::string_view body) {
@@ -107,18 +107,22 @@ std::vector<std::string> ParseVectorNames(std::string_view body) {
 
 std::vector<FilterIndexField> ParseFilterIndex(std::string_view body) {
   auto member = [](FilterIndexField& f, std::string_view k, element v, const std::string& where) {
-    if (k == "field") f.field = JsonString(v, where + ".field");
-    else if (k == "tokens") f.tokens = ExpectBool(v, where + ".tokens");
-    else if (k == "trigrams") f.trigrams = ExpectBool(v, where + ".trigrams");
-    else UnknownField(k, " in " + where, "field, tokens, trigrams");
+    if (k == "field")
+      f.field = JsonString(v, where + ".field");
+    else if (k == "tokens")
+      f.tokens = ExpectBool(v, where + ".tokens");
+    else if (k == "trigrams")
+      f.trigrams = ExpectBool(v, where + ".trigrams");
+    else
+      UnknownField(k, " in " + where, "field, tokens, trigrams");
   };
   auto check = [](const FilterIndexField& f, const std::string& where) {
     if (!f.tokens && !f.trigrams)
       Bad(where + " ('" + f.field + "') turns off both tokens and trigrams; keep at least one, or leave the field out");
   };
   return ParseFieldDeclarations<FilterIndexField>(
-      body, "filter-index", "{\"fields\": [\"title\", {\"field\": \"tags\", \"trigrams\": false}]} ([] drops the declaration)",
-      member, check);
+      body, "filter-index", "{\"fields\": [\"title\", {\"field\": \"tags\", \"trigrams\": false}]} ([] drops the declaration)", member,
+      check);
 }
 
 std::string ParseAliasTarget(std::string_view body) {

@@ -36,9 +36,12 @@ SimilarParams ParseSimilar(std::string_view body) {
   SimilarParams sp;
   bool unused = false;
   for (auto [key, value] : parsed.Object()) {
-    if (key == "collection") sp.collection = JsonString(value, "collection");
-    else if (key == "id") sp.id = JsonString(value, "id");
-    else ReadSearchField(key, value, sp.search, SearchKind::kSimilar, "", 0, Metric::kCosine, &unused);
+    if (key == "collection")
+      sp.collection = JsonString(value, "collection");
+    else if (key == "id")
+      sp.id = JsonString(value, "id");
+    else
+      ReadSearchField(key, value, sp.search, SearchKind::kSimilar, "", 0, Metric::kCosine, &unused);
   }
   if (sp.collection.empty()) Bad("collection is required: the collection of the source record");
   if (sp.id.empty()) Bad("id is required: the id of the source record");

@@ -87,9 +87,12 @@ bool ReadTextField(std::string_view key, element v, const char* query_key, TextQ
     s.has_clauses = true;
   } else if (key == "combine") {
     std::string combine = JsonString(v, f);
-    if (combine == "Sum") q.combine = Combine::kSum;
-    else if (combine == "Max") q.combine = Combine::kMax;
-    else Bad("combine must be \"Sum\" or \"Max\", got \"" + combine + "\"");
+    if (combine == "Sum")
+      q.combine = Combine::kSum;
+    else if (combine == "Max")
+      q.combine = Combine::kMax;
+    else
+      Bad("combine must be \"Sum\" or \"Max\", got \"" + combine + "\"");
   } else if (key == "explain") {
     q.explain = ExpectBool(v, f);
   } else if (key == "highlight") {
