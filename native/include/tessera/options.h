@@ -21,6 +21,28 @@ enum class Role { kWriter, kReader, kInMemory };
 
 const char* RoleName(Role role);
 
+// The approximate index built per sealed segment (spec "Store statistics": the knobs and their
+// defaults). A query walks with ef = max(ef_search, overscan x (offset + top_k)).
+enum class AnnKind { kHnsw, kIvf };
+struct AnnConfig {
+  AnnKind kind = AnnKind::kHnsw;
+  uint32_t m = 16;
+  uint32_t ef_construction = 200;
+  uint32_t ef_search = 64;
+  uint32_t n_lists = 0;  // 0: chosen from the segment's rows
+  uint32_t n_probe = 8;
+  uint32_t overscan = 4;
+  uint64_t seed = 0;
+};
+
+// The quantized first pass; the best (offset + top_k) x rescore candidates are rescored exactly.
+// Binary needs the Cosine metric.
+enum class QuantizationKind { kInt8, kBinary };
+struct QuantizationConfig {
+  QuantizationKind kind = QuantizationKind::kInt8;
+  uint32_t rescore = 4;  // 16 is Binary's default
+};
+
 struct StoreOptions {
   std::string path;
   bool in_memory = false;
