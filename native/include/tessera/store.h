@@ -9,6 +9,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -69,6 +70,10 @@ class Store {
   Metric metric() const { return metric_; }
   size_t query_threads() const;
   bool mmap() const { return options_.mmap; }
+  // The index configuration this process runs with: what the opener asked for, else what the store
+  // recorded, else the spec's defaults. nullopt: exact search / no quantized pass.
+  const std::optional<AnnConfig>& ann() const { return ann_; }
+  const std::optional<QuantizationConfig>& quantization() const { return quantization_; }
   uint64_t commit_version() const { return commit_version_.load(std::memory_order_acquire); }
   const FootprintCounters& footprint() const { return footprint_; }
   // Empty until an exception escapes while the write lock is held; then permanent.
@@ -97,6 +102,8 @@ class Store {
   uint32_t dim_ = 0;
   Metric metric_ = Metric::kCosine;
   Role role_ = Role::kWriter;
+  std::optional<AnnConfig> ann_;
+  std::optional<QuantizationConfig> quantization_;
   std::string writer_holder_;
   std::unique_ptr<WriterLock> lock_;
   std::unique_ptr<ThreadPool> pool_;
