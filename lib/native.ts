@@ -47,6 +47,7 @@ export interface NativeStore {
   aggregate(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
   stats(): Promise<Buffer>;
   flush(): Promise<Buffer>;
+  waitForIndexes(): Promise<Buffer>;
   close(): Promise<Buffer>;
   info(): NativeInfo;
   poisoned(): string | null;

@@ -105,11 +105,37 @@ export interface SearchRequest extends RankedOptions {
   names?: string[];
   name_weights?: Record<string, number>;
   pool?: 'Max' | 'Sum';
+  /** Answer `{hits, plan}` (not inside a batch). */
+  plan?: boolean;
 }
 
 export interface SimilarRequest extends RankedOptions {
   collection: string;
   id: string;
+  plan?: boolean;
+}
+
+/** How a vector query ran (the spec's "Query plans"); times in microseconds. */
+export interface QueryPlan {
+  path: 'ann' | 'ann_prefilter_fallback' | 'segmented' | 'quantized' | 'exact';
+  /** Rows fed to exact scans; absent on `ann` and `segmented`. */
+  rows_scanned?: number;
+  /** Rows index walks surfaced and what became of them; absent on `exact` and `quantized`. */
+  candidates?: {
+    surfaced: number;
+    survived: number;
+    dropped_out_of_scope: number;
+    dropped_stale: number;
+    dropped_filtered: number;
+    dropped_min_score: number;
+  };
+  narrowing: { state: 'inactive' | 'declined' | 'narrowed'; candidates?: number };
+  timings: Partial<Record<'narrow_us' | 'walk_us' | 'resolve_us' | 'score_us', number>> & { total_us: number };
+}
+
+export interface PlannedHits {
+  hits: Hit[];
+  plan: QueryPlan;
 }
 
 export interface BatchRequest {
@@ -160,6 +186,7 @@ export interface HybridSearchRequest extends TextLegOptions {
   candidates?: number;
   vector_weight?: number;
   text_weight?: number;
+  plan?: boolean;
 }
 
 export interface SuggestRequest {

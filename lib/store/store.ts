@@ -19,6 +19,7 @@ import type {
   OpenOptions,
   RecordInput,
   Role,
+  PlannedHits,
   SearchRequest,
   SimilarRequest,
   Stats,
@@ -212,13 +213,17 @@ export class Store {
     return call(o, (token) => this.core.search(body, token));
   }
 
-  /** Nearest-neighbour search; Int and DateTime values come back as bigint. */
-  async search(body: SearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[]> {
+  /** Nearest-neighbour search; Int and DateTime values come back as bigint. With `plan: true`, `{hits, plan}`. */
+  async search(body: SearchRequest & { plan: true }, o?: CallOptions): Promise<PlannedHits>;
+  async search(body: SearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[]>;
+  async search(body: SearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[] | PlannedHits> {
     return parseExact(await this.searchJson(bytes(body), o));
   }
 
   /** /search/similar: search with a stored record's vector, the record itself excluded. */
-  async searchSimilar(body: SimilarRequest | Uint8Array, o?: CallOptions): Promise<Hit[]> {
+  async searchSimilar(body: SimilarRequest & { plan: true }, o?: CallOptions): Promise<PlannedHits>;
+  async searchSimilar(body: SimilarRequest | Uint8Array, o?: CallOptions): Promise<Hit[]>;
+  async searchSimilar(body: SimilarRequest | Uint8Array, o?: CallOptions): Promise<Hit[] | PlannedHits> {
     return parseExact(await this.searchSimilarJson(bytes(body), o));
   }
 
@@ -244,8 +249,10 @@ export class Store {
     return call(o, (token) => this.core.textSearch(body, token));
   }
 
-  /** /hybrid-search: a vector leg and a BM25 leg fused with reciprocal rank fusion. */
-  async hybridSearch(body: HybridSearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[]> {
+  /** /hybrid-search: a vector leg and a BM25 leg fused with reciprocal rank fusion; `plan: true` adds the vector leg's plan. */
+  async hybridSearch(body: HybridSearchRequest & { plan: true }, o?: CallOptions): Promise<PlannedHits>;
+  async hybridSearch(body: HybridSearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[]>;
+  async hybridSearch(body: HybridSearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[] | PlannedHits> {
     return parseExact(await this.hybridSearchJson(bytes(body), o));
   }
 
@@ -283,6 +290,11 @@ export class Store {
   /** Seals everything written so far into segment files and empties the write-ahead log. */
   async flush(o?: CallOptions): Promise<{ ok: true }> {
     return json(await call(o, () => this.core.flush()));
+  }
+
+  /** Resolves once no approximate index is waiting to be built or being built. */
+  async waitForIndexes(o?: CallOptions): Promise<{ ok: true }> {
+    return json(await call(o, () => this.core.waitForIndexes()));
   }
 
   /** Checkpoints and releases the writer lock. Later calls fail with 503. */

@@ -1,10 +1,12 @@
 #include "tessera/store.h"
 
+#include <cstdio>
 #include <functional>
 #include <thread>
 
 #include "catalog/ops.h"
 #include "catalog/version_set.h"
+#include "index/hnsw_index.h"
 #include "query/metadata_reads.h"
 #include "query/parse/metadata_parser.h"
 #include "query/parse/schema_parser.h"
@@ -17,9 +19,11 @@
 #include "query/suggest.h"
 #include "query/text_search.h"
 #include "query/vector_search.h"
+#include "storage/file_names.h"
 #include "storage/store_header.h"
 #include "storage/writer_lock.h"
 #include "tessera/error.h"
+#include "util/background_worker.h"
 #include "util/file_util.h"
 #include "util/json_writer.h"
 
@@ -60,9 +64,9 @@ std::function<void(Op&)> ResolveAliasIn(VersionSet& versions, std::string OpT::*
 
 }  // namespace
 
-Store::Store(const StoreOptions& options) : options_(options) {}
+Store::Store(const StoreOptions& options) : options_(options), index_builds_(std::make_unique<BackgroundWorker>()) {}
 
-Store::~Store() = default;
+Store::~Store() { StopIndexBuilds(); }
 
 std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
   std::unique_ptr<Store> s(new Store(options));
@@ -80,6 +84,7 @@ std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
     s->versions_->Recover();
   }
   s->Publish(s->versions_->Current());
+  s->IndexSealedSegments();
   return s;
 }
 
@@ -207,6 +212,7 @@ void Store::CommitGroup(std::deque<PendingWrite*>& group) {
     if (versions_->CheckpointDue()) {
       versions_->Checkpoint();
       Publish(versions_->Current());
+      IndexSealedSegments();
     }
   } catch (const std::exception& e) {
     // Memory may hold part of a batch that the log does not: nothing more can be trusted.
@@ -226,6 +232,50 @@ void Store::CheckpointOrPoison() {
     throw;
   }
   Publish(versions_->Current());
+  IndexSealedSegments();
+}
+
+void Store::IndexSealedSegments() {
+  if (!ann_ || ann_->kind != AnnKind::kHnsw || role_ == Role::kInMemory) return;
+  SnapshotPtr snap = versions_->Current();
+  bool attached = false;
+  for (const auto& [name, c] : snap->collections) {
+    for (const SegmentRef& ref : c->segments) {
+      const Segment& segment = *ref.segment;
+      if (!segment.sealed() || ref.indexes->ann() || segment.appended() < kMinAnnRows || building_.count(segment.id())) continue;
+      if (VectorIndexPtr index = HnswIndex::Open(SegmentHnswPath(options_.path, segment.id()), segment, metric_, *ann_, options_.mmap)) {
+        attached |= versions_->AttachAnn(name, segment.id(), std::move(index));
+      } else if (role_ == Role::kWriter) {
+        building_.insert(segment.id());
+        index_builds_->Post([this, name, segment = ref.segment] { BuildAnnIndex(name, segment); });
+      }
+    }
+  }
+  if (attached) Publish(versions_->Current());
+}
+
+void Store::BuildAnnIndex(const std::string& collection, const SegmentPtr& segment) {
+  VectorIndexPtr index;
+  try {
+    index = HnswIndex::Build(SegmentHnswPath(options_.path, segment->id()), *segment, metric_, *ann_, *pool_, stop_index_builds_);
+  } catch (const std::exception& e) {
+    // The segment stays on the exact scan; the next open tries again.
+    if (!stop_index_builds_.cancelled())
+      std::fprintf(stderr, "tessera: building the HNSW index of segment %llu failed: %s\n", (unsigned long long)segment->id(), e.what());
+  }
+  std::lock_guard<std::mutex> writer(writer_mu_);
+  building_.erase(segment->id());
+  if (index && !closed_ && versions_->AttachAnn(collection, segment->id(), std::move(index))) Publish(versions_->Current());
+}
+
+void Store::StopIndexBuilds() {
+  stop_index_builds_.Cancel();
+  index_builds_->Stop();
+}
+
+std::string Store::WaitForIndexes() {
+  index_builds_->WaitIdle();
+  return OneMember("ok", true);
 }
 
 std::string Store::Collections() {
@@ -342,7 +392,7 @@ std::unique_ptr<RecordsCursor> Store::OpenRecords(const std::string& name) {
 template <typename Params, typename Run>
 std::string Store::Query(const CancelToken& cancel, const Params& params, Run run) {
   SnapshotPtr snap = Current();
-  return run(QueryContext{*snap, metric_, *pool_, cancel}, params);
+  return run(QueryContext{*snap, metric_, *pool_, cancel, ann_ ? &*ann_ : nullptr}, params);
 }
 
 std::string Store::Search(std::string_view body, const CancelToken& cancel) {
@@ -392,6 +442,7 @@ std::string Store::Flush() {
 }
 
 void Store::Close() {
+  StopIndexBuilds();
   std::lock_guard<std::mutex> writer(writer_mu_);
   if (closed_) return;
   closed_ = true;

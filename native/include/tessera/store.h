@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,8 @@
 
 namespace tessera {
 
+class BackgroundWorker;
+class Segment;
 class ThreadPool;
 class VersionSet;
 class WriterLock;
@@ -62,6 +65,8 @@ class Store {
   std::string Stats();
   // Makes every acknowledged write part of sealed segment files and empties the log.
   std::string Flush();
+  // Blocks until no approximate index is waiting to be built or being built.
+  std::string WaitForIndexes();
   void Close();
 
   Role role() const { return role_; }
@@ -96,6 +101,11 @@ class Store {
   // Checkpoints under the writer mutex; a failure poisons the store.
   void CheckpointOrPoison();
   void Poison(const std::string& why);
+  // Gives each sealed segment that deserves one its approximate index: opens the saved file, or
+  // (writer only) queues a background build. Called with the writer mutex held, or while opening.
+  void IndexSealedSegments();
+  void BuildAnnIndex(const std::string& collection, const std::shared_ptr<Segment>& segment);
+  void StopIndexBuilds();
   void CheckWritable() const;
 
   StoreOptions options_;
@@ -109,6 +119,10 @@ class Store {
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<VersionSet> versions_;
   std::atomic<bool> closed_{false};
+  // Index builds run on their own thread, which fans each build out over the query pool.
+  std::unique_ptr<BackgroundWorker> index_builds_;
+  CancelToken stop_index_builds_;
+  std::set<uint64_t> building_;  // segment ids queued or building; writer mutex
 
   mutable std::mutex snap_mu_;
   std::shared_ptr<const Snapshot> snap_;

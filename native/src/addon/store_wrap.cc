@@ -41,6 +41,7 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::Call<&Store::Aggregate>>("aggregate"),
                          InstanceMethod<&StoreWrap::Call<&Store::Stats>>("stats"),
                          InstanceMethod<&StoreWrap::Call<&Store::Flush>>("flush"),
+                         InstanceMethod<&StoreWrap::Call<&Store::WaitForIndexes>>("waitForIndexes"),
                          InstanceMethod<&StoreWrap::Close>("close"),
                          InstanceMethod<&StoreWrap::Info>("info"),
                          InstanceMethod<&StoreWrap::Poisoned>("poisoned"),

@@ -252,6 +252,18 @@ void StoreState::ReplaceSegment(const std::string& collection, const SegmentPtr&
   Touch(c);
 }
 
+bool StoreState::AttachAnn(const std::string& collection, uint64_t segment_id, VectorIndexPtr index) {
+  Collection* c = Find(collection);
+  if (c == nullptr) return false;
+  for (Slot& slot : c->segments) {
+    if (slot.segment->id() != segment_id || !slot.segment->sealed()) continue;
+    slot.indexes = slot.indexes->WithAnn(std::move(index));
+    Touch(*c);
+    return true;
+  }
+  return false;
+}
+
 uint64_t StoreState::memory_rows() const {
   uint64_t rows = 0;
   for (const auto& [name, c] : collections_)

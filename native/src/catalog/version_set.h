@@ -36,6 +36,11 @@ class VersionSet {
   // The latest version as a snapshot.
   SnapshotPtr Current() { return state_.Freeze(version_, &pool_); }
   std::string ResolveAlias(const std::string& name) const { return state_.ResolveAlias(name); }
+  // The next Current() serves index for that segment (see StoreState::AttachAnn).
+  bool AttachAnn(const std::string& collection, uint64_t segment_id, VectorIndexPtr index) {
+    return state_.AttachAnn(collection, segment_id, std::move(index));
+  }
+  const std::string& dir() const { return dir_; }
 
   // Whether memory segments or the log have grown enough to checkpoint.
   bool CheckpointDue() const;

@@ -34,7 +34,8 @@ VectorIndexPtr FlatIndex::Shared() {
 }
 
 void FlatIndex::Search(const Segment& seg, const VectorQuery& q, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
-                       const CancelToken& cancel) const {
+                       const CancelToken& cancel, SearchTrace& trace) const {
+  trace.rows_scanned += rows.size();
   if (q.names.empty() && rows.narrowed == nullptr) return ScanBlocks(seg, q, rows, admit, sink, cancel);
   const Kernels& k = ActiveKernels();
   auto distance = [&](const float* v) { return q.euclidean ? -k.l2sq(q.vector, v, q.dim) : k.dot(q.vector, v, q.dim); };

@@ -11,7 +11,7 @@ class FlatIndex final : public VectorIndex {
   static VectorIndexPtr Shared();
 
   void Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
-              const CancelToken& cancel) const override;
+              const CancelToken& cancel, SearchTrace& trace) const override;
 };
 
 }  // namespace tessera

@@ -12,6 +12,15 @@ namespace tessera {
 struct RowRange {
   uint32_t begin = 0, end = 0;
   const std::vector<uint32_t>* narrowed = nullptr;  // ascending; null = every row of the range
+
+  // Rows visited.
+  size_t size() const {
+    if (narrowed == nullptr) return end - begin;
+    return std::lower_bound(narrowed->begin(), narrowed->end(), end) - std::lower_bound(narrowed->begin(), narrowed->end(), begin);
+  }
+  bool Contains(uint32_t row) const {
+    return row >= begin && row < end && (narrowed == nullptr || std::binary_search(narrowed->begin(), narrowed->end(), row));
+  }
 };
 
 // Calls fn(row) for each row of range, polling the cancel token as it goes.

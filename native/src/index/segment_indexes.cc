@@ -25,4 +25,10 @@ SegmentIndexesPtr SegmentIndexes::WithText(SegmentTextPtr text) const {
   return next;
 }
 
+SegmentIndexesPtr SegmentIndexes::WithAnn(VectorIndexPtr ann) const {
+  auto next = std::make_shared<SegmentIndexes>(*this);
+  next->ann_ = std::move(ann);
+  return next;
+}
+
 }  // namespace tessera

@@ -29,6 +29,35 @@ struct VectorQuery {
   // row is scored on the names it carries. Empty: the main vector alone.
   std::vector<std::pair<std::string, float>> names;
   bool sum_pool = false;  // fold the names' scores by Sum, else by Max
+  // For approximate indexes: rows the query's window needs (offset + top_k, widened for
+  // limit_per and diversity), the walk's candidate list (ef) and the min_score floor.
+  uint32_t window = 10;
+  uint32_t ef = 64;
+  double min_score = -INFINITY;
+};
+
+// What happened in one segment task, for the query plan (summed over a query's tasks).
+struct SearchTrace {
+  uint64_t rows_scanned = 0;  // rows an exact scan visited
+  uint32_t walks = 0;         // index walks that answered
+  uint32_t fallbacks = 0;     // walks skipped or starved by a selective filter, scanned exactly instead
+  // Rows a walk surfaced as candidates, and what became of them.
+  uint64_t surfaced = 0, survived = 0, dropped_out_of_scope = 0, dropped_stale = 0, dropped_filtered = 0, dropped_min_score = 0;
+  uint64_t walk_ns = 0, scan_ns = 0;
+
+  void Add(const SearchTrace& o) {
+    rows_scanned += o.rows_scanned;
+    walks += o.walks;
+    fallbacks += o.fallbacks;
+    surfaced += o.surfaced;
+    survived += o.survived;
+    dropped_out_of_scope += o.dropped_out_of_scope;
+    dropped_stale += o.dropped_stale;
+    dropped_filtered += o.dropped_filtered;
+    dropped_min_score += o.dropped_min_score;
+    walk_ns += o.walk_ns;
+    scan_ns += o.scan_ns;
+  }
 };
 
 // Whether a row may be returned: visible at the snapshot's version, passing the query's filter,
@@ -41,10 +70,10 @@ class RowFilter {
   // Cheap, checked before a row is scored.
   bool Visible(uint32_t row) const { return segment_.visible(row, version_); }
   // Reads the row's attributes, so it is asked only of scores the sink wants.
-  bool Admits(uint32_t row) const {
-    if (!filter_.empty() && !filter_.Matches(segment_.row_attrs(row))) return false;
-    return !excluded_id_ || segment_.row_id(row) != *excluded_id_;
-  }
+  bool Admits(uint32_t row) const { return Passes(row) && !Excluded(row); }
+  bool Passes(uint32_t row) const { return filter_.empty() || filter_.Matches(segment_.row_attrs(row)); }
+  bool Excluded(uint32_t row) const { return excluded_id_ && segment_.row_id(row) == *excluded_id_; }
+  bool filtered() const { return !filter_.empty(); }
 
  private:
   const Segment& segment_;
@@ -81,11 +110,14 @@ class VectorIndex {
  public:
   virtual ~VectorIndex() = default;
   // Offers sink the rows of `rows` that admit lets through and that carry a vector the query
-  // scores, each with its score (higher is better).
+  // scores, each with its score (higher is better); an approximate index offers the best it finds.
   virtual void Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
-                      const CancelToken& cancel) const = 0;
+                      const CancelToken& cancel, SearchTrace& trace) const = 0;
 };
 
 using VectorIndexPtr = std::shared_ptr<const VectorIndex>;
+
+// Sealed segments with fewer rows are scanned exactly: scanning them costs less than a walk.
+constexpr uint32_t kMinAnnRows = 1024;
 
 }  // namespace tessera

@@ -1,5 +1,5 @@
-// What every read runs against: one snapshot, the store's metric, the query threads and the
-// request's cancel token.
+// What every read runs against: one snapshot, the store's metric, the query threads, the
+// request's cancel token and the approximate index configuration.
 #pragma once
 #include "catalog/snapshot.h"
 #include "tessera/cancel.h"
@@ -13,6 +13,7 @@ struct QueryContext {
   Metric metric;
   ThreadPool& pool;
   const CancelToken& cancel;
+  const AnnConfig* ann = nullptr;  // null: exact search
 };
 
 }  // namespace tessera

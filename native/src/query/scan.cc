@@ -26,21 +26,36 @@ std::vector<std::string_view> ScopeNames(const std::vector<const CollectionState
   return out;
 }
 
-ScanPlan::ScanPlan(const std::vector<const CollectionState*>& scope, size_t threads, const Filter& filter) {
+ScanPlan::ScanPlan(const std::vector<const CollectionState*>& scope, size_t threads, const Filter& filter, bool walk_indexes) {
+  auto walked = [&](const SegmentRef& ref) { return walk_indexes && ref.indexes->ann() != nullptr; };
   uint64_t total = 0;
   for (const CollectionState* c : scope)
-    for (const SegmentRef& ref : c->segments) total += ref.rows;
+    for (const SegmentRef& ref : c->segments) total += walked(ref) ? 0 : ref.rows;
   uint32_t per_task = uint32_t(std::clamp<uint64_t>(total / (threads * 4 + 1), 2048, 65536));
+  bool declined = false;
   for (uint32_t s = 0; s < scope.size(); ++s) {
     for (const SegmentRef& ref : scope[s]->segments) {
       if (!filter.empty()) {
         if (const SegmentFilterIndexPtr& index = ref.indexes->filter()) {
-          if (auto rows = index->Narrow(filter)) narrowed_.emplace(ref.segment.get(), std::move(*rows));
+          if (auto rows = index->Narrow(filter)) {
+            narrowing_.candidates += rows->size();
+            narrowed_.emplace(ref.segment.get(), std::move(*rows));
+          } else {
+            declined = true;
+          }
         }
       }
-      for (uint32_t b = 0; b < ref.rows; b += per_task) tasks_.push_back({s, &ref, b, std::min(ref.rows, b + per_task)});
+      if (walked(ref)) {
+        tasks_.push_back({s, &ref, 0, ref.rows, true});
+        continue;
+      }
+      for (uint32_t b = 0; b < ref.rows; b += per_task) tasks_.push_back({s, &ref, b, std::min(ref.rows, b + per_task), false});
     }
   }
+  if (!narrowed_.empty())
+    narrowing_.state = Narrowing::kNarrowed;
+  else if (declined)
+    narrowing_.state = Narrowing::kDeclined;
 }
 
 RowRange ScanPlan::Rows(const ScanTask& task) const {

@@ -26,21 +26,31 @@ struct ScanTask {
   uint32_t scope_index;  // into the resolved scope
   const SegmentRef* ref;
   uint32_t begin, end;
+  bool walk;  // the segment's approximate index answers for all its rows
+};
+
+// What the filter indexes in scope did with the filter (the plan's `narrowing`).
+struct Narrowing {
+  enum State { kInactive, kDeclined, kNarrowed } state = kInactive;
+  uint64_t candidates = 0;  // rows the narrowed segments reduced to
 };
 
 // The rows a query visits: tasks in storage order (collection, segment, row), about four per
 // thread so threads finish together, and for sealed segments whose filter index could narrow the
-// filter, the candidate rows (ascending) to visit instead of every row.
+// filter, the candidate rows (ascending) to visit instead of every row. With walk_indexes, a
+// segment that has an approximate index is one task its index answers.
 class ScanPlan {
  public:
-  ScanPlan(const std::vector<const CollectionState*>& scope, size_t threads, const Filter& filter);
+  ScanPlan(const std::vector<const CollectionState*>& scope, size_t threads, const Filter& filter, bool walk_indexes = false);
 
   const std::vector<ScanTask>& tasks() const { return tasks_; }
   RowRange Rows(const ScanTask& task) const;
+  const Narrowing& narrowing() const { return narrowing_; }
 
  private:
   std::vector<ScanTask> tasks_;
   std::unordered_map<const Segment*, std::vector<uint32_t>> narrowed_;
+  Narrowing narrowing_;
 };
 
 struct MatchedRow {

@@ -43,6 +43,7 @@ struct SearchParams {
   uint32_t offset = 0;
   std::optional<double> min_score;
   bool exact = false;
+  bool plan = false;  // answer {hits, plan}
   Projection projection;
   std::vector<std::string> names;
   std::map<std::string, float> name_weights;

@@ -110,6 +110,7 @@ std::string TextSearch(const QueryContext& ctx, const TextSearchParams& params) 
 }
 
 std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
+  uint64_t start = NowNanos();
   // Both legs rank the same scope `candidates` deep, unfiltered by the page options.
   SearchParams leg = params.search;
   leg.offset = 0;
@@ -168,7 +169,14 @@ std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
       }
       WriteTextAnnotations(w, params.text, text.prepared[c.collection], c);
     };
-  return HitsJson(fused, params.search.offset, params.search.top_k, ScopeNames(vector.scope), params.search.projection, annotate);
+  auto hits = [&](JsonWriter& w) {
+    WriteHits(w, fused, params.search.offset, params.search.top_k, ScopeNames(vector.scope), params.search.projection, annotate);
+  };
+  if (!params.search.plan) return JsonText(hits);
+  // The plan is the vector leg's; its total covers the whole fused query.
+  QueryPlan plan = vector.plan;
+  plan.total_ns = NowNanos() - start;
+  return HitsAndPlanJson(hits, plan);
 }
 
 }  // namespace tessera

@@ -8,6 +8,7 @@
 
 #include "query/candidate_collector.h"
 #include "query/hit_writer.h"
+#include "query/query_plan.h"
 #include "query/ranking.h"
 #include "query/scan.h"
 #include "tessera/error.h"
@@ -45,14 +46,34 @@ VectorQuery QueryOf(const SearchParams& p, Metric metric) {
   return q;
 }
 
+// The walk's candidate list: ef_search, widened to overscan x the window for deep pages.
+uint32_t EfOf(const AnnConfig& ann, size_t window) { return uint32_t(std::max<size_t>(ann.ef_search, size_t(ann.overscan) * window)); }
+
+// The spec's path names: every segment walked (ann, or ann_prefilter_fallback when a selective
+// filter made a walk scan instead), walks beside exact scans (segmented), or no walk (exact).
+const char* PathOf(const SearchTrace& trace, bool any_walk_task, bool any_scan_task) {
+  if (!any_walk_task) return "exact";
+  if (any_scan_task) return "segmented";
+  return trace.fallbacks > 0 ? "ann_prefilter_fallback" : "ann";
+}
+
 RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vector<std::string>& scope_names, const Exclusion* exclude) {
+  uint64_t start = NowNanos();
   RankedSearch result;
   result.scope = ResolveScope(ctx.snap, scope_names);
   CheckNames(result.scope, p);
   size_t window = RankWindow(p);
   VectorQuery query = QueryOf(p, ctx.metric);
-  ScanPlan plan(result.scope, ctx.pool.size(), p.filter);
+  query.window = uint32_t(window);
+  query.min_score = p.min_score.value_or(-INFINITY);
+  // Named vectors have no index of their own yet: they are scanned exactly.
+  bool approximate = ctx.ann != nullptr && !p.exact && query.names.empty();
+  if (approximate) query.ef = EfOf(*ctx.ann, window);
+  ScanPlan plan(result.scope, ctx.pool.size(), p.filter, approximate);
+  result.plan.narrowing = plan.narrowing();
+  result.plan.narrow_ns = NowNanos() - start;
   std::vector<std::vector<Candidate>> found(plan.tasks().size());
+  std::vector<SearchTrace> traces(plan.tasks().size());
   // Any full task window's lowest score bounds the final window from below, so tasks share the
   // highest such floor and skip rows under it before the filter or attributes are read.
   std::atomic<float> shared_floor{-INFINITY};
@@ -63,13 +84,25 @@ RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vec
     if (exclude && result.scope[task.scope_index]->name == exclude->collection) excluded = exclude->id;
     RowFilter admit(seg, ctx.snap.version, p.filter, excluded);
     CandidateCollector collector(window, task.scope_index, seg, p, &shared_floor);
-    task.ref->indexes->vectors().Search(seg, query, plan.Rows(task), admit, collector, ctx.cancel);
+    uint64_t task_start = NowNanos();
+    const VectorIndex& index = task.walk ? *task.ref->indexes->ann() : task.ref->indexes->vectors();
+    index.Search(seg, query, plan.Rows(task), admit, collector, ctx.cancel, traces[t]);
+    if (!task.walk) traces[t].scan_ns += NowNanos() - task_start;
     found[t] = collector.Take();
   });
+  bool any_walk = false, any_scan = false;
+  for (size_t t = 0; t < traces.size(); ++t) {
+    result.plan.trace.Add(traces[t]);
+    (plan.tasks()[t].walk ? any_walk : any_scan) = true;
+  }
+  result.plan.path = PathOf(result.plan.trace, any_walk, any_scan);
+  uint64_t resolve_start = NowNanos();
   for (auto& f : found) result.ranked.insert(result.ranked.end(), f.begin(), f.end());
   std::sort(result.ranked.begin(), result.ranked.end(), RanksBefore);
   if (result.ranked.size() > window) result.ranked.resize(window);
   ApplyRankPasses(result.ranked, p, query.dim);
+  result.plan.resolve_ns = NowNanos() - resolve_start;
+  result.plan.total_ns = NowNanos() - start;
   return result;
 }
 
@@ -77,8 +110,10 @@ void WriteRanked(JsonWriter& w, const RankedSearch& r, const SearchParams& p) {
   WriteHits(w, r.ranked, p.offset, p.top_k, ScopeNames(r.scope), p.projection);
 }
 
+// The hit array, or with plan: true {"hits": [...], "plan": {...}}.
 std::string RankedJson(const RankedSearch& r, const SearchParams& p) {
-  return HitsJson(r.ranked, p.offset, p.top_k, ScopeNames(r.scope), p.projection);
+  if (!p.plan) return HitsJson(r.ranked, p.offset, p.top_k, ScopeNames(r.scope), p.projection);
+  return HitsAndPlanJson([&](JsonWriter& w) { WriteRanked(w, r, p); }, r.plan);
 }
 
 // Reciprocal rank fusion over each leg's page, ranks 1-based: score = sum of w / (rrf_k + rank).

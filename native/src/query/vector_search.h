@@ -1,12 +1,14 @@
-// Vector search over a scope: each segment's vector index (the flat scan today) offers its rows,
-// split across the query threads, into per-task windows; then limit_per and diversity reorder the
-// merged window, and the page is cut once.
+// Vector search over a scope: each segment's vector index (its approximate index when the store
+// runs with one and it is built, else the exact scan) offers its rows, split across the query
+// threads, into per-task windows; then limit_per and diversity reorder the merged window, and the
+// page is cut once.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "query/candidate.h"
 #include "query/context.h"
+#include "query/query_plan.h"
 #include "query/search_params.h"
 
 namespace tessera {
@@ -14,6 +16,7 @@ namespace tessera {
 struct RankedSearch {
   std::vector<const CollectionState*> scope;
   std::vector<Candidate> ranked;  // best first, limit_per and diversity applied
+  QueryPlan plan;
 };
 
 // The ranking /search computes before its page is cut (hybrid search's vector leg).

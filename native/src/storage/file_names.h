@@ -7,6 +7,7 @@
 //   seg-N.rows           segment N's ids, attributes and vector flags
 //   seg-N.nvK            segment N's K-th named-vector column
 //   seg-N.del.V          segment N's deletion bitmap as of commit version V
+//   seg-N.hnsw           segment N's HNSW graph (seg-N.hnsw.tmp while it is being written)
 #pragma once
 #include <cstdint>
 #include <string>
@@ -25,10 +26,12 @@ std::string ManifestPath(const std::string& dir);
 std::string SegmentVectorsPath(const std::string& dir, uint64_t segment);
 std::string SegmentRowsPath(const std::string& dir, uint64_t segment);
 std::string SegmentNamedPath(const std::string& dir, uint64_t segment, size_t column);
+std::string SegmentHnswPath(const std::string& dir, uint64_t segment);
 // A file name (not a path): manifests refer to deletion bitmaps by name.
 std::string DeletionsFileName(uint64_t segment, uint64_t version);
 
-// Names of every file segment `segment` may have besides deletion bitmaps.
+// Names of every file segment `segment` may have besides deletion bitmaps (index files included,
+// and their temporary names: a build may be writing one while a checkpoint cleans up).
 std::vector<std::string> SegmentFileNames(uint64_t segment);
 // Whether name is one of some segment's files (deletion bitmaps included).
 bool IsSegmentFileName(const std::string& name);

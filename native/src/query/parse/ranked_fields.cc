@@ -159,7 +159,7 @@ void ReadSearchField(std::string_view key, element value, SearchParams& p, Searc
   } else if ((key == "plan" || key == "rerank") && kind == SearchKind::kBatchLeg) {
     Bad(f + ": " + std::string(key) + " is not allowed inside a batch");
   } else if (key == "plan") {
-    if (ExpectBool(value, f)) Bad(f + ": query plans are not available in this version; omit plan or send false");
+    p.plan = ExpectBool(value, f);
   } else if (kind == SearchKind::kSimilar &&
              (key == "query" || key == "names" || key == "name_weights" || key == "pool" || key == "rerank")) {
     Bad(f + " is not accepted by /search/similar: it always searches with the source record's default vector");

@@ -1,0 +1,46 @@
+#include "query/query_plan.h"
+
+#include <string_view>
+
+namespace tessera {
+namespace {
+
+uint64_t Micros(uint64_t ns) { return ns / 1000; }
+
+}  // namespace
+
+void WritePlan(JsonWriter& w, const QueryPlan& plan) {
+  std::string_view path = plan.path;
+  bool index_path = path == "ann" || path == "segmented";
+  bool surfaces = path != "exact" && path != "quantized";
+  const SearchTrace& t = plan.trace;
+  JsonWriter::Scope object = w.Object();
+  w.Member("path", plan.path);
+  if (!index_path) w.Member("rows_scanned", t.rows_scanned);
+  if (surfaces) {
+    w.Key("candidates");
+    JsonWriter::Scope candidates = w.Object();
+    w.Member("surfaced", t.surfaced);
+    w.Member("survived", t.survived);
+    w.Member("dropped_out_of_scope", t.dropped_out_of_scope);
+    w.Member("dropped_stale", t.dropped_stale);
+    w.Member("dropped_filtered", t.dropped_filtered);
+    w.Member("dropped_min_score", t.dropped_min_score);
+  }
+  {
+    w.Key("narrowing");
+    JsonWriter::Scope narrowing = w.Object();
+    constexpr const char* kStates[] = {"inactive", "declined", "narrowed"};
+    w.Member("state", kStates[plan.narrowing.state]);
+    if (plan.narrowing.state == Narrowing::kNarrowed) w.Member("candidates", plan.narrowing.candidates);
+  }
+  w.Key("timings");
+  JsonWriter::Scope timings = w.Object();
+  if (plan.narrowing.state != Narrowing::kInactive) w.Member("narrow_us", Micros(plan.narrow_ns));
+  if (t.walks + t.fallbacks > 0 && t.walk_ns > 0) w.Member("walk_us", Micros(t.walk_ns));
+  if (t.scan_ns > 0 || !index_path) w.Member("score_us", Micros(t.scan_ns));
+  w.Member("resolve_us", Micros(plan.resolve_ns));
+  w.Member("total_us", Micros(plan.total_ns));
+}
+
+}  // namespace tessera

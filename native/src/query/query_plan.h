@@ -1,0 +1,43 @@
+// The spec's query plan ("Query plans"): which path a vector query took, what its index walks
+// surfaced and dropped, what the filter indexes did, and where the time went.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "index/vector_index.h"
+#include "query/scan.h"
+#include "util/json_writer.h"
+
+namespace tessera {
+
+struct QueryPlan {
+  // ann, ann_prefilter_fallback, segmented, quantized or exact.
+  const char* path = "exact";
+  SearchTrace trace;
+  Narrowing narrowing;
+  uint64_t narrow_ns = 0, resolve_ns = 0, total_ns = 0;
+};
+
+// Nanoseconds on a monotonic clock, for plan timings.
+inline uint64_t NowNanos() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+// Writes the plan object: rows_scanned absent on index paths, candidates absent on paths that
+// surface none, timings only for phases that ran.
+void WritePlan(JsonWriter& w, const QueryPlan& plan);
+
+// {"hits": [...], "plan": {...}}, the response of a query asked with plan: true.
+template <typename WriteHits>
+std::string HitsAndPlanJson(WriteHits&& write_hits, const QueryPlan& plan) {
+  return JsonText([&](JsonWriter& w) {
+    JsonWriter::Scope object = w.Object();
+    w.Key("hits");
+    write_hits(w);
+    w.Key("plan");
+    WritePlan(w, plan);
+  });
+}
+
+}  // namespace tessera

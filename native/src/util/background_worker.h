@@ -1,0 +1,37 @@
+// One thread running queued jobs in order, for work no request waits on (index builds).
+#pragma once
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace tessera {
+
+class BackgroundWorker {
+ public:
+  BackgroundWorker() = default;
+  ~BackgroundWorker() { Stop(); }
+  BackgroundWorker(const BackgroundWorker&) = delete;
+  BackgroundWorker& operator=(const BackgroundWorker&) = delete;
+
+  // Queues job; the thread starts with the first one. Ignored once stopped.
+  void Post(std::function<void()> job);
+  // Blocks until no job is queued or running.
+  void WaitIdle();
+  // Drops queued jobs and joins the thread once the running job returns (the caller makes it
+  // return soon, e.g. through a cancel token the job polls).
+  void Stop();
+
+ private:
+  void Loop();
+
+  std::mutex mu_;
+  std::condition_variable wake_, idle_;
+  std::deque<std::function<void()>> queue_;
+  bool running_job_ = false;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace tessera
