@@ -246,7 +246,7 @@ export interface Stats {
   footprint: Footprint;
   /** Memory held by full-text postings (term dictionaries, postings, positions, lengths). */
   text_index_bytes: number;
-  /** SIMD kernel family in use: avx512, avx2, neon or scalar. */
+  /** SIMD kernel family in use: avx512-icl, avx512, avx2, neon-dotprod, neon or scalar. */
   kernels: string;
 }
 

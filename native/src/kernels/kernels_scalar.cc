@@ -1,3 +1,5 @@
+#include <bit>
+
 #include "tessera/kernels.h"
 
 namespace tessera {
@@ -34,10 +36,38 @@ float L2sq(const float* a, const float* b, size_t n) {
   return (s0 + s1) + (s2 + s3);
 }
 
+int32_t DotI8(const int8_t* a, const int8_t* b, size_t n) {
+  int32_t s = 0;
+  for (size_t i = 0; i < n; ++i) s += int32_t(a[i]) * b[i];
+  return s;
+}
+
+uint32_t Hamming(const uint64_t* a, const uint64_t* b, size_t words) {
+  uint32_t s = 0;
+  for (size_t i = 0; i < words; ++i) s += std::popcount(a[i] ^ b[i]);
+  return s;
+}
+
+uint32_t AndPopcount(const uint64_t* a, const uint64_t* b, size_t words) {
+  uint32_t s = 0;
+  for (size_t i = 0; i < words; ++i) s += std::popcount(a[i] & b[i]);
+  return s;
+}
+
 }  // namespace
 
 const Kernels& ScalarKernels() {
-  static const Kernels k{"scalar", Dot, L2sq, RowsOneByOne<Dot>, RowsOneByOne<L2sq>};
+  static const Kernels k{"scalar",
+                         Dot,
+                         L2sq,
+                         RowsOneByOne<Dot>,
+                         RowsOneByOne<L2sq>,
+                         DotI8,
+                         RowsOneByOne<DotI8>,
+                         Hamming,
+                         RowsOneByOne<Hamming>,
+                         AndPopcount,
+                         RowsOneByOne<AndPopcount>};
   return k;
 }
 
