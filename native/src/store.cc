@@ -6,7 +6,7 @@
 
 #include "catalog/ops.h"
 #include "catalog/version_set.h"
-#include "index/hnsw_index.h"
+#include "index/ann_index.h"
 #include "query/metadata_reads.h"
 #include "query/parse/metadata_parser.h"
 #include "query/parse/schema_parser.h"
@@ -236,32 +236,32 @@ void Store::CheckpointOrPoison() {
 }
 
 void Store::IndexSealedSegments() {
-  if (!ann_ || ann_->kind != AnnKind::kHnsw || role_ == Role::kInMemory) return;
+  if (!ann_ || role_ == Role::kInMemory) return;
   SnapshotPtr snap = versions_->Current();
   bool attached = false;
   for (const auto& [name, c] : snap->collections) {
     for (const SegmentRef& ref : c->segments) {
       const Segment& segment = *ref.segment;
       if (!segment.sealed() || ref.indexes->ann() || segment.appended() < kMinAnnRows || building_.count(segment.id())) continue;
-      if (VectorIndexPtr index = HnswIndex::Open(SegmentHnswPath(options_.path, segment.id()), segment, metric_, *ann_, options_.mmap)) {
+      if (VectorIndexPtr index = OpenAnnIndex(AnnIndexPath(options_.path, segment.id(), *ann_), segment, metric_, *ann_, options_.mmap)) {
         attached |= versions_->AttachAnn(name, segment.id(), std::move(index));
       } else if (role_ == Role::kWriter) {
         building_.insert(segment.id());
-        index_builds_->Post([this, name, segment = ref.segment] { BuildAnnIndex(name, segment); });
+        index_builds_->Post([this, name, segment = ref.segment] { BuildSegmentIndex(name, segment); });
       }
     }
   }
   if (attached) Publish(versions_->Current());
 }
 
-void Store::BuildAnnIndex(const std::string& collection, const SegmentPtr& segment) {
+void Store::BuildSegmentIndex(const std::string& collection, const SegmentPtr& segment) {
   VectorIndexPtr index;
   try {
-    index = HnswIndex::Build(SegmentHnswPath(options_.path, segment->id()), *segment, metric_, *ann_, *pool_, stop_index_builds_);
+    index = BuildAnnIndex(AnnIndexPath(options_.path, segment->id(), *ann_), *segment, metric_, *ann_, *pool_, stop_index_builds_);
   } catch (const std::exception& e) {
     // The segment stays on the exact scan; the next open tries again.
     if (!stop_index_builds_.cancelled())
-      std::fprintf(stderr, "tessera: building the HNSW index of segment %llu failed: %s\n", (unsigned long long)segment->id(), e.what());
+      std::fprintf(stderr, "tessera: building the index of segment %llu failed: %s\n", (unsigned long long)segment->id(), e.what());
   }
   std::lock_guard<std::mutex> writer(writer_mu_);
   building_.erase(segment->id());

@@ -104,7 +104,7 @@ class Store {
   // Gives each sealed segment that deserves one its approximate index: opens the saved file, or
   // (writer only) queues a background build. Called with the writer mutex held, or while opening.
   void IndexSealedSegments();
-  void BuildAnnIndex(const std::string& collection, const std::shared_ptr<Segment>& segment);
+  void BuildSegmentIndex(const std::string& collection, const std::shared_ptr<Segment>& segment);
   void StopIndexBuilds();
   void CheckWritable() const;
 
