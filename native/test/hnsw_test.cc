@@ -28,13 +28,17 @@ class TestSpace final : public VectorSpace {
       for (uint32_t d = 0; d < dim; ++d) data_[size_t(r) * dim + d] = centers[(r % 32) * dim + d] + noise(rng);
     for (uint32_t r = 7; r < rows; r += 97) present_[r] = false;
   }
-  float Distance(const void* query, uint32_t row) const override {
+  void Distances(const void* query, const uint32_t* rows, size_t n, float* out) const override {
     const float* q = static_cast<const float*>(query);
-    float sum = 0;
-    for (uint32_t d = 0; d < dim_; ++d) sum += (q[d] - data_[size_t(row) * dim_ + d]) * (q[d] - data_[size_t(row) * dim_ + d]);
-    return sum;
+    for (size_t i = 0; i < n; ++i) {
+      const float* v = Row(rows[i]);
+      float sum = 0;
+      for (uint32_t d = 0; d < dim_; ++d) sum += (q[d] - v[d]) * (q[d] - v[d]);
+      out[i] = sum;
+    }
   }
-  const void* Row(uint32_t row) const override { return &data_[size_t(row) * dim_]; }
+  void DistancesFromRow(uint32_t from, const uint32_t* rows, size_t n, float* out) const override { Distances(Row(from), rows, n, out); }
+  const float* Row(uint32_t row) const { return &data_[size_t(row) * dim_]; }
   bool Present(uint32_t row) const override { return present_[row]; }
   uint32_t rows() const override { return uint32_t(present_.size()); }
   uint32_t kind() const override { return 99; }
@@ -74,7 +78,7 @@ double Recall(const HnswGraph& graph, const TestSpace& space, uint32_t ef, Admit
   CancelToken never;
   size_t hits = 0, wanted = 0;
   for (uint32_t qi = 0; qi < 100; ++qi) {
-    const float* base = static_cast<const float*>(space.Row(qi * 31 % space.rows()));
+    const float* base = space.Row(qi * 31 % space.rows());
     std::vector<float> q(base, base + 16);
     for (float& x : q) x += noise(rng);
     std::vector<uint32_t> truth = BruteForce(space, q.data(), 10, admit);

@@ -127,10 +127,24 @@ LinkList LinksOf(const HnswGraph::Arrays& g, uint32_t row, int level) {
 // walk, so each list is copied out under its row's lock before it is read.
 class Walker {
  public:
+  // From a query in the space's prepared form.
   Walker(const HnswGraph::Arrays& g, std::mutex* locks, const VectorSpace& space, const void* query)
       : g_(g), locks_(locks), space_(space), query_(query) {}
+  // From one of the space's rows (an insert).
+  Walker(const HnswGraph::Arrays& g, std::mutex* locks, const VectorSpace& space, uint32_t row)
+      : g_(g), locks_(locks), space_(space), from_row_(row) {}
 
-  float Distance(uint32_t row) const { return space_.Distance(query_, row); }
+  float Distance(uint32_t row) const {
+    float d;
+    Distances(&row, 1, &d);
+    return d;
+  }
+  void Distances(const uint32_t* rows, size_t n, float* out) const {
+    if (query_ != nullptr)
+      space_.Distances(query_, rows, n, out);
+    else
+      space_.DistancesFromRow(from_row_, rows, n, out);
+  }
 
   // Greedy descent at one level from start: the closest row reachable by always improving.
   Neighbor Greedy(Neighbor start, int level) const {
@@ -165,7 +179,7 @@ class Walker {
       ForEachLink(c.row, level, [&](uint32_t row) {
         if (visited.Visit(row)) fresh[n++] = row;
       });
-      space_.Distances(query_, fresh, n, distances);
+      Distances(fresh, n, distances);
       for (size_t i = 0; i < n; ++i) {
         float d = distances[i];
         if (results.size() >= ef && d >= bound) continue;
@@ -198,7 +212,8 @@ class Walker {
   const HnswGraph::Arrays& g_;
   std::mutex* locks_;
   const VectorSpace& space_;
-  const void* query_;
+  const void* query_ = nullptr;
+  uint32_t from_row_ = 0;
 };
 
 // The graph while it is built: the same block, writable, with a lock per stripe of rows.
@@ -254,7 +269,7 @@ class HnswGraph::Builder {
  private:
   void Insert(uint32_t row) {
     int level = g_.levels[row];
-    Walker walker(g_, locks_.data(), space_, space_.Row(row));
+    Walker walker(g_, locks_.data(), space_, row);
     std::unique_lock<std::mutex> top(top_mu_);
     if (g_.header->entry == kNone) {
       g_.header->entry = row;
@@ -295,9 +310,8 @@ class HnswGraph::Builder {
       ++links.words[0];
       return;
     }
-    const void* point = space_.Row(neighbour);
     std::vector<Neighbor> candidates{{distance, row}};
-    for (const uint32_t* n = links.begin(); n != links.end(); ++n) candidates.push_back({space_.Distance(point, *n), *n});
+    for (const uint32_t* n = links.begin(); n != links.end(); ++n) candidates.push_back({space_.DistanceFromRow(neighbour, *n), *n});
     std::sort(candidates.begin(), candidates.end(), [](const Neighbor& a, const Neighbor& b) { return a.distance < b.distance; });
     Store(links, SelectNeighbors(candidates, links.capacity));
   }
@@ -308,8 +322,8 @@ class HnswGraph::Builder {
     std::vector<Neighbor> kept;
     for (const Neighbor& c : nearest_first) {
       if (kept.size() >= m) break;
-      const void* point = space_.Row(c.row);
-      bool diverse = std::all_of(kept.begin(), kept.end(), [&](const Neighbor& k) { return space_.Distance(point, k.row) >= c.distance; });
+      bool diverse =
+          std::all_of(kept.begin(), kept.end(), [&](const Neighbor& k) { return space_.DistanceFromRow(c.row, k.row) >= c.distance; });
       if (diverse) kept.push_back(c);
     }
     return kept;

@@ -16,15 +16,17 @@ class F32Space final : public VectorSpace {
   F32Space(const Segment& segment, Metric metric)
       : segment_(segment), euclidean_(metric == Metric::kEuclidean), kernels_(ActiveKernels()) {}
 
-  float Distance(const void* query, uint32_t row) const override {
-    const float* q = static_cast<const float*>(query);
-    return euclidean_ ? kernels_.l2sq(q, segment_.vector(row), segment_.dim()) : -kernels_.dot(q, segment_.vector(row), segment_.dim());
-  }
   void Distances(const void* query, const uint32_t* rows, size_t n, float* out) const override {
+    const float* q = static_cast<const float*>(query);
     for (size_t i = 0; i < n; ++i) __builtin_prefetch(segment_.vector(rows[i]));
-    for (size_t i = 0; i < n; ++i) out[i] = Distance(query, rows[i]);
+    for (size_t i = 0; i < n; ++i) {
+      const float* v = segment_.vector(rows[i]);
+      out[i] = euclidean_ ? kernels_.l2sq(q, v, segment_.dim()) : -kernels_.dot(q, v, segment_.dim());
+    }
   }
-  const void* Row(uint32_t row) const override { return segment_.vector(row); }
+  void DistancesFromRow(uint32_t from, const uint32_t* rows, size_t n, float* out) const override {
+    Distances(segment_.vector(from), rows, n, out);
+  }
   bool Present(uint32_t row) const override { return segment_.has_vector(row); }
   uint32_t rows() const override { return segment_.appended(); }
   uint32_t kind() const override { return euclidean_ ? 1 : 2; }
