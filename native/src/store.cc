@@ -235,37 +235,45 @@ void Store::CheckpointOrPoison() {
   IndexSealedSegments();
 }
 
+VectorIndexConfig Store::IndexConfig() const { return VectorIndexConfig{metric_, ann_, quantization_, options_.mmap}; }
+
 void Store::IndexSealedSegments() {
-  if (!ann_ || role_ == Role::kInMemory) return;
+  VectorIndexConfig config = IndexConfig();
+  if (!config.any() || role_ == Role::kInMemory) return;
   SnapshotPtr snap = versions_->Current();
   bool attached = false;
   for (const auto& [name, c] : snap->collections) {
     for (const SegmentRef& ref : c->segments) {
       const Segment& segment = *ref.segment;
-      if (!segment.sealed() || ref.indexes->ann() || segment.appended() < kMinAnnRows || building_.count(segment.id())) continue;
-      if (VectorIndexPtr index = OpenAnnIndex(AnnIndexPath(options_.path, segment.id(), *ann_), segment, metric_, *ann_, options_.mmap)) {
-        attached |= versions_->AttachAnn(name, segment.id(), std::move(index));
-      } else if (role_ == Role::kWriter) {
-        building_.insert(segment.id());
-        index_builds_->Post([this, name, segment = ref.segment] { BuildSegmentIndex(name, segment); });
+      bool indexed = ref.indexes->ann() || ref.indexes->first_pass();
+      if (!segment.sealed() || indexed || segment.appended() < kMinAnnRows || building_.count(segment.id())) continue;
+      SegmentVectorIndexes saved = OpenSegmentVectorIndexes(options_.path, segment, config);
+      if (saved.complete || role_ != Role::kWriter) {
+        attached |= versions_->AttachVectorIndexes(name, segment.id(), std::move(saved.first_pass), std::move(saved.ann));
+        continue;
       }
+      building_.insert(segment.id());
+      index_builds_->Post([this, name, segment = ref.segment] { BuildSegmentIndexes(name, segment); });
     }
   }
   if (attached) Publish(versions_->Current());
 }
 
-void Store::BuildSegmentIndex(const std::string& collection, const SegmentPtr& segment) {
-  VectorIndexPtr index;
+void Store::BuildSegmentIndexes(const std::string& collection, const SegmentPtr& segment) {
+  SegmentVectorIndexes built;
   try {
-    index = BuildAnnIndex(AnnIndexPath(options_.path, segment->id(), *ann_), *segment, metric_, *ann_, *pool_, stop_index_builds_);
+    built = BuildSegmentVectorIndexes(options_.path, *segment, IndexConfig(), *pool_, stop_index_builds_);
   } catch (const std::exception& e) {
     // The segment stays on the exact scan; the next open tries again.
     if (!stop_index_builds_.cancelled())
-      std::fprintf(stderr, "tessera: building the index of segment %llu failed: %s\n", (unsigned long long)segment->id(), e.what());
+      std::fprintf(stderr, "tessera: building the vector indexes of segment %llu failed: %s\n", (unsigned long long)segment->id(),
+                   e.what());
   }
   std::lock_guard<std::mutex> writer(writer_mu_);
   building_.erase(segment->id());
-  if (index && !closed_ && versions_->AttachAnn(collection, segment->id(), std::move(index))) Publish(versions_->Current());
+  if (built.complete && !closed_ &&
+      versions_->AttachVectorIndexes(collection, segment->id(), std::move(built.first_pass), std::move(built.ann)))
+    Publish(versions_->Current());
 }
 
 void Store::StopIndexBuilds() {
@@ -392,7 +400,7 @@ std::unique_ptr<RecordsCursor> Store::OpenRecords(const std::string& name) {
 template <typename Params, typename Run>
 std::string Store::Query(const CancelToken& cancel, const Params& params, Run run) {
   SnapshotPtr snap = Current();
-  return run(QueryContext{*snap, metric_, *pool_, cancel, ann_ ? &*ann_ : nullptr}, params);
+  return run(QueryContext{*snap, metric_, *pool_, cancel, ann_ ? &*ann_ : nullptr, quantization_ ? &*quantization_ : nullptr}, params);
 }
 
 std::string Store::Search(std::string_view body, const CancelToken& cancel) {

@@ -24,6 +24,7 @@ class BackgroundWorker;
 class Segment;
 class ThreadPool;
 class VersionSet;
+struct VectorIndexConfig;
 class WriterLock;
 struct PendingWrite;
 struct Snapshot;
@@ -104,7 +105,8 @@ class Store {
   // Gives each sealed segment that deserves one its approximate index: opens the saved file, or
   // (writer only) queues a background build. Called with the writer mutex held, or while opening.
   void IndexSealedSegments();
-  void BuildSegmentIndex(const std::string& collection, const std::shared_ptr<Segment>& segment);
+  void BuildSegmentIndexes(const std::string& collection, const std::shared_ptr<Segment>& segment);
+  VectorIndexConfig IndexConfig() const;
   void StopIndexBuilds();
   void CheckWritable() const;
 

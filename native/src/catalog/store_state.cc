@@ -252,12 +252,12 @@ void StoreState::ReplaceSegment(const std::string& collection, const SegmentPtr&
   Touch(c);
 }
 
-bool StoreState::AttachAnn(const std::string& collection, uint64_t segment_id, VectorIndexPtr index) {
+bool StoreState::AttachVectorIndexes(const std::string& collection, uint64_t segment_id, VectorIndexPtr first_pass, VectorIndexPtr ann) {
   Collection* c = Find(collection);
   if (c == nullptr) return false;
   for (Slot& slot : c->segments) {
     if (slot.segment->id() != segment_id || !slot.segment->sealed()) continue;
-    slot.indexes = slot.indexes->WithAnn(std::move(index));
+    slot.indexes = slot.indexes->WithVectorIndexes(std::move(first_pass), std::move(ann));
     Touch(*c);
     return true;
   }

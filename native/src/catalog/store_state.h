@@ -40,9 +40,9 @@ class StoreState {
   // Checkpoint: swaps in the sealed segment written from a memory segment's rows.
   void ReplaceSegment(const std::string& collection, const SegmentPtr& memory_segment, SegmentPtr sealed);
   uint64_t memory_rows() const;
-  // Attaches a built approximate index to a sealed segment; false when the segment is gone
-  // (its collection dropped) or is not sealed.
-  bool AttachAnn(const std::string& collection, uint64_t segment_id, VectorIndexPtr index);
+  // Attaches a sealed segment's quantized first pass and approximate index (either may be null);
+  // false when the segment is gone (its collection dropped) or is not sealed.
+  bool AttachVectorIndexes(const std::string& collection, uint64_t segment_id, VectorIndexPtr first_pass, VectorIndexPtr ann);
   uint64_t next_segment_id() const { return next_segment_id_; }
 
  private:

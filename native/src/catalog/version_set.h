@@ -36,9 +36,9 @@ class VersionSet {
   // The latest version as a snapshot.
   SnapshotPtr Current() { return state_.Freeze(version_, &pool_); }
   std::string ResolveAlias(const std::string& name) const { return state_.ResolveAlias(name); }
-  // The next Current() serves index for that segment (see StoreState::AttachAnn).
-  bool AttachAnn(const std::string& collection, uint64_t segment_id, VectorIndexPtr index) {
-    return state_.AttachAnn(collection, segment_id, std::move(index));
+  // The next Current() serves them for that segment (see StoreState::AttachVectorIndexes).
+  bool AttachVectorIndexes(const std::string& collection, uint64_t segment_id, VectorIndexPtr first_pass, VectorIndexPtr ann) {
+    return state_.AttachVectorIndexes(collection, segment_id, std::move(first_pass), std::move(ann));
   }
   const std::string& dir() const { return dir_; }
 

@@ -1,22 +1,51 @@
 #include "index/ann_index.h"
 
 #include "index/hnsw_index.h"
+#include "index/quantized_scan.h"
 #include "storage/file_names.h"
 
 namespace tessera {
+namespace {
 
-std::string AnnIndexPath(const std::string& dir, uint64_t segment, const AnnConfig& config) {
-  (void)config;
-  return SegmentHnswPath(dir, segment);
+std::string CodesPath(const std::string& dir, uint64_t segment, QuantizationKind kind) {
+  return SegmentCodesPath(dir, segment, kind == QuantizationKind::kInt8 ? "q8" : "qb");
 }
 
-VectorIndexPtr OpenAnnIndex(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config, bool mmap) {
-  return HnswIndex::Open(path, segment, metric, config, mmap);
+// Opens the saved parts; with build, builds (and saves) what is missing.
+SegmentVectorIndexes Resolve(const std::string& dir, const Segment& segment, const VectorIndexConfig& config, ThreadPool* pool,
+                             const CancelToken* stop) {
+  SegmentVectorIndexes out;
+  QuantizedCodesPtr codes;
+  if (config.quantization) {
+    QuantizationKind kind = config.quantization->kind;
+    std::string path = dir.empty() ? "" : CodesPath(dir, segment.id(), kind);
+    if (!path.empty()) codes = QuantizedCodes::Open(path, segment, config.metric, kind, config.mmap);
+    if (!codes && pool) {
+      codes = QuantizedCodes::Build(segment, config.metric, kind);
+      if (!path.empty()) codes->Save(path);
+    }
+    if (!codes) return out;
+    out.first_pass = std::make_shared<QuantizedScan>(codes);
+  }
+  if (config.ann) {
+    std::string path = dir.empty() ? "" : SegmentHnswPath(dir, segment.id());
+    if (!path.empty()) out.ann = HnswIndex::Open(path, segment, config.metric, *config.ann, codes, config.mmap);
+    if (!out.ann && pool) out.ann = HnswIndex::Build(path, segment, config.metric, *config.ann, codes, *pool, *stop);
+    if (!out.ann) return out;
+  }
+  out.complete = true;
+  return out;
 }
 
-VectorIndexPtr BuildAnnIndex(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config, ThreadPool& pool,
-                             const CancelToken& stop) {
-  return HnswIndex::Build(path, segment, metric, config, pool, stop);
+}  // namespace
+
+SegmentVectorIndexes OpenSegmentVectorIndexes(const std::string& dir, const Segment& segment, const VectorIndexConfig& config) {
+  return Resolve(dir, segment, config, nullptr, nullptr);
+}
+
+SegmentVectorIndexes BuildSegmentVectorIndexes(const std::string& dir, const Segment& segment, const VectorIndexConfig& config,
+                                               ThreadPool& pool, const CancelToken& stop) {
+  return Resolve(dir, segment, config, &pool, &stop);
 }
 
 }  // namespace tessera

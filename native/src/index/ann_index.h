@@ -1,23 +1,38 @@
-// The approximate index of one sealed segment under the store's AnnConfig, whatever its kind:
-// where its file lives, opening a saved one, building a new one.
+// What a store derives from a sealed segment's vectors under its configuration, whatever the
+// kinds: quantized codes with their first pass, and the approximate index. Saved beside the
+// segment's files, opened (mmap'd) when saved, built otherwise.
 #pragma once
+#include <optional>
 #include <string>
 
+#include "index/quantized_codes.h"
 #include "index/vector_index.h"
 #include "tessera/options.h"
 #include "util/thread_pool.h"
 
 namespace tessera {
 
-// The index file of segment for config's kind (seg-N.hnsw, seg-N.ivf).
-std::string AnnIndexPath(const std::string& dir, uint64_t segment, const AnnConfig& config);
+struct SegmentVectorIndexes {
+  VectorIndexPtr first_pass;  // the quantized scan; null without quantization
+  VectorIndexPtr ann;         // null without ANN
+  bool complete = false;      // every part the configuration asks for is here
+};
 
-// The saved index, or nullptr when there is none usable for this segment and config.
-VectorIndexPtr OpenAnnIndex(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config, bool mmap);
+struct VectorIndexConfig {
+  Metric metric;
+  std::optional<AnnConfig> ann;
+  std::optional<QuantizationConfig> quantization;
+  bool mmap = true;
 
-// Builds the index over segment's rows and saves it at path (empty: memory only). Throws
+  bool any() const { return ann || quantization; }
+};
+
+// The parts saved in dir for segment (dir empty: none).
+SegmentVectorIndexes OpenSegmentVectorIndexes(const std::string& dir, const Segment& segment, const VectorIndexConfig& config);
+
+// Opens what is saved and builds (and saves, when dir is not empty) the rest. Throws
 // Error(kCancelled) once stop is cancelled.
-VectorIndexPtr BuildAnnIndex(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config, ThreadPool& pool,
-                             const CancelToken& stop);
+SegmentVectorIndexes BuildSegmentVectorIndexes(const std::string& dir, const Segment& segment, const VectorIndexConfig& config,
+                                               ThreadPool& pool, const CancelToken& stop);
 
 }  // namespace tessera

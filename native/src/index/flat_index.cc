@@ -38,7 +38,7 @@ void FlatIndex::Search(const Segment& seg, const VectorQuery& q, const RowRange&
   trace.rows_scanned += rows.size();
   if (q.names.empty() && rows.narrowed == nullptr) return ScanBlocks(seg, q, rows, admit, sink, cancel);
   const Kernels& k = ActiveKernels();
-  auto distance = [&](const float* v) { return q.euclidean ? -k.l2sq(q.vector, v, q.dim) : k.dot(q.vector, v, q.dim); };
+  auto distance = [&](const float* v) { return ExactScore(k, q, v); };
   std::vector<const NamedColumn*> columns;
   for (const auto& [name, weight] : q.names) columns.push_back(name == "default" ? nullptr : seg.named(name));
   auto offer = [&](uint32_t r, float score) {

@@ -1,43 +1,36 @@
 #include "index/hnsw_index.h"
 
 #include <algorithm>
-#include <chrono>
+#include <variant>
 
+#include "index/f32_space.h"
 #include "index/flat_index.h"
-#include "tessera/kernels.h"
+#include "index/quantized_scan.h"
+#include "index/rescore.h"
+#include "util/clock.h"
 
 namespace tessera {
 namespace {
 
-// A segment's f32 rows under the store's metric: squared L2 for Euclidean, the negated dot
-// product otherwise (Cosine rows are stored normalized), so smaller is closer and score = -distance.
-class F32Space final : public VectorSpace {
- public:
-  F32Space(const Segment& segment, Metric metric)
-      : segment_(segment), euclidean_(metric == Metric::kEuclidean), kernels_(ActiveKernels()) {}
+HnswParams ParamsOf(const AnnConfig& config) { return HnswParams{config.m, config.ef_construction, config.seed}; }
 
-  void Distances(const void* query, const uint32_t* rows, size_t n, float* out) const override {
-    const float* q = static_cast<const float*>(query);
-    for (size_t i = 0; i < n; ++i) __builtin_prefetch(segment_.vector(rows[i]));
-    for (size_t i = 0; i < n; ++i) {
-      const float* v = segment_.vector(rows[i]);
-      out[i] = euclidean_ ? kernels_.l2sq(q, v, segment_.dim()) : -kernels_.dot(q, v, segment_.dim());
-    }
+// The space a graph is built and walked in: the codes when there are some, else the f32 rows.
+class GraphSpace {
+ public:
+  GraphSpace(const Segment& segment, Metric metric, const QuantizedCodesPtr& codes) {
+    if (codes)
+      space_.emplace<QuantizedSpace>(*codes, segment, metric);
+    else
+      space_.emplace<F32Space>(segment, metric);
   }
-  void DistancesFromRow(uint32_t from, const uint32_t* rows, size_t n, float* out) const override {
-    Distances(segment_.vector(from), rows, n, out);
+  const VectorSpace& get() const {
+    return std::holds_alternative<F32Space>(space_) ? static_cast<const VectorSpace&>(std::get<F32Space>(space_))
+                                                    : std::get<QuantizedSpace>(space_);
   }
-  bool Present(uint32_t row) const override { return segment_.has_vector(row); }
-  uint32_t rows() const override { return segment_.appended(); }
-  uint32_t kind() const override { return euclidean_ ? 1 : 2; }
 
  private:
-  const Segment& segment_;
-  bool euclidean_;
-  const Kernels& kernels_;
+  std::variant<std::monostate, F32Space, QuantizedSpace> space_;
 };
-
-HnswParams ParamsOf(const AnnConfig& config) { return HnswParams{config.m, config.ef_construction, config.seed}; }
 
 // Lets into the walk's results the rows the query may return, counting what it turns away.
 class QueryAdmission final : public WalkAdmission {
@@ -65,26 +58,22 @@ class QueryAdmission final : public WalkAdmission {
   SearchTrace& trace_;
 };
 
-uint64_t NanosSince(std::chrono::steady_clock::time_point start) {
-  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
-}
-
 }  // namespace
 
 std::shared_ptr<const HnswIndex> HnswIndex::Open(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config,
-                                                 bool mmap) {
-  F32Space space(segment, metric);
-  std::shared_ptr<const HnswGraph> graph = HnswGraph::Open(path, space, ParamsOf(config), mmap);
+                                                 QuantizedCodesPtr codes, bool mmap) {
+  GraphSpace space(segment, metric, codes);
+  std::shared_ptr<const HnswGraph> graph = HnswGraph::Open(path, space.get(), ParamsOf(config), mmap);
   if (graph == nullptr) return nullptr;
-  return std::shared_ptr<const HnswIndex>(new HnswIndex(std::move(graph), metric));
+  return std::shared_ptr<const HnswIndex>(new HnswIndex(std::move(graph), metric, std::move(codes)));
 }
 
 std::shared_ptr<const HnswIndex> HnswIndex::Build(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config,
-                                                  ThreadPool& pool, const CancelToken& stop) {
-  F32Space space(segment, metric);
-  std::shared_ptr<const HnswGraph> graph = HnswGraph::Build(space, ParamsOf(config), pool, stop);
+                                                  QuantizedCodesPtr codes, ThreadPool& pool, const CancelToken& stop) {
+  GraphSpace space(segment, metric, codes);
+  std::shared_ptr<const HnswGraph> graph = HnswGraph::Build(space.get(), ParamsOf(config), pool, stop);
   if (!path.empty()) graph->Save(path);
-  return std::shared_ptr<const HnswIndex>(new HnswIndex(std::move(graph), metric));
+  return std::shared_ptr<const HnswIndex>(new HnswIndex(std::move(graph), metric, std::move(codes)));
 }
 
 bool HnswIndex::ScanIsCheaper(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit) const {
@@ -109,30 +98,38 @@ bool HnswIndex::ScanIsCheaper(const Segment& segment, const VectorQuery& query, 
 
 void HnswIndex::Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
                        const CancelToken& cancel, SearchTrace& trace) const {
-  auto start = std::chrono::steady_clock::now();
+  uint64_t start = NowNanos();
   auto scan_exactly = [&] {
     ++trace.fallbacks;
+    uint64_t scan_start = NowNanos();
     FlatIndex::Shared()->Search(segment, query, rows, admit, sink, cancel, trace);
-    trace.scan_ns += NanosSince(start);
+    trace.scan_ns += NowNanos() - scan_start;
   };
   if ((admit.filtered() || rows.narrowed != nullptr) && ScanIsCheaper(segment, query, rows, admit)) return scan_exactly();
-  F32Space space(segment, metric_);
+  GraphSpace space(segment, metric_, codes_);
+  QuantizedQuery prepared;
+  const void* walk_query = query.vector;
+  size_t keep = query.window;
+  uint32_t ef = query.ef;
+  if (codes_) {
+    prepared = codes_->Prepare(query.vector);
+    walk_query = &prepared;
+    keep = size_t(query.window) * query.rescore;
+    ef = uint32_t(std::max<size_t>(ef, keep));
+  }
   QueryAdmission admission(rows, admit, query.min_score, trace);
-  std::vector<Neighbor> found = graph_->Search(space, query.vector, query.ef, admission, cancel);
+  std::vector<Neighbor> found = graph_->Search(space.get(), walk_query, ef, admission, cancel);
+  trace.walk_ns += NowNanos() - start;
   // Fewer rows than the window while more may match: the walk starved (deleted or filtered rows
   // cut it off), and only the scan can promise every row that qualifies.
-  if (found.size() < query.window && found.size() < graph_->nodes()) {
-    trace.walk_ns += NanosSince(start);
-    start = std::chrono::steady_clock::now();
-    return scan_exactly();
-  }
+  if (found.size() < query.window && found.size() < graph_->nodes()) return scan_exactly();
   ++trace.walks;
-  trace.survived += found.size();
+  trace.survived += std::min(found.size(), keep);
+  if (codes_) return RescoreBest(segment, query, found, keep, sink, trace);
   for (const Neighbor& n : found) {
     float score = -n.distance;
     if (sink.Wants(score)) sink.Offer(n.row, score);
   }
-  trace.walk_ns += NanosSince(start);
 }
 
 }  // namespace tessera

@@ -25,8 +25,9 @@ SegmentIndexesPtr SegmentIndexes::WithText(SegmentTextPtr text) const {
   return next;
 }
 
-SegmentIndexesPtr SegmentIndexes::WithAnn(VectorIndexPtr ann) const {
+SegmentIndexesPtr SegmentIndexes::WithVectorIndexes(VectorIndexPtr first_pass, VectorIndexPtr ann) const {
   auto next = std::make_shared<SegmentIndexes>(*this);
+  next->first_pass_ = std::move(first_pass);
   next->ann_ = std::move(ann);
   return next;
 }

@@ -17,6 +17,7 @@
 #include "index/row_range.h"
 #include "storage/segment.h"
 #include "tessera/cancel.h"
+#include "tessera/kernels.h"
 
 namespace tessera {
 
@@ -34,7 +35,14 @@ struct VectorQuery {
   uint32_t window = 10;
   uint32_t ef = 64;
   double min_score = -INFINITY;
+  // With quantized codes: the best window x rescore candidates by estimate are rescored exactly.
+  uint32_t rescore = 4;
 };
+
+// The exact score of a stored vector: the dot product, or -(squared L2) for Euclidean.
+inline float ExactScore(const Kernels& k, const VectorQuery& q, const float* v) {
+  return q.euclidean ? -k.l2sq(q.vector, v, q.dim) : k.dot(q.vector, v, q.dim);
+}
 
 // What happened in one segment task, for the query plan (summed over a query's tasks).
 struct SearchTrace {
@@ -43,7 +51,8 @@ struct SearchTrace {
   uint32_t fallbacks = 0;     // walks skipped or starved by a selective filter, scanned exactly instead
   // Rows a walk surfaced as candidates, and what became of them.
   uint64_t surfaced = 0, survived = 0, dropped_out_of_scope = 0, dropped_stale = 0, dropped_filtered = 0, dropped_min_score = 0;
-  uint64_t walk_ns = 0, scan_ns = 0;
+  uint64_t walk_ns = 0, scan_ns = 0, first_pass_ns = 0, rescore_ns = 0;
+  uint32_t quantized_passes = 0;  // segments ranked by codes first
 
   void Add(const SearchTrace& o) {
     rows_scanned += o.rows_scanned;
@@ -57,6 +66,9 @@ struct SearchTrace {
     dropped_min_score += o.dropped_min_score;
     walk_ns += o.walk_ns;
     scan_ns += o.scan_ns;
+    first_pass_ns += o.first_pass_ns;
+    rescore_ns += o.rescore_ns;
+    quantized_passes += o.quantized_passes;
   }
 };
 

@@ -13,7 +13,8 @@ struct QueryContext {
   Metric metric;
   ThreadPool& pool;
   const CancelToken& cancel;
-  const AnnConfig* ann = nullptr;  // null: exact search
+  const AnnConfig* ann = nullptr;                    // null: exact search
+  const QuantizationConfig* quantization = nullptr;  // null: no quantized first pass
 };
 
 }  // namespace tessera

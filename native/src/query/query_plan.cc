@@ -38,7 +38,9 @@ void WritePlan(JsonWriter& w, const QueryPlan& plan) {
   JsonWriter::Scope timings = w.Object();
   if (plan.narrowing.state != Narrowing::kInactive) w.Member("narrow_us", Micros(plan.narrow_ns));
   if (t.walks + t.fallbacks > 0 && t.walk_ns > 0) w.Member("walk_us", Micros(t.walk_ns));
-  if (t.scan_ns > 0 || !index_path) w.Member("score_us", Micros(t.scan_ns));
+  if (t.quantized_passes > 0) w.Member("first_pass_us", Micros(t.first_pass_ns));
+  if (t.rescore_ns > 0 || t.quantized_passes > 0) w.Member("rescore_us", Micros(t.rescore_ns));
+  if (t.scan_ns > 0 || path == "exact" || path == "ann_prefilter_fallback") w.Member("score_us", Micros(t.scan_ns));
   w.Member("resolve_us", Micros(plan.resolve_ns));
   w.Member("total_us", Micros(plan.total_ns));
 }

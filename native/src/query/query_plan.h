@@ -1,12 +1,12 @@
 // The spec's query plan ("Query plans"): which path a vector query took, what its index walks
 // surfaced and dropped, what the filter indexes did, and where the time went.
 #pragma once
-#include <chrono>
 #include <cstdint>
 #include <string>
 
 #include "index/vector_index.h"
 #include "query/scan.h"
+#include "util/clock.h"
 #include "util/json_writer.h"
 
 namespace tessera {
@@ -18,11 +18,6 @@ struct QueryPlan {
   Narrowing narrowing;
   uint64_t narrow_ns = 0, resolve_ns = 0, total_ns = 0;
 };
-
-// Nanoseconds on a monotonic clock, for plan timings.
-inline uint64_t NowNanos() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
-}
 
 // Writes the plan object: rows_scanned absent on index paths, candidates absent on paths that
 // surface none, timings only for phases that ran.

@@ -26,11 +26,14 @@ std::vector<std::string_view> ScopeNames(const std::vector<const CollectionState
   return out;
 }
 
-ScanPlan::ScanPlan(const std::vector<const CollectionState*>& scope, size_t threads, const Filter& filter, bool walk_indexes) {
-  auto walked = [&](const SegmentRef& ref) { return walk_indexes && ref.indexes->ann() != nullptr; };
+ScanPlan::ScanPlan(const std::vector<const CollectionState*>& scope, size_t threads, const Filter& filter, bool approximate) {
+  auto method = [&](const SegmentRef& ref) {
+    if (approximate && ref.indexes->ann()) return ScanTask::kWalk;
+    return approximate && ref.indexes->first_pass() ? ScanTask::kQuantized : ScanTask::kScan;
+  };
   uint64_t total = 0;
   for (const CollectionState* c : scope)
-    for (const SegmentRef& ref : c->segments) total += walked(ref) ? 0 : ref.rows;
+    for (const SegmentRef& ref : c->segments) total += method(ref) == ScanTask::kWalk ? 0 : ref.rows;
   uint32_t per_task = uint32_t(std::clamp<uint64_t>(total / (threads * 4 + 1), 2048, 65536));
   bool declined = false;
   for (uint32_t s = 0; s < scope.size(); ++s) {
@@ -45,11 +48,12 @@ ScanPlan::ScanPlan(const std::vector<const CollectionState*>& scope, size_t thre
           }
         }
       }
-      if (walked(ref)) {
-        tasks_.push_back({s, &ref, 0, ref.rows, true});
+      ScanTask::Method how = method(ref);
+      if (how == ScanTask::kWalk) {
+        tasks_.push_back({s, &ref, 0, ref.rows, how});
         continue;
       }
-      for (uint32_t b = 0; b < ref.rows; b += per_task) tasks_.push_back({s, &ref, b, std::min(ref.rows, b + per_task), false});
+      for (uint32_t b = 0; b < ref.rows; b += per_task) tasks_.push_back({s, &ref, b, std::min(ref.rows, b + per_task), how});
     }
   }
   if (!narrowed_.empty())

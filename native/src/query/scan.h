@@ -23,10 +23,18 @@ std::vector<const CollectionState*> ResolveScope(const Snapshot& snap, const std
 std::vector<std::string_view> ScopeNames(const std::vector<const CollectionState*>& scope);
 
 struct ScanTask {
+  // kWalk: the segment's approximate index answers for all its rows; kQuantized: its codes rank
+  // the range first; kScan: every row scored exactly.
+  enum Method : uint8_t { kScan, kQuantized, kWalk };
+
   uint32_t scope_index;  // into the resolved scope
   const SegmentRef* ref;
   uint32_t begin, end;
-  bool walk;  // the segment's approximate index answers for all its rows
+  Method method;
+
+  const VectorIndex& index() const {
+    return method == kWalk ? *ref->indexes->ann() : method == kQuantized ? *ref->indexes->first_pass() : ref->indexes->vectors();
+  }
 };
 
 // What the filter indexes in scope did with the filter (the plan's `narrowing`).
@@ -37,11 +45,12 @@ struct Narrowing {
 
 // The rows a query visits: tasks in storage order (collection, segment, row), about four per
 // thread so threads finish together, and for sealed segments whose filter index could narrow the
-// filter, the candidate rows (ascending) to visit instead of every row. With walk_indexes, a
-// segment that has an approximate index is one task its index answers.
+// filter, the candidate rows (ascending) to visit instead of every row. With approximate, a
+// segment that has an approximate index is one task its index answers, and one with quantized
+// codes is ranked by them first.
 class ScanPlan {
  public:
-  ScanPlan(const std::vector<const CollectionState*>& scope, size_t threads, const Filter& filter, bool walk_indexes = false);
+  ScanPlan(const std::vector<const CollectionState*>& scope, size_t threads, const Filter& filter, bool approximate = false);
 
   const std::vector<ScanTask>& tasks() const { return tasks_; }
   RowRange Rows(const ScanTask& task) const;

@@ -50,9 +50,10 @@ VectorQuery QueryOf(const SearchParams& p, Metric metric) {
 uint32_t EfOf(const AnnConfig& ann, size_t window) { return uint32_t(std::max<size_t>(ann.ef_search, size_t(ann.overscan) * window)); }
 
 // The spec's path names: every segment walked (ann, or ann_prefilter_fallback when a selective
-// filter made a walk scan instead), walks beside exact scans (segmented), or no walk (exact).
+// filter made a walk scan instead), walks beside scans (segmented), scans ranked by codes first
+// (quantized), or exact scans alone (exact).
 const char* PathOf(const SearchTrace& trace, bool any_walk_task, bool any_scan_task) {
-  if (!any_walk_task) return "exact";
+  if (!any_walk_task) return trace.quantized_passes > 0 ? "quantized" : "exact";
   if (any_scan_task) return "segmented";
   return trace.fallbacks > 0 ? "ann_prefilter_fallback" : "ann";
 }
@@ -66,9 +67,10 @@ RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vec
   VectorQuery query = QueryOf(p, ctx.metric);
   query.window = uint32_t(window);
   query.min_score = p.min_score.value_or(-INFINITY);
-  // Named vectors have no index of their own yet: they are scanned exactly.
-  bool approximate = ctx.ann != nullptr && !p.exact && query.names.empty();
-  if (approximate) query.ef = EfOf(*ctx.ann, window);
+  // Named vectors have no index or codes of their own yet: they are scanned exactly.
+  bool approximate = (ctx.ann || ctx.quantization) && !p.exact && query.names.empty();
+  if (ctx.ann) query.ef = EfOf(*ctx.ann, window);
+  if (ctx.quantization) query.rescore = ctx.quantization->rescore;
   ScanPlan plan(result.scope, ctx.pool.size(), p.filter, approximate);
   result.plan.narrowing = plan.narrowing();
   result.plan.narrow_ns = NowNanos() - start;
@@ -85,15 +87,14 @@ RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vec
     RowFilter admit(seg, ctx.snap.version, p.filter, excluded);
     CandidateCollector collector(window, task.scope_index, seg, p, &shared_floor);
     uint64_t task_start = NowNanos();
-    const VectorIndex& index = task.walk ? *task.ref->indexes->ann() : task.ref->indexes->vectors();
-    index.Search(seg, query, plan.Rows(task), admit, collector, ctx.cancel, traces[t]);
-    if (!task.walk) traces[t].scan_ns += NowNanos() - task_start;
+    task.index().Search(seg, query, plan.Rows(task), admit, collector, ctx.cancel, traces[t]);
+    if (task.method == ScanTask::kScan) traces[t].scan_ns += NowNanos() - task_start;
     found[t] = collector.Take();
   });
   bool any_walk = false, any_scan = false;
   for (size_t t = 0; t < traces.size(); ++t) {
     result.plan.trace.Add(traces[t]);
-    (plan.tasks()[t].walk ? any_walk : any_scan) = true;
+    (plan.tasks()[t].method == ScanTask::kWalk ? any_walk : any_scan) = true;
   }
   result.plan.path = PathOf(result.plan.trace, any_walk, any_scan);
   uint64_t resolve_start = NowNanos();

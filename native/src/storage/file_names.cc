@@ -20,11 +20,19 @@ std::string SegmentNamedPath(const std::string& dir, uint64_t segment, size_t co
 
 std::string SegmentHnswPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".hnsw"; }
 
+std::string SegmentCodesPath(const std::string& dir, uint64_t segment, const char* suffix) {
+  return dir + "/" + SegmentBase(segment) + "." + suffix;
+}
+
 std::string DeletionsFileName(uint64_t segment, uint64_t version) { return SegmentBase(segment) + ".del." + std::to_string(version); }
 
 std::vector<std::string> SegmentFileNames(uint64_t segment) {
   std::string base = SegmentBase(segment);
-  std::vector<std::string> out = {base + ".vec", base + ".rows", base + ".hnsw", base + ".hnsw.tmp"};
+  std::vector<std::string> out = {base + ".vec", base + ".rows"};
+  for (const char* index : {".hnsw", ".q8", ".qb"}) {
+    out.push_back(base + index);
+    out.push_back(base + index + ".tmp");
+  }
   for (size_t k = 0; k < kMaxNamedVectors; ++k) out.push_back(base + ".nv" + std::to_string(k));
   return out;
 }

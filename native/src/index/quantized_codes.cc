@@ -1,0 +1,255 @@
+#include "index/quantized_codes.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "tessera/error.h"
+#include "tessera/kernels.h"
+#include "util/crc32c.h"
+
+namespace tessera {
+
+struct QuantizedCodes::Header {
+  uint64_t magic;
+  uint32_t kind;  // QuantizationKind
+  uint32_t metric;
+  uint32_t rows;
+  uint32_t dim;
+  uint32_t words;  // Binary: 64-bit words per row
+  uint32_t reserved;
+  uint64_t block_bytes;
+  uint32_t crc;  // of the header bytes before it
+  uint32_t pad;
+};
+
+namespace {
+
+constexpr uint64_t kMagic = 0x3130444f43515354;  // "TSQCOD01"
+constexpr int kPlanes = 4;                       // bits per query dimension (Binary)
+constexpr uint32_t kBlockRows = 64;
+
+size_t Align(size_t x) { return (x + 63) & ~size_t(63); }
+
+// Offsets of the columns after the header; the same function lays out a build and reads a file.
+struct Layout {
+  size_t a, b, c, d, total;
+};
+
+Layout LayoutOf(QuantizationKind kind, uint32_t rows, uint32_t dim, uint32_t words) {
+  Layout l{};
+  l.a = Align(sizeof(QuantizedCodes::Header));
+  if (kind == QuantizationKind::kInt8) {
+    l.b = Align(l.a + size_t(rows) * dim);    // codes | scales
+    l.c = Align(l.b + sizeof(float) * rows);  // sqnorms
+    l.total = l.c + sizeof(float) * rows;
+  } else {
+    l.b = Align(l.a + sizeof(float) * dim);                      // mean | bits
+    l.c = Align(l.b + sizeof(uint64_t) * size_t(rows) * words);  // factors
+    l.d = Align(l.c + sizeof(float) * rows);                     // sign counts
+    l.total = l.d + sizeof(float) * rows;
+  }
+  return l;
+}
+
+uint32_t HeaderCrc(const QuantizedCodes::Header& h) { return Crc32c(&h, offsetof(QuantizedCodes::Header, crc)); }
+
+uint32_t WordsOf(uint32_t dim) { return (dim + 63) / 64; }
+
+// Codes of v scaled by max |v| into [-127, 127]; returns the scale (0 for a zero vector).
+float QuantizeInt8(const float* v, uint32_t dim, int8_t* code) {
+  float max = 0;
+  for (uint32_t i = 0; i < dim; ++i) max = std::max(max, std::fabs(v[i]));
+  float scale = max / 127.0f;
+  for (uint32_t i = 0; i < dim; ++i) code[i] = scale == 0 ? 0 : int8_t(std::lround(std::clamp(v[i] / scale, -127.0f, 127.0f)));
+  return scale;
+}
+
+float SquaredNorm(const float* v, uint32_t dim) {
+  double sum = 0;
+  for (uint32_t i = 0; i < dim; ++i) sum += double(v[i]) * v[i];
+  return float(sum);
+}
+
+}  // namespace
+
+std::shared_ptr<const QuantizedCodes> QuantizedCodes::Build(const Segment& segment, Metric metric, QuantizationKind kind) {
+  if (kind == QuantizationKind::kBinary && metric != Metric::kCosine) throw BadRequest("Binary quantization needs the Cosine metric");
+  uint32_t rows = segment.appended(), dim = segment.dim(), words = WordsOf(dim);
+  Layout layout = LayoutOf(kind, rows, dim, words);
+  auto codes = std::shared_ptr<QuantizedCodes>(new QuantizedCodes());
+  codes->block_ = Region::Anonymous(layout.total);
+  auto* base = static_cast<uint8_t*>(codes->block_.data());
+  auto* header = reinterpret_cast<Header*>(base);
+  *header = Header{kMagic, uint32_t(kind), uint32_t(metric), rows, dim, words, 0, layout.total, 0, 0};
+  if (kind == QuantizationKind::kInt8) {
+    auto* code = reinterpret_cast<int8_t*>(base + layout.a);
+    auto* scales = reinterpret_cast<float*>(base + layout.b);
+    auto* sqnorms = reinterpret_cast<float*>(base + layout.c);
+    for (uint32_t r = 0; r < rows; ++r) {
+      if (!segment.has_vector(r)) continue;
+      scales[r] = QuantizeInt8(segment.vector(r), dim, code + size_t(r) * dim);
+      sqnorms[r] = SquaredNorm(segment.vector(r), dim);
+    }
+  } else {
+    auto* mean = reinterpret_cast<float*>(base + layout.a);
+    auto* bits = reinterpret_cast<uint64_t*>(base + layout.b);
+    auto* factors = reinterpret_cast<float*>(base + layout.c);
+    auto* counts = reinterpret_cast<float*>(base + layout.d);
+    std::vector<double> sum(dim, 0);
+    uint32_t present = 0;
+    for (uint32_t r = 0; r < rows; ++r) {
+      if (!segment.has_vector(r)) continue;
+      ++present;
+      for (uint32_t i = 0; i < dim; ++i) sum[i] += segment.vector(r)[i];
+    }
+    for (uint32_t i = 0; i < dim; ++i) mean[i] = present ? float(sum[i] / present) : 0;
+    for (uint32_t r = 0; r < rows; ++r) {
+      if (!segment.has_vector(r)) continue;
+      const float* v = segment.vector(r);
+      uint64_t* row_bits = bits + size_t(r) * words;
+      double l1 = 0, l2 = 0;
+      for (uint32_t i = 0; i < dim; ++i) {
+        double c = double(v[i]) - mean[i];
+        l1 += std::fabs(c);
+        l2 += c * c;
+        if (c > 0) row_bits[i / 64] |= uint64_t(1) << (i % 64);
+      }
+      factors[r] = l1 > 0 ? float(l2 / l1) : 0;
+      uint32_t count = 0;
+      for (uint32_t w = 0; w < words; ++w) count += std::popcount(row_bits[w]);
+      counts[r] = float(count);
+    }
+  }
+  header->crc = HeaderCrc(*header);
+  codes->Bind();
+  return codes;
+}
+
+std::shared_ptr<const QuantizedCodes> QuantizedCodes::Open(const std::string& path, const Segment& segment, Metric metric,
+                                                           QuantizationKind kind, bool mmap) {
+  if (!FileExists(path)) return nullptr;
+  auto codes = std::shared_ptr<QuantizedCodes>(new QuantizedCodes());
+  codes->block_ = mmap ? Region::MapFile(path) : Region::LoadFile(path);
+  if (codes->block_.size() < sizeof(Header)) return nullptr;
+  const auto* h = static_cast<const Header*>(codes->block_.data());
+  if (h->magic != kMagic || h->crc != HeaderCrc(*h) || h->block_bytes != codes->block_.size()) return nullptr;
+  if (h->kind != uint32_t(kind) || h->metric != uint32_t(metric) || h->rows != segment.appended() || h->dim != segment.dim())
+    return nullptr;
+  if (LayoutOf(kind, h->rows, h->dim, h->words).total != h->block_bytes) return nullptr;
+  codes->Bind();
+  return codes;
+}
+
+void QuantizedCodes::Save(const std::string& path) const {
+  WriteFileAtomic(path, std::string_view(static_cast<const char*>(block_.data()), block_.size()));
+}
+
+void QuantizedCodes::Bind() {
+  const auto* base = static_cast<const uint8_t*>(block_.data());
+  header_ = reinterpret_cast<const Header*>(base);
+  Layout l = LayoutOf(kind(), header_->rows, header_->dim, header_->words);
+  if (kind() == QuantizationKind::kInt8) {
+    codes_ = reinterpret_cast<const int8_t*>(base + l.a);
+    scales_ = reinterpret_cast<const float*>(base + l.b);
+    sqnorms_ = reinterpret_cast<const float*>(base + l.c);
+  } else {
+    mean_ = reinterpret_cast<const float*>(base + l.a);
+    bits_ = reinterpret_cast<const uint64_t*>(base + l.b);
+    factors_ = reinterpret_cast<const float*>(base + l.c);
+    sign_counts_ = reinterpret_cast<const float*>(base + l.d);
+  }
+}
+
+QuantizationKind QuantizedCodes::kind() const { return QuantizationKind(header_->kind); }
+
+QuantizedQuery QuantizedCodes::Prepare(const float* query) const {
+  QuantizedQuery q;
+  uint32_t dim = header_->dim;
+  if (kind() == QuantizationKind::kInt8) {
+    q.code.resize(dim);
+    q.scale = QuantizeInt8(query, dim, q.code.data());
+    q.sqnorm = SquaredNorm(query, dim);
+    return q;
+  }
+  uint32_t words = header_->words;
+  auto [lo, hi] = std::minmax_element(query, query + dim);
+  q.low = *lo;
+  q.step = (*hi - *lo) / float((1 << kPlanes) - 1);
+  q.planes.assign(size_t(kPlanes) * words, 0);
+  for (uint32_t i = 0; i < dim; ++i) {
+    uint32_t level = q.step == 0 ? 0 : uint32_t(std::lround((query[i] - q.low) / q.step));
+    q.sum_levels += float(level);
+    for (int p = 0; p < kPlanes; ++p)
+      if (level >> p & 1) q.planes[size_t(p) * words + i / 64] |= uint64_t(1) << (i % 64);
+    q.dot_mean += query[i] * mean_[i];
+  }
+  return q;
+}
+
+// Euclidean: |q|^2 + |x|^2 - 2 <q, x>; otherwise -<q, x>.
+float QuantizedCodes::Int8Distance(float scale, float sqnorm, uint32_t row, int32_t dot) const {
+  float ip = scale * scales_[row] * float(dot);
+  return header_->metric == uint32_t(Metric::kEuclidean) ? sqnorm + sqnorms_[row] - 2 * ip : -ip;
+}
+
+// -(<q, m> + f <q, s>), with <q, s> = sum q_i (2 b_i - 1) for q_i ~ low + step level_i.
+float QuantizedCodes::BinaryDistance(const QuantizedQuery& q, uint32_t row, const uint32_t* plane_counts) const {
+  float weighted = 0;
+  for (int p = 0; p < kPlanes; ++p) weighted += float(plane_counts[p] << p);
+  float signs = q.low * (2 * sign_counts_[row] - float(header_->dim)) + q.step * (2 * weighted - q.sum_levels);
+  return -(q.dot_mean + factors_[row] * signs);
+}
+
+void QuantizedCodes::Distances(const QuantizedQuery& q, const uint32_t* rows, size_t n, float* out) const {
+  const Kernels& k = ActiveKernels();
+  uint32_t dim = header_->dim, words = header_->words;
+  if (kind() == QuantizationKind::kInt8) {
+    for (size_t i = 0; i < n; ++i) __builtin_prefetch(codes_ + size_t(rows[i]) * dim);
+    for (size_t i = 0; i < n; ++i) {
+      const int8_t* code = codes_ + size_t(rows[i]) * dim;
+      out[i] = Int8Distance(q.scale, q.sqnorm, rows[i], k.dot_i8(q.code.data(), code, dim));
+    }
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t* bits = bits_ + size_t(rows[i]) * words;
+    uint32_t counts[kPlanes];
+    for (int p = 0; p < kPlanes; ++p) counts[p] = k.and_popcount(q.planes.data() + size_t(p) * words, bits, words);
+    out[i] = BinaryDistance(q, rows[i], counts);
+  }
+}
+
+void QuantizedCodes::DistancesOfRange(const QuantizedQuery& q, uint32_t begin, uint32_t n, float* out) const {
+  const Kernels& k = ActiveKernels();
+  uint32_t dim = header_->dim, words = header_->words;
+  for (uint32_t b = 0; b < n; b += kBlockRows) {
+    uint32_t count = std::min(kBlockRows, n - b), first = begin + b;
+    if (kind() == QuantizationKind::kInt8) {
+      int32_t dots[kBlockRows];
+      k.dot_i8_rows(q.code.data(), codes_ + size_t(first) * dim, dim, count, dots);
+      for (uint32_t i = 0; i < count; ++i) out[b + i] = Int8Distance(q.scale, q.sqnorm, first + i, dots[i]);
+      continue;
+    }
+    uint32_t counts[kPlanes][kBlockRows];
+    for (int p = 0; p < kPlanes; ++p)
+      k.and_popcount_rows(q.planes.data() + size_t(p) * words, bits_ + size_t(first) * words, words, count, counts[p]);
+    for (uint32_t i = 0; i < count; ++i) {
+      uint32_t row_counts[kPlanes];
+      for (int p = 0; p < kPlanes; ++p) row_counts[p] = counts[p][i];
+      out[b + i] = BinaryDistance(q, first + i, row_counts);
+    }
+  }
+}
+
+void QuantizedCodes::DistancesFromRow(uint32_t from, const uint32_t* rows, size_t n, float* out) const {
+  if (kind() != QuantizationKind::kInt8) throw Internal("row-to-row distances exist only for Int8 codes");
+  const Kernels& k = ActiveKernels();
+  uint32_t dim = header_->dim;
+  const int8_t* code = codes_ + size_t(from) * dim;
+  for (size_t i = 0; i < n; ++i)
+    out[i] = Int8Distance(scales_[from], sqnorms_[from], rows[i], k.dot_i8(code, codes_ + size_t(rows[i]) * dim, dim));
+}
+
+}  // namespace tessera

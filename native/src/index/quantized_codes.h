@@ -1,0 +1,76 @@
+// Compact codes of a sealed segment's vectors, for a first pass that ranks rows by an estimated
+// score; the best candidates are then rescored exactly from the f32 rows.
+//
+// Int8 (any metric): each vector scaled by its own max |x| to codes in [-127, 127], with the scale
+//   and the exact squared norm: <q, x> ~ s_q s_x sum(c_q c_x), and Euclidean distance
+//   ~ |q|^2 + |x|^2 - 2 <q, x>. dim + 8 bytes per row.
+// Binary (Cosine): RaBitQ-style. Rows are centred on the segment's mean m (non-negative data such
+//   as pixels would otherwise set every sign bit) and kept as the signs s of c = x - m, with
+//   f = |c|^2 / |c|_1. signs/sqrt(d) is the binary point nearest c's direction, and
+//   <q, c> ~ f <q, s>, unbiased for random rotations. The query keeps 4 bits per dimension as bit
+//   planes, so <q, s> costs four AND-popcounts per row. dim/8 + 8 bytes per row.
+//
+// One block, laid out as its file (saved once, mmap'd at open): header | per-kind columns.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "storage/segment.h"
+#include "tessera/options.h"
+#include "util/file_util.h"
+
+namespace tessera {
+
+// A query in the codes' form; built by QuantizedCodes::Prepare.
+struct QuantizedQuery {
+  std::vector<int8_t> code;  // Int8
+  float scale = 0, sqnorm = 0;
+  std::vector<uint64_t> planes;  // Binary: 4 planes of `words` words, low bit first
+  float low = 0, step = 0, sum_levels = 0, dot_mean = 0;
+};
+
+class QuantizedCodes {
+ public:
+  static std::shared_ptr<const QuantizedCodes> Build(const Segment& segment, Metric metric, QuantizationKind kind);
+  // The codes saved at path, or nullptr when there are none usable for this segment, metric and kind.
+  static std::shared_ptr<const QuantizedCodes> Open(const std::string& path, const Segment& segment, Metric metric, QuantizationKind kind,
+                                                    bool mmap);
+  void Save(const std::string& path) const;
+
+  QuantizedQuery Prepare(const float* query) const;
+  // out[i] = estimated distance (smaller is closer; the score is its negation) from query to rows[i].
+  void Distances(const QuantizedQuery& query, const uint32_t* rows, size_t n, float* out) const;
+  // The same for the consecutive rows [begin, begin + n), through the multi-row kernels.
+  void DistancesOfRange(const QuantizedQuery& query, uint32_t begin, uint32_t n, float* out) const;
+  // Int8 only: estimated distances between rows (a graph built over the codes).
+  void DistancesFromRow(uint32_t from, const uint32_t* rows, size_t n, float* out) const;
+
+  QuantizationKind kind() const;
+  size_t bytes() const { return block_.size(); }
+
+  struct Header;
+
+ private:
+  QuantizedCodes() = default;
+  void Bind();
+  float Int8Distance(float scale, float sqnorm, uint32_t row, int32_t dot) const;
+  float BinaryDistance(const QuantizedQuery& q, uint32_t row, const uint32_t* plane_counts) const;
+
+  Region block_;
+  const Header* header_ = nullptr;
+  // Int8
+  const int8_t* codes_ = nullptr;
+  const float* scales_ = nullptr;
+  const float* sqnorms_ = nullptr;
+  // Binary
+  const float* mean_ = nullptr;
+  const uint64_t* bits_ = nullptr;
+  const float* factors_ = nullptr;
+  const float* sign_counts_ = nullptr;
+};
+
+using QuantizedCodesPtr = std::shared_ptr<const QuantizedCodes>;
+
+}  // namespace tessera

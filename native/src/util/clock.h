@@ -1,0 +1,12 @@
+// Monotonic nanoseconds, for the timings a query plan reports.
+#pragma once
+#include <chrono>
+#include <cstdint>
+
+namespace tessera {
+
+inline uint64_t NowNanos() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+}  // namespace tessera
