@@ -9,8 +9,12 @@ namespace tessera {
 namespace {
 
 // Memory segments start small so an idle collection costs little, then double up to the cap.
-constexpr uint32_t kFirstSegmentRows = 1024;
-constexpr uint32_t kMaxSegmentRows = 1 << 16;
+// A memory segment reserves room for this many rows up front (address space, committed as rows
+// arrive), so a checkpoint seals large segments and each gets one index rather than many small
+// ones; wide vectors reserve fewer rows so the reservation stays within kSegmentReserveBytes.
+constexpr uint32_t kMinSegmentRows = 1 << 12;
+constexpr uint32_t kMaxSegmentRows = 1 << 18;
+constexpr size_t kSegmentReserveBytes = size_t(1) << 30;
 
 }  // namespace
 
@@ -97,8 +101,8 @@ void StoreState::Validate(const Op& op) const {
 // named vectors, else a new one, so Append can never fail after validation.
 Segment& StoreState::AppendTarget(Collection& c, const RecordInput& rec) {
   if (!c.segments.empty() && c.segments.back().segment->CanAppend(rec)) return *c.segments.back().segment;
-  uint32_t capacity = kFirstSegmentRows;
-  if (!c.segments.empty()) capacity = std::min(kMaxSegmentRows, std::max(kFirstSegmentRows, c.segments.back().segment->capacity() * 2));
+  size_t row_bytes = std::max<size_t>(1, size_t(dim_) * sizeof(float));
+  uint32_t capacity = uint32_t(std::clamp<size_t>(kSegmentReserveBytes / row_bytes, kMinSegmentRows, kMaxSegmentRows));
   c.segments.push_back({Segment::NewMemory(next_segment_id_++, dim_, capacity), SegmentIndexes::Flat()});
   return *c.segments.back().segment;
 }

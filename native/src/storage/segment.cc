@@ -16,11 +16,10 @@ constexpr size_t kArenaChunk = 1 << 16;
 }  // namespace
 
 Segment::Segment(uint64_t id, uint32_t dim, uint32_t capacity, bool sealed) : id_(id), dim_(dim), capacity_(capacity), sealed_(sealed) {
-  has_vector_.reset(new uint8_t[capacity]());
-  ids_.reset(new std::string_view[capacity]);
-  attrs_.reset(new std::string_view[capacity]);
-  deleted_at_.reset(new std::atomic<uint64_t>[capacity]);
-  for (uint32_t r = 0; r < capacity; ++r) deleted_at_[r].store(kNeverDeleted, std::memory_order_relaxed);
+  has_vector_ = LazyArray<uint8_t>(capacity);
+  ids_ = LazyArray<std::string_view>(capacity);
+  attrs_ = LazyArray<std::string_view>(capacity);
+  deleted_at_ = LazyArray<uint64_t>(capacity);
 }
 
 Segment::~Segment() = default;
@@ -114,7 +113,7 @@ void Segment::Persist(const std::string& dir, uint32_t rows) const {
   PutFixed<uint32_t>(&meta, rows);
   PutFixed<uint32_t>(&meta, uint32_t(named.size()));
   for (const NamedColumn* c : named) PutBytes(&meta, c->name);
-  meta.append(reinterpret_cast<const char*>(has_vector_.get()), rows);
+  meta.append(reinterpret_cast<const char*>(has_vector_.data()), rows);
   for (const NamedColumn* c : named) meta.append(static_cast<const char*>(c->present.data()), rows);
   for (uint32_t r = 0; r < rows; ++r) {
     PutBytes(&meta, ids_[r]);
@@ -131,12 +130,12 @@ void Segment::Persist(const std::string& dir, uint32_t rows) const {
 void Segment::PersistDeletions(const std::string& path, uint32_t rows, uint64_t version) const {
   std::string bitmap((rows + 7) / 8, '\0');
   for (uint32_t r = 0; r < rows; ++r)
-    if (deleted_at_[r].load(std::memory_order_acquire) <= version) bitmap[r / 8] |= char(1 << (r % 8));
+    if (DeletedAt(r) <= version) bitmap[r / 8] |= char(1 << (r % 8));
   WriteFileAtomic(path, bitmap);
 }
 
 void Segment::CopyDeletionsFrom(const Segment& other, uint32_t rows) {
-  for (uint32_t r = 0; r < rows; ++r) deleted_at_[r].store(other.deleted_at_[r].load(std::memory_order_acquire));
+  for (uint32_t r = 0; r < rows; ++r) SetDeletedAt(r, other.DeletedAt(r));
   deleted_rows_ = other.deleted_rows_;
 }
 
@@ -153,7 +152,7 @@ std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id
   std::shared_ptr<Segment> s(new Segment(id, dim, rows, true));
   std::vector<std::string> names(r.Fixed<uint32_t>());
   for (std::string& n : names) n = std::string(r.Bytes());
-  std::memcpy(s->has_vector_.get(), r.Raw(rows).data(), rows);
+  std::memcpy(s->has_vector_.data(), r.Raw(rows).data(), rows);
   size_t vec_bytes = size_t(rows) * dim * sizeof(float);
   auto load = [&](const std::string& path) {
     Region region = mmap ? Region::MapFile(path) : Region::LoadFile(path);
@@ -185,7 +184,7 @@ std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id
     if (bitmap.size() != (rows + 7) / 8) throw Internal("corrupt deletion bitmap " + del_file);
     for (uint32_t row = 0; row < rows; ++row)
       if (bitmap[row / 8] & (1 << (row % 8))) {
-        s->deleted_at_[row].store(0);
+        s->SetDeletedAt(row, 0);
         ++s->deleted_rows_;
       }
   }

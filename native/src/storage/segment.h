@@ -6,7 +6,8 @@
 // sealed segment is immutable apart from deletion stamps and is read from files (vectors mmap'd
 // when mmap is on). A row is visible at version v when its deletion stamp is greater than v.
 // Memory per row beyond its vector and bytes: two string views, a deletion stamp and a vector
-// flag (41 bytes on 64-bit hosts).
+// flag (41 bytes on 64-bit hosts), committed as rows arrive (a memory segment's capacity is
+// address space until then).
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include "storage/file_names.h"
 #include "storage/record_input.h"
 #include "util/file_util.h"
+#include "util/lazy_array.h"
 
 namespace tessera {
 
@@ -57,11 +59,11 @@ class Segment {
   const NamedColumn* named(std::string_view name) const;
   std::vector<const NamedColumn*> named_columns() const;
 
-  bool visible(uint32_t r, uint64_t version) const { return deleted_at_[r].load(std::memory_order_acquire) > version; }
-  bool deleted(uint32_t r) const { return deleted_at_[r].load(std::memory_order_acquire) != kNeverDeleted; }
+  bool visible(uint32_t r, uint64_t version) const { return DeletedAt(r) > version; }
+  bool deleted(uint32_t r) const { return DeletedAt(r) != kNeverDeleted; }
   // Writer only, on a live row.
   void MarkDeleted(uint32_t r, uint64_t version) {
-    deleted_at_[r].store(version, std::memory_order_release);
+    SetDeletedAt(r, version);
     ++deleted_rows_;
   }
   // Rows deleted so far (writer-side; snapshots copy it).
@@ -80,6 +82,10 @@ class Segment {
  private:
   Segment(uint64_t id, uint32_t dim, uint32_t capacity, bool sealed);
   std::string_view CopyToArena(std::string_view bytes);
+  // Stamps are stored complemented, so the zero-filled memory of a new segment reads as "never
+  // deleted" without a pass over its capacity.
+  uint64_t DeletedAt(uint32_t r) const { return ~std::atomic_ref<uint64_t>(deleted_at_[r]).load(std::memory_order_acquire); }
+  void SetDeletedAt(uint32_t r, uint64_t version) { std::atomic_ref<uint64_t>(deleted_at_[r]).store(~version, std::memory_order_release); }
   NamedColumn* NamedForAppend(const std::string& name);
 
   uint64_t id_;
@@ -90,10 +96,11 @@ class Segment {
   uint32_t deleted_rows_ = 0;
 
   Region vectors_;
-  std::unique_ptr<uint8_t[]> has_vector_;
-  std::unique_ptr<std::string_view[]> ids_;
-  std::unique_ptr<std::string_view[]> attrs_;
-  std::unique_ptr<std::atomic<uint64_t>[]> deleted_at_;
+  // Sized to the capacity but committed only as rows arrive.
+  LazyArray<uint8_t> has_vector_;
+  LazyArray<std::string_view> ids_;
+  LazyArray<std::string_view> attrs_;
+  LazyArray<uint64_t> deleted_at_;
   // Named columns appear while readers run, so the slots are atomic; owned by named_owned_.
   std::atomic<NamedColumn*> named_[kMaxNamedVectors] = {};
   std::vector<std::unique_ptr<NamedColumn>> named_owned_;
