@@ -8,7 +8,7 @@ import { createRegistry, httpMetrics } from './http/metrics';
 import { HttpServer } from './http/server';
 import { StoreError } from './store/errors';
 import { Store } from './store/store';
-import type { Distance } from './types';
+import type { Distance, IndexSettingInfo, OpenOptions } from './types';
 
 /** How long in-flight requests may run on after SIGTERM/SIGINT before they are cancelled. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -30,6 +30,8 @@ interface ServeConfig {
   writeTimeoutMs: number;
   queryThreads?: number;
   mmap: boolean;
+  /** ANN and quantization flags by open option (`efSearch`), as typed: the core alone judges them. */
+  index: Record<string, string>;
   logLevel: LogLevel;
 }
 
@@ -68,10 +70,49 @@ interface Flag {
   name: string;
   /** Config key it sets; with no `parse` the flag takes no value and sets `value`. */
   key: keyof ServeConfig;
+  /** For an index flag: the open option its text goes to. */
+  option?: string;
   parse?: Parse;
   value?: unknown;
   arg?: string;
   help: string;
+}
+
+/** What each index setting does; its range, kind and default come from the core's table. */
+const INDEX_HELP: Record<string, string> = {
+  ann: 'approximate index built per sealed segment',
+  m: 'links per graph node',
+  ef_construction: 'candidates kept while linking; at least --m',
+  ef_search: 'candidates kept while searching',
+  n_lists: 'inverted lists; 0 = chosen from the rows',
+  n_probe: 'lists probed per query',
+  overscan: 'the walk keeps overscan x (offset + top_k) candidates',
+  seed: "seed of the index builder's randomness",
+  quantization: 'quantized first pass (binary: Cosine only)',
+  rescore: 'the quantized pass keeps rescore x (offset + top_k) candidates for exact rescoring',
+};
+
+/** `ef_search` -> `--ef-search`. */
+const settingFlag = (setting: string) => `--${setting.replace(/_/g, '-')}`;
+
+/**
+ * The --ann ... --rescore flags, one per setting of the core's table. They pass their text through
+ * untouched: the core parses and range-checks it (Store.check, before listening), so no range is
+ * written twice.
+ */
+function indexFlags(settings: IndexSettingInfo[]): Flag[] {
+  return settings.map((s) => {
+    const range = s.choices ? '' : `${s.min} to ${s.max}; `;
+    const needs = s.needs ? `with --${s.needs}; ` : '';
+    return {
+      name: settingFlag(s.name),
+      key: 'index',
+      option: s.option,
+      parse: anyText,
+      arg: s.choices ?? 'N',
+      help: `${INDEX_HELP[s.name] ?? s.name} (${needs}${range}default ${s.default}, or what the store recorded)`,
+    };
+  });
 }
 
 const FLAGS: Flag[] = [
@@ -90,14 +131,12 @@ const FLAGS: Flag[] = [
   { name: '--query-threads', key: 'queryThreads', parse: integer(1, 1024), arg: 'N', help: 'core thread pool size (default: number of CPUs)' },
   { name: '--mmap', key: 'mmap', value: true, help: 'map sealed vector files (default on)' },
   { name: '--no-mmap', key: 'mmap', value: false, help: 'read sealed vector files into memory instead' },
+  ...indexFlags(Store.indexSettings()),
   { name: '--log-level', key: 'logLevel', parse: oneOf(LOG_LEVELS), arg: 'LEVEL', help: `${LOG_LEVELS.join(' | ')}; logs are JSON lines on stderr (default info)` },
 ];
 
 /** Flags of features that do not exist yet: refused rather than silently ignored. */
-const NOT_YET = [
-  '--namespaced', '--history-versions', '--at-version', '--max-staleness', '--ann', '--m', '--ef-construction', '--ef-search',
-  '--n-lists', '--n-probe', '--overscan', '--seed', '--quantization', '--rescore', '--embed-provider', '--summarize-provider', '--rerank-provider',
-];
+const NOT_YET = ['--namespaced', '--history-versions', '--at-version', '--max-staleness', '--embed-provider', '--summarize-provider', '--rerank-provider'];
 
 const USAGE = `usage: tessera serve [flags]
 
@@ -106,12 +145,12 @@ SIGTERM or SIGINT stops accepting, lets in-flight requests finish for up to ${SH
 (then cancels them), flushes and closes the store, and exits 0.
 
 flags:
-${FLAGS.map((f) => `  ${`${f.name}${f.arg ? ` ${f.arg}` : ''}`.padEnd(30)} ${f.help}`).join('\n')}
-  ${'--help'.padEnd(30)} show this help
+${FLAGS.map((f) => `  ${`${f.name}${f.arg ? ` ${f.arg}` : ''}`.padEnd(34)} ${f.help}`).join('\n')}
+  ${'--help'.padEnd(34)} show this help
 
 environment:
-  ${'TESSERA_TOKEN'.padEnd(30)} bearer token when --token is absent
-  ${'SVC_SLOW_QUERY_MS'.padEnd(30)} log searches at least this slow, at warn (default off)
+  ${'TESSERA_TOKEN'.padEnd(34)} bearer token when --token is absent
+  ${'SVC_SLOW_QUERY_MS'.padEnd(34)} log searches at least this slow, at warn (default off)
 `;
 
 function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
@@ -127,6 +166,7 @@ function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
     readTimeoutMs: 30_000,
     writeTimeoutMs: 120_000,
     mmap: true,
+    index: {},
     logLevel: 'info',
   };
   const given = new Set<string>();
@@ -143,7 +183,8 @@ function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
     }
     const raw = inline ?? args[++i];
     if (raw === undefined) throw new UsageError(`${name} needs a value ${flag.arg}`);
-    Object.assign(config, { [flag.key]: flag.parse(raw, name) });
+    if (flag.option) config.index[flag.option] = raw;
+    else Object.assign(config, { [flag.key]: flag.parse(raw, name) });
   }
   if (config.inMemory && given.has('--data')) throw new UsageError('--in-memory and --data exclude each other');
   return config;
@@ -178,18 +219,23 @@ async function serve(config: ServeConfig): Promise<void> {
     errorStatus: storeErrorStatus,
   });
 
-  // Listen first: /health answers and /ready says 503 while a large store is still opening.
-  const port = await server.listen().catch((err: Error) => exit(err.message, 1));
-  process.stdout.write(`listening on http://${urlHost(config.host)}:${port}\n`);
-
-  const opening = Store.open({
+  const options: OpenOptions = {
     ...(config.inMemory ? { inMemory: true } : { path: config.data }),
     dimension: config.dimension,
     distance: config.distance,
     queryThreads: config.queryThreads,
     mmap: config.mmap,
     readOnly: config.readOnly,
-  });
+    ...config.index,
+  };
+  // Whatever the store would refuse is refused before listening; the check creates nothing.
+  await Store.check(options).catch((err: Error) => refused(config, err));
+
+  // Listen first: /health answers and /ready says 503 while a large store is still opening.
+  const port = await server.listen().catch((err: Error) => exit(err.message, 1));
+  process.stdout.write(`listening on http://${urlHost(config.host)}:${port}\n`);
+
+  const opening = Store.open(options);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -213,13 +259,19 @@ async function serve(config: ServeConfig): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM').catch(crash));
   process.on('SIGINT', () => void stop('SIGINT').catch(crash));
 
-  const store = await opening.catch((err: Error) => {
-    const where = config.inMemory ? 'in memory' : `at ${config.data}`;
-    // A store refusing our settings (say, another dimension) is a bad value, like a bad flag.
-    return exit(`cannot open the store ${where}: ${err.message}`, err instanceof StoreError && err.status === 400 ? 2 : 1);
-  });
+  const store = await opening.catch((err: Error) => refused(config, err));
   slot.open(store);
-  logger.info({ role: store.role, dimension: store.dimension, distance: store.distance }, 'store open');
+  logger.info({ role: store.role, dimension: store.dimension, distance: store.distance, ann: store.ann, quantization: store.quantization }, 'store open');
+}
+
+/**
+ * The store refused to open. Refusing our settings (say, another dimension) is a bad value, exit 2
+ * like a bad flag; a refused index setting is named by its flag.
+ */
+function refused(config: ServeConfig, err: Error): never {
+  const code = err instanceof StoreError && err.status === 400 ? 2 : 1;
+  if (err instanceof StoreError && err.setting) exit(`${settingFlag(err.setting.setting)} ${err.setting.problem}`, code);
+  exit(`cannot open the store ${config.inMemory ? 'in memory' : `at ${config.data}`}: ${err.message}`, code);
 }
 
 /** One line on stderr, then exit. */

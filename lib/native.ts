@@ -2,6 +2,7 @@
 // TESSERA_ADDON_PATH names, as npm run test:asan does for its sanitizer build) and types its surface.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { AnnConfig, IndexSettingInfo, OpenOptions, QuantizationConfig } from './types';
 
 export interface NativeCancelToken {
   cancel(): void;
@@ -19,6 +20,8 @@ export interface NativeInfo {
   distance: 'Cosine' | 'Euclidean' | 'DotProduct';
   queryThreads: number;
   mmap: boolean;
+  ann: AnnConfig | null;
+  quantization: QuantizationConfig | null;
 }
 
 /** Every async method resolves JSON bytes produced by the core, or rejects with an Error carrying `status`. */
@@ -58,15 +61,11 @@ export interface NativeStore {
 
 export interface NativeAddon {
   NativeStore: {
-    open(options: {
-      path?: string;
-      inMemory?: boolean;
-      dimension?: number;
-      distance?: string;
-      queryThreads?: number;
-      mmap?: boolean;
-      readOnly?: boolean;
-    }): Promise<NativeStore>;
+    /** Index settings are read by the names `indexSettings()` gives as `option`. */
+    open(options: OpenOptions): Promise<NativeStore>;
+    /** Refuses what open() would (rejecting like it), without creating or writing anything. */
+    check(options: OpenOptions): Promise<void>;
+    indexSettings(): IndexSettingInfo[];
   };
   CancelToken: new () => NativeCancelToken;
   supportedKernels(): string[];

@@ -235,11 +235,26 @@ export interface Footprint {
   doc_count: number;
 }
 
+/**
+ * The ANN index a store runs with (`/stats` `ann`, `Store.ann`): only the knobs of its kind.
+ * `n_lists` 0 means chosen from each segment's rows.
+ */
+export type AnnConfig =
+  | { kind: 'Hnsw'; m: number; ef_construction: number; ef_search: number; overscan: number; seed: number }
+  | { kind: 'Ivf'; n_lists: number; n_probe: number; overscan: number; seed: number };
+
+/** The quantized first pass (`/stats` `quantization`, `Store.quantization`); `rescore` is its overscan factor. */
+export interface QuantizationConfig {
+  kind: 'Int8' | 'Binary';
+  rescore: number;
+}
+
 export interface Stats {
   dimension: number;
   distance: Distance;
-  ann: null;
-  quantization: null;
+  /** null: exact brute-force search. */
+  ann: AnnConfig | null;
+  quantization: QuantizationConfig | null;
   query_threads: number;
   mmap: boolean;
   collections: string[];
@@ -288,6 +303,45 @@ export interface OpenOptions {
   mmap?: boolean;
   /** Never take the writer lock; every write fails with 403. */
   readOnly?: boolean;
+  /**
+   * ANN index and quantization settings (README "Index settings" has the ranges). Unset means what
+   * the store recorded, else the default; `'none'` turns a recorded kind off. A writer records what
+   * it resolved. Integers may also be given as their decimal text, which is how the CLI hands its
+   * flags over: the core alone parses and judges them.
+   */
+  ann?: 'none' | 'hnsw' | 'ivf';
+  /** HNSW: links per node (default 16). */
+  m?: number | string;
+  /** HNSW: candidates kept while linking; at least `m` (default 200). */
+  efConstruction?: number | string;
+  /** HNSW: candidates kept while searching (default 64). */
+  efSearch?: number | string;
+  /** IVF: number of lists; 0 chooses from each segment's rows (default 0). */
+  nLists?: number | string;
+  /** IVF: lists probed per query (default 8). */
+  nProbe?: number | string;
+  /** HNSW and IVF: the walk keeps overscan x (offset + top_k) candidates (default 4). */
+  overscan?: number | string;
+  /** HNSW and IVF: seed of the index builder's randomness (default 0). */
+  seed?: number | string;
+  quantization?: 'none' | 'int8' | 'binary';
+  /** The quantized pass keeps rescore x (offset + top_k) candidates for exact rescoring (default 4 for int8, 16 for binary). */
+  rescore?: number | string;
+}
+
+/** One ANN or quantization setting of `OpenOptions`, as the core validates it (`Store.indexSettings()`). */
+export interface IndexSettingInfo {
+  /** The spec's name (`ef_search`), as in /stats and the store header. */
+  name: string;
+  /** The open option's name (`efSearch`). */
+  option: string;
+  /** `none|hnsw|ivf` for a kind; null for an integer, which runs from `min` to `max`. */
+  choices: string | null;
+  min: number;
+  max: number;
+  /** The kind it applies to (`ann hnsw`); empty for the kinds themselves. */
+  needs: string;
+  default: string;
 }
 
 export interface CallOptions {

@@ -4,6 +4,7 @@ import { parseExact, stringifyExact } from '../exact_json';
 import { native, type NativeStore } from '../native';
 import type {
   AggregateRequest,
+  AnnConfig,
   AggregateResult,
   BatchRequest,
   BatchResponse,
@@ -15,8 +16,10 @@ import type {
   FtsFieldEntry,
   Hit,
   HybridSearchRequest,
+  IndexSettingInfo,
   ListRequest,
   OpenOptions,
+  QuantizationConfig,
   RecordInput,
   Role,
   PlannedHits,
@@ -45,6 +48,22 @@ function bytes(body: Uint8Array | object): Uint8Array {
 
 const json = <T>(b: Buffer): T => JSON.parse(b.toString('utf8')) as T;
 
+/** What the addon's option reader takes for granted (it reads dimension and queryThreads as numbers). */
+function checkOptionShapes(options: OpenOptions): void {
+  if (!options.inMemory && !options.path) throw new StoreError(400, 'open() needs a path, or inMemory: true');
+  if (options.dimension !== undefined && !(Number.isInteger(options.dimension) && options.dimension >= 0 && options.dimension <= 65536))
+    throw new StoreError(400, `dimension must be an integer from 0 to 65536, got ${options.dimension}`);
+  if (options.queryThreads !== undefined && !(Number.isInteger(options.queryThreads) && options.queryThreads >= 1 && options.queryThreads <= 1024))
+    throw new StoreError(400, `queryThreads must be an integer from 1 to 1024, got ${options.queryThreads}`);
+}
+
+let settingOptions: Map<string, string> | undefined;
+/** The open option that carries a core setting (`ef_search` -> `efSearch`), by the core's table. */
+function settingOption(setting: string): string {
+  settingOptions ??= new Map(native.NativeStore.indexSettings().map((s) => [s.name, s.option]));
+  return settingOptions.get(setting) ?? setting;
+}
+
 /** An open store. Every route of the spec maps onto one of its methods (README's route table). */
 export class Store {
   readonly role: Role;
@@ -54,6 +73,10 @@ export class Store {
   readonly distance: Distance;
   readonly queryThreads: number;
   readonly mmap: boolean;
+  /** The ANN index configuration this handle runs with (opened, else recorded, else default); null: exact search. */
+  readonly ann: AnnConfig | null;
+  /** The quantized first pass this handle runs with; null: none. */
+  readonly quantization: QuantizationConfig | null;
   /** A single-process Reader never refreshes, so its state is as old as its open. */
   private readonly openedAt = Date.now();
 
@@ -65,20 +88,37 @@ export class Store {
     this.distance = info.distance;
     this.queryThreads = info.queryThreads;
     this.mmap = info.mmap;
+    this.ann = info.ann;
+    this.quantization = info.quantization;
   }
 
   /** Opens (or creates) a store. A store directory another process writes opens as a Reader. */
   static async open(options: OpenOptions): Promise<Store> {
-    if (!options.inMemory && !options.path) throw new StoreError(400, 'open() needs a path, or inMemory: true');
-    if (options.dimension !== undefined && !(Number.isInteger(options.dimension) && options.dimension >= 0 && options.dimension <= 65536))
-      throw new StoreError(400, `dimension must be an integer from 0 to 65536, got ${options.dimension}`);
-    if (options.queryThreads !== undefined && !(Number.isInteger(options.queryThreads) && options.queryThreads >= 1 && options.queryThreads <= 1024))
-      throw new StoreError(400, `queryThreads must be an integer from 1 to 1024, got ${options.queryThreads}`);
+    checkOptionShapes(options);
     try {
       return new Store(await native.NativeStore.open({ ...options }));
     } catch (e) {
-      throw toStoreError(e);
+      throw toStoreError(e, settingOption);
     }
+  }
+
+  /**
+   * Rejects exactly as `open` would for options the store refuses (dimension or distance against an
+   * existing header, every index setting), without opening, locking, creating or writing anything.
+   * The CLI calls it before it listens, so a bad flag never starts a server.
+   */
+  static async check(options: OpenOptions): Promise<void> {
+    checkOptionShapes(options);
+    try {
+      await native.NativeStore.check({ ...options });
+    } catch (e) {
+      throw toStoreError(e, settingOption);
+    }
+  }
+
+  /** The ANN and quantization settings `open` takes: names, kinds or ranges, and defaults, from the core's one table. */
+  static indexSettings(): IndexSettingInfo[] {
+    return native.NativeStore.indexSettings();
   }
 
   /** The poison message once an exception escaped while the write lock was held; never clears. */

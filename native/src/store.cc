@@ -62,21 +62,56 @@ std::function<void(Op&)> ResolveAliasIn(VersionSet& versions, std::string OpT::*
   };
 }
 
+// The opener's options against the store's header (nullopt: a new or in-memory store): Error(400)
+// for a dimension or metric the store does not have, SettingError for index settings that do not
+// resolve; else the index configuration to run with.
+IndexConfig Settle(const StoreOptions& o, const std::optional<StoreHeader>& header) {
+  if (header && o.dimension && *o.dimension != header->dimension)
+    throw BadRequest("dimension mismatch: the store at " + o.path + " has dimension " + std::to_string(header->dimension) +
+                     ", but dimension " + std::to_string(*o.dimension) + " was requested");
+  if (header && o.metric && *o.metric != header->metric)
+    throw BadRequest(std::string("distance mismatch: the store at ") + o.path + " uses " + MetricName(header->metric) + ", but " +
+                     MetricName(*o.metric) + " was requested");
+  Metric metric = header ? header->metric : o.metric.value_or(Metric::kCosine);
+  return ResolveIndexConfig(o.index, header ? header->index : IndexSettings{}, metric);
+}
+
+// The header a new store gets from its opener's options.
+StoreHeader NewHeader(const StoreOptions& o) {
+  if (!o.dimension) throw BadRequest("a new store needs a dimension (0 for keyword-only)");
+  return StoreHeader{kFormatVersion, *o.dimension, o.metric.value_or(Metric::kCosine), IndexSettings{}};
+}
+
 }  // namespace
 
 Store::Store(const StoreOptions& options) : options_(options), index_builds_(std::make_unique<BackgroundWorker>()) {}
 
 Store::~Store() { StopIndexBuilds(); }
 
+IndexConfig Store::Check(const StoreOptions& options) {
+  if (options.in_memory) {
+    if (!options.dimension) throw BadRequest("an in-memory store needs a dimension (0 for keyword-only)");
+    return Settle(options, std::nullopt);
+  }
+  if (options.path.empty()) throw BadRequest("a store needs a path (or in-memory mode)");
+  std::optional<StoreHeader> header = ReadHeader(options.path);
+  if (!header && !options.read_only) NewHeader(options);  // a read-only open of nothing is Open's 503
+  return Settle(options, header);
+}
+
 std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
+  // Everything refusable is refused before anything is created: a refused open leaves no directory,
+  // lock or header behind.
+  IndexConfig index = Check(options);
   std::unique_ptr<Store> s(new Store(options));
   size_t threads = options.query_threads ? options.query_threads : std::max(1u, std::thread::hardware_concurrency());
   s->pool_ = std::make_unique<ThreadPool>(threads);
   if (options.in_memory) {
-    if (!options.dimension) throw BadRequest("an in-memory store needs a dimension (0 for keyword-only)");
     s->role_ = Role::kInMemory;
     s->dim_ = *options.dimension;
     s->metric_ = options.metric.value_or(Metric::kCosine);
+    s->ann_ = index.ann;
+    s->quantization_ = index.quantization;
     s->versions_ = std::make_unique<VersionSet>("", s->dim_, options.mmap, false, *s->pool_);
   } else {
     s->OpenDirectory();
@@ -90,7 +125,6 @@ std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
 
 void Store::OpenDirectory() {
   const std::string& dir = options_.path;
-  if (dir.empty()) throw BadRequest("a store needs a path (or in-memory mode)");
   MakeDirs(dir);
   role_ = Role::kReader;
   if (!options_.read_only) {
@@ -102,20 +136,23 @@ void Store::OpenDirectory() {
     }
   }
   std::optional<StoreHeader> header = ReadHeader(dir);
-  if (!header) {
+  bool created = !header;
+  if (created) {
     if (role_ != Role::kWriter) throw Error(Status::kUnavailable, "no store exists at " + dir + " yet");
-    if (!options_.dimension) throw BadRequest("a new store needs a dimension (0 for keyword-only)");
-    header = StoreHeader{kFormatVersion, *options_.dimension, options_.metric.value_or(Metric::kCosine)};
-    WriteHeader(dir, *header);
+    header = NewHeader(options_);
   }
-  if (options_.dimension && *options_.dimension != header->dimension)
-    throw BadRequest("dimension mismatch: the store at " + dir + " has dimension " + std::to_string(header->dimension) +
-                     ", but dimension " + std::to_string(*options_.dimension) + " was requested");
-  if (options_.metric && *options_.metric != header->metric)
-    throw BadRequest(std::string("distance mismatch: the store at ") + dir + " uses " + MetricName(header->metric) + ", but " +
-                     MetricName(*options_.metric) + " was requested");
+  // Settled again now that the lock is held: another process may have created or re-recorded the
+  // store since Check read its header.
+  IndexConfig index = Settle(options_, header);
   dim_ = header->dimension;
   metric_ = header->metric;
+  ann_ = index.ann;
+  quantization_ = index.quantization;
+  // The writer records what it runs with, so a later start that leaves a knob unset keeps it.
+  if (role_ == Role::kWriter && (created || index != ResolveIndexConfig(header->index, IndexSettings{}, metric_))) {
+    header->index = RecordedSettings(index);
+    WriteHeader(dir, *header);
+  }
 }
 
 size_t Store::query_threads() const { return pool_->size(); }
@@ -437,7 +474,7 @@ std::string Store::Aggregate(std::string_view body, const CancelToken& cancel) {
 
 std::string Store::Stats() {
   SnapshotPtr snap = Current();
-  return StatsJson(*snap, StoreFacts{dim_, metric_, pool_->size(), options_.mmap});
+  return StatsJson(*snap, StoreFacts{dim_, metric_, pool_->size(), options_.mmap, ann_, quantization_});
 }
 
 std::string Store::Flush() {

@@ -4,7 +4,8 @@ import { CLI, runCli, startServer } from './helpers';
 
 const FLAGS = [
   '--data', '--in-memory', '--host', '--port', '--dimension', '--distance', '--token', '--read-only', '--max-body-bytes',
-  '--max-concurrent-requests', '--read-timeout', '--write-timeout', '--query-threads', '--mmap', '--no-mmap', '--log-level',
+  '--max-concurrent-requests', '--read-timeout', '--write-timeout', '--query-threads', '--mmap', '--no-mmap', '--ann', '--m',
+  '--ef-construction', '--ef-search', '--n-lists', '--n-probe', '--overscan', '--seed', '--quantization', '--rescore', '--log-level',
 ];
 
 test('the compiled CLI starts with a node shebang', (t) => {
@@ -36,6 +37,8 @@ const BAD: string[][] = [
   ['serve', '--log-level', 'loud'],
   ['serve', '--read-only=yes'],
   ['serve', '--in-memory', '--data', '/tmp/x'],
+  ['serve', '--ef-search'],
+  ['serve', '--in-memory', '--dimension', '4', '--ann', 'hnsw', '--ef-search', '0'],
 ];
 
 test('a bad command line exits 2 with one line on stderr and never listens', async (t) => {
@@ -48,7 +51,7 @@ test('a bad command line exits 2 with one line on stderr and never listens', asy
 });
 
 test('flags of features not built yet are refused, not ignored', async (t) => {
-  for (const args of [['--ann', 'hnsw'], ['--namespaced'], ['--history-versions', '3'], ['--quantization', 'int8'], ['--embed-provider', 'x']]) {
+  for (const args of [['--namespaced'], ['--history-versions', '3'], ['--embed-provider', 'x']]) {
     const r = await runCli(['serve', '--port', '0', '--in-memory', ...args]);
     t.is(r.code, 2, args.join(' '));
     t.regex(r.stderr, /not supported yet/);

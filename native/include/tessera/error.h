@@ -25,6 +25,20 @@ class Error : public std::runtime_error {
   Status status_;
 };
 
+// A refused open setting (an ANN or quantization knob): 400 with the message "<setting> <problem>".
+// The parts are kept apart so a front end can name the setting as its user spelled it (--ef-search
+// on the command line, efSearch in the library) around the core's one wording of the problem.
+class SettingError : public Error {
+ public:
+  SettingError(const std::string& setting, const std::string& problem)
+      : Error(Status::kBadRequest, setting + " " + problem), setting_(setting), problem_(problem) {}
+  const std::string& setting() const { return setting_; }
+  const std::string& problem() const { return problem_; }
+
+ private:
+  std::string setting_, problem_;
+};
+
 inline Error BadRequest(const std::string& m) { return Error(Status::kBadRequest, m); }
 inline Error NotFound(const std::string& m) { return Error(Status::kNotFound, m); }
 inline Error Internal(const std::string& m) { return Error(Status::kInternal, m); }

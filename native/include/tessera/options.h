@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace tessera {
 
@@ -33,6 +35,7 @@ struct AnnConfig {
   uint32_t n_probe = 8;
   uint32_t overscan = 4;
   uint64_t seed = 0;
+  bool operator==(const AnnConfig&) const = default;
 };
 
 // The quantized first pass; the best (offset + top_k) x rescore candidates are rescored exactly.
@@ -41,7 +44,58 @@ enum class QuantizationKind { kInt8, kBinary };
 struct QuantizationConfig {
   QuantizationKind kind = QuantizationKind::kInt8;
   uint32_t rescore = 4;  // 16 is Binary's default
+  bool operator==(const QuantizationConfig&) const = default;
 };
+
+// The index configuration as one value: nullopt members are off (exact search, no quantized pass).
+struct IndexConfig {
+  std::optional<AnnConfig> ann;
+  std::optional<QuantizationConfig> quantization;
+  bool operator==(const IndexConfig&) const = default;
+};
+
+// The ANN and quantization settings as an opener (or a store header) spelled them, before any
+// validation: text, so the command line, the library and the header reach one parser and one set of
+// messages. Every setting is optional, and unset is not the default: an unset knob falls back to
+// what the store recorded, then to the spec's default. `ann` is none | hnsw | ivf, `quantization`
+// none | int8 | binary, the rest decimal integers. index_settings.cc holds the names and ranges.
+struct IndexSettings {
+  std::optional<std::string> ann, m, ef_construction, ef_search, n_lists, n_probe, overscan, seed;
+  std::optional<std::string> quantization, rescore;
+  bool operator==(const IndexSettings&) const = default;
+};
+
+// Resolves requested over recorded (the store's header; nullopt members unset) for a store of
+// `metric`. A requested knob always wins; a recorded knob is used while its kind stays the recorded
+// one (switching kinds starts from the defaults). Throws SettingError (400) for a value out of range,
+// an unknown kind, a knob that does not apply to the resolved kind, ef_construction below m, or
+// Binary with a metric other than Cosine. Recorded settings are trusted (ReadHeader checks them).
+IndexConfig ResolveIndexConfig(const IndexSettings& requested, const IndexSettings& recorded, Metric metric);
+// The settings that resolve to `config` with nothing requested: a kind and its knobs; nothing when off.
+IndexSettings RecordedSettings(const IndexConfig& config);
+
+// The settings by their spec names ("ef_construction"), in the spec's order: the ones set.
+std::vector<std::pair<const char*, std::string>> IndexSettingTexts(const IndexSettings& settings);
+// Sets the setting called `name`; false when no setting has that name.
+bool SetIndexSetting(IndexSettings& settings, std::string_view name, std::string text);
+
+// One setting for a front end's help: its spec name, its kinds ("none|hnsw|ivf") or its integer
+// range, the kind it needs ("ann hnsw"; empty for the kinds themselves) and its default.
+struct IndexSettingInfo {
+  std::string name;
+  std::string choices;  // empty for an integer
+  uint64_t min = 0, max = 0;
+  std::string needs;
+  std::string default_text;
+};
+std::vector<IndexSettingInfo> DescribeIndexSettings();
+
+// /stats spellings: Hnsw, Ivf, Int8, Binary; and the knobs that apply to a resolved kind, in the
+// spec's order, as (spec name, value).
+const char* KindName(AnnKind kind);
+const char* KindName(QuantizationKind kind);
+std::vector<std::pair<const char*, uint64_t>> KnobValues(const AnnConfig& ann);
+std::vector<std::pair<const char*, uint64_t>> KnobValues(const QuantizationConfig& quantization);
 
 struct StoreOptions {
   std::string path;
@@ -51,6 +105,7 @@ struct StoreOptions {
   size_t query_threads = 0;  // 0 = number of CPUs
   bool mmap = true;
   bool read_only = false;
+  IndexSettings index;  // what the opener asked for; Store::ann() and quantization() are the outcome
 };
 
 }  // namespace tessera

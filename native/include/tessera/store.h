@@ -38,6 +38,10 @@ class Store {
  public:
   // Throws Error(400) on a header mismatch (naming both values) and Error(500) on IO faults.
   static std::unique_ptr<Store> Open(const StoreOptions& options);
+  // What Open would refuse with 400 that is knowable without the writer lock, checked without
+  // creating or writing anything (the header is read when there is one); the index configuration
+  // the options resolve to. Front ends call it before they start, so a bad setting never half-starts.
+  static IndexConfig Check(const StoreOptions& options);
   // A store dropped without Close() loses nothing: every acknowledged batch is in the log.
   ~Store();
 
@@ -89,7 +93,8 @@ class Store {
 
  private:
   explicit Store(const StoreOptions& options);
-  // Takes the writer lock (or becomes a Reader) and reads or writes the header.
+  // Takes the writer lock (or becomes a Reader), reads or creates the header, resolves the index
+  // configuration against it and, as the writer, records that configuration there.
   void OpenDirectory();
   std::shared_ptr<const Snapshot> Current() const;
   void Publish(std::shared_ptr<const Snapshot> snap);

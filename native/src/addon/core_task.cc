@@ -23,6 +23,10 @@ CoreTask::CoreTask(Napi::Env env, Work work, Finish finish)
 void CoreTask::Execute() {
   try {
     result_ = work_();
+  } catch (const tessera::SettingError& e) {
+    Fail(int(e.status()), e.what());
+    setting_ = e.setting();
+    problem_ = e.problem();
   } catch (const tessera::Error& e) {
     Fail(int(e.status()), e.what());
   } catch (const std::bad_alloc&) {
@@ -35,7 +39,12 @@ void CoreTask::Execute() {
 void CoreTask::OnOK() {
   Napi::Env env = Env();
   if (failed_) {
-    deferred_.Reject(StatusError(env, status_, message_).Value());
+    Napi::Error e = StatusError(env, status_, message_);
+    if (!setting_.empty()) {
+      e.Set("setting", setting_);
+      e.Set("problem", problem_);
+    }
+    deferred_.Reject(e.Value());
     return;
   }
   try {

@@ -1,5 +1,6 @@
 // Runs one core call on a libuv worker and settles a promise with its bytes (a Buffer), or with
-// an Error whose `status` is the spec's HTTP status. C++ exceptions never cross into JS.
+// an Error whose `status` is the spec's HTTP status (and, for a refused open setting, `setting` and
+// `problem`: tessera::SettingError's parts). C++ exceptions never cross into JS.
 #pragma once
 #include <napi.h>
 
@@ -32,6 +33,7 @@ class CoreTask : public Napi::AsyncWorker {
   bool failed_ = false;
   int status_ = 0;
   std::string message_;
+  std::string setting_, problem_;  // set for a SettingError
 };
 
 }  // namespace tessera_addon

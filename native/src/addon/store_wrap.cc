@@ -1,5 +1,6 @@
 #include "store_wrap.h"
 
+#include <cctype>
 #include <optional>
 #include <type_traits>
 
@@ -17,6 +18,8 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
   return DefineClass(env, "NativeStore",
                      {
                          StaticMethod<&StoreWrap::Open>("open"),
+                         StaticMethod<&StoreWrap::Check>("check"),
+                         StaticMethod<&StoreWrap::IndexSettings>("indexSettings"),
                          InstanceMethod<&StoreWrap::Call<&Store::Collections>>("collections"),
                          InstanceMethod<&StoreWrap::Call<&Store::CreateCollection>>("createCollection"),
                          InstanceMethod<&StoreWrap::Call<&Store::DropCollection>>("dropCollection"),
@@ -51,26 +54,75 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                      });
 }
 
-Napi::Value StoreWrap::Open(const Napi::CallbackInfo& info) {
+namespace {
+
+// "ef_construction" -> "efConstruction": the library spells the core's settings in camelCase.
+std::string CamelCase(const std::string& name) {
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) out += name[i] == '_' && i + 1 < name.size() ? char(std::toupper(name[++i])) : name[i];
+  return out;
+}
+
+// A setting's JS value as text for the core, which alone judges it: strings as they are, numbers
+// and the other primitives as JS prints them (1.5, 1e+21, NaN, null, true), objects by their kind.
+std::string SettingText(const Napi::Value& v) {
+  if (v.IsString()) return v.As<Napi::String>().Utf8Value();
+  if (v.IsObject() || v.IsSymbol()) return v.IsObject() ? "[object]" : "[symbol]";
+  return v.ToString().Utf8Value();
+}
+
+// The options object of open() and check(); the distance is parsed on the worker with the rest, so
+// a bad one is a 400 like any refused option.
+struct OpenArgs {
+  tessera::StoreOptions options;
+  std::optional<std::string> distance;
+  tessera::StoreOptions Resolve() const {
+    tessera::StoreOptions out = options;
+    if (distance) out.metric = tessera::ParseMetric(*distance);
+    return out;
+  }
+};
+
+OpenArgs ReadOpenArgs(const Napi::CallbackInfo& info, const char* method) {
   Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsObject()) throw Napi::TypeError::New(env, "open() takes an options object");
+  if (info.Length() < 1 || !info[0].IsObject()) throw Napi::TypeError::New(env, std::string(method) + "() takes an options object");
   Napi::Object o = info[0].As<Napi::Object>();
   auto has = [&](const char* key, bool (Napi::Value::*is)() const) { return o.Has(key) && (o.Get(key).*is)(); };
-  tessera::StoreOptions opts;
-  std::optional<std::string> distance;
+  OpenArgs args;
+  tessera::StoreOptions& opts = args.options;
   if (has("path", &Napi::Value::IsString)) opts.path = o.Get("path").As<Napi::String>().Utf8Value();
   opts.in_memory = o.Has("inMemory") && o.Get("inMemory").ToBoolean();
   if (has("dimension", &Napi::Value::IsNumber)) opts.dimension = uint32_t(o.Get("dimension").As<Napi::Number>().Int64Value());
-  if (has("distance", &Napi::Value::IsString)) distance = o.Get("distance").As<Napi::String>().Utf8Value();
+  if (has("distance", &Napi::Value::IsString)) args.distance = o.Get("distance").As<Napi::String>().Utf8Value();
   if (has("queryThreads", &Napi::Value::IsNumber)) opts.query_threads = size_t(o.Get("queryThreads").As<Napi::Number>().Int64Value());
   if (has("mmap", &Napi::Value::IsBoolean)) opts.mmap = o.Get("mmap").As<Napi::Boolean>();
   opts.read_only = o.Has("readOnly") && o.Get("readOnly").ToBoolean();
+  for (const tessera::IndexSettingInfo& setting : tessera::DescribeIndexSettings()) {
+    Napi::Value v = o.Get(CamelCase(setting.name));
+    if (!v.IsUndefined()) tessera::SetIndexSetting(opts.index, setting.name, SettingText(v));
+  }
+  return args;
+}
+
+// {kind, <knobs of the kind>} as /stats spells it, or null when off.
+template <typename Config>
+Napi::Value ConfigObject(Napi::Env env, const std::optional<Config>& config) {
+  if (!config) return env.Null();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("kind", tessera::KindName(config->kind));
+  for (const auto& [name, value] : tessera::KnobValues(*config)) o.Set(name, double(value));
+  return o;
+}
+
+}  // namespace
+
+Napi::Value StoreWrap::Open(const Napi::CallbackInfo& info) {
+  OpenArgs args = ReadOpenArgs(info, "open");
   auto holder = std::make_shared<std::shared_ptr<Store>>();
   return CoreTask::Run(
-      env,
-      [opts, distance, holder]() mutable {
-        if (distance) opts.metric = tessera::ParseMetric(*distance);
-        *holder = Store::Open(opts);
+      info.Env(),
+      [args, holder]() {
+        *holder = Store::Open(args.Resolve());
         return std::string();
       },
       [holder](Napi::Env env, std::string&) -> Napi::Value {
@@ -78,6 +130,35 @@ Napi::Value StoreWrap::Open(const Napi::CallbackInfo& info) {
         StoreWrap::Unwrap(obj)->store_ = *holder;
         return obj;
       });
+}
+
+Napi::Value StoreWrap::Check(const Napi::CallbackInfo& info) {
+  OpenArgs args = ReadOpenArgs(info, "check");
+  return CoreTask::Run(
+      info.Env(),
+      [args]() {
+        Store::Check(args.Resolve());
+        return std::string();
+      },
+      [](Napi::Env env, std::string&) -> Napi::Value { return env.Undefined(); });
+}
+
+Napi::Value StoreWrap::IndexSettings(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::vector<tessera::IndexSettingInfo> all = tessera::DescribeIndexSettings();
+  Napi::Array out = Napi::Array::New(env, all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("name", all[i].name);
+    o.Set("option", CamelCase(all[i].name));
+    o.Set("choices", all[i].choices.empty() ? env.Null() : Napi::String::New(env, all[i].choices));
+    o.Set("min", double(all[i].min));
+    o.Set("max", double(all[i].max));
+    o.Set("needs", all[i].needs);
+    o.Set("default", all[i].default_text);
+    out.Set(uint32_t(i), o);
+  }
+  return out;
 }
 
 tessera::Store& StoreWrap::store(Napi::Env env) {
@@ -141,6 +222,8 @@ Napi::Value StoreWrap::Info(const Napi::CallbackInfo& info) {
   o.Set("distance", tessera::MetricName(s.metric()));
   o.Set("queryThreads", double(s.query_threads()));
   o.Set("mmap", s.mmap());
+  o.Set("ann", ConfigObject(env, s.ann()));
+  o.Set("quantization", ConfigObject(env, s.quantization()));
   return o;
 }
 

@@ -15,8 +15,14 @@ class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
   explicit StoreWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<StoreWrap>(info) {}
 
  private:
-  // open({path, inMemory, dimension, distance, queryThreads, mmap, readOnly}) -> Promise<NativeStore>
+  // open({path, inMemory, dimension, distance, queryThreads, mmap, readOnly, <index settings>})
+  //   -> Promise<NativeStore>; the index settings are DescribeIndexSettings' names in camelCase
+  //   (ann, m, efConstruction, ..., quantization, rescore), handed to the core as text.
   static Napi::Value Open(const Napi::CallbackInfo& info);
+  // check(<open's options>) -> Promise<undefined>: Store::Check, refusing what open would, touching nothing.
+  static Napi::Value Check(const Napi::CallbackInfo& info);
+  // indexSettings() -> [{name, option, choices, min, max, needs, default}]: the core's table, for help.
+  static Napi::Value IndexSettings(const Napi::CallbackInfo& info);
 
   // Binds one core method by its signature: () | (name) | (name, body) | (body, token?).
   template <auto Method>

@@ -4,6 +4,19 @@
 #include "util/json_writer.h"
 
 namespace tessera {
+namespace {
+
+// {"kind": ..., <each knob that applies to the kind>}, or null when off.
+template <typename Config>
+void WriteConfig(JsonWriter& w, std::string_view key, const std::optional<Config>& config) {
+  w.Key(key);
+  if (!config) return w.Null();
+  JsonWriter::Scope object = w.Object();
+  w.Member("kind", KindName(config->kind));
+  for (const auto& [name, value] : KnobValues(*config)) w.Member(name, value);
+}
+
+}  // namespace
 
 std::string StatsJson(const Snapshot& snap, const StoreFacts& facts) {
   uint64_t rows = 0, dead = 0, live = 0, text_bytes = 0;
@@ -17,8 +30,8 @@ std::string StatsJson(const Snapshot& snap, const StoreFacts& facts) {
     JsonWriter::Scope stats = w.Object();
     w.Member("dimension", facts.dimension);
     w.Member("distance", MetricName(facts.metric));
-    w.Member("ann", nullptr);
-    w.Member("quantization", nullptr);
+    WriteConfig(w, "ann", facts.ann);
+    WriteConfig(w, "quantization", facts.quantization);
     w.Member("query_threads", facts.query_threads);
     w.Member("mmap", facts.mmap);
     w.Key("collections");

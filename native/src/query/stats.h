@@ -2,6 +2,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "catalog/snapshot.h"
@@ -15,6 +16,8 @@ struct StoreFacts {
   Metric metric;
   size_t query_threads;
   bool mmap;
+  std::optional<AnnConfig> ann;  // null in /stats when off
+  std::optional<QuantizationConfig> quantization;
 };
 
 std::string StatsJson(const Snapshot& snap, const StoreFacts& facts);
