@@ -272,10 +272,10 @@ void Store::CheckpointOrPoison() {
   IndexSealedSegments();
 }
 
-VectorIndexConfig Store::IndexConfig() const { return VectorIndexConfig{metric_, ann_, quantization_, options_.mmap}; }
+VectorIndexConfig Store::VectorIndexes() const { return VectorIndexConfig{metric_, ann_, quantization_, options_.mmap}; }
 
 void Store::IndexSealedSegments() {
-  VectorIndexConfig config = IndexConfig();
+  VectorIndexConfig config = VectorIndexes();
   if (!config.any() || role_ == Role::kInMemory) return;
   SnapshotPtr snap = versions_->Current();
   bool attached = false;
@@ -299,7 +299,7 @@ void Store::IndexSealedSegments() {
 void Store::BuildSegmentIndexes(const std::string& collection, const SegmentPtr& segment) {
   SegmentVectorIndexes built;
   try {
-    built = BuildSegmentVectorIndexes(options_.path, *segment, IndexConfig(), *pool_, stop_index_builds_);
+    built = BuildSegmentVectorIndexes(options_.path, *segment, VectorIndexes(), *pool_, stop_index_builds_);
   } catch (const std::exception& e) {
     // The segment stays on the exact scan; the next open tries again.
     if (!stop_index_builds_.cancelled())

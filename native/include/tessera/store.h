@@ -111,7 +111,7 @@ class Store {
   // (writer only) queues a background build. Called with the writer mutex held, or while opening.
   void IndexSealedSegments();
   void BuildSegmentIndexes(const std::string& collection, const std::shared_ptr<Segment>& segment);
-  VectorIndexConfig IndexConfig() const;
+  VectorIndexConfig VectorIndexes() const;
   void StopIndexBuilds();
   void CheckWritable() const;
 

@@ -109,13 +109,14 @@ void HnswIndex::Search(const Segment& segment, const VectorQuery& query, const R
   GraphSpace space(segment, metric_, codes_);
   QuantizedQuery prepared;
   const void* walk_query = query.vector;
-  size_t keep = query.window;
   uint32_t ef = query.ef;
   if (codes_) {
     prepared = codes_->Prepare(query.vector);
     walk_query = &prepared;
-    keep = size_t(query.window) * query.rescore;
-    ef = uint32_t(std::max<size_t>(ef, keep));
+    // Every row the walk returns is rescored: window x rescore of them, twice that for Binary,
+    // whose estimates rank a walk's neighbourhood too coarsely to cut it to the window x rescore best.
+    size_t rescored = size_t(query.window) * query.rescore * (codes_->kind() == QuantizationKind::kBinary ? 2 : 1);
+    ef = uint32_t(std::max<size_t>(ef, rescored));
   }
   QueryAdmission admission(rows, admit, query.min_score, trace);
   std::vector<Neighbor> found = graph_->Search(space.get(), walk_query, ef, admission, cancel);
@@ -124,8 +125,8 @@ void HnswIndex::Search(const Segment& segment, const VectorQuery& query, const R
   // cut it off), and only the scan can promise every row that qualifies.
   if (found.size() < query.window && found.size() < graph_->nodes()) return scan_exactly();
   ++trace.walks;
-  trace.survived += std::min(found.size(), keep);
-  if (codes_) return RescoreBest(segment, query, found, keep, sink, trace);
+  trace.survived += found.size();
+  if (codes_) return RescoreBest(segment, query, found, found.size(), sink, trace);
   for (const Neighbor& n : found) {
     float score = -n.distance;
     if (sink.Wants(score)) sink.Offer(n.row, score);

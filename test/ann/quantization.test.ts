@@ -1,0 +1,67 @@
+// Quantized first passes through the library: Int8 on any metric and Binary on Cosine, alone (the
+// quantized path: every row ranked by its code, the best rescored exactly) and as HNSW's distance
+// (then rescored), each with recall against exact search and the plan's fields.
+import test from 'ava';
+import { readdirSync } from 'node:fs';
+import { Store } from '../../lib/index';
+import type { Distance, Filter, Hit } from '../../lib/index';
+import { tempDir } from '../core/helpers';
+import { clustered, indexedStore, queriesNear, recallAt } from './data';
+
+const data = clustered(8000, 3, 96);
+const queries = queriesNear(data, 40, 5);
+
+const cases: { quantization: 'int8' | 'binary'; distance: Distance; ann?: 'hnsw' }[] = [
+  { quantization: 'int8', distance: 'Euclidean' },
+  { quantization: 'int8', distance: 'DotProduct' },
+  { quantization: 'int8', distance: 'Cosine' },
+  { quantization: 'binary', distance: 'Cosine' },
+  { quantization: 'int8', distance: 'Euclidean', ann: 'hnsw' },
+  { quantization: 'binary', distance: 'Cosine', ann: 'hnsw' },
+];
+
+for (const c of cases) {
+  const label = `${c.ann ? 'HNSW + ' : ''}${c.quantization} on ${c.distance}`;
+  test(`${label}: recall@10 against exact search is at least 0.95`, async (t) => {
+    const { store, path } = await indexedStore(data, c);
+    t.teardown(() => store.close());
+    const recall = await recallAt(store, queries, 10);
+    t.log(`recall@10 ${recall.toFixed(4)}`);
+    t.true(recall >= 0.95, `recall ${recall}`);
+    const { plan } = await store.search({ query: queries[0], top_k: 10, plan: true });
+    if (c.ann) {
+      t.is(plan.path, 'ann');
+      t.true('walk_us' in plan.timings && 'rescore_us' in plan.timings);
+    } else {
+      t.is(plan.path, 'quantized');
+      t.is(plan.rows_scanned, data.length);
+      t.false('candidates' in plan);
+      t.true('first_pass_us' in plan.timings && 'rescore_us' in plan.timings);
+    }
+    const suffix = c.quantization === 'int8' ? '.q8' : '.qb';
+    t.true(readdirSync(path).some((f) => f.endsWith(suffix)), 'the codes are saved beside the segment');
+  });
+}
+
+test('the quantized path returns exact scores (rescored), never a row failing the filter', async (t) => {
+  const { store } = await indexedStore(data, { quantization: 'int8' });
+  t.teardown(() => store.close());
+  const filter: Filter = [{ Eq: ['g', { Int: 4 }] }];
+  const approx = (await store.search({ query: queries[1], top_k: 10, filter })) as Hit[];
+  const exact = (await store.search({ query: queries[1], top_k: 10, filter, exact: true })) as Hit[];
+  t.true(approx.every((h) => (h.attrs.g as { Int: bigint }).Int === 4n));
+  const exactScores = new Map(exact.map((h) => [h.id, h.score]));
+  for (const h of approx) if (exactScores.has(h.id)) t.is(h.score, exactScores.get(h.id)!);
+});
+
+test('codes are saved and reused at open: a reopened store ranks the same on the quantized path', async (t) => {
+  const dir = tempDir('quant');
+  const { store } = await indexedStore(data, { quantization: 'binary', distance: 'Cosine' }, dir);
+  const before = await store.search({ query: queries[2], top_k: 10 });
+  await store.close();
+  const reopened = await Store.open({ path: dir });
+  t.teardown(() => reopened.close());
+  const { hits, plan } = await reopened.search({ query: queries[2], top_k: 10, plan: true });
+  t.is(plan.path, 'quantized');
+  t.deepEqual(hits, before);
+});
