@@ -6,6 +6,8 @@ import type { AnnConfig, IndexSettingInfo, OpenOptions, QuantizationConfig } fro
 
 export interface NativeCancelToken {
   cancel(): void;
+  /** The short plan (JSON) of the vector query that last ran under this token, or null. */
+  planSummary(): string | null;
 }
 
 export interface NativeRecordsCursor {

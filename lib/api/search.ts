@@ -29,10 +29,15 @@ export function searchRoutes(slot: StoreSlot, { registry, slowQueryMs }: SearchO
       handle: async (req: Request) => {
         const store = slot.get();
         queries.inc();
+        const options = callOptions(req);
         const started = performance.now();
-        const result = await search(store, req.bytes, callOptions(req));
+        const result = await search(store, req.bytes, options);
         const ms = performance.now() - started;
-        if (slowQueryMs !== null && ms >= slowQueryMs) req.log.warn({ route: req.route, ms }, 'slow query');
+        if (slowQueryMs !== null && ms >= slowQueryMs) {
+          // The vector routes leave their short plan on the request's token (spec: SVC_SLOW_QUERY_MS).
+          const plan = options.cancellation?.token.planSummary();
+          req.log.warn({ route: req.route, ms, ...(plan ? { plan: JSON.parse(plan) } : {}) }, 'slow query');
+        }
         return jsonBytes(result);
       },
     });

@@ -61,3 +61,20 @@ test('logs: a debug line per request carries its request id; SVC_SLOW_QUERY_MS l
   t.true(mine.some((l) => l.msg === 'request' && l.level === 20 && l.route === '/search' && l.status === 200));
   t.true(mine.some((l) => l.msg === 'slow query' && l.level === 40));
 });
+
+test('SVC_SLOW_QUERY_MS: a slow vector search logs its short plan (path, total_us, rows scanned) without plan: true', async (t) => {
+  const server = await startServer([], { SVC_SLOW_QUERY_MS: '0.001' });
+  t.teardown(() => server.stop());
+  await call(server, 'POST', '/collections/logged/upsert', { records: unitRecords(3, 4) });
+  const r = await call(server, 'POST', '/search', { query: [1, 0, 0, 0] }, { 'X-Request-Id': 'slow-plan' });
+  t.true(Array.isArray(r.json), 'the answer keeps its bare shape');
+  let line: { plan?: { path: string; total_us: number; rows_scanned: number } } | undefined;
+  while (!line) {
+    line = server.stderr().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.reqId === 'slow-plan' && l.msg === 'slow query');
+    if (!line) await sleep(20);
+  }
+  t.is(line.plan?.path, 'exact');
+  t.is(line.plan?.rows_scanned, 3);
+  t.true(Number.isInteger(line.plan?.total_us));
+  t.false('candidates' in (line.plan ?? {}));
+});

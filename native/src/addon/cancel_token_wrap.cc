@@ -3,7 +3,8 @@
 namespace tessera_addon {
 
 Napi::Function CancelTokenWrap::Define(Napi::Env env) {
-  return DefineClass(env, "CancelToken", {InstanceMethod<&CancelTokenWrap::Cancel>("cancel")});
+  return DefineClass(env, "CancelToken",
+                     {InstanceMethod<&CancelTokenWrap::Cancel>("cancel"), InstanceMethod<&CancelTokenWrap::PlanSummary>("planSummary")});
 }
 
 CancelTokenWrap::CancelTokenWrap(const Napi::CallbackInfo& info)
@@ -12,6 +13,12 @@ CancelTokenWrap::CancelTokenWrap(const Napi::CallbackInfo& info)
 Napi::Value CancelTokenWrap::Cancel(const Napi::CallbackInfo& info) {
   token_->Cancel();
   return info.Env().Undefined();
+}
+
+Napi::Value CancelTokenWrap::PlanSummary(const Napi::CallbackInfo& info) {
+  const std::string& summary = token_->plan_summary();
+  if (summary.empty()) return info.Env().Null();
+  return Napi::String::New(info.Env(), summary);
 }
 
 }  // namespace tessera_addon

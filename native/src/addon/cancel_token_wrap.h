@@ -16,6 +16,7 @@ class CancelTokenWrap : public Napi::ObjectWrap<CancelTokenWrap> {
 
  private:
   Napi::Value Cancel(const Napi::CallbackInfo& info);
+  Napi::Value PlanSummary(const Napi::CallbackInfo& info);
   std::shared_ptr<tessera::CancelToken> token_;
 };
 

@@ -7,26 +7,42 @@ namespace {
 
 uint64_t Micros(uint64_t ns) { return ns / 1000; }
 
+bool IndexPath(std::string_view path) { return path == "ann" || path == "segmented"; }
+
+// rows_scanned and candidates, each where the path has it.
+void WriteCounts(JsonWriter& w, const QueryPlan& plan) {
+  std::string_view path = plan.path;
+  const SearchTrace& t = plan.trace;
+  if (!IndexPath(path)) w.Member("rows_scanned", t.rows_scanned);
+  if (path == "exact" || path == "quantized") return;
+  w.Key("candidates");
+  JsonWriter::Scope candidates = w.Object();
+  w.Member("surfaced", t.surfaced);
+  w.Member("survived", t.survived);
+  w.Member("dropped_out_of_scope", t.dropped_out_of_scope);
+  w.Member("dropped_stale", t.dropped_stale);
+  w.Member("dropped_filtered", t.dropped_filtered);
+  w.Member("dropped_min_score", t.dropped_min_score);
+}
+
 }  // namespace
+
+std::string ShortPlanJson(const QueryPlan& plan) {
+  return JsonText([&](JsonWriter& w) {
+    JsonWriter::Scope object = w.Object();
+    w.Member("path", plan.path);
+    w.Member("total_us", Micros(plan.total_ns));
+    WriteCounts(w, plan);
+  });
+}
 
 void WritePlan(JsonWriter& w, const QueryPlan& plan) {
   std::string_view path = plan.path;
-  bool index_path = path == "ann" || path == "segmented";
-  bool surfaces = path != "exact" && path != "quantized";
+  bool index_path = IndexPath(path);
   const SearchTrace& t = plan.trace;
   JsonWriter::Scope object = w.Object();
   w.Member("path", plan.path);
-  if (!index_path) w.Member("rows_scanned", t.rows_scanned);
-  if (surfaces) {
-    w.Key("candidates");
-    JsonWriter::Scope candidates = w.Object();
-    w.Member("surfaced", t.surfaced);
-    w.Member("survived", t.survived);
-    w.Member("dropped_out_of_scope", t.dropped_out_of_scope);
-    w.Member("dropped_stale", t.dropped_stale);
-    w.Member("dropped_filtered", t.dropped_filtered);
-    w.Member("dropped_min_score", t.dropped_min_score);
-  }
+  WriteCounts(w, plan);
   {
     w.Key("narrowing");
     JsonWriter::Scope narrowing = w.Object();

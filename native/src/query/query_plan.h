@@ -23,6 +23,9 @@ struct QueryPlan {
 // surface none, timings only for phases that ran.
 void WritePlan(JsonWriter& w, const QueryPlan& plan);
 
+// The short form the slow-query log carries: path, total_us, rows_scanned and candidates.
+std::string ShortPlanJson(const QueryPlan& plan);
+
 // {"hits": [...], "plan": {...}}, the response of a query asked with plan: true.
 template <typename WriteHits>
 std::string HitsAndPlanJson(WriteHits&& write_hits, const QueryPlan& plan) {

@@ -104,6 +104,7 @@ RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vec
   ApplyRankPasses(result.ranked, p, query.dim);
   result.plan.resolve_ns = NowNanos() - resolve_start;
   result.plan.total_ns = NowNanos() - start;
+  ctx.cancel.set_plan_summary(ShortPlanJson(result.plan));
   return result;
 }
 
