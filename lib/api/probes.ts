@@ -23,6 +23,7 @@ function storeGauges(slot: StoreSlot, registry: Registry): void {
   gauge('svc_store_dead_rows', 'Rows reclaimable by compaction', (f) => f.dead_rows);
   gauge('svc_store_docs', 'Live records', (f) => f.doc_count);
   gauge('svc_store_collections', 'Collections', (f) => f.collections);
+  gauge('svc_index_builds_pending', 'Sealed segments whose vector indexes are queued or building', (f) => f.index_builds_pending);
 }
 
 const poisonedBody = (error: string) => ({ status: 'poisoned', error });

@@ -290,6 +290,7 @@ void Store::IndexSealedSegments() {
         continue;
       }
       building_.insert(segment.id());
+      footprint_.index_builds_pending = building_.size();
       index_builds_->Post([this, name, segment = ref.segment] { BuildSegmentIndexes(name, segment); });
     }
   }
@@ -308,6 +309,7 @@ void Store::BuildSegmentIndexes(const std::string& collection, const SegmentPtr&
   }
   std::lock_guard<std::mutex> writer(writer_mu_);
   building_.erase(segment->id());
+  footprint_.index_builds_pending = building_.size();
   if (built.complete && !closed_ &&
       versions_->AttachVectorIndexes(collection, segment->id(), std::move(built.first_pass), std::move(built.ann)))
     Publish(versions_->Current());

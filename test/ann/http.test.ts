@@ -57,6 +57,7 @@ test('--ann hnsw --quantization int8: /stats echoes both, /search walks the inde
   t.is(r.hits.length, 5);
   t.true(r.plan.candidates!.surfaced > 0);
   t.true((await recall(server)) >= 0.95);
+  t.regex((await call(server, 'GET', '/metrics')).text, /^svc_index_builds_pending 0$/m);
 });
 
 test('an index build cut short by SIGKILL: the store reopens, serves, and rebuilds only what was not written', async (t) => {
@@ -64,6 +65,7 @@ test('an index build cut short by SIGKILL: the store reopens, serves, and rebuil
   const first = await startServer(['--data', dir, '--dimension', '32', '--distance', 'Euclidean', '--ann', 'hnsw']);
   await load(first, data);
   t.is((await call(first, 'POST', '/flush')).status, 200);
+  t.log((await call(first, 'GET', '/metrics')).text.match(/^svc_index_builds_pending .*$/m)?.[0]);
   // The build starts when /flush seals the segment; the kill lands while it runs on this machine
   // (a 20k-row graph takes about a second), or just after it on a faster one: both must recover.
   await first.stop('SIGKILL');

@@ -29,9 +29,10 @@ class WriterLock;
 struct PendingWrite;
 struct Snapshot;
 
-// Row counts as of the last commit, readable without any lock (for metrics).
+// Row counts as of the last commit, and segments whose vector indexes are queued or building,
+// readable without any lock (for metrics).
 struct FootprintCounters {
-  std::atomic<uint64_t> rows{0}, dead_rows{0}, doc_count{0}, collections{0};
+  std::atomic<uint64_t> rows{0}, dead_rows{0}, doc_count{0}, collections{0}, index_builds_pending{0};
 };
 
 class Store {

@@ -244,6 +244,7 @@ Napi::Value StoreWrap::Footprint(const Napi::CallbackInfo& info) {
   o.Set("dead_rows", double(f.dead_rows.load()));
   o.Set("doc_count", double(f.doc_count.load()));
   o.Set("collections", double(f.collections.load()));
+  o.Set("index_builds_pending", double(f.index_builds_pending.load()));
   return o;
 }
 
