@@ -148,7 +148,7 @@ test('footprint counts rows, dead_rows, doc_count and vector_bytes = rows x dime
   let store = await Store.open({ path: dir, dimension: 3 });
   const expectFootprint = async (rows: number, dead: number, docs: number, label: string) => {
     t.deepEqual((await store.stats()).footprint, { rows, dead_rows: dead, dimension: 3, vector_bytes: rows * 3 * 4, doc_count: docs }, label);
-    t.deepEqual(store.footprintCached(), { rows, dead_rows: dead, doc_count: docs, collections: (await store.collections()).length }, `${label} (cached)`);
+    t.deepEqual(store.footprintCached(), { rows, dead_rows: dead, doc_count: docs, collections: (await store.collections()).length, index_builds_pending: 0 }, `${label} (cached)`);
   };
   await expectFootprint(0, 0, 0, 'empty');
   await store.upsert('a', { records: ['x', 'y', 'z'].map((id) => ({ id, vector: [1, 2, 3] })) });
