@@ -18,7 +18,7 @@ export function queriesNear(data: number[][], count: number, seed = 9): number[]
   return Array.from({ length: count }, (_, i) => data[(i * 7919) % data.length].map((x) => Math.fround(x + (rand() * 2 - 1) * 0.2)));
 }
 
-/** A store holding `data` as records r0.. in collection c (attrs g = i % 10, rare = i % 1000 == 7), flushed so sealed segments exist, indexes built. */
+/** A store holding `data` as records r0.. in collection c (attrs g = floor(i / 40) % 10, so every cluster holds every g; rare = i % 1000 == 7), flushed so sealed segments exist, indexes built. */
 export async function indexedStore(data: number[][], options: Partial<OpenOptions> & { distance?: Distance }, path = tempDir('ann')) {
   const store = await Store.open({ path, dimension: data[0].length, distance: 'Euclidean', ...options });
   await upsertAll(store, data);
@@ -31,7 +31,7 @@ export async function upsertAll(store: Store, data: number[][], first = 0, colle
   for (let b = 0; b < data.length; b += 2000) {
     const records = data.slice(b, b + 2000).map((vector, j) => {
       const i = first + b + j;
-      return { id: `r${i}`, vector, attrs: { g: { Int: i % 10 }, rare: { Bool: i % 1000 === 7 } } };
+      return { id: `r${i}`, vector, attrs: { g: { Int: Math.floor(i / 40) % 10 }, rare: { Bool: i % 1000 === 7 } } };
     });
     await store.upsert(collection, { records });
   }

@@ -35,15 +35,15 @@ class GraphSpace {
 // Lets into the walk's results the rows the query may return, counting what it turns away.
 class QueryAdmission final : public WalkAdmission {
  public:
-  QueryAdmission(const RowRange& rows, const RowFilter& admit, double min_score, SearchTrace& trace)
-      : rows_(rows), admit_(admit), min_score_(min_score), trace_(trace) {}
+  QueryAdmission(const RowRange& rows, const RowFilter& admit, SearchTrace& trace) : rows_(rows), admit_(admit), trace_(trace) {}
 
-  bool Admit(uint32_t row, float distance) override {
+  // min_score is not checked here: it orders like the distance, so the walk's nearest rows hold
+  // every row above it, and a floor inside the walk would only keep it from ending.
+  bool Admit(uint32_t row, float) override {
     ++trace_.surfaced;
     if (!admit_.Visible(row)) return Drop(trace_.dropped_stale);
     if (!rows_.Contains(row) || !admit_.Passes(row)) return Drop(trace_.dropped_filtered);
     if (admit_.Excluded(row)) return Drop(trace_.dropped_out_of_scope);
-    if (-distance < min_score_) return Drop(trace_.dropped_min_score);
     return true;
   }
 
@@ -54,7 +54,6 @@ class QueryAdmission final : public WalkAdmission {
   }
   const RowRange& rows_;
   const RowFilter& admit_;
-  double min_score_;
   SearchTrace& trace_;
 };
 
@@ -118,19 +117,15 @@ void HnswIndex::Search(const Segment& segment, const VectorQuery& query, const R
     size_t rescored = size_t(query.window) * query.rescore * (codes_->kind() == QuantizationKind::kBinary ? 2 : 1);
     ef = uint32_t(std::max<size_t>(ef, rescored));
   }
-  QueryAdmission admission(rows, admit, query.min_score, trace);
+  QueryAdmission admission(rows, admit, trace);
   std::vector<Neighbor> found = graph_->Search(space.get(), walk_query, ef, admission, cancel);
   trace.walk_ns += NowNanos() - start;
   // Fewer rows than the window while more may match: the walk starved (deleted or filtered rows
   // cut it off), and only the scan can promise every row that qualifies.
   if (found.size() < query.window && found.size() < graph_->nodes()) return scan_exactly();
   ++trace.walks;
-  trace.survived += found.size();
   if (codes_) return RescoreBest(segment, query, found, found.size(), sink, trace);
-  for (const Neighbor& n : found) {
-    float score = -n.distance;
-    if (sink.Wants(score)) sink.Offer(n.row, score);
-  }
+  for (const Neighbor& n : found) OfferScore(query, n.row, -n.distance, sink, trace);
 }
 
 }  // namespace tessera

@@ -15,10 +15,7 @@ void RescoreBest(const Segment& segment, const VectorQuery& query, std::vector<N
     candidates.resize(keep);
   }
   const Kernels& k = ActiveKernels();
-  for (const Neighbor& c : candidates) {
-    float score = ExactScore(k, query, segment.vector(c.row));
-    if (sink.Wants(score)) sink.Offer(c.row, score);
-  }
+  for (const Neighbor& c : candidates) OfferScore(query, c.row, ExactScore(k, query, segment.vector(c.row)), sink, trace);
   trace.rescore_ns += NowNanos() - start;
 }
 

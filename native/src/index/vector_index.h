@@ -34,7 +34,7 @@ struct VectorQuery {
   // limit_per and diversity), the walk's candidate list (ef) and the min_score floor.
   uint32_t window = 10;
   uint32_t ef = 64;
-  double min_score = -INFINITY;
+  float min_score = -INFINITY;  // at float precision, as scores are
   // With quantized codes: the best window x rescore candidates by estimate are rescored exactly.
   uint32_t rescore = 4;
 };
@@ -128,6 +128,17 @@ class VectorIndex {
 };
 
 using VectorIndexPtr = std::shared_ptr<const VectorIndex>;
+
+// An index's candidate with its final score: counted as dropped under min_score or as survived,
+// and offered to sink when its window wants it.
+inline void OfferScore(const VectorQuery& query, uint32_t row, float score, ScoreSink& sink, SearchTrace& trace) {
+  if (score < query.min_score) {
+    ++trace.dropped_min_score;
+    return;
+  }
+  ++trace.survived;
+  if (sink.Wants(score)) sink.Offer(row, score);
+}
 
 // Sealed segments with fewer rows are scanned exactly: scanning them costs less than a walk.
 constexpr uint32_t kMinAnnRows = 1024;

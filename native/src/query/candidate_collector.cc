@@ -11,7 +11,7 @@ CandidateCollector::CandidateCollector(size_t window, uint32_t scope_index, cons
       scope_index_(scope_index),
       segment_(segment),
       rank_by_(params.rank_by),
-      min_score_(params.min_score.value_or(-INFINITY)) {
+      min_score_(MinScoreFloor(params)) {
   if (window == 0) RaiseFloor(heap_.floor());
 }
 

@@ -29,7 +29,7 @@ class CandidateCollector final : public ScoreSink {
   uint32_t scope_index_;
   const Segment& segment_;
   const std::optional<DecayRank>& rank_by_;
-  double min_score_;
+  float min_score_;  // scores are floats: a floor written from a returned score keeps that row
 };
 
 }  // namespace tessera

@@ -2,6 +2,8 @@
 // plain values, no JSON. The ranking options (paging, filter, projection, limit_per, diversity,
 // rank_by) are shared by every ranked route.
 #pragma once
+#include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -53,6 +55,15 @@ struct SearchParams {
   std::optional<double> diversity;
   std::optional<DecayRank> rank_by;
 };
+
+// min_score at the precision scores have (a float), so a floor copied from a returned score keeps
+// that row; beyond the float range it passes nothing (or everything).
+inline float MinScoreFloor(const SearchParams& p) {
+  double floor = p.min_score.value_or(-INFINITY);
+  if (floor > FLT_MAX) return INFINITY;
+  if (floor < -FLT_MAX) return -INFINITY;
+  return float(floor);
+}
 
 // /search/similar: the source record replaces the query vector.
 struct SimilarParams {

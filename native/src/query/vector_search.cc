@@ -66,7 +66,7 @@ RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vec
   size_t window = RankWindow(p);
   VectorQuery query = QueryOf(p, ctx.metric);
   query.window = uint32_t(window);
-  query.min_score = p.min_score.value_or(-INFINITY);
+  query.min_score = MinScoreFloor(p);
   // Named vectors have no index or codes of their own yet: they are scanned exactly.
   bool approximate = (ctx.ann || ctx.quantization) && !p.exact && query.names.empty();
   if (ctx.ann) query.ef = EfOf(*ctx.ann, window);
