@@ -29,11 +29,6 @@ struct HnswParams {
   uint64_t seed = 0;
 };
 
-struct Neighbor {
-  float distance;
-  uint32_t row;
-};
-
 // Decides, for each row a query walk reaches, whether it may enter the results. The walk still
 // passes through rows it refuses, so deleted or filtered-out rows keep the graph connected.
 class WalkAdmission {

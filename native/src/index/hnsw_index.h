@@ -28,8 +28,6 @@ class HnswIndex final : public VectorIndex {
 
  private:
   HnswIndex(std::shared_ptr<const HnswGraph> graph, Metric metric) : graph_(std::move(graph)), metric_(metric) {}
-  // Whether an exact scan of rows costs less than a walk that admits only the rows passing admit.
-  bool ScanIsCheaper(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit) const;
 
   std::shared_ptr<const HnswGraph> graph_;
   Metric metric_;

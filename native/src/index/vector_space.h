@@ -7,6 +7,12 @@
 
 namespace tessera {
 
+// A row and its distance from a query, as the approximate indexes return them.
+struct Neighbor {
+  float distance;
+  uint32_t row;
+};
+
 class VectorSpace {
  public:
   virtual ~VectorSpace() = default;

@@ -19,12 +19,13 @@ std::string SegmentNamedPath(const std::string& dir, uint64_t segment, size_t co
 }
 
 std::string SegmentHnswPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".hnsw"; }
+std::string SegmentIvfPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".ivf"; }
 
 std::string DeletionsFileName(uint64_t segment, uint64_t version) { return SegmentBase(segment) + ".del." + std::to_string(version); }
 
 std::vector<std::string> SegmentFileNames(uint64_t segment) {
   std::string base = SegmentBase(segment);
-  std::vector<std::string> out = {base + ".vec", base + ".rows", base + ".hnsw", base + ".hnsw.tmp"};
+  std::vector<std::string> out = {base + ".vec", base + ".rows", base + ".hnsw", base + ".hnsw.tmp", base + ".ivf", base + ".ivf.tmp"};
   for (size_t k = 0; k < kMaxNamedVectors; ++k) out.push_back(base + ".nv" + std::to_string(k));
   return out;
 }

@@ -8,6 +8,7 @@
 //   seg-N.nvK            segment N's K-th named-vector column
 //   seg-N.del.V          segment N's deletion bitmap as of commit version V
 //   seg-N.hnsw           segment N's HNSW graph (seg-N.hnsw.tmp while it is being written)
+//   seg-N.ivf            segment N's IVF lists (seg-N.ivf.tmp while it is being written)
 #pragma once
 #include <cstdint>
 #include <string>
@@ -27,6 +28,7 @@ std::string SegmentVectorsPath(const std::string& dir, uint64_t segment);
 std::string SegmentRowsPath(const std::string& dir, uint64_t segment);
 std::string SegmentNamedPath(const std::string& dir, uint64_t segment, size_t column);
 std::string SegmentHnswPath(const std::string& dir, uint64_t segment);
+std::string SegmentIvfPath(const std::string& dir, uint64_t segment);
 // A file name (not a path): manifests refer to deletion bitmaps by name.
 std::string DeletionsFileName(uint64_t segment, uint64_t version);
 
