@@ -1,6 +1,7 @@
 #include "index/ann_index.h"
 
 #include "index/hnsw_index.h"
+#include "index/ivf_index.h"
 #include "index/quantized_scan.h"
 #include "storage/file_names.h"
 
@@ -27,7 +28,13 @@ SegmentVectorIndexes Resolve(const std::string& dir, const Segment& segment, con
     if (!codes) return out;
     out.first_pass = std::make_shared<QuantizedScan>(codes);
   }
-  if (config.ann) {
+  if (config.ann && config.ann->kind == AnnKind::kIvf) {
+    // IVF scores its probed rows exactly from the f32 rows; codes serve the exact path beside it.
+    std::string path = dir.empty() ? "" : SegmentIvfPath(dir, segment.id());
+    if (!path.empty()) out.ann = IvfIndex::Open(path, segment, config.metric, *config.ann, config.mmap);
+    if (!out.ann && pool) out.ann = IvfIndex::Build(path, segment, config.metric, *config.ann, *pool, *stop);
+    if (!out.ann) return out;
+  } else if (config.ann) {
     std::string path = dir.empty() ? "" : SegmentHnswPath(dir, segment.id());
     if (!path.empty()) out.ann = HnswIndex::Open(path, segment, config.metric, *config.ann, codes, config.mmap);
     if (!out.ann && pool) out.ann = HnswIndex::Build(path, segment, config.metric, *config.ann, codes, *pool, *stop);

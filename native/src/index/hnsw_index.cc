@@ -3,11 +3,9 @@
 #include <algorithm>
 #include <variant>
 
+#include "index/ann_search.h"
 #include "index/f32_space.h"
-#include "index/flat_index.h"
 #include "index/quantized_scan.h"
-#include "index/rescore.h"
-#include "util/clock.h"
 
 namespace tessera {
 namespace {
@@ -32,29 +30,14 @@ class GraphSpace {
   std::variant<std::monostate, F32Space, QuantizedSpace> space_;
 };
 
-// Lets into the walk's results the rows the query may return, counting what it turns away.
+// Lets into the walk's results the rows the query may return.
 class QueryAdmission final : public WalkAdmission {
  public:
-  QueryAdmission(const RowRange& rows, const RowFilter& admit, SearchTrace& trace) : rows_(rows), admit_(admit), trace_(trace) {}
-
-  // min_score is not checked here: it orders like the distance, so the walk's nearest rows hold
-  // every row above it, and a floor inside the walk would only keep it from ending.
-  bool Admit(uint32_t row, float) override {
-    ++trace_.surfaced;
-    if (!admit_.Visible(row)) return Drop(trace_.dropped_stale);
-    if (!rows_.Contains(row) || !admit_.Passes(row)) return Drop(trace_.dropped_filtered);
-    if (admit_.Excluded(row)) return Drop(trace_.dropped_out_of_scope);
-    return true;
-  }
+  explicit QueryAdmission(CandidateAdmission& admission) : admission_(admission) {}
+  bool Admit(uint32_t row, float) override { return admission_.Admit(row); }
 
  private:
-  static bool Drop(uint64_t& counter) {
-    ++counter;
-    return false;
-  }
-  const RowRange& rows_;
-  const RowFilter& admit_;
-  SearchTrace& trace_;
+  CandidateAdmission& admission_;
 };
 
 }  // namespace
@@ -75,57 +58,28 @@ std::shared_ptr<const HnswIndex> HnswIndex::Build(const std::string& path, const
   return std::shared_ptr<const HnswIndex>(new HnswIndex(std::move(graph), metric, std::move(codes)));
 }
 
-bool HnswIndex::ScanIsCheaper(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit) const {
-  double total = std::max<uint32_t>(1, segment.appended());
-  double matching = 0;
-  if (rows.narrowed != nullptr) {
-    matching = double(rows.size());
-  } else {
-    // Sample evenly spaced rows: a few hundred filter checks against a walk of thousands of distances.
-    constexpr uint32_t kSample = 256;
-    uint32_t step = std::max<uint32_t>(1, uint32_t(total / kSample)), sampled = 0, passed = 0;
-    for (uint32_t r = 0; r < segment.appended(); r += step, ++sampled) passed += admit.Passes(r);
-    matching = total * passed / std::max<uint32_t>(1, sampled);
-  }
-  if (matching < 1) return true;
-  // A walk computes about ef x 2M distances per admitted result set, divided by the fraction of
-  // rows it may admit; a scan computes one per row it visits.
-  double walk = double(query.ef) * 2 * graph_->m() * total / matching;
-  double scan = rows.narrowed != nullptr ? matching : total;
-  return scan <= walk;
-}
-
 void HnswIndex::Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
                        const CancelToken& cancel, SearchTrace& trace) const {
-  uint64_t start = NowNanos();
-  auto scan_exactly = [&] {
-    ++trace.fallbacks;
-    uint64_t scan_start = NowNanos();
-    FlatIndex::Shared()->Search(segment, query, rows, admit, sink, cancel, trace);
-    trace.scan_ns += NowNanos() - scan_start;
-  };
-  if ((admit.filtered() || rows.narrowed != nullptr) && ScanIsCheaper(segment, query, rows, admit)) return scan_exactly();
-  GraphSpace space(segment, metric_, codes_);
-  QuantizedQuery prepared;
-  const void* walk_query = query.vector;
   uint32_t ef = query.ef;
   if (codes_) {
-    prepared = codes_->Prepare(query.vector);
-    walk_query = &prepared;
     // Every row the walk returns is rescored: window x rescore of them, twice that for Binary,
     // whose estimates rank a walk's neighbourhood too coarsely to cut it to the window x rescore best.
     size_t rescored = size_t(query.window) * query.rescore * (codes_->kind() == QuantizationKind::kBinary ? 2 : 1);
     ef = uint32_t(std::max<size_t>(ef, rescored));
   }
-  QueryAdmission admission(rows, admit, trace);
-  std::vector<Neighbor> found = graph_->Search(space.get(), walk_query, ef, admission, cancel);
-  trace.walk_ns += NowNanos() - start;
-  // Fewer rows than the window while more may match: the walk starved (deleted or filtered rows
-  // cut it off), and only the scan can promise every row that qualifies.
-  if (found.size() < query.window && found.size() < graph_->nodes()) return scan_exactly();
-  ++trace.walks;
-  if (codes_) return RescoreBest(segment, query, found, found.size(), sink, trace);
-  for (const Neighbor& n : found) OfferScore(query, n.row, -n.distance, sink, trace);
+  // A walk computes about ef x 2M distances per result set.
+  double walk_distances = double(ef) * 2 * graph_->m();
+  SearchOrScan(segment, query, rows, admit, sink, cancel, trace, walk_distances, [&](CandidateAdmission& admission) {
+    GraphSpace space(segment, metric_, codes_);
+    QuantizedQuery prepared;
+    if (codes_) prepared = codes_->Prepare(query.vector);
+    QueryAdmission walk_admission(admission);
+    std::vector<Neighbor> found =
+        graph_->Search(space.get(), codes_ ? static_cast<const void*>(&prepared) : query.vector, ef, walk_admission, cancel);
+    // Only a walk that admitted every node is sure to have left none out.
+    bool exhausted = found.size() >= graph_->nodes();
+    return AnnFound{std::move(found), exhausted, codes_ != nullptr};
+  });
 }
 
 }  // namespace tessera

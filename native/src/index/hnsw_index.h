@@ -1,8 +1,7 @@
 // The HNSW vector index of one sealed segment: a graph over its f32 rows, or over its quantized
 // codes (then the best window x rescore rows the walk finds are rescored exactly), walked with the
 // query's row filter. A filter selective enough to starve the walk is answered by the exact scan
-// instead, decided before the walk from the filter's estimated selectivity and again after it when
-// the walk found fewer rows than the window needs.
+// instead (index/ann_search, shared with IVF).
 #pragma once
 #include <memory>
 #include <string>
@@ -32,9 +31,6 @@ class HnswIndex final : public VectorIndex {
  private:
   HnswIndex(std::shared_ptr<const HnswGraph> graph, Metric metric, QuantizedCodesPtr codes)
       : graph_(std::move(graph)), metric_(metric), codes_(std::move(codes)) {}
-  // Whether an exact scan of rows costs less than a walk that admits only the rows passing admit.
-  bool ScanIsCheaper(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit) const;
-
   std::shared_ptr<const HnswGraph> graph_;
   Metric metric_;
   QuantizedCodesPtr codes_;

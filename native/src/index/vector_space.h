@@ -7,7 +7,7 @@
 
 namespace tessera {
 
-// A row and its distance from a query.
+// A row and its distance from a query, as the approximate indexes return them.
 struct Neighbor {
   float distance;
   uint32_t row;

@@ -19,6 +19,7 @@ std::string SegmentNamedPath(const std::string& dir, uint64_t segment, size_t co
 }
 
 std::string SegmentHnswPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".hnsw"; }
+std::string SegmentIvfPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".ivf"; }
 
 std::string SegmentCodesPath(const std::string& dir, uint64_t segment, const char* suffix) {
   return dir + "/" + SegmentBase(segment) + "." + suffix;
@@ -29,7 +30,7 @@ std::string DeletionsFileName(uint64_t segment, uint64_t version) { return Segme
 std::vector<std::string> SegmentFileNames(uint64_t segment) {
   std::string base = SegmentBase(segment);
   std::vector<std::string> out = {base + ".vec", base + ".rows"};
-  for (const char* index : {".hnsw", ".q8", ".qb"}) {
+  for (const char* index : {".hnsw", ".ivf", ".q8", ".qb"}) {
     out.push_back(base + index);
     out.push_back(base + index + ".tmp");
   }

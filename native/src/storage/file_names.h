@@ -9,6 +9,7 @@
 //   seg-N.del.V          segment N's deletion bitmap as of commit version V
 //   seg-N.hnsw           segment N's HNSW graph (seg-N.hnsw.tmp while it is being written)
 //   seg-N.q8, seg-N.qb   segment N's Int8 or Binary quantized codes (.tmp likewise)
+//   seg-N.ivf            segment N's IVF lists (seg-N.ivf.tmp while it is being written)
 #pragma once
 #include <cstdint>
 #include <string>
@@ -30,6 +31,7 @@ std::string SegmentNamedPath(const std::string& dir, uint64_t segment, size_t co
 std::string SegmentHnswPath(const std::string& dir, uint64_t segment);
 // suffix: "q8" (Int8) or "qb" (Binary).
 std::string SegmentCodesPath(const std::string& dir, uint64_t segment, const char* suffix);
+std::string SegmentIvfPath(const std::string& dir, uint64_t segment);
 // A file name (not a path): manifests refer to deletion bitmaps by name.
 std::string DeletionsFileName(uint64_t segment, uint64_t version);
 

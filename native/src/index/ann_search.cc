@@ -1,0 +1,68 @@
+#include "index/ann_search.h"
+
+#include <algorithm>
+
+#include "index/flat_index.h"
+#include "index/rescore.h"
+#include "util/clock.h"
+
+namespace tessera {
+namespace {
+
+bool Drop(uint64_t& counter) {
+  ++counter;
+  return false;
+}
+
+// Whether an exact scan of rows costs less than a search that admits only the rows passing admit.
+bool ScanIsCheaper(const Segment& segment, const RowRange& rows, const RowFilter& admit, double search_distances) {
+  double total = std::max<uint32_t>(1, segment.appended());
+  double matching = 0;
+  if (rows.narrowed != nullptr) {
+    matching = double(rows.size());
+  } else {
+    // Sample evenly spaced rows: a few hundred filter checks against a search of thousands of distances.
+    constexpr uint32_t kSample = 256;
+    uint32_t step = std::max<uint32_t>(1, uint32_t(total / kSample)), sampled = 0, passed = 0;
+    for (uint32_t r = 0; r < segment.appended(); r += step, ++sampled) passed += admit.Passes(r);
+    matching = total * passed / std::max<uint32_t>(1, sampled);
+  }
+  if (matching < 1) return true;
+  double search = search_distances * total / matching;
+  double scan = rows.narrowed != nullptr ? matching : total;
+  return scan <= search;
+}
+
+}  // namespace
+
+bool CandidateAdmission::Admit(uint32_t row) {
+  ++trace_.surfaced;
+  if (!admit_.Visible(row)) return Drop(trace_.dropped_stale);
+  if (!rows_.Contains(row) || !admit_.Passes(row)) return Drop(trace_.dropped_filtered);
+  if (admit_.Excluded(row)) return Drop(trace_.dropped_out_of_scope);
+  return true;
+}
+
+void SearchOrScan(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
+                  const CancelToken& cancel, SearchTrace& trace, double search_distances,
+                  const std::function<AnnFound(CandidateAdmission& admission)>& search) {
+  uint64_t start = NowNanos();
+  auto scan_exactly = [&] {
+    ++trace.fallbacks;
+    FlatIndex::Shared()->Search(segment, query, rows, admit, sink, cancel, trace);
+    trace.scan_ns += NowNanos() - start;
+  };
+  if ((admit.filtered() || rows.narrowed != nullptr) && ScanIsCheaper(segment, rows, admit, search_distances)) return scan_exactly();
+  CandidateAdmission admission(rows, admit, trace);
+  AnnFound found = search(admission);
+  trace.walk_ns += NowNanos() - start;
+  if (found.admitted.size() < query.window && !found.exhausted) {
+    start = NowNanos();
+    return scan_exactly();
+  }
+  ++trace.walks;
+  if (found.estimated) return RescoreBest(segment, query, found.admitted, found.admitted.size(), sink, trace);
+  for (const Neighbor& n : found.admitted) OfferScore(query, n.row, -n.distance, sink, trace);
+}
+
+}  // namespace tessera
