@@ -179,7 +179,7 @@ double MeasureRecall(uint32_t rows, uint32_t dim, Metric metric, ThreadPool& poo
   AnnConfig config{.kind = AnnKind::kIvf, .seed = 42};
   CancelToken never;
   auto start = std::chrono::steady_clock::now();
-  std::shared_ptr<const IvfIndex> index = IvfIndex::Build("", *segment, metric, config, pool, never);
+  std::shared_ptr<const IvfIndex> index = IvfIndex::Build("", *segment, metric, config, nullptr, pool, never);
   double build_ms = MillisSince(start);
   auto all = [](uint32_t) { return true; };
   Outcome o = Compare(*index, *segment, euclidean, Queries(dim, !euclidean, 200), Ask{}, all);
@@ -209,11 +209,11 @@ void Run() {
   MakeDirs(dir);
   std::string path = SegmentIvfPath(dir, 3);
   Check(path.ends_with("/seg-3.ivf"), "IVF files are seg-N.ivf");
-  VectorIndexPtr built = IvfIndex::Build(path, *segment, Metric::kEuclidean, config, pool, never);
+  VectorIndexPtr built = IvfIndex::Build(path, *segment, Metric::kEuclidean, config, nullptr, pool, never);
 
   // The saved file answers as the built lists did; other parameters or damage are never reused.
   for (bool mmap : {true, false}) {
-    VectorIndexPtr opened = IvfIndex::Open(path, *segment, Metric::kEuclidean, config, mmap);
+    VectorIndexPtr opened = IvfIndex::Open(path, *segment, Metric::kEuclidean, config, nullptr, mmap);
     Check(opened != nullptr, "saved lists open");
     if (opened == nullptr) continue;
     bool same = true;
@@ -227,26 +227,28 @@ void Run() {
   AnnConfig other_lists = config, other_seed = config;
   other_lists.n_lists = 64;
   other_seed.seed = 7;
-  Check(IvfIndex::Open(path, *segment, Metric::kEuclidean, other_lists, true) == nullptr,
+  Check(IvfIndex::Open(path, *segment, Metric::kEuclidean, other_lists, nullptr, true) == nullptr,
         "lists built with another n_lists are not reused");
-  Check(IvfIndex::Open(path, *segment, Metric::kEuclidean, other_seed, true) == nullptr, "lists built with another seed are not reused");
-  Check(IvfIndex::Open(path, *segment, Metric::kDotProduct, config, true) == nullptr, "lists built under another metric are not reused");
+  Check(IvfIndex::Open(path, *segment, Metric::kEuclidean, other_seed, nullptr, true) == nullptr,
+        "lists built with another seed are not reused");
+  Check(IvfIndex::Open(path, *segment, Metric::kDotProduct, config, nullptr, true) == nullptr,
+        "lists built under another metric are not reused");
   SegmentPtr shorter = MakeSegment(rows - 1, dim, false, 1);
-  Check(IvfIndex::Open(path, *shorter, Metric::kEuclidean, config, true) == nullptr, "lists of another row count are not reused");
+  Check(IvfIndex::Open(path, *shorter, Metric::kEuclidean, config, nullptr, true) == nullptr, "lists of another row count are not reused");
   AnnConfig more_probes = config;
   more_probes.n_probe = 16;
-  Check(IvfIndex::Open(path, *segment, Metric::kEuclidean, more_probes, true) != nullptr,
+  Check(IvfIndex::Open(path, *segment, Metric::kEuclidean, more_probes, nullptr, true) != nullptr,
         "n_probe is a search knob: the lists still serve");
-  Check(IvfIndex::Open(dir + "/missing.ivf", *segment, Metric::kEuclidean, config, true) == nullptr, "no file, no lists");
+  Check(IvfIndex::Open(dir + "/missing.ivf", *segment, Metric::kEuclidean, config, nullptr, true) == nullptr, "no file, no lists");
   std::string bytes = ReadWholeFile(path);
   bytes[bytes.size() - 3] ^= 0x40;  // a row number
   WriteFileAtomic(dir + "/flipped.ivf", bytes);
-  Check(IvfIndex::Open(dir + "/flipped.ivf", *segment, Metric::kEuclidean, config, true) == nullptr,
+  Check(IvfIndex::Open(dir + "/flipped.ivf", *segment, Metric::kEuclidean, config, nullptr, true) == nullptr,
         "a file with a damaged body is not used");
   WriteFileAtomic(dir + "/short.ivf", ReadWholeFile(path).substr(0, 4096));
-  Check(IvfIndex::Open(dir + "/short.ivf", *segment, Metric::kEuclidean, config, true) == nullptr, "a truncated file is not used");
+  Check(IvfIndex::Open(dir + "/short.ivf", *segment, Metric::kEuclidean, config, nullptr, true) == nullptr, "a truncated file is not used");
   WriteFileAtomic(dir + "/torn.ivf", "TESS_IVF but not lists");
-  Check(IvfIndex::Open(dir + "/torn.ivf", *segment, Metric::kEuclidean, config, true) == nullptr, "a damaged file is not used");
+  Check(IvfIndex::Open(dir + "/torn.ivf", *segment, Metric::kEuclidean, config, nullptr, true) == nullptr, "a damaged file is not used");
   for (const std::string& f : ListDir(dir)) RemoveFile(dir + "/" + f);
   ::rmdir(dir.c_str());
 
@@ -288,7 +290,7 @@ void Run() {
   // A deep window widens the probe past n_probe to ef candidates instead of falling back.
   AnnConfig one_probe = config;
   one_probe.n_probe = 1;
-  VectorIndexPtr narrow = IvfIndex::Build("", *segment, Metric::kEuclidean, one_probe, pool, never);
+  VectorIndexPtr narrow = IvfIndex::Build("", *segment, Metric::kEuclidean, one_probe, nullptr, pool, never);
   Outcome deep = Compare(*narrow, *segment, true, queries, Ask{.window = 1000, .ef = 4000, .version = 5}, live);
   Check(deep.trace.fallbacks == 0 && deep.trace.survived >= 4000 * queries.size(), "a deep window widens the probe to ef candidates");
   std::printf("filtered 30%%: recall %.4f, %.0f rows scored per query; deleted 1/3: recall %.4f; window 1000 from ef 4000: recall %.4f\n",
@@ -298,7 +300,7 @@ void Run() {
   stop.Cancel();
   bool cancelled = false;
   try {
-    IvfIndex::Build("", *segment, Metric::kEuclidean, config, pool, stop);
+    IvfIndex::Build("", *segment, Metric::kEuclidean, config, nullptr, pool, stop);
   } catch (const Error& e) {
     cancelled = e.status() == Status::kCancelled;
   }

@@ -1,6 +1,6 @@
 // Quantized first passes through the library: Int8 on any metric and Binary on Cosine, alone (the
-// quantized path: every row ranked by its code, the best rescored exactly) and as HNSW's distance
-// (then rescored), each with recall against exact search and the plan's fields.
+// quantized path: every row ranked by its code, the best rescored exactly) and as HNSW's or IVF's
+// distance (then rescored), each with recall against exact search and the plan's fields.
 import test from 'ava';
 import { readdirSync } from 'node:fs';
 import { Store } from '../../lib/index';
@@ -11,17 +11,18 @@ import { clustered, indexedStore, queriesNear, recallAt } from './data';
 const data = clustered(8000, 3, 96);
 const queries = queriesNear(data, 40, 5);
 
-const cases: { quantization: 'int8' | 'binary'; distance: Distance; ann?: 'hnsw' }[] = [
+const cases: { quantization: 'int8' | 'binary'; distance: Distance; ann?: 'hnsw' | 'ivf' }[] = [
   { quantization: 'int8', distance: 'Euclidean' },
   { quantization: 'int8', distance: 'DotProduct' },
   { quantization: 'int8', distance: 'Cosine' },
   { quantization: 'binary', distance: 'Cosine' },
   { quantization: 'int8', distance: 'Euclidean', ann: 'hnsw' },
   { quantization: 'binary', distance: 'Cosine', ann: 'hnsw' },
+  { quantization: 'int8', distance: 'Euclidean', ann: 'ivf' },
 ];
 
 for (const c of cases) {
-  const label = `${c.ann ? 'HNSW + ' : ''}${c.quantization} on ${c.distance}`;
+  const label = `${c.ann ? `${c.ann.toUpperCase()} + ` : ''}${c.quantization} on ${c.distance}`;
   test(`${label}: recall@10 against exact search is at least 0.95`, async (t) => {
     const { store, path } = await indexedStore(data, c);
     t.teardown(() => store.close());

@@ -29,10 +29,9 @@ SegmentVectorIndexes Resolve(const std::string& dir, const Segment& segment, con
     out.first_pass = std::make_shared<QuantizedScan>(codes);
   }
   if (config.ann && config.ann->kind == AnnKind::kIvf) {
-    // IVF scores its probed rows exactly from the f32 rows; codes serve the exact path beside it.
     std::string path = dir.empty() ? "" : SegmentIvfPath(dir, segment.id());
-    if (!path.empty()) out.ann = IvfIndex::Open(path, segment, config.metric, *config.ann, config.mmap);
-    if (!out.ann && pool) out.ann = IvfIndex::Build(path, segment, config.metric, *config.ann, *pool, *stop);
+    if (!path.empty()) out.ann = IvfIndex::Open(path, segment, config.metric, *config.ann, codes, config.mmap);
+    if (!out.ann && pool) out.ann = IvfIndex::Build(path, segment, config.metric, *config.ann, codes, *pool, *stop);
     if (!out.ann) return out;
   } else if (config.ann) {
     std::string path = dir.empty() ? "" : SegmentHnswPath(dir, segment.id());

@@ -61,7 +61,7 @@ void SearchOrScan(const Segment& segment, const VectorQuery& query, const RowRan
     return scan_exactly();
   }
   ++trace.walks;
-  if (found.estimated) return RescoreBest(segment, query, found.admitted, found.admitted.size(), sink, trace);
+  if (found.rescore > 0) return RescoreBest(segment, query, found.admitted, found.rescore, sink, trace);
   for (const Neighbor& n : found.admitted) OfferScore(query, n.row, -n.distance, sink, trace);
 }
 

@@ -33,7 +33,9 @@ class CandidateAdmission {
 struct AnnFound {
   std::vector<Neighbor> admitted;
   bool exhausted = false;
-  bool estimated = false;  // distances from quantized codes: every admitted row is rescored exactly
+  // Distances estimated from quantized codes: the `rescore` nearest admitted rows are rescored
+  // exactly and only those reach the window. 0: the distances are exact.
+  size_t rescore = 0;
 };
 
 // Answers a query through search, or through the exact scan (counted as a fallback) when the

@@ -78,7 +78,8 @@ void HnswIndex::Search(const Segment& segment, const VectorQuery& query, const R
         graph_->Search(space.get(), codes_ ? static_cast<const void*>(&prepared) : query.vector, ef, walk_admission, cancel);
     // Only a walk that admitted every node is sure to have left none out.
     bool exhausted = found.size() >= graph_->nodes();
-    return AnnFound{std::move(found), exhausted, codes_ != nullptr};
+    size_t rescore = codes_ ? found.size() : 0;
+    return AnnFound{std::move(found), exhausted, rescore};
   });
 }
 

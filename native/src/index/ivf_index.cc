@@ -17,17 +17,17 @@ IvfParams ParamsOf(const AnnConfig& config) { return IvfParams{config.n_lists, c
 }  // namespace
 
 std::shared_ptr<const IvfIndex> IvfIndex::Open(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config,
-                                               bool mmap) {
+                                               QuantizedCodesPtr codes, bool mmap) {
   std::shared_ptr<const IvfLists> lists = IvfLists::Open(path, segment, metric, ParamsOf(config), mmap);
   if (lists == nullptr) return nullptr;
-  return std::shared_ptr<const IvfIndex>(new IvfIndex(std::move(lists), metric, config.n_probe));
+  return std::shared_ptr<const IvfIndex>(new IvfIndex(std::move(lists), metric, config.n_probe, std::move(codes)));
 }
 
 std::shared_ptr<const IvfIndex> IvfIndex::Build(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config,
-                                                ThreadPool& pool, const CancelToken& stop) {
+                                                QuantizedCodesPtr codes, ThreadPool& pool, const CancelToken& stop) {
   std::shared_ptr<const IvfLists> lists = IvfLists::Build(segment, metric, ParamsOf(config), pool, stop);
   if (!path.empty()) lists->Save(path);
-  return std::shared_ptr<const IvfIndex>(new IvfIndex(std::move(lists), metric, config.n_probe));
+  return std::shared_ptr<const IvfIndex>(new IvfIndex(std::move(lists), metric, config.n_probe, std::move(codes)));
 }
 
 void IvfIndex::Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
@@ -52,19 +52,33 @@ AnnFound IvfIndex::Probe(const Segment& segment, const VectorQuery& query, const
   bool euclidean = metric_ == Metric::kEuclidean;
   size_t wanted = std::max<size_t>(query.ef, plan.held), scored = 0, probed = 0;
   AnnFound found;
+  QuantizedQuery prepared;
+  if (codes_) prepared = codes_->Prepare(query.vector);
   for (; probed < plan.order.size(); ++probed) {
     if (probed >= n_probe_ && (found.admitted.size() >= wanted || scored >= scan_rows)) break;
     cancel.ThrowIfCancelled();
     IvfList list = lists_->list(plan.order[probed]);
-    for (const uint32_t* r = list.begin; r != list.end; ++r) {
-      if (list.end - r > kPrefetchAhead) __builtin_prefetch(segment.vector(r[kPrefetchAhead]));
-      const float* v = segment.vector(*r);
-      float score = euclidean ? -kernels.l2sq(query.vector, v, segment.dim()) : kernels.dot(query.vector, v, segment.dim());
-      if (admission.Admit(*r)) found.admitted.push_back({-score, *r});
+    if (codes_) {
+      constexpr size_t kBatch = 64;
+      float distances[kBatch];
+      for (const uint32_t* r = list.begin; r < list.end; r += kBatch) {
+        size_t n = std::min<size_t>(kBatch, list.end - r);
+        codes_->Distances(prepared, r, n, distances);
+        for (size_t i = 0; i < n; ++i)
+          if (admission.Admit(r[i])) found.admitted.push_back({distances[i], r[i]});
+      }
+    } else {
+      for (const uint32_t* r = list.begin; r != list.end; ++r) {
+        if (list.end - r > kPrefetchAhead) __builtin_prefetch(segment.vector(r[kPrefetchAhead]));
+        const float* v = segment.vector(*r);
+        float score = euclidean ? -kernels.l2sq(query.vector, v, segment.dim()) : kernels.dot(query.vector, v, segment.dim());
+        if (admission.Admit(*r)) found.admitted.push_back({-score, *r});
+      }
     }
     scored += list.size();
   }
   found.exhausted = probed == plan.order.size();
+  if (codes_) found.rescore = size_t(query.window) * query.rescore;
   return found;
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "index/ivf_lists.h"
+#include "index/quantized_codes.h"
 #include "index/vector_index.h"
 #include "tessera/options.h"
 
@@ -27,11 +28,13 @@ class CandidateAdmission;
 class IvfIndex final : public VectorIndex {
  public:
   // The lists saved at path for segment, or nullptr when there are none usable (see IvfLists::Open).
+  // codes: the segment's quantized codes when the store runs with quantization, else null; probed
+  // rows are then ranked by their codes and the best window x rescore rescored exactly.
   static std::shared_ptr<const IvfIndex> Open(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config,
-                                              bool mmap);
+                                              QuantizedCodesPtr codes, bool mmap);
   // Builds the lists of segment's rows (path empty: kept in memory only, else saved there first).
   static std::shared_ptr<const IvfIndex> Build(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config,
-                                               ThreadPool& pool, const CancelToken& stop);
+                                               QuantizedCodesPtr codes, ThreadPool& pool, const CancelToken& stop);
 
   void Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
               const CancelToken& cancel, SearchTrace& trace) const override;
@@ -40,8 +43,8 @@ class IvfIndex final : public VectorIndex {
   uint32_t n_lists() const { return lists_->n_lists(); }
 
  private:
-  IvfIndex(std::shared_ptr<const IvfLists> lists, Metric metric, uint32_t n_probe)
-      : lists_(std::move(lists)), metric_(metric), n_probe_(n_probe) {}
+  IvfIndex(std::shared_ptr<const IvfLists> lists, Metric metric, uint32_t n_probe, QuantizedCodesPtr codes)
+      : lists_(std::move(lists)), metric_(metric), n_probe_(n_probe), codes_(std::move(codes)) {}
   // The lists a query probes, best first, and the rows of the n_probe best: what an unfiltered
   // probe scores besides the centroids, known before the prefilter policy weighs the scan.
   struct ProbePlan {
@@ -57,6 +60,7 @@ class IvfIndex final : public VectorIndex {
   std::shared_ptr<const IvfLists> lists_;
   Metric metric_;
   uint32_t n_probe_;
+  QuantizedCodesPtr codes_;
 };
 
 }  // namespace tessera
