@@ -21,11 +21,16 @@ bool ScanIsCheaper(const Segment& segment, const RowRange& rows, const RowFilter
   if (rows.narrowed != nullptr) {
     matching = double(rows.size());
   } else {
-    // Sample evenly spaced rows: a few hundred filter checks against a search of thousands of distances.
+    // One row from each of kSample equal strides, at a hashed offset within its stride, so an
+    // attribute that repeats with the row number (i % 10) cannot line up with the sample.
     constexpr uint32_t kSample = 256;
-    uint32_t step = std::max<uint32_t>(1, uint32_t(total / kSample)), sampled = 0, passed = 0;
-    for (uint32_t r = 0; r < segment.appended(); r += step, ++sampled) passed += admit.Passes(r);
-    matching = total * passed / std::max<uint32_t>(1, sampled);
+    uint32_t rows_total = segment.appended(), strides = std::max(1u, std::min(kSample, rows_total)), passed = 0;
+    for (uint32_t k = 0; k < strides && rows_total > 0; ++k) {
+      uint64_t begin = uint64_t(k) * rows_total / strides, end = uint64_t(k + 1) * rows_total / strides;
+      uint64_t jitter = (uint64_t(k) * 0x9E3779B97F4A7C15ull) >> 40;
+      passed += admit.Passes(uint32_t(begin + jitter % (end - begin)));
+    }
+    matching = total * passed / strides;
   }
   if (matching < 1) return true;
   double search = search_distances * total / matching;
