@@ -212,13 +212,13 @@ test('recovery after an automatic checkpoint: sealed segments plus the log writt
   const child = new Child();
   await child.call('open', { options: { path: dir, dimension: 2, distance: 'Euclidean' } });
   const BATCH = 10_000;
-  const BATCHES = 31; // 310k rows: past the 262,144-row checkpoint threshold
+  const BATCHES = 31; // 310k rows: past the checkpoint threshold (a memory segment 7/8 full: 229,376 rows)
   let checkpointedAfter = -1;
   for (let b = 0; b < BATCHES; b++) {
     await child.call('upsert', { collection: 'big', body: genBatchBody('big', b * BATCH, BATCH, 2) });
     if (checkpointedAfter < 0 && fs.existsSync(path.join(dir, 'MANIFEST'))) checkpointedAfter = b;
   }
-  t.true(checkpointedAfter >= 25 && checkpointedAfter < BATCHES - 1, `the checkpoint came after batch ${checkpointedAfter}`);
+  t.true(checkpointedAfter >= 22 && checkpointedAfter < BATCHES - 1, `the checkpoint came after batch ${checkpointedAfter}`);
   // Changes to rows that now live in sealed segments, made only in the log.
   await child.call('delete', { collection: 'big', ids: ['big-0', 'big-1', 'big-150000'] });
   await child.call('upsert', { collection: 'big', body: '{"records":[{"id":"big-2","vector":[0.5,0.5],"attrs":{"tag":{"Str":"big"},"i":{"Int":-2}}}]}' });

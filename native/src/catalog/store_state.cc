@@ -227,6 +227,7 @@ SegmentIndexesPtr StoreState::SealedIndexes(const Collection& c, const Segment& 
 }
 
 void StoreState::IndexIds(Collection& c, Segment& segment) {
+  c.ids.reserve(c.ids.size() + segment.appended());  // recovery adds whole segments: one rehash, not log(n)
   for (uint32_t r = 0; r < segment.appended(); ++r) {
     if (segment.deleted(r)) continue;
     c.ids[std::string(segment.row_id(r))] = RowRef{&segment, r};
@@ -274,6 +275,13 @@ uint64_t StoreState::memory_rows() const {
     for (const Slot& slot : c->segments)
       if (!slot.segment->sealed()) rows += slot.segment->appended();
   return rows;
+}
+
+bool StoreState::MemorySegmentNearlyFull() const {
+  for (const auto& [name, c] : collections_)
+    for (const Slot& slot : c->segments)
+      if (!slot.segment->sealed() && slot.segment->appended() >= slot.segment->capacity() / 8 * 7) return true;
+  return false;
 }
 
 }  // namespace tessera

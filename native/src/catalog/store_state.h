@@ -40,6 +40,9 @@ class StoreState {
   // Checkpoint: swaps in the sealed segment written from a memory segment's rows.
   void ReplaceSegment(const std::string& collection, const SegmentPtr& memory_segment, SegmentPtr sealed);
   uint64_t memory_rows() const;
+  // Whether a memory segment is 7/8 full: checkpointing then seals it whole, before the next batch
+  // overflows into a small segment of its own (which would get an index of its own).
+  bool MemorySegmentNearlyFull() const;
   // Attaches a sealed segment's quantized first pass and approximate index (either may be null);
   // false when the segment is gone (its collection dropped) or is not sealed.
   bool AttachVectorIndexes(const std::string& collection, uint64_t segment_id, VectorIndexPtr first_pass, VectorIndexPtr ann);

@@ -65,7 +65,7 @@ void VersionSet::Sync() {
 }
 
 bool VersionSet::CheckpointDue() const {
-  return logging_ && (state_.memory_rows() >= kCheckpointRows || wal_.bytes() >= kCheckpointLogBytes);
+  return logging_ && (state_.memory_rows() >= kCheckpointRows || state_.MemorySegmentNearlyFull() || wal_.bytes() >= kCheckpointLogBytes);
 }
 
 void VersionSet::SealMemorySegments(const Snapshot& snap) {

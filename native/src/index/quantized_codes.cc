@@ -26,7 +26,7 @@ struct QuantizedCodes::Header {
 
 namespace {
 
-constexpr uint64_t kMagic = 0x3130444f43515354;  // "TSQCOD01"
+constexpr uint64_t kMagic = 0x3230444f43515354;  // "TSQCOD02"
 constexpr int kPlanes = 4;                       // bits per query dimension (Binary)
 constexpr uint32_t kBlockRows = 64;
 
@@ -55,7 +55,38 @@ Layout LayoutOf(QuantizationKind kind, uint32_t rows, uint32_t dim, uint32_t wor
 
 uint32_t HeaderCrc(const QuantizedCodes::Header& h) { return Crc32c(&h, offsetof(QuantizedCodes::Header, crc)); }
 
-uint32_t WordsOf(uint32_t dim) { return (dim + 63) / 64; }
+// Binary codes hold the signs of the rotated vector, whose length is dim rounded up to a power of
+// two (the Hadamard transform's size), at least 64.
+uint32_t RotatedDim(uint32_t dim) { return std::max<uint32_t>(64, std::bit_ceil(std::max<uint32_t>(dim, 1))); }
+uint32_t WordsOf(uint32_t dim) { return RotatedDim(dim) / 64; }
+
+// A fixed random rotation, as RaBitQ rotates before taking signs: without it the signs of an
+// axis-aligned residual (say, pixel data) carry far less of its direction. Three rounds of random
+// sign flips and a normalized fast Walsh-Hadamard transform, O(D log D) per vector; orthogonal,
+// so inner products are kept. x holds dim values and is padded with zeros to RotatedDim(dim).
+std::vector<float> Rotate(const float* x, uint32_t dim) {
+  uint32_t n = RotatedDim(dim);
+  std::vector<float> v(n, 0.0f);
+  std::copy(x, x + dim, v.begin());
+  float norm = 1.0f / std::sqrt(float(n));
+  for (uint64_t round = 0; round < 3; ++round) {
+    for (uint32_t i = 0; i < n; ++i) {
+      uint64_t h = (round * 0x9E3779B97F4A7C15ull) ^ (uint64_t(i) * 0xBF58476D1CE4E5B9ull);
+      h ^= h >> 31;
+      h *= 0x94D049BB133111EBull;
+      if ((h >> 40) & 1) v[i] = -v[i];
+    }
+    for (uint32_t len = 1; len < n; len <<= 1)
+      for (uint32_t i = 0; i < n; i += len << 1)
+        for (uint32_t j = i; j < i + len; ++j) {
+          float a = v[j], b = v[j + len];
+          v[j] = a + b;
+          v[j + len] = a - b;
+        }
+    for (float& e : v) e *= norm;
+  }
+  return v;
+}
 
 // Codes of v scaled by max |v| into [-127, 127]; returns the scale (0 for a zero vector).
 float QuantizeInt8(const float* v, uint32_t dim, int8_t* code) {
@@ -105,13 +136,16 @@ std::shared_ptr<const QuantizedCodes> QuantizedCodes::Build(const Segment& segme
       for (uint32_t i = 0; i < dim; ++i) sum[i] += segment.vector(r)[i];
     }
     for (uint32_t i = 0; i < dim; ++i) mean[i] = present ? float(sum[i] / present) : 0;
+    std::vector<float> centred(dim);
     for (uint32_t r = 0; r < rows; ++r) {
       if (!segment.has_vector(r)) continue;
       const float* v = segment.vector(r);
+      for (uint32_t i = 0; i < dim; ++i) centred[i] = v[i] - mean[i];
+      std::vector<float> rotated = Rotate(centred.data(), dim);
       uint64_t* row_bits = bits + size_t(r) * words;
       double l1 = 0, l2 = 0;
-      for (uint32_t i = 0; i < dim; ++i) {
-        double c = double(v[i]) - mean[i];
+      for (uint32_t i = 0; i < rotated.size(); ++i) {
+        double c = rotated[i];
         l1 += std::fabs(c);
         l2 += c * c;
         if (c > 0) row_bits[i / 64] |= uint64_t(1) << (i % 64);
@@ -174,16 +208,18 @@ QuantizedQuery QuantizedCodes::Prepare(const float* query) const {
     return q;
   }
   uint32_t words = header_->words;
-  auto [lo, hi] = std::minmax_element(query, query + dim);
+  for (uint32_t i = 0; i < dim; ++i) q.dot_mean += query[i] * mean_[i];
+  // The codes are signs of rotated rows, so the query is rotated too (inner products are kept).
+  std::vector<float> rotated = Rotate(query, dim);
+  auto [lo, hi] = std::minmax_element(rotated.begin(), rotated.end());
   q.low = *lo;
   q.step = (*hi - *lo) / float((1 << kPlanes) - 1);
   q.planes.assign(size_t(kPlanes) * words, 0);
-  for (uint32_t i = 0; i < dim; ++i) {
-    uint32_t level = q.step == 0 ? 0 : uint32_t(std::lround((query[i] - q.low) / q.step));
+  for (uint32_t i = 0; i < rotated.size(); ++i) {
+    uint32_t level = q.step == 0 ? 0 : uint32_t(std::lround((rotated[i] - q.low) / q.step));
     q.sum_levels += float(level);
     for (int p = 0; p < kPlanes; ++p)
       if (level >> p & 1) q.planes[size_t(p) * words + i / 64] |= uint64_t(1) << (i % 64);
-    q.dot_mean += query[i] * mean_[i];
   }
   return q;
 }
@@ -198,7 +234,7 @@ float QuantizedCodes::Int8Distance(float scale, float sqnorm, uint32_t row, int3
 float QuantizedCodes::BinaryDistance(const QuantizedQuery& q, uint32_t row, const uint32_t* plane_counts) const {
   float weighted = 0;
   for (int p = 0; p < kPlanes; ++p) weighted += float(plane_counts[p] << p);
-  float signs = q.low * (2 * sign_counts_[row] - float(header_->dim)) + q.step * (2 * weighted - q.sum_levels);
+  float signs = q.low * (2 * sign_counts_[row] - float(header_->words * 64)) + q.step * (2 * weighted - q.sum_levels);
   return -(q.dot_mean + factors_[row] * signs);
 }
 

@@ -5,10 +5,11 @@
 //   and the exact squared norm: <q, x> ~ s_q s_x sum(c_q c_x), and Euclidean distance
 //   ~ |q|^2 + |x|^2 - 2 <q, x>. dim + 8 bytes per row.
 // Binary (Cosine): RaBitQ-style. Rows are centred on the segment's mean m (non-negative data such
-//   as pixels would otherwise set every sign bit) and kept as the signs s of c = x - m, with
-//   f = |c|^2 / |c|_1. signs/sqrt(d) is the binary point nearest c's direction, and
-//   <q, c> ~ f <q, s>, unbiased for random rotations. The query keeps 4 bits per dimension as bit
-//   planes, so <q, s> costs four AND-popcounts per row. dim/8 + 8 bytes per row.
+//   as pixels would otherwise set every sign bit), rotated by a fixed random rotation R (sign flips
+//   and Walsh-Hadamard transforms, padding to D = dim rounded up to a power of two), and kept as
+//   the signs s of c = R(x - m), with f = |c|^2 / |c|_1. signs/sqrt(D) is the binary point
+//   nearest c's direction, and <q, x> ~ <q, m> + f <Rq, s>. The rotated query keeps 4 bits per
+//   dimension as bit planes, so <Rq, s> costs four AND-popcounts per row. D/8 + 8 bytes per row.
 //
 // One block, laid out as its file (saved once, mmap'd at open): header | per-kind columns.
 #pragma once

@@ -38,7 +38,6 @@ std::string ShortPlanJson(const QueryPlan& plan) {
 
 void WritePlan(JsonWriter& w, const QueryPlan& plan) {
   std::string_view path = plan.path;
-  bool index_path = IndexPath(path);
   const SearchTrace& t = plan.trace;
   JsonWriter::Scope object = w.Object();
   w.Member("path", plan.path);

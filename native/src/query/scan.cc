@@ -33,7 +33,7 @@ ScanPlan::ScanPlan(const std::vector<const CollectionState*>& scope, size_t thre
   };
   uint64_t total = 0;
   for (const CollectionState* c : scope)
-    for (const SegmentRef& ref : c->segments) total += method(ref) == ScanTask::kWalk ? 0 : ref.rows;
+    for (const SegmentRef& ref : c->segments) total += method(ref) == ScanTask::kScan ? ref.rows : 0;
   uint32_t per_task = uint32_t(std::clamp<uint64_t>(total / (threads * 4 + 1), 2048, 65536));
   bool declined = false;
   for (uint32_t s = 0; s < scope.size(); ++s) {
@@ -48,8 +48,10 @@ ScanPlan::ScanPlan(const std::vector<const CollectionState*>& scope, size_t thre
           }
         }
       }
+      // A segment's index answers in one task: a walk, or a first pass whose best window x
+      // rescore candidates of the whole segment are rescored.
       ScanTask::Method how = method(ref);
-      if (how == ScanTask::kWalk) {
+      if (how != ScanTask::kScan) {
         tasks_.push_back({s, &ref, 0, ref.rows, how});
         continue;
       }

@@ -47,7 +47,7 @@ struct Narrowing {
 // thread so threads finish together, and for sealed segments whose filter index could narrow the
 // filter, the candidate rows (ascending) to visit instead of every row. With approximate, a
 // segment that has an approximate index is one task its index answers, and one with quantized
-// codes is ranked by them first.
+// codes is one task ranked by them first.
 class ScanPlan {
  public:
   ScanPlan(const std::vector<const CollectionState*>& scope, size_t threads, const Filter& filter, bool approximate = false);
