@@ -43,6 +43,8 @@ export interface NativeStore {
   delete(name: string, body: Uint8Array): Promise<Buffer>;
   records(name: string): Promise<NativeRecordsCursor>;
   search(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
+  /** /search with the query vector beside a body that leaves it out: no text for the floats. */
+  searchVector(body: Uint8Array, query: Float32Array, token?: NativeCancelToken): Promise<Buffer>;
   searchSimilar(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
   searchBatch(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
   textSearch(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;

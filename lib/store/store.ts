@@ -257,6 +257,11 @@ export class Store {
   async search(body: SearchRequest & { plan: true }, o?: CallOptions): Promise<PlannedHits>;
   async search(body: SearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[]>;
   async search(body: SearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[] | PlannedHits> {
+    if (!(body instanceof Uint8Array) && body.query instanceof Float32Array) {
+      // A Float32Array query travels as floats beside the rest of the body: no number text at all.
+      const { query, ...rest } = body;
+      return parseExact(await call(o, (token) => this.core.searchVector(bytes(rest), query, token)));
+    }
     return parseExact(await this.searchJson(bytes(body), o));
   }
 

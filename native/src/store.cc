@@ -446,6 +446,10 @@ std::string Store::Search(std::string_view body, const CancelToken& cancel) {
   return Query(cancel, ParseSearch(body, dim_, metric_), &VectorSearch);
 }
 
+std::string Store::SearchVector(std::string_view body, const std::vector<float>& query, const CancelToken& cancel) {
+  return Query(cancel, ParseSearch(body, dim_, metric_, &query), &VectorSearch);
+}
+
 std::string Store::SearchSimilar(std::string_view body, const CancelToken& cancel) {
   SimilarParams params = ParseSimilar(body);
   if (dim_ == 0) throw BadRequest("this store has dimension 0 (keyword-only); vector search is not possible");

@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tessera/cancel.h"
 #include "tessera/options.h"
@@ -61,6 +62,8 @@ class Store {
   std::string Delete(const std::string& name, std::string_view body);
   std::unique_ptr<RecordsCursor> OpenRecords(const std::string& name);
   std::string Search(std::string_view body, const CancelToken& cancel);
+  // Search with the query vector passed as floats beside a body that leaves it out.
+  std::string SearchVector(std::string_view body, const std::vector<float>& query, const CancelToken& cancel);
   std::string SearchSimilar(std::string_view body, const CancelToken& cancel);
   std::string SearchBatch(std::string_view body, const CancelToken& cancel);
   std::string TextSearch(std::string_view body, const CancelToken& cancel);

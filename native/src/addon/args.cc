@@ -17,6 +17,13 @@ std::string BytesArg(const Napi::CallbackInfo& info, size_t i) {
   return std::string(reinterpret_cast<const char*>(bytes.Data()), bytes.ByteLength());
 }
 
+std::vector<float> FloatsArg(const Napi::CallbackInfo& info, size_t i) {
+  if (info.Length() <= i || !info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
+    throw Napi::TypeError::New(info.Env(), "argument " + std::to_string(i) + " must be a Float32Array");
+  auto floats = info[i].As<Napi::Float32Array>();
+  return std::vector<float>(floats.Data(), floats.Data() + floats.ElementLength());
+}
+
 std::shared_ptr<tessera::CancelToken> TokenArg(const Napi::CallbackInfo& info, size_t i) {
   if (info.Length() > i && info[i].IsObject()) return CancelTokenWrap::Unwrap(info[i].As<Napi::Object>())->token();
   return std::make_shared<tessera::CancelToken>();

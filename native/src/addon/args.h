@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tessera/cancel.h"
 
@@ -12,6 +13,8 @@ namespace tessera_addon {
 std::string StringArg(const Napi::CallbackInfo& info, size_t i);
 // A Uint8Array's bytes, copied: the core reads them on a worker thread after the call returns.
 std::string BytesArg(const Napi::CallbackInfo& info, size_t i);
+// A Float32Array's values, copied.
+std::vector<float> FloatsArg(const Napi::CallbackInfo& info, size_t i);
 // An optional CancelToken argument; a fresh never-cancelled token when absent.
 std::shared_ptr<tessera::CancelToken> TokenArg(const Napi::CallbackInfo& info, size_t i);
 

@@ -35,6 +35,7 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::Call<&Store::Delete>>("delete"),
                          InstanceMethod<&StoreWrap::Records>("records"),
                          InstanceMethod<&StoreWrap::Call<&Store::Search>>("search"),
+                         InstanceMethod<&StoreWrap::Call<&Store::SearchVector>>("searchVector"),
                          InstanceMethod<&StoreWrap::Call<&Store::SearchSimilar>>("searchSimilar"),
                          InstanceMethod<&StoreWrap::Call<&Store::SearchBatch>>("searchBatch"),
                          InstanceMethod<&StoreWrap::Call<&Store::TextSearch>>("textSearch"),
@@ -182,6 +183,10 @@ Napi::Value StoreWrap::Call(const Napi::CallbackInfo& info) {
     return CoreTask::Run(env, [s, name = StringArg(info, 0)] { return ((*s).*Method)(name); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(const std::string&, std::string_view)>) {
     return CoreTask::Run(env, [s, name = StringArg(info, 0), body = BytesArg(info, 1)] { return ((*s).*Method)(name, body); });
+  } else if constexpr (std::is_same_v<M, std::string (Store::*)(std::string_view, const std::vector<float>&, const CancelToken&)>) {
+    return CoreTask::Run(env, [s, body = BytesArg(info, 0), query = FloatsArg(info, 1), token = TokenArg(info, 2)] {
+      return ((*s).*Method)(body, query, *token);
+    });
   } else {
     static_assert(std::is_same_v<M, std::string (Store::*)(std::string_view, const CancelToken&)>);
     return CoreTask::Run(env, [s, body = BytesArg(info, 0), token = TokenArg(info, 1)] { return ((*s).*Method)(body, *token); });

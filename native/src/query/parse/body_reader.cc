@@ -77,11 +77,37 @@ void UnknownField(std::string_view key, const std::string& where, const char* al
   Bad("unknown field '" + std::string(key) + "'" + where + "; allowed: " + allowed);
 }
 
-size_t ReadVector(element e, const std::string& field, uint32_t dim, Metric metric, std::vector<float>* floats) {
-  auto arr = ExpectArray(e, field);
-  size_t n = arr.size();
+namespace {
+
+void CheckLength(size_t n, const std::string& field, uint32_t dim) {
   if (dim == 0) Bad(field + ": this store has dimension 0 (keyword-only) and holds no vectors");
   if (n != dim) Bad(field + " has length " + std::to_string(n) + " but the store dimension is " + std::to_string(dim));
+}
+
+// Unit length under Cosine (norm: the sum of squares), which a zero vector cannot have.
+void NormalizeFor(Metric metric, float* v, uint32_t dim, double norm, const std::string& field) {
+  if (metric != Metric::kCosine) return;
+  if (norm == 0) Bad(field + " has zero length; the Cosine metric needs a non-zero vector");
+  float inv = float(1.0 / std::sqrt(norm));
+  for (uint32_t k = 0; k < dim; ++k) v[k] *= inv;
+}
+
+}  // namespace
+
+std::vector<float> CheckedVector(std::vector<float> v, const std::string& field, uint32_t dim, Metric metric) {
+  CheckLength(v.size(), field, dim);
+  double norm = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!std::isfinite(v[i])) Bad(field + "[" + std::to_string(i) + "] must be a finite number, got " + std::to_string(v[i]));
+    norm += double(v[i]) * v[i];
+  }
+  NormalizeFor(metric, v.data(), dim, norm, field);
+  return v;
+}
+
+size_t ReadVector(element e, const std::string& field, uint32_t dim, Metric metric, std::vector<float>* floats) {
+  auto arr = ExpectArray(e, field);
+  CheckLength(arr.size(), field, dim);
   size_t offset = floats->size();
   floats->resize(offset + dim);
   float* out = floats->data() + offset;
@@ -103,11 +129,7 @@ size_t ReadVector(element e, const std::string& field, uint32_t dim, Metric metr
     out[i++] = f;
     norm += double(f) * f;
   }
-  if (metric == Metric::kCosine) {
-    if (norm == 0) Bad(field + " has zero length; the Cosine metric needs a non-zero vector");
-    float inv = float(1.0 / std::sqrt(norm));
-    for (uint32_t k = 0; k < dim; ++k) out[k] *= inv;
-  }
+  NormalizeFor(metric, out, dim, norm, field);
   return offset;
 }
 

@@ -44,5 +44,7 @@ std::vector<std::string> ExpectStrings(simdjson::dom::element e, const std::stri
 // Appends a vector to floats, checking length, finiteness and (for Cosine) a usable norm, which it
 // normalizes away so that score = dot product. Returns the vector's offset in floats.
 size_t ReadVector(simdjson::dom::element e, const std::string& field, uint32_t dim, Metric metric, std::vector<float>* floats);
+// The same rules for a vector that arrived as floats (the library's binary query).
+std::vector<float> CheckedVector(std::vector<float> v, const std::string& field, uint32_t dim, Metric metric);
 
 }  // namespace tessera

@@ -11,11 +11,18 @@ using simdjson::dom::element;
 using simdjson::dom::element_type;
 using simdjson::dom::object;
 
-SearchParams ReadSearchObject(element e, const std::string& prefix, SearchKind kind, uint32_t dim, Metric metric) {
+SearchParams ReadSearchObject(element e, const std::string& prefix, SearchKind kind, uint32_t dim, Metric metric,
+                              const std::vector<float>* query = nullptr) {
   SearchParams p;
   bool has_query = false;
-  for (auto [key, value] : ExpectObject(e, prefix.empty() ? "request body" : prefix.substr(0, prefix.size() - 1)))
+  for (auto [key, value] : ExpectObject(e, prefix.empty() ? "request body" : prefix.substr(0, prefix.size() - 1))) {
+    if (query && key == "query") Bad("query is passed as a vector beside the body; leave it out of the body");
     ReadSearchField(key, value, p, kind, prefix, dim, metric, &has_query);
+  }
+  if (query) {
+    p.query = CheckedVector(*query, "query", dim, metric);
+    has_query = true;
+  }
   if (!has_query) {
     if (dim == 0) Bad(prefix + "query: this store has dimension 0 (keyword-only); vector search is not possible");
     Bad(prefix + "query is required: an array of " + std::to_string(dim) + " numbers");
@@ -26,9 +33,9 @@ SearchParams ReadSearchObject(element e, const std::string& prefix, SearchKind k
 
 }  // namespace
 
-SearchParams ParseSearch(std::string_view body, uint32_t dim, Metric metric) {
+SearchParams ParseSearch(std::string_view body, uint32_t dim, Metric metric, const std::vector<float>* query) {
   RequestBody parsed(body);
-  return ReadSearchObject(parsed.root(), "", SearchKind::kSearch, dim, metric);
+  return ReadSearchObject(parsed.root(), "", SearchKind::kSearch, dim, metric, query);
 }
 
 SimilarParams ParseSimilar(std::string_view body) {
