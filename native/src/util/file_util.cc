@@ -62,6 +62,9 @@ std::string ReadWholeFile(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) IoError("open", path);
   std::string out;
+  // Sized once: a segment keeps its rows file, and doubling growth would keep up to twice its size.
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && st.st_size > 0) out.reserve(size_t(st.st_size));
   char buf[1 << 16];
   for (;;) {
     ssize_t r = ::read(fd, buf, sizeof buf);
@@ -89,20 +92,15 @@ Region& Region::operator=(Region&& o) noexcept {
     Release();
     data_ = o.data_;
     size_ = o.size_;
-    mapped_ = o.mapped_;
     o.data_ = nullptr;
     o.size_ = 0;
-    o.mapped_ = false;
   }
   return *this;
 }
 
 void Region::Release() {
   if (data_ == nullptr) return;
-  if (mapped_)
-    ::munmap(data_, size_);
-  else
-    std::free(data_);
+  ::munmap(data_, size_);
   data_ = nullptr;
   size_ = 0;
 }
@@ -114,7 +112,6 @@ Region Region::Anonymous(size_t bytes) {
   if (p == MAP_FAILED) throw Error(Status::kInsufficientStorage, "cannot reserve " + std::to_string(bytes) + " bytes of memory");
   r.data_ = p;
   r.size_ = bytes;
-  r.mapped_ = true;
   return r;
 }
 
@@ -135,20 +132,31 @@ Region Region::MapFile(const std::string& path) {
     }
     r.data_ = p;
     r.size_ = size_t(st.st_size);
-    r.mapped_ = true;
   }
   ::close(fd);
   return r;
 }
 
 Region Region::LoadFile(const std::string& path) {
-  std::string bytes = ReadWholeFile(path);
-  Region r;
-  if (bytes.empty()) return r;
-  r.data_ = std::malloc(bytes.size());
-  if (r.data_ == nullptr) throw Error(Status::kInsufficientStorage, "out of memory loading " + path);
-  std::memcpy(r.data_, bytes.data(), bytes.size());
-  r.size_ = bytes.size();
+  // Read straight into anonymous memory of the file's size: no staging copy left in the heap.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) IoError("open", path);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    IoError("stat", path);
+  }
+  Region r = Anonymous(size_t(st.st_size));
+  for (size_t done = 0; done < r.size_;) {
+    ssize_t n = ::read(fd, static_cast<char*>(r.data_) + done, r.size_ - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      IoError("read", path);
+    }
+    done += size_t(n);
+  }
+  ::close(fd);
   return r;
 }
 

@@ -19,8 +19,8 @@ void MakeDirs(const std::string& path);
 // Names of the entries of dir (no "." or "..").
 std::vector<std::string> ListDir(const std::string& dir);
 
-// A block of memory: anonymous (zero-filled, committed lazily by the kernel), a read-only map of
-// a file, or a heap copy of a file.
+// A block of mapped memory: anonymous (zero-filled, committed lazily by the kernel), a read-only
+// map of a file, or a file read into anonymous memory.
 class Region {
  public:
   Region() = default;
@@ -40,7 +40,6 @@ class Region {
   void Release();
   void* data_ = nullptr;
   size_t size_ = 0;
-  bool mapped_ = false;
 };
 
 }  // namespace tessera
