@@ -55,6 +55,11 @@ export class HttpServer {
     });
   }
 
+  /** Requests dispatched and not yet answered. */
+  get inFlightRequests(): number {
+    return this.inFlight.size;
+  }
+
   /**
    * Stops accepting, lets in-flight requests finish for up to `graceMs`, then cancels the rest.
    * Requests still arriving on open keep-alive connections are refused with 503.

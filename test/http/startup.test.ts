@@ -57,7 +57,9 @@ test('close() stops accepting, lets in-flight requests finish, and cancels those
   const outliving = openRequest(target, 'POST', '/collections/c/upsert');
   finishing.req.write(body.slice(0, 5));
   outliving.req.write(body.slice(0, 5));
-  await sleep(50);
+  // Both are in flight once the server has dispatched their headers (on a loaded machine that can
+  // take longer than any fixed pause).
+  while (server.inFlightRequests < 2) await sleep(5);
 
   // A grace period long enough for the finishing request on a loaded machine; the outliving one waits it out.
   const closed = server.close(3000);
