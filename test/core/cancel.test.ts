@@ -1,7 +1,7 @@
 // Cooperative cancellation: an AbortSignal stops a large scan early (status 499, `cancelled`),
 // an already-aborted signal rejects before any work, and the store is unaffected.
 import test from 'ava';
-import { Store, StoreError } from '../../lib/index';
+import { Cancellation, Store, StoreError } from '../../lib/index';
 import { prng, rejectsWith } from './helpers';
 
 const DIM = 256;
@@ -103,4 +103,15 @@ test.serial('concurrent searches: cancelling one leaves the others to finish', a
   t.is(rb.status, 'rejected');
   t.true(((rb as PromiseRejectedResult).reason as StoreError).cancelled);
   t.deepEqual((ra as PromiseFulfilledResult<Buffer>).value, (rc as PromiseFulfilledResult<Buffer>).value);
+});
+
+test('one Cancellation shared by many concurrent searches: every search answers, each left its plan on the shared token', async (t) => {
+  const store = await Store.open({ inMemory: true, dimension: 4 });
+  t.teardown(() => store.close());
+  const rand = prng(3);
+  await store.upsert('c', { records: Array.from({ length: 2000 }, (_, i) => ({ id: `r${i}`, vector: [rand(), rand(), rand(), rand()] })) });
+  const cancellation = new Cancellation();
+  const answers = await Promise.all(Array.from({ length: 64 }, () => store.search({ query: [rand(), rand(), rand(), rand()], top_k: 3 }, { cancellation })));
+  t.true(answers.every((hits) => hits.length === 3));
+  t.is(JSON.parse(cancellation.token.planSummary() ?? '{}').path, 'exact');
 });

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "tessera/error.h"
@@ -22,12 +23,20 @@ class CancelToken {
     if (cancelled()) throw Error(Status::kCancelled, "the request was cancelled");
   }
 
-  // Written by the query thread before the call completes, read after it: no lock needed.
-  void set_plan_summary(std::string summary) const { plan_summary_ = std::move(summary); }
-  const std::string& plan_summary() const { return plan_summary_; }
+  // One token may serve several concurrent calls (a Cancellation passed to many), so the summary
+  // (the latest written) is guarded.
+  void set_plan_summary(std::string summary) const {
+    std::lock_guard<std::mutex> lock(plan_summary_mu_);
+    plan_summary_ = std::move(summary);
+  }
+  std::string plan_summary() const {
+    std::lock_guard<std::mutex> lock(plan_summary_mu_);
+    return plan_summary_;
+  }
 
  private:
   std::atomic<bool> cancelled_{false};
+  mutable std::mutex plan_summary_mu_;
   mutable std::string plan_summary_;  // JSON; empty when no vector query ran
 };
 

@@ -16,7 +16,7 @@ Napi::Value CancelTokenWrap::Cancel(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value CancelTokenWrap::PlanSummary(const Napi::CallbackInfo& info) {
-  const std::string& summary = token_->plan_summary();
+  std::string summary = token_->plan_summary();
   if (summary.empty()) return info.Env().Null();
   return Napi::String::New(info.Env(), summary);
 }
