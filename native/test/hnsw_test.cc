@@ -132,6 +132,11 @@ void Run() {
   Check(HnswGraph::Open(dir + "/missing.hnsw", space, params, true) == nullptr, "no file, no graph");
   WriteFileAtomic(dir + "/torn.hnsw", "TSHNSW01 but not a graph");
   Check(HnswGraph::Open(dir + "/torn.hnsw", space, params, true) == nullptr, "a damaged file is not used");
+  std::string bytes = ReadWholeFile(dir + "/g.hnsw");
+  bytes[bytes.size() / 2] ^= 0x40;
+  WriteFileAtomic(dir + "/flipped.hnsw", bytes);
+  Check(HnswGraph::Open(dir + "/flipped.hnsw", space, params, true) == nullptr,
+        "a flipped bit in the links is caught: the graph is rebuilt");
   for (const std::string& f : ListDir(dir)) RemoveFile(dir + "/" + f);
 
   CancelToken stop;

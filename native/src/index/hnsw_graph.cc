@@ -21,7 +21,7 @@ struct HnswGraph::Header {
   uint32_t entry;
   int32_t max_level;  // -1: no node
   uint32_t nodes;
-  uint32_t reserved;
+  uint32_t body_crc;  // of the block after the header: a damaged file is never walked
   uint64_t upper_words;
   uint64_t block_bytes;
   uint32_t crc;  // of the header bytes before it
@@ -30,7 +30,7 @@ struct HnswGraph::Header {
 
 namespace {
 
-constexpr uint64_t kMagic = 0x31304e53484e5354;  // "TSHNSW01"
+constexpr uint64_t kMagic = 0x32304e53484e5354;  // "TSHNSW02"
 constexpr uint8_t kAbsent = 0xFF;
 constexpr int kMaxLevel = 16;
 constexpr uint32_t kNone = UINT32_MAX;
@@ -54,6 +54,10 @@ Layout LayoutOf(uint32_t rows, uint32_t m, uint64_t upper_words) {
 }
 
 uint32_t HeaderCrc(const HnswGraph::Header& h) { return Crc32c(&h, offsetof(HnswGraph::Header, crc)); }
+
+uint32_t BodyCrc(const void* block, size_t bytes) {
+  return Crc32c(static_cast<const uint8_t*>(block) + sizeof(HnswGraph::Header), bytes - sizeof(HnswGraph::Header));
+}
 
 // A row's level: floor(-ln(u) / ln(M)) for u uniform in (0, 1], drawn from (seed, row) alone so
 // the graph's shape does not depend on which thread inserts which row.
@@ -262,6 +266,7 @@ class HnswGraph::Builder {
       });
     }
     header->nodes = uint32_t(order.size());
+    header->body_crc = BodyCrc(base, layout.total);
     header->crc = HeaderCrc(*header);
     return graph;
   }
@@ -367,6 +372,7 @@ std::shared_ptr<const HnswGraph> HnswGraph::Open(const std::string& path, const 
       h->seed != params.seed)
     return nullptr;
   if (LayoutOf(h->rows, h->m, h->upper_words).total != h->block_bytes) return nullptr;
+  if (BodyCrc(graph->block_.data(), graph->block_.size()) != h->body_crc) return nullptr;
   graph->Bind();
   return graph;
 }

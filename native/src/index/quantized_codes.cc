@@ -17,8 +17,8 @@ struct QuantizedCodes::Header {
   uint32_t metric;
   uint32_t rows;
   uint32_t dim;
-  uint32_t words;  // Binary: 64-bit words per row
-  uint32_t reserved;
+  uint32_t words;     // Binary: 64-bit words per row
+  uint32_t body_crc;  // of the block after the header: a damaged file is never walked
   uint64_t block_bytes;
   uint32_t crc;  // of the header bytes before it
   uint32_t pad;
@@ -26,7 +26,7 @@ struct QuantizedCodes::Header {
 
 namespace {
 
-constexpr uint64_t kMagic = 0x3230444f43515354;  // "TSQCOD02"
+constexpr uint64_t kMagic = 0x3330444f43515354;  // "TSQCOD03"
 constexpr int kPlanes = 4;                       // bits per query dimension (Binary)
 constexpr uint32_t kBlockRows = 64;
 
@@ -54,6 +54,10 @@ Layout LayoutOf(QuantizationKind kind, uint32_t rows, uint32_t dim, uint32_t wor
 }
 
 uint32_t HeaderCrc(const QuantizedCodes::Header& h) { return Crc32c(&h, offsetof(QuantizedCodes::Header, crc)); }
+
+uint32_t BodyCrc(const void* block, size_t bytes) {
+  return Crc32c(static_cast<const uint8_t*>(block) + sizeof(QuantizedCodes::Header), bytes - sizeof(QuantizedCodes::Header));
+}
 
 // Binary codes hold the signs of the rotated vector, whose length is dim rounded up to a power of
 // two (the Hadamard transform's size), at least 64.
@@ -156,6 +160,7 @@ std::shared_ptr<const QuantizedCodes> QuantizedCodes::Build(const Segment& segme
       counts[r] = float(count);
     }
   }
+  header->body_crc = BodyCrc(base, layout.total);
   header->crc = HeaderCrc(*header);
   codes->Bind();
   return codes;
@@ -172,6 +177,7 @@ std::shared_ptr<const QuantizedCodes> QuantizedCodes::Open(const std::string& pa
   if (h->kind != uint32_t(kind) || h->metric != uint32_t(metric) || h->rows != segment.appended() || h->dim != segment.dim())
     return nullptr;
   if (LayoutOf(kind, h->rows, h->dim, h->words).total != h->block_bytes) return nullptr;
+  if (BodyCrc(codes->block_.data(), codes->block_.size()) != h->body_crc) return nullptr;
   codes->Bind();
   return codes;
 }
