@@ -23,7 +23,7 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { Store } from '../lib/index';
 import type { Filter, OpenOptions, PlannedHits } from '../lib/types';
-import { benchSize, emit, freshDir, log, machine, now, quantize, removeDir, Rng, round, runBench, searchBody, upsertBody, writeAscii } from './common';
+import { benchSize, emit, freshDir, log, machine, now, quantize, removeDir, Rng, round, runBench, searchBody, tryRequire, upsertBody, writeAscii } from './common';
 
 const TOP_K = 10;
 const DIM = 784;
@@ -415,15 +415,6 @@ interface UsearchIndex {
   size(): number;
 }
 type UsearchModule = { Index: new (c: { dimensions: number; metric: string; connectivity: number; expansion_add: number; expansion_search: number }) => UsearchIndex };
-
-function tryRequire<T>(name: string): T | null {
-  try {
-    return require(name) as T;
-  } catch (e) {
-    log(`peer ${name} unavailable: ${(e as Error).message.split('\n')[0]}`);
-    return null;
-  }
-}
 
 const usearchIndex = (u: UsearchModule, dim: number, ef: number) =>
   new u.Index({ dimensions: dim, metric: 'l2sq', connectivity: M, expansion_add: EF_CONSTRUCTION, expansion_search: ef });

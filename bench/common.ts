@@ -18,6 +18,16 @@ export function emit(result: Record<string, unknown>): void {
 
 export const now = (): number => performance.now();
 
+/** A peer library, or null (logged) when it is not installed here. */
+export function tryRequire<T>(name: string): T | null {
+  try {
+    return require(name) as T;
+  } catch (e) {
+    log(`peer ${name} unavailable: ${(e as Error).message.split('\n')[0]}`);
+    return null;
+  }
+}
+
 /** Seeded PRNG (mulberry32) with a Box-Muller normal. Deterministic across runs. */
 export class Rng {
   private s: number;

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { Store } from '../lib/index';
 import {
   benchSize, emit, freshDir, log, machine, now, quantize, randomUnitVectors, ReadBandwidthProbe, removeDir, Rng, round, runBench,
-  searchBody, summarize, type TimingSummary, upsertBody
+  searchBody, summarize, type TimingSummary, tryRequire, upsertBody
 } from './common';
 
 const TOP_K = 10;
@@ -28,15 +28,6 @@ interface HnswBruteforce {
   addPoint(point: number[], label: number): void;
   searchKnn(q: number[], k: number): { distances: number[]; neighbors: number[] };
 }
-function tryRequire<T>(name: string): T | null {
-  try {
-    return require(name) as T;
-  } catch (e) {
-    log(`peer ${name} unavailable: ${(e as Error).message.split('\n')[0]}`);
-    return null;
-  }
-}
-
 interface Case {
   name: string;
   data: string;

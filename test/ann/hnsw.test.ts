@@ -112,6 +112,8 @@ test('segments too small for an index and the memory segment are scanned beside 
   await upsertAll(store, data.slice(5000, 5100), 5000);
   const { hits, plan } = await store.search({ query: data[5050], top_k: 3, plan: true });
   t.is(plan.path, 'segmented');
+  t.false('rows_scanned' in plan, 'rows_scanned is absent on the segmented path');
+  t.true(plan.candidates!.surfaced > 0);
   t.is(hits[0].id, 'r5050');
   t.true('walk_us' in plan.timings && 'score_us' in plan.timings);
 });
