@@ -59,7 +59,7 @@ export interface NativeStore {
   info(): NativeInfo;
   poisoned(): string | null;
   commitVersion(): number;
-  footprint(): { rows: number; dead_rows: number; doc_count: number; collections: number; index_builds_pending: number };
+  footprint(): { rows: number; dead_rows: number; doc_count: number; collections: number; index_builds_pending: number; column_segments: number };
   injectWriteFault(): void;
 }
 

@@ -24,6 +24,7 @@ function storeGauges(slot: StoreSlot, registry: Registry): void {
   gauge('svc_store_docs', 'Live records', (f) => f.doc_count);
   gauge('svc_store_collections', 'Collections', (f) => f.collections);
   gauge('svc_index_builds_pending', 'Sealed segments whose vector indexes are queued or building', (f) => f.index_builds_pending);
+  gauge('svc_column_segments', 'Sealed segments whose attributes are read column by column', (f) => f.column_segments);
 }
 
 const poisonedBody = (error: string) => ({ status: 'poisoned', error });

@@ -152,7 +152,7 @@ export class Store {
   }
 
   /** Row counters as of the last commit. Reads memory only (for metrics). */
-  footprintCached(): { rows: number; dead_rows: number; doc_count: number; collections: number; index_builds_pending: number } {
+  footprintCached(): { rows: number; dead_rows: number; doc_count: number; collections: number; index_builds_pending: number; column_segments: number } {
     return this.core.footprint();
   }
 

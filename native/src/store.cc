@@ -164,13 +164,15 @@ SnapshotPtr Store::Current() const {
 }
 
 void Store::Publish(SnapshotPtr snap) {
-  uint64_t rows = 0, dead = 0, live = 0;
+  uint64_t rows = 0, dead = 0, live = 0, columnar = 0;
   for (const auto& [name, c] : snap->collections) {
     rows += c->rows;
     dead += c->dead_rows;
     live += c->live_rows;
+    for (const SegmentRef& ref : c->segments) columnar += ref.segment->columns() != nullptr ? 1 : 0;
   }
   footprint_.rows = rows;
+  footprint_.column_segments = columnar;
   footprint_.dead_rows = dead;
   footprint_.doc_count = live;
   footprint_.collections = snap->collections.size();

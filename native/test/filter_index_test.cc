@@ -16,12 +16,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "check.h"
 #include "filter/filter.h"
+#include "random.h"
 #include "storage/segment.h"
 #include "util/value.h"
 
@@ -30,18 +30,10 @@ using namespace tessera;
 namespace {
 
 using test::Check;
+using test::Json;
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-std::string Json(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
 }
 
 void AppendUtf8(std::string* out, uint32_t cp) {
@@ -132,25 +124,10 @@ const std::vector<std::string> kWords = {
 };
 const std::vector<std::string> kSeparators = {" ", " ", " ", ", ", "-", ".", "  ", "_", "/", "!"};
 
-class Random {
+class Random : public test::Random {
  public:
-  explicit Random(uint32_t seed) : rng_(seed) {}
-  int Int(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
-  bool Chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
-  template <typename T>
-  const T& Pick(const std::vector<T>& v) {
-    return v[Int(0, int(v.size()) - 1)];
-  }
-
-  std::string Words(int lo, int hi) {
-    std::string out;
-    int n = Int(lo, hi);
-    for (int i = 0; i < n; ++i) {
-      if (i > 0) out += Pick(kSeparators);
-      out += Pick(kWords);
-    }
-    return out;
-  }
+  using test::Random::Random;
+  std::string Words(int lo, int hi) { return test::Random::Words(kWords, kSeparators, lo, hi); }
 
   // Flips the ASCII case of some letters.
   std::string Recase(std::string s) {
@@ -177,9 +154,6 @@ class Random {
     }
     return FromCodePoints(cps);
   }
-
- private:
-  std::mt19937 rng_;
 };
 
 // Fields "t" (mostly Str) and "l" (mostly List) are indexed; "o" is not.

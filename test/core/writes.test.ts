@@ -146,9 +146,12 @@ test('the same id twice in one batch: the later one wins and one record is live'
 test('footprint counts rows, dead_rows, doc_count and vector_bytes = rows x dimension x 4 exactly through overwrites and deletes', async (t) => {
   const dir = tempDir();
   let store = await Store.open({ path: dir, dimension: 3 });
-  const expectFootprint = async (rows: number, dead: number, docs: number, label: string) => {
+  // sealed: segments sealed so far, each serving its attributes column by column.
+  const expectFootprint = async (rows: number, dead: number, docs: number, label: string, sealed = 0) => {
     t.deepEqual((await store.stats()).footprint, { rows, dead_rows: dead, dimension: 3, vector_bytes: rows * 3 * 4, doc_count: docs }, label);
-    t.deepEqual(store.footprintCached(), { rows, dead_rows: dead, doc_count: docs, collections: (await store.collections()).length, index_builds_pending: 0 }, `${label} (cached)`);
+    const collections = (await store.collections()).length;
+    const cached = { rows, dead_rows: dead, doc_count: docs, collections, index_builds_pending: 0, column_segments: sealed };
+    t.deepEqual(store.footprintCached(), cached, `${label} (cached)`);
   };
   await expectFootprint(0, 0, 0, 'empty');
   await store.upsert('a', { records: ['x', 'y', 'z'].map((id) => ({ id, vector: [1, 2, 3] })) });
@@ -164,17 +167,17 @@ test('footprint counts rows, dead_rows, doc_count and vector_bytes = rows x dime
   t.deepEqual((await store.records('a')).map((r) => r.id).sort(), ['w', 'x', 'z']);
   t.deepEqual(await store.records('b'), []);
   await store.flush();
-  await expectFootprint(6, 3, 3, 'after flush');
+  await expectFootprint(6, 3, 3, 'after flush', 2);
   await store.close();
   store = await Store.open({ path: dir });
-  await expectFootprint(6, 3, 3, 'after a reopen');
+  await expectFootprint(6, 3, 3, 'after a reopen', 2);
   t.deepEqual((await store.records('a')).map((r) => r.id).sort(), ['w', 'x', 'z']);
   // Overwriting a row that lives in a sealed segment counts a dead row as well.
   await store.upsert('a', { records: [{ id: 'z', vector: [0, 0, 1] }] });
-  await expectFootprint(7, 4, 3, 'overwrite of a sealed row');
+  await expectFootprint(7, 4, 3, 'overwrite of a sealed row', 2);
   await store.close();
   store = await Store.open({ path: dir });
-  await expectFootprint(7, 4, 3, 'after a second checkpoint and reopen');
+  await expectFootprint(7, 4, 3, 'after a second checkpoint and reopen', 3);
   t.deepEqual((await store.records('a')).map((r) => [r.id, r.vector!.map((x) => Math.round(x * 1e4) / 1e4)]).sort(), [
     ['w', [0.8018, 0.5345, 0.2673]],
     ['x', [0.8018, 0.5345, 0.2673]],

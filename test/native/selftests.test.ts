@@ -4,8 +4,9 @@ import * as path from 'node:path';
 import { build, buildNativeTools } from './build';
 
 // The C++ self-tests: kernels against a double reference, every predicate rule, filter indexes
-// never losing a match, the HNSW graph's and the IVF index's recall against brute force.
-const targets = ['kernels_test', 'filter_test', 'filter_index_test', 'hnsw_test', 'ivf_test'];
+// never losing a match, column files reading back as their blobs, the HNSW graph's and the IVF
+// index's recall against brute force.
+const targets = ['kernels_test', 'filter_test', 'filter_index_test', 'columns_test', 'hnsw_test', 'ivf_test'];
 
 test.before(buildNativeTools);
 

@@ -34,6 +34,8 @@ struct Snapshot;
 // readable without any lock (for metrics).
 struct FootprintCounters {
   std::atomic<uint64_t> rows{0}, dead_rows{0}, doc_count{0}, collections{0}, index_builds_pending{0};
+  // Sealed segments whose attributes are read column by column (their column file opened).
+  std::atomic<uint64_t> column_segments{0};
 };
 
 class Store {

@@ -250,6 +250,7 @@ Napi::Value StoreWrap::Footprint(const Napi::CallbackInfo& info) {
   o.Set("doc_count", double(f.doc_count.load()));
   o.Set("collections", double(f.collections.load()));
   o.Set("index_builds_pending", double(f.index_builds_pending.load()));
+  o.Set("column_segments", double(f.column_segments.load()));
   return o;
 }
 

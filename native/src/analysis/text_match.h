@@ -78,6 +78,12 @@ class TokenIterator {
 // Whether a raw token equals an already ASCII-folded one.
 bool TokenEquals(std::string_view raw, std::string_view folded);
 
+// The first position at or after `from` where text holds the bytes of an ASCII-folded needle as
+// TokenEquals compares them (a lowercase ASCII letter matches either case, any other byte only
+// itself); npos when none. Text holding a token equal to needle holds it, so a filter scans a
+// column's bytes with it before tokenizing the rows it finds.
+size_t FindFolded(std::string_view text, std::string_view folded, size_t from);
+
 // The tokens of text, ASCII-folded, in order (duplicates kept).
 std::vector<std::string> FoldedTokens(std::string_view text);
 

@@ -32,8 +32,7 @@ void VersionSet::Recover() {
     version_ = manifest->commit_version;
     for (ManifestCollection& c : manifest->collections) {
       state_.AddCollection(c.name, std::move(c.schema));
-      for (const ManifestSegment& ms : c.segments)
-        state_.AdoptSealedSegment(c.name, Segment::OpenSealed(dir_, ms.id, dim_, mmap_, ms.deletions));
+      for (const ManifestSegment& ms : c.segments) state_.AdoptSealedSegment(c.name, OpenSealed(ms.id, ms.deletions));
     }
     for (const auto& [name, target] : manifest->aliases) state_.SetAlias(name, target);
   }
@@ -68,12 +67,18 @@ bool VersionSet::CheckpointDue() const {
   return logging_ && (state_.memory_rows() >= kCheckpointRows || state_.MemorySegmentNearlyFull() || wal_.bytes() >= kCheckpointLogBytes);
 }
 
+SegmentPtr VersionSet::OpenSealed(uint64_t id, const std::string& deletions) {
+  SegmentPtr segment = Segment::OpenSealed(dir_, id, dim_, mmap_, deletions);
+  segment->AttachColumns(OpenSegmentColumns(dir_, *segment, logging_));
+  return segment;
+}
+
 void VersionSet::SealMemorySegments(const Snapshot& snap) {
   for (const auto& [name, c] : snap.collections) {
     for (const SegmentRef& ref : c->segments) {
       if (ref.rows == 0 || ref.segment->sealed()) continue;
       ref.segment->Persist(dir_, ref.rows);
-      SegmentPtr sealed = Segment::OpenSealed(dir_, ref.segment->id(), dim_, mmap_, "");
+      SegmentPtr sealed = OpenSealed(ref.segment->id(), "");
       sealed->CopyDeletionsFrom(*ref.segment, ref.rows);
       state_.ReplaceSegment(name, ref.segment, std::move(sealed));
     }

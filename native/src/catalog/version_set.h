@@ -47,6 +47,9 @@ class VersionSet {
   void Checkpoint();
 
  private:
+  // A sealed segment's files with its columns attached: the column file, or for a writer one
+  // built when it is missing (sealing, an older store) or damaged.
+  SegmentPtr OpenSealed(uint64_t id, const std::string& deletions);
   // Writes a sealed copy of every memory segment's rows and swaps it in.
   void SealMemorySegments(const Snapshot& snap);
   // Removes segment files the manifest does not name (dropped collections, old deletion bitmaps).

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "filter/predicates.h"
@@ -31,6 +32,21 @@ array ExpectArray(element e, const std::string& where, const char* what) {
   if (e.type() != element_type::ARRAY) Bad(where + " must be " + what + ", got " + JsonTypeName(e.type()));
   return e.get_array().value();
 }
+
+// The names leaves read, each given a slot as first named.
+class KeySlots {
+ public:
+  AttrKey Of(std::string name) {
+    auto it = std::find(names_.begin(), names_.end(), name);
+    uint32_t slot = uint32_t(it - names_.begin());
+    if (it == names_.end()) names_.push_back(name);
+    return AttrKey{std::move(name), slot};
+  }
+  std::vector<std::string> Take() { return std::move(names_); }
+
+ private:
+  std::vector<std::string> names_;
+};
 
 // The argument array of a leaf, checked for its length and its key.
 std::vector<element> LeafArgs(element e, const std::string& where, const char* shape, size_t n) {
@@ -93,44 +109,45 @@ const std::pair<const char*, TokenMode> kTokenModes[] = {
     {"ContainsTokenSequence", TokenMode::kSequence},
 };
 
-PredicatePtr ParsePredicate(element e, const std::string& where, int depth);
+PredicatePtr ParsePredicate(element e, const std::string& where, int depth, KeySlots& keys);
 
-std::vector<PredicatePtr> ParsePredicates(array list, const std::string& where, int depth) {
+std::vector<PredicatePtr> ParsePredicates(array list, const std::string& where, int depth, KeySlots& keys) {
   std::vector<PredicatePtr> out;
   size_t i = 0;
-  for (element p : list) out.push_back(ParsePredicate(p, Index(where, i++), depth));
+  for (element p : list) out.push_back(ParsePredicate(p, Index(where, i++), depth, keys));
   return out;
 }
 
-PredicatePtr ParseLeaf(const std::string& where, const std::string& name, element args) {
+PredicatePtr ParseLeaf(const std::string& where, const std::string& name, element args, KeySlots& keys) {
   std::string at = where + "." + name;
+  auto key = [&](element e) { return keys.Of(JsonString(e, at)); };
   for (const auto& [variant, op] : kCompareOps) {
     if (name == variant) {
       auto a = LeafArgs(args, at, "[key, Value]", 2);
-      return std::make_unique<CompareLeaf>(JsonString(a[0], at), op, ParseValue(a[1], at + "[1]"));
+      return std::make_unique<CompareLeaf>(key(a[0]), op, ParseValue(a[1], at + "[1]"));
     }
   }
   for (const auto& [variant, mode] : kTokenModes) {
     if (name == variant) {
       auto a = LeafArgs(args, at, "[key, text]", 2);
-      return std::make_unique<TokensLeaf>(JsonString(a[0], at), JsonString(a[1], at + "[1] (text)"), mode);
+      return std::make_unique<TokensLeaf>(key(a[0]), JsonString(a[1], at + "[1] (text)"), mode);
     }
   }
   if (name == "In" || name == "NotIn") {
     auto a = LeafArgs(args, at, "[key, [Value, ...]]", 2);
-    return std::make_unique<InLeaf>(JsonString(a[0], at), ParseValues(a[1], at + "[1]"), name == "NotIn");
+    return std::make_unique<InLeaf>(key(a[0]), ParseValues(a[1], at + "[1]"), name == "NotIn");
   }
   if (name == "Contains" || name == "NotContains") {
     auto a = LeafArgs(args, at, "[key, Value]", 2);
     std::vector<std::string> one{ParseElement(a[1], at + "[1]")};
-    return std::make_unique<ContainsLeaf>(JsonString(a[0], at), std::move(one), name == "NotContains");
+    return std::make_unique<ContainsLeaf>(key(a[0]), std::move(one), name == "NotContains");
   }
   if (name == "ContainsAny") {
     auto a = LeafArgs(args, at, "[key, [Value, ...]]", 2);
     std::vector<std::string> elements;
     size_t i = 0;
     for (element v : ExpectArray(a[1], at + "[1]", "an array of Values")) elements.push_back(ParseElement(v, Index(at + "[1]", i++)));
-    return std::make_unique<ContainsLeaf>(JsonString(a[0], at), std::move(elements), false);
+    return std::make_unique<ContainsLeaf>(key(a[0]), std::move(elements), false);
   }
   if (name == "Glob" || name == "IGlob") {
     auto a = LeafArgs(args, at, "[key, pattern]", 2);
@@ -138,25 +155,25 @@ PredicatePtr ParseLeaf(const std::string& where, const std::string& name, elemen
     GlobPattern glob;
     std::string error;
     if (!GlobPattern::Parse(pattern, name == "IGlob", &glob, &error)) Bad(at + ": pattern '" + pattern + "' " + error);
-    return std::make_unique<GlobLeaf>(JsonString(a[0], at), std::move(glob));
+    return std::make_unique<GlobLeaf>(key(a[0]), std::move(glob));
   }
   if (name == "Regex") {
     auto a = LeafArgs(args, at, "[key, pattern]", 2);
     std::string pattern = JsonString(a[1], at + "[1] (pattern)");
     std::string error;
-    auto leaf = RegexLeaf::Compile(JsonString(a[0], at), pattern, &error);
+    auto leaf = RegexLeaf::Compile(key(a[0]), pattern, &error);
     if (!leaf) Bad(at + ": pattern '" + pattern + "' does not parse: " + error);
     return leaf;
   }
   if (name == "Fuzzy") {
     auto a = LeafArgs(args, at, "[key, text, max_edits]", 3);
     std::string text = JsonString(a[1], at + "[1] (text)");
-    return std::make_unique<FuzzyLeaf>(JsonString(a[0], at), text, ParseMaxEdits(a[2], at + "[2]"));
+    return std::make_unique<FuzzyLeaf>(key(a[0]), text, ParseMaxEdits(a[2], at + "[2]"));
   }
   Bad(where + ": unknown predicate '" + name + "'; use " + kVariants);
 }
 
-PredicatePtr ParsePredicate(element e, const std::string& where, int depth) {
+PredicatePtr ParsePredicate(element e, const std::string& where, int depth, KeySlots& keys) {
   if (depth > kMaxDepth) Bad(where + ": predicates nest more than " + std::to_string(kMaxDepth) + " levels deep");
   if (e.type() != element_type::OBJECT || object(e.get_object()).size() != 1) {
     std::string got = e.type() == element_type::OBJECT ? "an object with " + std::to_string(object(e.get_object()).size()) + " keys"
@@ -169,31 +186,34 @@ PredicatePtr ParsePredicate(element e, const std::string& where, int depth) {
   auto [variant, args] = *object(e.get_object()).begin();
   std::string name(variant);
   std::string at = where + "." + name;
-  if (name == "All") return std::make_unique<AllOf>(ParsePredicates(ExpectArray(args, at, "an array of predicates"), at, depth + 1));
-  if (name == "Any") return std::make_unique<AnyOf>(ParsePredicates(ExpectArray(args, at, "an array of predicates"), at, depth + 1));
+  if (name == "All") return std::make_unique<AllOf>(ParsePredicates(ExpectArray(args, at, "an array of predicates"), at, depth + 1, keys));
+  if (name == "Any") return std::make_unique<AnyOf>(ParsePredicates(ExpectArray(args, at, "an array of predicates"), at, depth + 1, keys));
   if (name == "Not") {
     if (args.type() == element_type::ARRAY) {
       array one = args.get_array().value();
       if (one.size() != 1) Bad(at + " takes one predicate, got an array of " + std::to_string(one.size()));
       args = one.at(0).value();
     }
-    return std::make_unique<NotOf>(ParsePredicate(args, at, depth + 1));
+    return std::make_unique<NotOf>(ParsePredicate(args, at, depth + 1, keys));
   }
-  return ParseLeaf(where, name, args);
+  return ParseLeaf(where, name, args, keys);
 }
 
 }  // namespace
 
 Filter::Filter() = default;
 
-Filter::Filter(std::shared_ptr<const Predicate> root, std::vector<TextConjunct> conjuncts) : root_(std::move(root)) {
+Filter::Filter(std::shared_ptr<const Predicate> root, std::vector<TextConjunct> conjuncts, std::vector<std::string> keys)
+    : root_(std::move(root)) {
   if (!conjuncts.empty()) conjuncts_ = std::make_shared<const std::vector<TextConjunct>>(std::move(conjuncts));
+  if (!keys.empty()) keys_ = std::make_shared<const std::vector<std::string>>(std::move(keys));
 }
 
 Filter Filter::Compile(element json, const std::string& field) {
   if (json.type() == element_type::NULL_VALUE) return Filter();
+  KeySlots keys;
   std::vector<PredicatePtr> predicates =
-      ParsePredicates(ExpectArray(json, field, "an array of predicates (AND-combined; [] matches everything)"), field, 1);
+      ParsePredicates(ExpectArray(json, field, "an array of predicates (AND-combined; [] matches everything)"), field, 1, keys);
   if (predicates.empty()) return Filter();
   std::shared_ptr<const Predicate> root;
   if (predicates.size() == 1) {
@@ -203,7 +223,7 @@ Filter Filter::Compile(element json, const std::string& field) {
   }
   std::vector<TextConjunct> conjuncts;
   root->AddTextConjuncts(&conjuncts);
-  return Filter(std::move(root), std::move(conjuncts));
+  return Filter(std::move(root), std::move(conjuncts), keys.Take());
 }
 
 Filter Filter::CompileText(std::string_view json, const std::string& field) {
@@ -214,7 +234,18 @@ Filter Filter::CompileText(std::string_view json, const std::string& field) {
   return Compile(parsed.value(), field);
 }
 
-bool Filter::Matches(std::string_view attrs_blob) const { return root_ == nullptr || root_->Matches(attrs_blob); }
+bool Filter::Matches(std::string_view attrs_blob) const { return root_ == nullptr || root_->Matches(RowAttrs{attrs_blob}); }
+
+bool Filter::Matches(const RowAttrs& row) const { return root_ == nullptr || root_->Matches(row); }
+
+const std::vector<std::string>& Filter::keys() const {
+  static const std::vector<std::string> kNone;
+  return keys_ ? *keys_ : kNone;
+}
+
+Narrowed Filter::Narrow(const AttrColumn* const* columns, RowBits& rows) const {
+  return root_ == nullptr ? Narrowed::kExact : root_->Narrow(columns, rows);
+}
 
 const std::vector<TextConjunct>& Filter::text_conjuncts() const {
   static const std::vector<TextConjunct> kNone;

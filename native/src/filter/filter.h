@@ -1,10 +1,15 @@
 // A query's filter: the spec's predicate array, validated and compiled once, then evaluated per row
-// against the stored attribute blob (AttrEncoder format) without allocating.
+// without allocating, against the stored attribute blob (AttrEncoder format) or against a sealed
+// segment's columns, and for a range of rows column by column.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "util/attr_column.h"
+#include "util/row_bits.h"
 
 namespace simdjson::dom {
 class element;
@@ -40,6 +45,29 @@ struct TextConjunct {
   RegexAtoms atoms;                 // kRegex
 };
 
+// One row's attributes as a filter reads them: each key through the column bound to its slot
+// (Filter::keys(); a null column: no row of the segment holds the key; a column without arrays:
+// the blob), or every key from the blob when no columns are bound.
+struct RowAttrs {
+  std::string_view blob;                       // may be empty when every bound column has arrays
+  const AttrColumn* const* columns = nullptr;  // by key slot; null: the blob alone
+  uint32_t row = 0;
+
+  bool Find(uint32_t slot, std::string_view key, ValueView* v) const {
+    if (columns == nullptr) return FindAttr(blob, key, v);
+    const AttrColumn* c = columns[slot];
+    if (c == nullptr) return false;
+    return c->in_blob() ? FindAttr(blob, key, v) : c->Get(row, v);
+  }
+};
+
+// What narrowing a range of rows by columns achieved (see Filter::Narrow).
+enum class Narrowed {
+  kNone,      // the columns could not narrow; the rows are untouched
+  kSuperset,  // the rows left hold every match, and possibly rows that do not match
+  kExact,     // the rows left are exactly the matches
+};
+
 // Immutable and thread-safe after Compile; copies share the compiled program.
 class Filter {
  public:
@@ -55,15 +83,24 @@ class Filter {
 
   bool empty() const { return root_ == nullptr; }  // [] matches everything
   bool Matches(std::string_view attrs_blob) const;
+  bool Matches(const RowAttrs& row) const;
+
+  // The attribute names the filter reads, each once: a RowAttrs binds a column to each slot.
+  const std::vector<std::string>& keys() const;
+  // Clears from rows those that cannot match, reading only the bound columns' arrays (columns by
+  // key slot, as RowAttrs binds them): top-level conjuncts that compare values are decided
+  // exactly, token predicates first by a scan of the column's bytes for each token.
+  Narrowed Narrow(const AttrColumn* const* columns, RowBits& rows) const;
 
   // The text predicates among the filter's top-level conjuncts (an All at top level is flattened;
   // Any and Not are opaque), described once at Compile for the filter indexes.
   const std::vector<TextConjunct>& text_conjuncts() const;
 
  private:
-  Filter(std::shared_ptr<const Predicate> root, std::vector<TextConjunct> conjuncts);
+  Filter(std::shared_ptr<const Predicate> root, std::vector<TextConjunct> conjuncts, std::vector<std::string> keys);
   std::shared_ptr<const Predicate> root_;                       // null = match all
   std::shared_ptr<const std::vector<TextConjunct>> conjuncts_;  // null when empty
+  std::shared_ptr<const std::vector<std::string>> keys_;        // null when empty
 };
 
 }  // namespace tessera

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "analysis/text_match.h"
 
@@ -14,10 +15,19 @@ namespace {
 bool IsNaN(const ValueView& v) { return v.tag == ValueTag::kFloat && std::isnan(v.f); }
 bool IsNaN(const Constant& c) { return c.tag == ValueTag::kFloat && std::isnan(c.f); }
 
+// Byte equality, without a library call for the short strings attribute values usually are.
+inline bool SameBytes(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  if (a.size() > 16) return std::memcmp(a.data(), b.data(), a.size()) == 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
 bool Equal(const ValueView& v, const Constant& c) {
   if (v.tag != c.tag) return false;
   switch (c.tag) {
-    case ValueTag::kStr: return v.s == c.s;
+    case ValueTag::kStr: return SameBytes(v.s, c.s);
     case ValueTag::kInt:
     case ValueTag::kDateTime:
     case ValueTag::kBool: return v.i == c.i;
@@ -80,29 +90,121 @@ RegexAtoms CopyPrefilter(re2::Prefilter* p) {
   return out;
 }
 
+// Keeps the rows whose value in column passes test (a leaf's own Test, called directly so it
+// inlines into the loop): exact.
+template <typename Test>
+Narrowed KeepPassing(const AttrColumn& column, RowBits& rows, Test&& test) {
+  rows.Keep([&](uint32_t r) {
+    ValueView v;
+    return column.Get(r, &v) && test(v);
+  });
+  return Narrowed::kExact;
+}
+
+// Equal(row r's value, c) read straight from the column's arrays for the types compared by a slot
+// or by bytes, which a narrowing asks of every row.
+inline bool EqualAt(const AttrColumn& column, uint32_t r, const Constant& c) {
+  if (column.tags[r] != uint8_t(c.tag)) return false;
+  switch (c.tag) {
+    case ValueTag::kInt:
+    case ValueTag::kDateTime:
+    case ValueTag::kBool: return column.slots[r] == c.i;
+    case ValueTag::kStr: return SameBytes(column.Span(r), c.s);
+    default: {
+      ValueView v;
+      column.Get(r, &v);
+      return Equal(v, c);
+    }
+  }
+}
+
+// Order(row r's value, c) likewise, for a c of a slot type or a Str of the row's type.
+inline int OrderAt(const AttrColumn& column, uint32_t r, const Constant& c) {
+  if (c.tag == ValueTag::kStr) {
+    int order = column.Span(r).compare(c.s);
+    return (order > 0) - (order < 0);
+  }
+  return (column.slots[r] > c.i) - (column.slots[r] < c.i);
+}
+
+// Below this share of a range's rows left (1/16), a narrowing tests each row exactly: a few exact
+// tests cost less than the scoring they spare.
+constexpr uint32_t kTestRowsBelow = 16;
+
+// The rows of `within` whose bytes in column hold needle (ASCII-folded, see FindFolded): each row
+// searched alone when few are left, else one pass over the range's bytes, continuing past a hit at
+// the next row's start.
+RowBits RowsHolding(const AttrColumn& column, std::string_view needle, const RowBits& within) {
+  RowBits out;
+  out.Reset(within.begin(), within.end());
+  out.ClearAll();
+  if (uint64_t(within.Count()) * 8 <= within.size()) {
+    within.ForEach([&](uint32_t r) {
+      if (FindFolded(column.Span(r), needle, 0) != std::string_view::npos) out.Set(r);
+    });
+    return out;
+  }
+  const uint64_t* offsets = column.offsets;
+  const uint64_t base = offsets[within.begin()];
+  std::string_view text(column.bytes + base, size_t(offsets[within.end()] - base));
+  uint32_t row = within.begin();
+  for (size_t at = FindFolded(text, needle, 0); at != std::string_view::npos;) {
+    // The row holding byte `at`: the last row starting at or before it.
+    row = uint32_t(std::upper_bound(offsets + row + 1, offsets + within.end() + 1, base + at) - offsets - 1);
+    uint64_t row_end = offsets[row + 1] - base;
+    if (at + needle.size() > row_end) {  // runs into the next row: not a hit
+      at = FindFolded(text, needle, at + 1);
+      continue;
+    }
+    if (within.Has(row)) out.Set(row);
+    at = FindFolded(text, needle, size_t(row_end));
+  }
+  return out;
+}
+
 }  // namespace
 
 void AllOf::AddTextConjuncts(std::vector<TextConjunct>* out) const {
   for (const PredicatePtr& p : children_) p->AddTextConjuncts(out);
 }
 
-bool AllOf::Matches(std::string_view attrs) const {
+bool AllOf::Matches(const RowAttrs& row) const {
   for (const PredicatePtr& p : children_) {
-    if (!p->Matches(attrs)) return false;
+    if (!p->Matches(row)) return false;
   }
   return true;
 }
 
-bool AnyOf::Matches(std::string_view attrs) const {
+Narrowed AllOf::Narrow(const AttrColumn* const* columns, RowBits& rows) const {
+  bool any = false, exact = true;
   for (const PredicatePtr& p : children_) {
-    if (p->Matches(attrs)) return true;
+    Narrowed n = p->Narrow(columns, rows);
+    any |= n != Narrowed::kNone;
+    exact &= n == Narrowed::kExact;
+    if (rows.None()) return Narrowed::kExact;
+  }
+  return exact ? Narrowed::kExact : any ? Narrowed::kSuperset : Narrowed::kNone;
+}
+
+bool AnyOf::Matches(const RowAttrs& row) const {
+  for (const PredicatePtr& p : children_) {
+    if (p->Matches(row)) return true;
   }
   return false;
 }
 
-bool Leaf::Matches(std::string_view attrs) const {
+bool Leaf::Matches(const RowAttrs& row) const {
   ValueView v;
-  return FindAttr(attrs, key_, &v) && Test(v);
+  return row.Find(key_.slot, key_.name, &v) && Test(v);
+}
+
+Narrowed Leaf::Narrow(const AttrColumn* const* columns, RowBits& rows) const {
+  const AttrColumn* column = columns[key_.slot];
+  if (column == nullptr) {
+    rows.ClearAll();
+    return Narrowed::kExact;
+  }
+  return column->in_blob() ? Narrowed::kNone : NarrowColumn(*column, rows);
 }
 
 bool CompareLeaf::Test(const ValueView& v) const {
@@ -120,7 +222,45 @@ bool CompareLeaf::Test(const ValueView& v) const {
   }
 }
 
-InLeaf::InLeaf(std::string key, std::vector<Constant> values, bool negated)
+Narrowed CompareLeaf::NarrowColumn(const AttrColumn& column, RowBits& rows) const {
+  const bool by_slot = value_.tag == ValueTag::kInt || value_.tag == ValueTag::kDateTime || value_.tag == ValueTag::kBool;
+  if (op_ == CompareOp::kNe || !(by_slot || value_.tag == ValueTag::kStr))
+    return KeepPassing(column, rows, [this](const ValueView& v) { return CompareLeaf::Test(v); });
+  if (value_.tag == ValueTag::kStr && column.codes) {
+    // The rows holding a Str on the right side of the constant hold codes [lo, hi].
+    bool equal;
+    const uint32_t below = column.CodesBelow(value_.s, &equal), at_or_below = below + (equal ? 1 : 0);
+    uint32_t lo = 1, hi = column.dict_size;
+    switch (op_) {
+      case CompareOp::kEq: lo = below + 1, hi = at_or_below; break;
+      case CompareOp::kLt: hi = below; break;
+      case CompareOp::kLe: hi = at_or_below; break;
+      case CompareOp::kGt: lo = at_or_below + 1; break;
+      default: lo = below + 1; break;
+    }
+    if (hi < lo) {
+      rows.ClearAll();
+    } else {
+      rows.Keep([&](uint32_t r) { return uint32_t(column.codes[r]) - lo <= hi - lo; });
+    }
+    return Narrowed::kExact;
+  }
+  if (op_ == CompareOp::kEq) {
+    rows.Keep([&](uint32_t r) { return EqualAt(column, r, value_); });
+    return Narrowed::kExact;
+  }
+  const uint8_t tag = uint8_t(value_.tag);
+  auto keep = [&](auto holds) { rows.Keep([&](uint32_t r) { return column.tags[r] == tag && holds(OrderAt(column, r, value_)); }); };
+  switch (op_) {
+    case CompareOp::kLt: keep([](int order) { return order < 0; }); break;
+    case CompareOp::kLe: keep([](int order) { return order <= 0; }); break;
+    case CompareOp::kGt: keep([](int order) { return order > 0; }); break;
+    default: keep([](int order) { return order >= 0; }); break;
+  }
+  return Narrowed::kExact;
+}
+
+InLeaf::InLeaf(AttrKey key, std::vector<Constant> values, bool negated)
     : Leaf(std::move(key)), values_(std::move(values)), negated_(negated) {
   for (const Constant& c : values_) has_nan_ |= IsNaN(c);
 }
@@ -132,6 +272,27 @@ bool InLeaf::Test(const ValueView& v) const {
   return found != negated_;
 }
 
+Narrowed InLeaf::NarrowColumn(const AttrColumn& column, RowBits& rows) const {
+  if (negated_) return KeepPassing(column, rows, [this](const ValueView& v) { return InLeaf::Test(v); });
+  if (column.codes && std::all_of(values_.begin(), values_.end(), [](const Constant& c) { return c.tag == ValueTag::kStr; })) {
+    bool wanted[AttrColumn::kMaxCodes + 1] = {};  // by code; code 0 (no Str) never
+    for (const Constant& c : values_) {
+      bool equal;
+      uint32_t below = column.CodesBelow(c.s, &equal);
+      if (equal) wanted[below + 1] = true;
+    }
+    rows.Keep([&](uint32_t r) { return wanted[column.codes[r]]; });
+    return Narrowed::kExact;
+  }
+  rows.Keep(
+      [&](uint32_t r) { return std::any_of(values_.begin(), values_.end(), [&](const Constant& c) { return EqualAt(column, r, c); }); });
+  return Narrowed::kExact;
+}
+
+Narrowed ContainsLeaf::NarrowColumn(const AttrColumn& column, RowBits& rows) const {
+  return KeepPassing(column, rows, [this](const ValueView& v) { return ContainsLeaf::Test(v); });
+}
+
 bool ContainsLeaf::Test(const ValueView& v) const {
   if (v.tag != ValueTag::kList) return false;
   ListCursor elements(v);
@@ -141,10 +302,10 @@ bool ContainsLeaf::Test(const ValueView& v) const {
   return found != negated_;
 }
 
-RegexLeaf::RegexLeaf(std::string key, std::unique_ptr<re2::RE2> re) : Leaf(std::move(key)), re_(std::move(re)) {}
+RegexLeaf::RegexLeaf(AttrKey key, std::unique_ptr<re2::RE2> re) : Leaf(std::move(key)), re_(std::move(re)) {}
 RegexLeaf::~RegexLeaf() = default;
 
-std::unique_ptr<RegexLeaf> RegexLeaf::Compile(std::string key, const std::string& pattern, std::string* error) {
+std::unique_ptr<RegexLeaf> RegexLeaf::Compile(AttrKey key, const std::string& pattern, std::string* error) {
   re2::RE2::Options options;
   options.set_log_errors(false);
   auto re = std::make_unique<re2::RE2>(pattern, options);
@@ -180,8 +341,12 @@ bool TextLeaf::Test(const ValueView& v) const {
   return false;
 }
 
-TokensLeaf::TokensLeaf(std::string key, std::string_view text, TokenMode mode)
+TokensLeaf::TokensLeaf(AttrKey key, std::string_view text, TokenMode mode)
     : TextLeaf(std::move(key)), mode_(mode), tokens_(FoldedTokens(text)) {
+  by_length_ = tokens_;
+  std::sort(by_length_.begin(), by_length_.end());
+  by_length_.erase(std::unique(by_length_.begin(), by_length_.end()), by_length_.end());
+  std::stable_sort(by_length_.begin(), by_length_.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   if (mode_ != TokenMode::kSequence) {
     std::sort(tokens_.begin(), tokens_.end());
     tokens_.erase(std::unique(tokens_.begin(), tokens_.end()), tokens_.end());
@@ -253,6 +418,29 @@ bool TokensLeaf::HasSequence(std::string_view text) const {
     if (TokenEquals(token, tokens_[matched]) && ++matched == tokens_.size()) return true;
   }
   return false;
+}
+
+Narrowed TokensLeaf::NarrowColumn(const AttrColumn& column, RowBits& rows) const {
+  if (column.offsets == nullptr) {  // no row holds a Str or a List: no text to match
+    rows.ClearAll();
+    return Narrowed::kExact;
+  }
+  auto test = [this](const ValueView& v) { return TextLeaf::Test(v); };
+  if (by_length_.empty()) return KeepPassing(column, rows, test);
+  if (mode_ == TokenMode::kAny) {
+    RowBits any;
+    any.Reset(rows.begin(), rows.end());
+    any.ClearAll();
+    for (const std::string& t : by_length_) any.Unite(RowsHolding(column, t, rows));
+    rows = std::move(any);
+  } else {
+    for (const std::string& t : by_length_) {
+      rows = RowsHolding(column, t, rows);
+      if (rows.None()) return Narrowed::kExact;
+    }
+  }
+  if (uint64_t(rows.Count()) * kTestRowsBelow > rows.size()) return Narrowed::kSuperset;
+  return KeepPassing(column, rows, test);
 }
 
 bool TokensLeaf::TestText(std::string_view text) const {

@@ -1,27 +1,84 @@
 #include "index/flat_index.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "tessera/kernels.h"
+#include "util/clock.h"
+#include "util/row_bits.h"
 
 namespace tessera {
 namespace {
 
-// Scores the main vector of rows [begin, end) a block at a time with the multi-row kernel.
+constexpr uint32_t kBlock = 64;
+// Rows narrowed by the segment's columns at a time (multiples of kBlock): a first small chunk
+// tells whether narrowing pays, at little cost when it does not.
+constexpr uint32_t kFirstNarrowChunk = 1024;
+constexpr uint32_t kNarrowChunk = 4096;
+
+// Whether narrowing a scan's chunks pays: it goes on while the time spent narrowing stays below
+// what the blocks it spared would have cost at the scan's measured time per scored block (the
+// filter's tests of rows the window wanted included).
+class NarrowingPays {
+ public:
+  void Narrowed(uint64_t ns, uint64_t blocks_spared) {
+    narrow_ns_ += ns;
+    spared_ += blocks_spared;
+  }
+  void Scored(uint64_t ns, uint64_t blocks) {
+    score_ns_ += ns;
+    scored_ += blocks;
+  }
+  bool operator()() const { return scored_ == 0 || narrow_ns_ * scored_ < spared_ * score_ns_; }
+
+ private:
+  uint64_t narrow_ns_ = 0, spared_ = 0, score_ns_ = 0, scored_ = 0;
+};
+
+// Scores the main vector of rows [begin, end) a block at a time with the multi-row kernel. With a
+// filter the segment's columns can narrow, each chunk of rows is narrowed first and blocks with
+// no row left are never scored, for as long as that pays; unnarrowed rows are filtered only where
+// the window wants their score. Blocks start where they would unnarrowed, so every row gets the
+// same score either way.
 void ScanBlocks(const Segment& seg, const VectorQuery& q, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
                 const CancelToken& cancel) {
-  constexpr uint32_t kBlock = 64;
   const Kernels& k = ActiveKernels();
   float scores[kBlock];
-  for (uint32_t b = rows.begin; b < rows.end; b += kBlock) {
-    if ((b - rows.begin) % kRowsPerCancelCheck == 0) cancel.ThrowIfCancelled();
-    uint32_t n = std::min(kBlock, rows.end - b);
-    (q.euclidean ? k.l2sq_rows : k.dot_rows)(q.vector, seg.vector(b), q.dim, n, scores);
-    for (uint32_t i = 0; i < n; ++i) {
-      uint32_t r = b + i;
-      if (!admit.Visible(r) || !seg.has_vector(r)) continue;
-      float score = q.euclidean ? -scores[i] : scores[i];
-      if (sink.Wants(score) && admit.Admits(r)) sink.Offer(r, score);
+  RowBits chunk;
+  bool narrowing = admit.filtered();
+  NarrowingPays pays;
+  for (uint32_t c = rows.begin, size = kFirstNarrowChunk; c < rows.end; c += size, size = kNarrowChunk) {
+    const uint32_t chunk_end = std::min(rows.end, c + size);
+    Narrowed narrowed = Narrowed::kNone;
+    uint64_t narrow_start = 0, score_start = 0;
+    if (narrowing) {
+      narrow_start = NowNanos();
+      chunk.Reset(c, chunk_end);
+      narrowed = admit.Narrow(chunk);
+      narrowing = narrowed != Narrowed::kNone;
+      score_start = NowNanos();
+    }
+    uint64_t blocks = 0, scored = 0;
+    for (uint32_t b = c; b < chunk_end; b += kBlock, ++blocks) {
+      if ((b - rows.begin) % kRowsPerCancelCheck == 0) cancel.ThrowIfCancelled();
+      uint32_t n = std::min(kBlock, rows.end - b);
+      uint64_t keep = narrowed == Narrowed::kNone ? ~uint64_t(0) : chunk.Word((b - c) / kBlock);
+      if (keep == 0) continue;
+      ++scored;
+      (q.euclidean ? k.l2sq_rows : k.dot_rows)(q.vector, seg.vector(b), q.dim, n, scores);
+      if (n < kBlock) keep &= (uint64_t(1) << n) - 1;
+      for (; keep != 0; keep &= keep - 1) {
+        uint32_t i = uint32_t(std::countr_zero(keep)), r = b + i;
+        if (!admit.Visible(r) || !seg.has_vector(r)) continue;
+        float score = q.euclidean ? -scores[i] : scores[i];
+        if (!sink.Wants(score)) continue;
+        if (narrowed == Narrowed::kExact ? !admit.Excluded(r) : admit.Admits(r)) sink.Offer(r, score);
+      }
+    }
+    if (narrowing) {
+      pays.Narrowed(score_start - narrow_start, blocks - scored);
+      pays.Scored(NowNanos() - score_start, scored);
+      narrowing = pays();
     }
   }
 }

@@ -15,6 +15,7 @@
 
 #include "filter/filter.h"
 #include "index/row_range.h"
+#include "index/segment_filter.h"
 #include "storage/segment.h"
 #include "tessera/cancel.h"
 #include "tessera/kernels.h"
@@ -77,20 +78,22 @@ struct SearchTrace {
 class RowFilter {
  public:
   RowFilter(const Segment& segment, uint64_t version, const Filter& filter, std::optional<std::string_view> excluded_id)
-      : segment_(segment), version_(version), filter_(filter), excluded_id_(excluded_id) {}
+      : segment_(segment), version_(version), filter_(filter, segment), excluded_id_(excluded_id) {}
 
   // Cheap, checked before a row is scored.
   bool Visible(uint32_t row) const { return segment_.visible(row, version_); }
   // Reads the row's attributes, so it is asked only of scores the sink wants.
   bool Admits(uint32_t row) const { return Passes(row) && !Excluded(row); }
-  bool Passes(uint32_t row) const { return filter_.empty() || filter_.Matches(segment_.row_attrs(row)); }
+  bool Passes(uint32_t row) const { return filter_.Matches(row); }
   bool Excluded(uint32_t row) const { return excluded_id_ && segment_.row_id(row) == *excluded_id_; }
   bool filtered() const { return !filter_.empty(); }
+  // Clears from rows those the filter cannot pass, reading the segment's columns (SegmentFilter).
+  Narrowed Narrow(RowBits& rows) const { return filter_.Narrow(rows); }
 
  private:
   const Segment& segment_;
   uint64_t version_;
-  const Filter& filter_;
+  SegmentFilter filter_;
   std::optional<std::string_view> excluded_id_;
 };
 

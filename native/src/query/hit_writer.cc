@@ -5,10 +5,59 @@
 #include "util/value.h"
 
 namespace tessera {
+namespace {
+
+// A hit's attributes as the projection keeps them. Named ones (include_attributes) are read from
+// the segment's columns when the segment has every name it holds as a column with arrays and its
+// rows list names in column order, so the columns give them in the blob's order; otherwise, and
+// for whole or excluding projections, the row's blob is written.
+class AttrsWriter {
+ public:
+  explicit AttrsWriter(const Projection& projection) : projection_(projection) {}
+
+  void Write(JsonWriter& w, const Candidate& c) {
+    if (c.segment != segment_) Bind(*c.segment);
+    if (!from_columns_) return WriteAttrsJson(w, c.segment->row_attrs(c.row), [&](std::string_view key) { return projection_.Keeps(key); });
+    JsonWriter::Scope object = w.Object();
+    ValueView v;
+    for (const AttrColumn* column : columns_) {
+      if (!column->Get(c.row, &v)) continue;
+      w.Key(column->name);
+      WriteValueJson(w, v);
+    }
+  }
+
+ private:
+  void Bind(const Segment& segment) {
+    segment_ = &segment;
+    columns_.clear();
+    const SegmentColumns* columns = segment.columns();
+    from_columns_ = projection_.include && columns && columns->ordered();
+    if (!from_columns_) return;
+    for (const std::string& name : *projection_.include) {
+      const AttrColumn* column = columns->Find(name);
+      if (column == nullptr) continue;  // no row holds it
+      if (column->in_blob()) {
+        from_columns_ = false;
+        return;
+      }
+      columns_.push_back(column);
+    }
+    std::sort(columns_.begin(), columns_.end(), [](const AttrColumn* a, const AttrColumn* b) { return a->index < b->index; });
+    columns_.erase(std::unique(columns_.begin(), columns_.end()), columns_.end());
+  }
+
+  const Projection& projection_;
+  const Segment* segment_ = nullptr;
+  bool from_columns_ = false;
+  std::vector<const AttrColumn*> columns_;  // the included names' columns in column order
+};
+
+}  // namespace
 
 void WriteHits(JsonWriter& w, const std::vector<Candidate>& candidates, size_t offset, size_t limit,
                const std::vector<std::string_view>& collection_names, const Projection& projection, const Annotator& annotate) {
-  auto keeps = [&](std::string_view key) { return projection.Keeps(key); };
+  AttrsWriter attrs(projection);
   JsonWriter::Scope hits = w.Array();
   size_t end = std::min(candidates.size(), offset + limit);
   for (size_t i = offset; i < end; ++i) {
@@ -18,7 +67,7 @@ void WriteHits(JsonWriter& w, const std::vector<Candidate>& candidates, size_t o
     w.Member("id", c.id);
     w.Member("score", c.score);
     w.Key("attrs");
-    WriteAttrsJson(w, c.segment->row_attrs(c.row), keeps);
+    attrs.Write(w, c);
     if (annotate) {
       w.Key("annotations");
       annotate(w, c);

@@ -7,6 +7,7 @@
 
 #include "query/hit_writer.h"
 #include "query/scan.h"
+#include "storage/field_reader.h"
 #include "util/json_writer.h"
 #include "util/value.h"
 
@@ -69,10 +70,10 @@ struct Group {
   std::vector<Sum> sums;
 };
 
-void AddRecord(std::string_view attrs, const std::vector<std::string>& fields, std::vector<Sum>& sums) {
+void AddRecord(const MatchedRow& r, std::vector<FieldReader>& fields, std::vector<Sum>& sums) {
   ValueView v;
   for (size_t i = 0; i < fields.size(); ++i)
-    if (FindAttr(attrs, fields[i], &v)) sums[i].Add(v);
+    if (fields[i].Find(*r.segment, r.row, &v)) sums[i].Add(v);
 }
 
 void WriteSums(JsonWriter& w, const std::vector<std::string>& fields, const std::vector<Sum>& sums) {
@@ -113,9 +114,10 @@ std::string ListRecords(const QueryContext& ctx, const ListParams& p) {
     std::vector<Keyed> ordered;
     std::vector<MatchedRow> trailing;
     std::optional<ValueTag> type;
+    FieldReader field(p.order_by->field);
     for (const MatchedRow& r : rows) {
       ValueView v;
-      bool present = FindAttr(r.segment->row_attrs(r.row), p.order_by->field, &v);
+      bool present = field.Find(*r.segment, r.row, &v);
       if (present && !type && Orderable(v.tag)) type = v.tag;
       if (present && type && v.tag == *type)
         ordered.push_back({r, v});
@@ -142,15 +144,17 @@ std::string Aggregate(const QueryContext& ctx, const AggregateParams& p) {
   std::vector<const CollectionState*> scope = ResolveScope(ctx.snap, p.scope);
   std::vector<MatchedRow> rows = MatchRows(ctx.snap, scope, p.filter, ctx.pool, ctx.cancel);
   std::vector<Sum> sums(p.sum.size());
+  std::vector<FieldReader> sum_fields(p.sum.begin(), p.sum.end());
+  std::optional<FieldReader> group_field;
+  if (p.group_by) group_field.emplace(*p.group_by);
   std::vector<Group> groups;
   std::unordered_map<std::string, size_t> group_index;
   bool truncated = false;
   for (const MatchedRow& r : rows) {
-    std::string_view attrs = r.segment->row_attrs(r.row);
-    AddRecord(attrs, p.sum, sums);
-    if (!p.group_by) continue;
+    AddRecord(r, sum_fields, sums);
+    if (!group_field) continue;
     ValueView v;
-    bool present = FindAttr(attrs, *p.group_by, &v);
+    bool present = group_field->Find(*r.segment, r.row, &v);
     std::string key = present ? ValueKey(v) : std::string();  // "" is the missing-attribute group
     auto it = group_index.find(key);
     if (it == group_index.end()) {
@@ -163,7 +167,7 @@ std::string Aggregate(const QueryContext& ctx, const AggregateParams& p) {
     }
     Group& g = groups[it->second];
     ++g.count;
-    AddRecord(attrs, p.sum, g.sums);
+    AddRecord(r, sum_fields, g.sums);
   }
   // Count desc; ties by value (variant order Str, Int, Bool, List, Float, DateTime, Null, then
   // natural order within a variant), the missing-attribute group last.

@@ -5,6 +5,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "storage/field_reader.h"
 #include "tessera/kernels.h"
 #include "util/value.h"
 
@@ -37,9 +38,10 @@ double DecayPenalty(const DecayRank& d, std::string_view attrs) {
 std::vector<Candidate> CapPerValue(std::vector<Candidate> ranked, const LimitPer& lp) {
   std::unordered_map<std::string, uint32_t> seen;
   std::vector<Candidate> out;
+  FieldReader field(lp.field);
   for (const Candidate& c : ranked) {
     ValueView v;
-    std::string key = FindAttr(c.segment->row_attrs(c.row), lp.field, &v) ? ValueKey(v) : std::string();
+    std::string key = field.Find(*c.segment, c.row, &v) ? ValueKey(v) : std::string();
     if (++seen[key] <= lp.max) out.push_back(c);
   }
   return out;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "index/vector_index.h"
+#include "util/row_bits.h"
 
 namespace tessera {
 
@@ -77,8 +78,23 @@ std::vector<MatchedRow> MatchRows(const Snapshot& snap, const std::vector<const 
     const ScanTask& task = plan.tasks()[t];
     const Segment& segment = *task.ref->segment;
     RowFilter admit(segment, snap.version, filter, std::nullopt);
-    ForEachRow(plan.Rows(task), cancel, [&](uint32_t r) {
-      if (admit.Visible(r) && admit.Admits(r)) found[t].push_back({task.scope_index, &segment, r});
+    RowRange range = plan.Rows(task);
+    // Without filter-index candidates, the segment's columns narrow the range first: rows they
+    // rule out are never read, and when they decide the filter exactly no row is tested again.
+    RowBits narrowed;
+    Narrowed how = Narrowed::kNone;
+    if (!range.narrowed && admit.filtered()) {
+      narrowed.Reset(range.begin, range.end);
+      how = admit.Narrow(narrowed);
+    }
+    auto add = [&](uint32_t r) {
+      if (admit.Visible(r) && (how == Narrowed::kExact || admit.Admits(r))) found[t].push_back({task.scope_index, &segment, r});
+    };
+    if (how == Narrowed::kNone) return ForEachRow(range, cancel, add);
+    uint32_t seen = 0;
+    narrowed.ForEach([&](uint32_t r) {
+      if (seen++ % kRowsPerCancelCheck == 0) cancel.ThrowIfCancelled();
+      add(r);
     });
   });
   std::vector<MatchedRow> out;

@@ -9,6 +9,7 @@
 
 #include "analysis/analyzer.h"
 #include "analysis/fuzzy.h"
+#include "index/segment_filter.h"
 #include "query/scan.h"
 #include "query/text_corpus.h"
 #include "util/json_writer.h"
@@ -62,8 +63,9 @@ class DocCondition {
       cancel.ThrowIfCancelled();
       const FieldPostings& fp = chunk.field(size_t(field_));
       std::vector<uint8_t> allowed(chunk.end() - chunk.begin(), 0);
+      SegmentFilter filter(filter_, *ref.segment);
       auto admit = [&](uint32_t row) {
-        if (text_.Visible(ref, row) && (filter_.empty() || filter_.Matches(ref.segment->row_attrs(row)))) allowed[row - chunk.begin()] = 1;
+        if (text_.Visible(ref, row) && filter.Matches(row)) allowed[row - chunk.begin()] = 1;
       };
       if (earlier_.empty()) {
         for (uint32_t r = chunk.begin(); r < chunk.end(); ++r)

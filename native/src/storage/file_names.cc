@@ -18,6 +18,8 @@ std::string SegmentNamedPath(const std::string& dir, uint64_t segment, size_t co
   return dir + "/" + SegmentBase(segment) + ".nv" + std::to_string(column);
 }
 
+std::string SegmentColumnsPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".cols"; }
+
 std::string SegmentHnswPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".hnsw"; }
 std::string SegmentIvfPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".ivf"; }
 
@@ -30,9 +32,9 @@ std::string DeletionsFileName(uint64_t segment, uint64_t version) { return Segme
 std::vector<std::string> SegmentFileNames(uint64_t segment) {
   std::string base = SegmentBase(segment);
   std::vector<std::string> out = {base + ".vec", base + ".rows"};
-  for (const char* index : {".hnsw", ".ivf", ".q8", ".qb"}) {
-    out.push_back(base + index);
-    out.push_back(base + index + ".tmp");
+  for (const char* derived : {".cols", ".hnsw", ".ivf", ".q8", ".qb"}) {
+    out.push_back(base + derived);
+    out.push_back(base + derived + ".tmp");
   }
   for (size_t k = 0; k < kMaxNamedVectors; ++k) out.push_back(base + ".nv" + std::to_string(k));
   return out;

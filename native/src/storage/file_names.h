@@ -6,6 +6,7 @@
 //   seg-N.vec            segment N's vectors, one f32 row per record
 //   seg-N.rows           segment N's ids, attributes and vector flags
 //   seg-N.nvK            segment N's K-th named-vector column
+//   seg-N.cols           segment N's attributes column by column (seg-N.cols.tmp while written)
 //   seg-N.del.V          segment N's deletion bitmap as of commit version V
 //   seg-N.hnsw           segment N's HNSW graph (seg-N.hnsw.tmp while it is being written)
 //   seg-N.q8, seg-N.qb   segment N's Int8 or Binary quantized codes (.tmp likewise)
@@ -28,6 +29,7 @@ std::string ManifestPath(const std::string& dir);
 std::string SegmentVectorsPath(const std::string& dir, uint64_t segment);
 std::string SegmentRowsPath(const std::string& dir, uint64_t segment);
 std::string SegmentNamedPath(const std::string& dir, uint64_t segment, size_t column);
+std::string SegmentColumnsPath(const std::string& dir, uint64_t segment);
 std::string SegmentHnswPath(const std::string& dir, uint64_t segment);
 // suffix: "q8" (Int8) or "qb" (Binary).
 std::string SegmentCodesPath(const std::string& dir, uint64_t segment, const char* suffix);
@@ -35,8 +37,9 @@ std::string SegmentIvfPath(const std::string& dir, uint64_t segment);
 // A file name (not a path): manifests refer to deletion bitmaps by name.
 std::string DeletionsFileName(uint64_t segment, uint64_t version);
 
-// Names of every file segment `segment` may have besides deletion bitmaps (index files included,
-// and their temporary names: a build may be writing one while a checkpoint cleans up).
+// Names of every file segment `segment` may have besides deletion bitmaps (its column file and
+// index files included, and their temporary names: a build may be writing one while a checkpoint
+// cleans up).
 std::vector<std::string> SegmentFileNames(uint64_t segment);
 // Whether name is one of some segment's files (deletion bitmaps included).
 bool IsSegmentFileName(const std::string& name);

@@ -171,6 +171,7 @@ std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id
   s->vectors_ = load(SegmentVectorsPath(dir, id));
   // Views point into the rows file, which the segment keeps.
   s->rows_file_ = std::move(rows_file);
+  s->rows_crc_ = stored_crc;
   ByteReader body(std::string_view(s->rows_file_).substr(0, s->rows_file_.size() - 4));
   body.Raw(12);
   for (const std::string& n : names) body.Raw(4 + n.size());

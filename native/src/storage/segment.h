@@ -1,5 +1,7 @@
 // A segment is a run of rows of one collection: ids, optional vectors (one contiguous f32 slot
-// per row), named-vector columns, encoded attributes and a per-row deletion stamp.
+// per row), named-vector columns, encoded attributes and a per-row deletion stamp. A sealed
+// segment may also carry its attributes column by column (SegmentColumns), attached before any
+// snapshot holds it; the per-row blobs stay, for whole records and for copying rows.
 //
 // A memory segment takes appends from the single writer up to a fixed capacity; its buffers never
 // move, so readers scan rows below their snapshot's count while the writer appends beyond it. A
@@ -18,6 +20,7 @@
 
 #include "storage/file_names.h"
 #include "storage/record_input.h"
+#include "storage/segment_columns.h"
 #include "util/file_util.h"
 #include "util/lazy_array.h"
 
@@ -53,6 +56,13 @@ class Segment {
 
   std::string_view row_id(uint32_t r) const { return ids_[r]; }
   std::string_view row_attrs(uint32_t r) const { return attrs_[r]; }
+  // The attributes column by column; null for memory segments and sealed ones without a usable
+  // column file (readers then read row_attrs).
+  const SegmentColumns* columns() const { return columns_.get(); }
+  // Before the segment is published: from OpenSegmentColumns.
+  void AttachColumns(SegmentColumnsPtr columns) { columns_ = std::move(columns); }
+  // A sealed segment's rows file CRC (its identity for derived files); 0 for a memory segment.
+  uint32_t rows_crc() const { return rows_crc_; }
   bool has_vector(uint32_t r) const { return has_vector_[r] != 0; }
   const float* vectors() const { return static_cast<const float*>(vectors_.data()); }
   const float* vector(uint32_t r) const { return vectors() + size_t(r) * dim_; }
@@ -109,6 +119,8 @@ class Segment {
   size_t arena_left_ = 0;
   char* arena_pos_ = nullptr;
   std::string rows_file_;
+  uint32_t rows_crc_ = 0;
+  SegmentColumnsPtr columns_;
 };
 
 using SegmentPtr = std::shared_ptr<Segment>;
