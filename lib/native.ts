@@ -54,13 +54,29 @@ export interface NativeStore {
   aggregate(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
   stats(): Promise<Buffer>;
   flush(): Promise<Buffer>;
+  compact(body: Uint8Array): Promise<Buffer>;
+  sweepExpired(): Promise<Buffer>;
   waitForIndexes(): Promise<Buffer>;
   close(): Promise<Buffer>;
   info(): NativeInfo;
   poisoned(): string | null;
   commitVersion(): number;
-  footprint(): { rows: number; dead_rows: number; doc_count: number; collections: number; index_builds_pending: number };
+  footprint(): NativeFootprint;
   injectWriteFault(): void;
+  injectCompactionFault(where: 'before-switch' | 'at-switch'): void;
+}
+
+/** Counters the core keeps current as of the last commit; read without a store lock. */
+export interface NativeFootprint {
+  rows: number;
+  dead_rows: number;
+  doc_count: number;
+  collections: number;
+  segments: number;
+  index_builds_pending: number;
+  /** Compactions installed since open, and the bytes they wrote. */
+  compactions: number;
+  compaction_bytes: number;
 }
 
 export interface NativeAddon {

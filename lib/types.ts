@@ -233,6 +233,8 @@ export interface Footprint {
   dimension: number;
   vector_bytes: number;
   doc_count: number;
+  /** Segments over all collections: sealed ones and those still in memory. */
+  segments: number;
 }
 
 /**

@@ -1,7 +1,7 @@
 // The Store class: the embedded library, one async method per route of the spec. Every call runs
 // in the core on a worker thread; bodies that carry vectors or Values cross as JSON bytes.
 import { parseExact, stringifyExact } from '../exact_json';
-import { native, type NativeStore } from '../native';
+import { type NativeFootprint, native, type NativeStore } from '../native';
 import type {
   AggregateRequest,
   AnnConfig,
@@ -152,7 +152,7 @@ export class Store {
   }
 
   /** Row counters as of the last commit. Reads memory only (for metrics). */
-  footprintCached(): { rows: number; dead_rows: number; doc_count: number; collections: number; index_builds_pending: number } {
+  footprintCached(): NativeFootprint {
     return this.core.footprint();
   }
 
@@ -337,6 +337,19 @@ export class Store {
     return json(await call(o, () => this.core.flush()));
   }
 
+  /**
+   * /compact: with `expired`, first deletes every entry whose `svc.expires_at` has passed; then seals
+   * what is in memory and rewrites every segment holding dead rows and every run of small segments.
+   */
+  async compact(body: { expired?: boolean } | Uint8Array = {}, o?: CallOptions): Promise<{ ok: true }> {
+    return json(await call(o, () => this.core.compact(bytes(body))));
+  }
+
+  /** Deletes every entry of every collection whose `svc.expires_at` has passed. */
+  async sweepExpired(o?: CallOptions): Promise<{ deleted: number }> {
+    return json(await call(o, () => this.core.sweepExpired()));
+  }
+
   /** Resolves once no approximate index is waiting to be built or being built. */
   async waitForIndexes(o?: CallOptions): Promise<{ ok: true }> {
     return json(await call(o, () => this.core.waitForIndexes()));
@@ -347,10 +360,16 @@ export class Store {
     await call(undefined, () => this.core.close());
   }
 
-  /** Test hook, present only with TESSERA_TEST_FAULTS=1: the next write fails inside the write lock. */
-  _injectFault(kind: 'poison-next-write'): void {
+  /**
+   * Test hook, present only with TESSERA_TEST_FAULTS=1: the next write fails inside the write lock
+   * (`poison-next-write`), or the next compaction fails before its switch (abandoned) or inside it
+   * (poisoning the store).
+   */
+  _injectFault(kind: 'poison-next-write' | 'compaction-before-switch' | 'compaction-at-switch'): void {
     if (process.env.TESSERA_TEST_FAULTS !== '1') throw new StoreError(404, 'fault injection is disabled');
-    if (kind !== 'poison-next-write') throw new StoreError(400, `unknown fault ${kind}`);
-    this.core.injectWriteFault();
+    if (kind === 'poison-next-write') this.core.injectWriteFault();
+    else if (kind === 'compaction-before-switch') this.core.injectCompactionFault('before-switch');
+    else if (kind === 'compaction-at-switch') this.core.injectCompactionFault('at-switch');
+    else throw new StoreError(400, `unknown fault ${kind}`);
   }
 }

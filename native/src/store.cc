@@ -1,9 +1,11 @@
 #include "tessera/store.h"
 
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <thread>
 
+#include "catalog/compaction.h"
 #include "catalog/ops.h"
 #include "catalog/version_set.h"
 #include "index/ann_index.h"
@@ -24,6 +26,7 @@
 #include "storage/writer_lock.h"
 #include "tessera/error.h"
 #include "util/background_worker.h"
+#include "util/crash_point.h"
 #include "util/file_util.h"
 #include "util/json_writer.h"
 
@@ -117,9 +120,12 @@ std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
     s->OpenDirectory();
     s->versions_ = std::make_unique<VersionSet>(options.path, s->dim_, options.mmap, s->role_ == Role::kWriter, *s->pool_);
     s->versions_->Recover();
+    if (s->role_ == Role::kWriter) s->versions_->RemoveOrphans();
   }
   s->Publish(s->versions_->Current());
+  std::lock_guard<std::mutex> writer(s->writer_mu_);
   s->IndexSealedSegments();
+  s->ScheduleCompaction();
   return s;
 }
 
@@ -174,6 +180,9 @@ void Store::Publish(SnapshotPtr snap) {
   footprint_.dead_rows = dead;
   footprint_.doc_count = live;
   footprint_.collections = snap->collections.size();
+  uint64_t segments = 0;
+  for (const auto& [name, c] : snap->collections) segments += c->segments.size();
+  footprint_.segments = segments;
   commit_version_.store(snap->version, std::memory_order_release);
   std::lock_guard<std::mutex> lock(snap_mu_);
   snap_ = std::move(snap);
@@ -251,6 +260,7 @@ void Store::CommitGroup(std::deque<PendingWrite*>& group) {
       Publish(versions_->Current());
       IndexSealedSegments();
     }
+    ScheduleCompaction();
   } catch (const std::exception& e) {
     // Memory may hold part of a batch that the log does not: nothing more can be trusted.
     Poison(e.what());
@@ -270,6 +280,7 @@ void Store::CheckpointOrPoison() {
   }
   Publish(versions_->Current());
   IndexSealedSegments();
+  ScheduleCompaction();
 }
 
 VectorIndexConfig Store::VectorIndexes() const { return VectorIndexConfig{metric_, ann_, quantization_, options_.mmap}; }
@@ -313,6 +324,106 @@ void Store::BuildSegmentIndexes(const std::string& collection, const SegmentPtr&
   if (built.complete && !closed_ &&
       versions_->AttachVectorIndexes(collection, segment->id(), std::move(built.first_pass), std::move(built.ann)))
     Publish(versions_->Current());
+}
+
+void Store::ScheduleCompaction() {
+  if (role_ != Role::kWriter || compaction_queued_ || closed_) return;
+  if (!PickCompaction(*versions_->Current(), dim_, CompactionScope::kAutomatic)) return;
+  compaction_queued_ = true;
+  index_builds_->Post([this] {
+    bool compacted = false;
+    try {
+      compacted = CompactOnce(CompactionScope::kAutomatic);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tessera: background compaction abandoned: %s\n", e.what());
+    }
+    std::lock_guard<std::mutex> writer(writer_mu_);
+    compaction_queued_ = false;
+    if (compacted) ScheduleCompaction();
+  });
+}
+
+bool Store::CompactOnce(CompactionScope scope) {
+  std::lock_guard<std::mutex> one_at_a_time(compaction_mu_);
+  CompactionJob job;
+  {
+    std::lock_guard<std::mutex> writer(writer_mu_);
+    if (closed_ || !poisoned().empty()) return false;
+    std::optional<CompactionJob> picked = PickCompaction(*versions_->Current(), dim_, scope);
+    if (!picked) return false;
+    job = std::move(*picked);
+    job.output_id = versions_->BeginCompaction();
+  }
+  CompactedSegment out;
+  try {
+    out = RewriteSegments(job, options_.path, dim_, options_.mmap, stop_index_builds_);
+    const VectorIndexConfig config = VectorIndexes();
+    if (out.segment && config.any() && out.segment->appended() >= kMinAnnRows) {
+      SegmentVectorIndexes built = BuildSegmentVectorIndexes(options_.path, *out.segment, config, *pool_, stop_index_builds_);
+      if (built.complete) out.indexes = out.indexes->WithVectorIndexes(std::move(built.first_pass), std::move(built.ann));
+    }
+    CrashPoint("compaction-written");
+    if (compaction_fault_.exchange(CompactionFault::kNone) == CompactionFault::kBeforeSwitch)
+      throw std::runtime_error("injected compaction fault");
+  } catch (const std::exception&) {
+    // Nothing was switched: the inputs serve on and a later compaction tries again.
+    {
+      std::lock_guard<std::mutex> writer(writer_mu_);
+      versions_->AbandonCompaction(job.output_id);
+    }
+    if (stop_index_builds_.cancelled()) return false;
+    throw;
+  }
+  std::lock_guard<std::mutex> writer(writer_mu_);
+  if (closed_) return false;
+  try {
+    if (compaction_fault_.exchange(CompactionFault::kNone) == CompactionFault::kAtSwitch)
+      throw std::runtime_error("injected compaction switch fault");
+    if (!versions_->InstallCompaction(job, out)) return false;
+  } catch (const std::exception& e) {
+    // The switch may be half made in memory or on disk: nothing more can be trusted.
+    Poison(std::string("compaction switch failed: ") + e.what());
+    return false;
+  }
+  footprint_.compactions.fetch_add(1);
+  footprint_.compaction_bytes.fetch_add(out.bytes);
+  Publish(versions_->Current());
+  IndexSealedSegments();
+  return true;
+}
+
+void Store::CompactInMemory() {
+  std::lock_guard<std::mutex> writer(writer_mu_);
+  CancelToken never;
+  while (std::optional<CompactionJob> job = PickCompaction(*versions_->Current(), dim_, CompactionScope::kEverything)) {
+    job->output_id = versions_->BeginCompaction();
+    CompactedSegment out = RewriteSegments(*job, "", dim_, false, never);
+    versions_->InstallCompaction(*job, out);
+    footprint_.compactions.fetch_add(1);
+    footprint_.compaction_bytes.fetch_add(out.bytes);
+  }
+  Publish(versions_->Current());
+}
+
+std::string Store::Compact(std::string_view body) {
+  CheckWritable();
+  if (ParseCompact(body).expired) DeleteExpired();
+  if (role_ == Role::kInMemory) {
+    CompactInMemory();
+    return OneMember("ok", true);
+  }
+  {
+    std::lock_guard<std::mutex> writer(writer_mu_);
+    CheckWritable();
+    CheckpointOrPoison();
+  }
+  // Writes keep arriving while this runs: bound the work to what there was to begin with.
+  size_t budget = 16;
+  for (const auto& [name, c] : Current()->collections) budget += c->segments.size();
+  while (budget-- > 0 && CompactOnce(CompactionScope::kAllDead)) {
+  }
+  CheckWritable();  // a failed switch poisoned the store
+  return OneMember("ok", true);
 }
 
 void Store::StopIndexBuilds() {
@@ -407,7 +518,10 @@ std::string Store::Upsert(const std::string& name, std::string_view body) {
 
 std::string Store::Delete(const std::string& name, std::string_view body) {
   CheckWritable();
-  DeleteRequest req = ParseDelete(body);
+  return OneMember("deleted", DeleteRows(name, ParseDelete(body)));
+}
+
+uint64_t Store::DeleteRows(const std::string& name, DeleteRequest&& req) {
   auto resolve = ResolveAliasIn(*versions_, &DeleteOp::collection);
   PendingWrite write{DeleteOp{name, std::move(req.ids)}, resolve};
   if (req.filter) {
@@ -425,7 +539,25 @@ std::string Store::Delete(const std::string& name, std::string_view body) {
         del.ids.emplace_back(r.segment->row_id(r.row));
     };
   }
-  return OneMember("deleted", Write(std::move(write)));
+  return Write(std::move(write));
+}
+
+std::string Store::SweepExpired() { return OneMember("deleted", DeleteExpired()); }
+
+uint64_t Store::DeleteExpired() {
+  CheckWritable();
+  int64_t now =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  std::string expired = R"({"filter": [{"Lt": ["svc.expires_at", {"DateTime": )" + std::to_string(now) + "}]}]}";
+  uint64_t deleted = 0;
+  for (const auto& [name, c] : Current()->collections) {
+    try {
+      deleted += DeleteRows(name, ParseDelete(expired));
+    } catch (const Error& e) {
+      if (e.status() != Status::kNotFound) throw;  // dropped meanwhile: nothing left to sweep there
+    }
+  }
+  return deleted;
 }
 
 std::unique_ptr<RecordsCursor> Store::OpenRecords(const std::string& name) {

@@ -22,6 +22,8 @@
 namespace tessera {
 
 class BackgroundWorker;
+enum class CompactionScope;
+struct DeleteRequest;
 class Segment;
 class ThreadPool;
 class VersionSet;
@@ -33,8 +35,13 @@ struct Snapshot;
 // Row counts as of the last commit, and segments whose vector indexes are queued or building,
 // readable without any lock (for metrics).
 struct FootprintCounters {
-  std::atomic<uint64_t> rows{0}, dead_rows{0}, doc_count{0}, collections{0}, index_builds_pending{0};
+  std::atomic<uint64_t> rows{0}, dead_rows{0}, doc_count{0}, collections{0}, segments{0}, index_builds_pending{0};
+  // Compactions installed since open, and the bytes they wrote.
+  std::atomic<uint64_t> compactions{0}, compaction_bytes{0};
 };
+
+// Where a test makes the next compaction fail (Store::InjectCompactionFault).
+enum class CompactionFault { kNone, kBeforeSwitch, kAtSwitch };
 
 class Store {
  public:
@@ -74,6 +81,11 @@ class Store {
   std::string Stats();
   // Makes every acknowledged write part of sealed segment files and empties the log.
   std::string Flush();
+  // POST /compact: optionally deletes expired entries first, then seals memory segments and rewrites
+  // every segment holding dead rows and every run of small ones, until none is left.
+  std::string Compact(std::string_view body);
+  // Deletes every entry of every collection whose svc.expires_at has passed: {"deleted": count}.
+  std::string SweepExpired();
   // Blocks until no approximate index is waiting to be built or being built.
   std::string WaitForIndexes();
   void Close();
@@ -94,6 +106,9 @@ class Store {
   std::string poisoned() const;
   // Test hook: the next write throws inside the write lock.
   void InjectWriteFault() { inject_fault_.store(true); }
+  // Test hook: the next compaction throws before its switch (abandoned, the store serves on) or
+  // inside it (the store is poisoned).
+  void InjectCompactionFault(CompactionFault where) { compaction_fault_.store(where); }
 
  private:
   explicit Store(const StoreOptions& options);
@@ -115,6 +130,16 @@ class Store {
   // (writer only) queues a background build. Called with the writer mutex held, or while opening.
   void IndexSealedSegments();
   void BuildSegmentIndexes(const std::string& collection, const std::shared_ptr<Segment>& segment);
+  // Queues a background compaction when the policy finds work and none is queued. Writer mutex held.
+  void ScheduleCompaction();
+  // Runs the next compaction scope finds (one at a time); false when there was none or it was
+  // abandoned. A failure inside the switch poisons the store.
+  bool CompactOnce(CompactionScope scope);
+  // An in-memory store compacts under the writer mutex: there is nothing to write, so it is short.
+  void CompactInMemory();
+  uint64_t DeleteExpired();
+  // Deletes the rows req names or matches in collection name; returns how many.
+  uint64_t DeleteRows(const std::string& name, DeleteRequest&& req);
   VectorIndexConfig VectorIndexes() const;
   void StopIndexBuilds();
   void CheckWritable() const;
@@ -130,9 +155,12 @@ class Store {
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<VersionSet> versions_;
   std::atomic<bool> closed_{false};
-  // Index builds run on their own thread, which fans each build out over the query pool.
+  // Index builds and compactions run in turn on one thread, which fans each out over the query pool.
   std::unique_ptr<BackgroundWorker> index_builds_;
   CancelToken stop_index_builds_;
+  std::mutex compaction_mu_;  // one compaction at a time: the background one or POST /compact's
+  bool compaction_queued_ = false;  // writer mutex
+  std::atomic<CompactionFault> compaction_fault_{CompactionFault::kNone};
   std::set<uint64_t> building_;  // segment ids queued or building; writer mutex
 
   mutable std::mutex snap_mu_;

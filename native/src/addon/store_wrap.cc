@@ -45,6 +45,8 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::Call<&Store::Aggregate>>("aggregate"),
                          InstanceMethod<&StoreWrap::Call<&Store::Stats>>("stats"),
                          InstanceMethod<&StoreWrap::Call<&Store::Flush>>("flush"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Compact>>("compact"),
+                         InstanceMethod<&StoreWrap::Call<&Store::SweepExpired>>("sweepExpired"),
                          InstanceMethod<&StoreWrap::Call<&Store::WaitForIndexes>>("waitForIndexes"),
                          InstanceMethod<&StoreWrap::Close>("close"),
                          InstanceMethod<&StoreWrap::Info>("info"),
@@ -52,6 +54,7 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::CommitVersion>("commitVersion"),
                          InstanceMethod<&StoreWrap::Footprint>("footprint"),
                          InstanceMethod<&StoreWrap::InjectWriteFault>("injectWriteFault"),
+                         InstanceMethod<&StoreWrap::InjectCompactionFault>("injectCompactionFault"),
                      });
 }
 
@@ -181,6 +184,8 @@ Napi::Value StoreWrap::Call(const Napi::CallbackInfo& info) {
     return CoreTask::Run(env, [s] { return ((*s).*Method)(); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(const std::string&)>) {
     return CoreTask::Run(env, [s, name = StringArg(info, 0)] { return ((*s).*Method)(name); });
+  } else if constexpr (std::is_same_v<M, std::string (Store::*)(std::string_view)>) {
+    return CoreTask::Run(env, [s, body = BytesArg(info, 0)] { return ((*s).*Method)(body); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(const std::string&, std::string_view)>) {
     return CoreTask::Run(env, [s, name = StringArg(info, 0), body = BytesArg(info, 1)] { return ((*s).*Method)(name, body); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(std::string_view, const std::vector<float>&, const CancelToken&)>) {
@@ -249,12 +254,24 @@ Napi::Value StoreWrap::Footprint(const Napi::CallbackInfo& info) {
   o.Set("dead_rows", double(f.dead_rows.load()));
   o.Set("doc_count", double(f.doc_count.load()));
   o.Set("collections", double(f.collections.load()));
+  o.Set("segments", double(f.segments.load()));
   o.Set("index_builds_pending", double(f.index_builds_pending.load()));
+  o.Set("compactions", double(f.compactions.load()));
+  o.Set("compaction_bytes", double(f.compaction_bytes.load()));
   return o;
 }
 
 Napi::Value StoreWrap::InjectWriteFault(const Napi::CallbackInfo& info) {
   store(info.Env()).InjectWriteFault();
+  return info.Env().Undefined();
+}
+
+Napi::Value StoreWrap::InjectCompactionFault(const Napi::CallbackInfo& info) {
+  std::string where = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "";
+  tessera::CompactionFault fault = where == "before-switch" ? tessera::CompactionFault::kBeforeSwitch
+                                   : where == "at-switch"   ? tessera::CompactionFault::kAtSwitch
+                                                            : tessera::CompactionFault::kNone;
+  store(info.Env()).InjectCompactionFault(fault);
   return info.Env().Undefined();
 }
 

@@ -36,6 +36,7 @@ class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
   Napi::Value CommitVersion(const Napi::CallbackInfo& info);
   Napi::Value Footprint(const Napi::CallbackInfo& info);
   Napi::Value InjectWriteFault(const Napi::CallbackInfo& info);
+  Napi::Value InjectCompactionFault(const Napi::CallbackInfo& info);
 
   tessera::Store& store(Napi::Env env);
   std::shared_ptr<tessera::Store> shared(Napi::Env env);

@@ -257,6 +257,43 @@ void StoreState::ReplaceSegment(const std::string& collection, const SegmentPtr&
   Touch(c);
 }
 
+bool StoreState::InstallCompaction(const CompactionJob& job, const CompactedSegment& out) {
+  Collection* c = Find(job.collection);
+  if (c == nullptr || job.inputs.empty()) return false;
+  auto first = std::find_if(c->segments.begin(), c->segments.end(), [&](const Slot& s) { return s.segment == job.inputs[0].segment; });
+  if (c->segments.end() - first < std::ptrdiff_t(job.inputs.size())) return false;
+  for (size_t i = 0; i < job.inputs.size(); ++i)
+    if (first[i].segment != job.inputs[i].segment) return false;
+  uint64_t input_rows = 0;
+  for (const SegmentRef& ref : job.inputs) input_rows += ref.segment->appended();
+  if (out.segment) {
+    Segment& segment = *out.segment;
+    for (uint32_t r = 0; r < segment.appended(); ++r) {
+      const RowSource& from = out.sources[r];
+      Segment& input = *job.inputs[from.input].segment;
+      uint64_t deleted_at = input.deleted_at(from.row);
+      if (deleted_at != kNeverDeleted) {
+        segment.MarkDeleted(r, deleted_at);
+        continue;
+      }
+      auto id = c->ids.find(std::string(segment.row_id(r)));
+      if (id != c->ids.end()) id->second = RowRef{&segment, r};
+    }
+  }
+  uint64_t dropped = input_rows - (out.segment ? out.segment->appended() : 0);
+  c->rows -= dropped;
+  c->dead_rows -= dropped;
+  auto at = c->segments.erase(first, first + std::ptrdiff_t(job.inputs.size()));
+  if (out.segment) {
+    // Declarations changed since the job began: derive the output's indexes again.
+    SegmentIndexesPtr indexes = out.indexes;
+    if (c->schema != job.schema) indexes = SealedIndexes(*c, *out.segment, indexes->WithText(nullptr));
+    c->segments.insert(at, Slot{out.segment, std::move(indexes)});
+  }
+  Touch(*c);
+  return true;
+}
+
 bool StoreState::AttachVectorIndexes(const std::string& collection, uint64_t segment_id, VectorIndexPtr first_pass, VectorIndexPtr ann) {
   Collection* c = Find(collection);
   if (c == nullptr) return false;
@@ -275,6 +312,15 @@ uint64_t StoreState::memory_rows() const {
     for (const Slot& slot : c->segments)
       if (!slot.segment->sealed()) rows += slot.segment->appended();
   return rows;
+}
+
+bool StoreState::MemorySegmentMostlyDead() const {
+  constexpr uint32_t kMinRows = 1 << 14;
+  for (const auto& [name, c] : collections_)
+    for (const Slot& slot : c->segments)
+      if (!slot.segment->sealed() && slot.segment->appended() >= kMinRows && slot.segment->deleted_rows() * 2 >= slot.segment->appended())
+        return true;
+  return false;
 }
 
 bool StoreState::MemorySegmentNearlyFull() const {

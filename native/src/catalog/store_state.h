@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "catalog/compaction.h"
 #include "catalog/ops.h"
 #include "catalog/snapshot.h"
 #include "util/thread_pool.h"
@@ -47,6 +48,14 @@ class StoreState {
   // false when the segment is gone (its collection dropped) or is not sealed.
   bool AttachVectorIndexes(const std::string& collection, uint64_t segment_id, VectorIndexPtr first_pass, VectorIndexPtr ann);
   uint64_t next_segment_id() const { return next_segment_id_; }
+  uint64_t NewSegmentId() { return next_segment_id_++; }
+
+  // Compaction's switch: replaces job's inputs by out (removes them when out has no segment),
+  // carrying over every deletion made since job.version and pointing their live ids at out's rows.
+  // False, changing nothing, when the inputs are no longer the collection's (it was dropped).
+  bool InstallCompaction(const CompactionJob& job, const CompactedSegment& out);
+  // Whether a memory segment is large and mostly dead: sealing it lets compaction reclaim it.
+  bool MemorySegmentMostlyDead() const;
 
  private:
   struct RowRef {

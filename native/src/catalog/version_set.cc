@@ -1,9 +1,11 @@
 #include "catalog/version_set.h"
 
+#include <algorithm>
 #include <set>
 
 #include "storage/file_names.h"
 #include "util/byte_io.h"
+#include "util/crash_point.h"
 #include "util/file_util.h"
 
 namespace tessera {
@@ -14,10 +16,21 @@ namespace {
 constexpr uint64_t kCheckpointRows = 1 << 18;
 constexpr uint64_t kCheckpointLogBytes = 256ull << 20;
 
-bool AnyDeleted(const Segment& segment, uint32_t rows) {
+bool AnyDeletedBy(const Segment& segment, uint32_t rows, uint64_t version) {
   for (uint32_t r = 0; r < rows; ++r)
-    if (segment.deleted(r)) return true;
+    if (segment.deleted_at(r) <= version) return true;
   return false;
+}
+
+// The manifest entry of a sealed segment, with a deletion bitmap as of version written when any
+// of its rows was deleted by then.
+ManifestSegment Entry(const std::string& dir, const Segment& segment, uint32_t rows, uint64_t version) {
+  ManifestSegment ms{segment.id(), rows, ""};
+  if (AnyDeletedBy(segment, rows, version)) {
+    ms.deletions = DeletionsFileName(ms.id, version);
+    segment.PersistDeletions(dir + "/" + ms.deletions, rows, version);
+  }
+  return ms;
 }
 
 }  // namespace
@@ -28,6 +41,7 @@ VersionSet::VersionSet(std::string dir, uint32_t dim, bool mmap, bool logging, T
 void VersionSet::Recover() {
   if (dir_.empty()) return;
   if (std::optional<Manifest> manifest = ReadManifest(dir_)) {
+    manifest_ = *manifest;
     state_ = StoreState(dim_, manifest->next_segment_id);
     version_ = manifest->commit_version;
     for (ManifestCollection& c : manifest->collections) {
@@ -65,7 +79,8 @@ void VersionSet::Sync() {
 }
 
 bool VersionSet::CheckpointDue() const {
-  return logging_ && (state_.memory_rows() >= kCheckpointRows || state_.MemorySegmentNearlyFull() || wal_.bytes() >= kCheckpointLogBytes);
+  return logging_ && (state_.memory_rows() >= kCheckpointRows || state_.MemorySegmentNearlyFull() || state_.MemorySegmentMostlyDead() ||
+                      wal_.bytes() >= kCheckpointLogBytes);
 }
 
 void VersionSet::SealMemorySegments(const Snapshot& snap) {
@@ -90,23 +105,60 @@ void VersionSet::Checkpoint() {
   m.aliases = snap->aliases;
   for (const auto& [name, c] : snap->collections) {
     ManifestCollection& mc = m.collections.emplace_back(ManifestCollection{name, *c->schema, {}});
-    for (const SegmentRef& ref : c->segments) {
-      if (ref.rows == 0) continue;
-      ManifestSegment ms{ref.segment->id(), ref.rows, ""};
-      if (AnyDeleted(*ref.segment, ref.rows)) {
-        ms.deletions = DeletionsFileName(ms.id, version_);
-        ref.segment->PersistDeletions(dir_ + "/" + ms.deletions, ref.rows, version_);
-      }
-      mc.segments.push_back(ms);
-    }
+    for (const SegmentRef& ref : c->segments)
+      if (ref.rows > 0) mc.segments.push_back(Entry(dir_, *ref.segment, ref.rows, version_));
   }
   WriteManifest(dir_, m);
+  manifest_ = std::move(m);
   wal_.Reset();
-  RemoveUnnamedFiles(m);
+  RemoveUnnamedFiles(manifest_);
+}
+
+uint64_t VersionSet::BeginCompaction() {
+  compacting_ = state_.NewSegmentId();
+  return compacting_;
+}
+
+bool VersionSet::InstallCompaction(const CompactionJob& job, const CompactedSegment& out) {
+  compacting_ = 0;
+  if (!state_.InstallCompaction(job, out)) {
+    if (logging_) RemoveUnnamedFiles(manifest_);
+    return false;
+  }
+  if (!logging_) return true;
+  // The manifest keeps its commit version: the log after it replays onto the output as it did onto
+  // the inputs, since ops find rows by id. Rows deleted by then are in the output's bitmap.
+  Manifest m = manifest_;
+  m.next_segment_id = state_.next_segment_id();
+  for (ManifestCollection& mc : m.collections) {
+    if (mc.name != job.collection) continue;
+    std::set<uint64_t> inputs;
+    for (const SegmentRef& ref : job.inputs) inputs.insert(ref.segment->id());
+    auto first = std::find_if(mc.segments.begin(), mc.segments.end(), [&](const ManifestSegment& s) { return inputs.count(s.id); });
+    size_t at = size_t(first - mc.segments.begin());
+    std::erase_if(mc.segments, [&](const ManifestSegment& s) { return inputs.count(s.id) > 0; });
+    if (out.segment) {
+      const Segment& segment = *out.segment;
+      mc.segments.insert(mc.segments.begin() + std::ptrdiff_t(at), Entry(dir_, segment, segment.appended(), m.commit_version));
+    }
+  }
+  CrashPoint("compaction-before-manifest");
+  WriteManifest(dir_, m);
+  manifest_ = std::move(m);
+  CrashPoint("compaction-after-manifest");
+  RemoveUnnamedFiles(manifest_);
+  return true;
+}
+
+void VersionSet::AbandonCompaction(uint64_t output_id) {
+  if (compacting_ == output_id) compacting_ = 0;
+  if (logging_) RemoveUnnamedFiles(manifest_);
 }
 
 void VersionSet::RemoveUnnamedFiles(const Manifest& manifest) {
   std::set<std::string> named;
+  if (compacting_ != 0)
+    for (std::string& f : SegmentFileNames(compacting_)) named.insert(std::move(f));
   for (const ManifestCollection& c : manifest.collections) {
     for (const ManifestSegment& s : c.segments) {
       for (std::string& f : SegmentFileNames(s.id)) named.insert(std::move(f));

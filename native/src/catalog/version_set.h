@@ -1,8 +1,9 @@
 // The store's versions: the writer's state at the latest commit version, the write-ahead log that
 // makes each version durable, and the files on disk. It recovers the latest version from MANIFEST
 // and the log, and checkpoints: seals memory segments into files, writes a new MANIFEST, empties
-// the log and removes the files no manifest names any more. Compaction and version history will
-// extend the same file lifetimes. Called by one writer at a time (the group-commit leader).
+// the log and removes the files no manifest names any more. A compaction's switch writes a MANIFEST
+// too: the same commit version and log, its inputs' files replaced by its output's. Called by one
+// writer at a time (the group-commit leader, or a compaction's switch, under the writer mutex).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -46,10 +47,22 @@ class VersionSet {
   bool CheckpointDue() const;
   void Checkpoint();
 
+  // Compaction: an id for its output, whose files no cleanup removes until Install or Abandon.
+  uint64_t BeginCompaction();
+  // The switch (see StoreState::InstallCompaction), made durable by a new MANIFEST. False when the
+  // inputs are gone; the output's files are then removed.
+  bool InstallCompaction(const CompactionJob& job, const CompactedSegment& out);
+  // Removes what an abandoned compaction wrote.
+  void AbandonCompaction(uint64_t output_id);
+  // The writer at open: removes files a crash left behind (an unfinished compaction's output,
+  // deletion bitmaps of an older manifest, temporary files).
+  void RemoveOrphans() { RemoveUnnamedFiles(manifest_); }
+
  private:
   // Writes a sealed copy of every memory segment's rows and swaps it in.
   void SealMemorySegments(const Snapshot& snap);
-  // Removes segment files the manifest does not name (dropped collections, old deletion bitmaps).
+  // Removes segment files the manifest does not name (dropped collections, old deletion bitmaps),
+  // sparing a running compaction's output.
   void RemoveUnnamedFiles(const Manifest& manifest);
 
   std::string dir_;
@@ -60,6 +73,8 @@ class VersionSet {
   StoreState state_;
   Wal wal_;
   uint64_t version_ = 0;
+  Manifest manifest_;             // the one on disk
+  uint64_t compacting_ = 0;       // a running compaction's output segment id, 0 when none
 };
 
 }  // namespace tessera
