@@ -350,7 +350,7 @@ export class Store {
     return json(await call(o, () => this.core.sweepExpired()));
   }
 
-  /** Resolves once no approximate index is waiting to be built or being built. */
+  /** Resolves once no background work (a vector index build or a compaction) is queued or running. */
   async waitForIndexes(o?: CallOptions): Promise<{ ok: true }> {
     return json(await call(o, () => this.core.waitForIndexes()));
   }

@@ -333,6 +333,7 @@ void Store::ScheduleCompaction() {
   index_builds_->Post([this] {
     bool compacted = false;
     try {
+      std::lock_guard<std::mutex> one_at_a_time(compaction_mu_);
       compacted = CompactOnce(CompactionScope::kAutomatic);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "tessera: background compaction abandoned: %s\n", e.what());
@@ -343,8 +344,12 @@ void Store::ScheduleCompaction() {
   });
 }
 
+bool Store::TakeCompactionFault(CompactionFault where) {
+  CompactionFault armed = where;
+  return compaction_fault_.compare_exchange_strong(armed, CompactionFault::kNone);
+}
+
 bool Store::CompactOnce(CompactionScope scope) {
-  std::lock_guard<std::mutex> one_at_a_time(compaction_mu_);
   CompactionJob job;
   {
     std::lock_guard<std::mutex> writer(writer_mu_);
@@ -363,8 +368,7 @@ bool Store::CompactOnce(CompactionScope scope) {
       if (built.complete) out.indexes = out.indexes->WithVectorIndexes(std::move(built.first_pass), std::move(built.ann));
     }
     CrashPoint("compaction-written");
-    if (compaction_fault_.exchange(CompactionFault::kNone) == CompactionFault::kBeforeSwitch)
-      throw std::runtime_error("injected compaction fault");
+    if (TakeCompactionFault(CompactionFault::kBeforeSwitch)) throw std::runtime_error("injected compaction fault");
   } catch (const std::exception&) {
     // Nothing was switched: the inputs serve on and a later compaction tries again.
     {
@@ -377,8 +381,7 @@ bool Store::CompactOnce(CompactionScope scope) {
   std::lock_guard<std::mutex> writer(writer_mu_);
   if (closed_) return false;
   try {
-    if (compaction_fault_.exchange(CompactionFault::kNone) == CompactionFault::kAtSwitch)
-      throw std::runtime_error("injected compaction switch fault");
+    if (TakeCompactionFault(CompactionFault::kAtSwitch)) throw std::runtime_error("injected compaction switch fault");
     if (!versions_->InstallCompaction(job, out)) return false;
   } catch (const std::exception& e) {
     // The switch may be half made in memory or on disk: nothing more can be trusted.
@@ -412,6 +415,8 @@ std::string Store::Compact(std::string_view body) {
     CompactInMemory();
     return OneMember("ok", true);
   }
+  // Held throughout, so the background compaction the checkpoint schedules waits for this one.
+  std::lock_guard<std::mutex> one_at_a_time(compaction_mu_);
   {
     std::lock_guard<std::mutex> writer(writer_mu_);
     CheckWritable();
@@ -419,7 +424,8 @@ std::string Store::Compact(std::string_view body) {
   }
   // Writes keep arriving while this runs: bound the work to what there was to begin with.
   size_t budget = 16;
-  for (const auto& [name, c] : Current()->collections) budget += c->segments.size();
+  SnapshotPtr snap = Current();
+  for (const auto& [name, c] : snap->collections) budget += c->segments.size();
   while (budget-- > 0 && CompactOnce(CompactionScope::kAllDead)) {
   }
   CheckWritable();  // a failed switch poisoned the store
@@ -546,11 +552,11 @@ std::string Store::SweepExpired() { return OneMember("deleted", DeleteExpired())
 
 uint64_t Store::DeleteExpired() {
   CheckWritable();
-  int64_t now =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::string expired = R"({"filter": [{"Lt": ["svc.expires_at", {"DateTime": )" + std::to_string(now) + "}]}]}";
   uint64_t deleted = 0;
-  for (const auto& [name, c] : Current()->collections) {
+  SnapshotPtr snap = Current();
+  for (const auto& [name, c] : snap->collections) {
     try {
       deleted += DeleteRows(name, ParseDelete(expired));
     } catch (const Error& e) {

@@ -86,7 +86,7 @@ class Store {
   std::string Compact(std::string_view body);
   // Deletes every entry of every collection whose svc.expires_at has passed: {"deleted": count}.
   std::string SweepExpired();
-  // Blocks until no approximate index is waiting to be built or being built.
+  // Blocks until no background work (an index build or a compaction) is queued or running.
   std::string WaitForIndexes();
   void Close();
 
@@ -132,9 +132,12 @@ class Store {
   void BuildSegmentIndexes(const std::string& collection, const std::shared_ptr<Segment>& segment);
   // Queues a background compaction when the policy finds work and none is queued. Writer mutex held.
   void ScheduleCompaction();
-  // Runs the next compaction scope finds (one at a time); false when there was none or it was
-  // abandoned. A failure inside the switch poisons the store.
+  // Runs the next compaction scope finds; false when there was none, it was cancelled, or it failed
+  // inside the switch (which poisons the store). A failure before the switch abandons it and
+  // rethrows. The caller holds compaction_mu_.
   bool CompactOnce(CompactionScope scope);
+  // Whether a test armed this fault; disarms it.
+  bool TakeCompactionFault(CompactionFault where);
   // An in-memory store compacts under the writer mutex: there is nothing to write, so it is short.
   void CompactInMemory();
   uint64_t DeleteExpired();
@@ -158,7 +161,7 @@ class Store {
   // Index builds and compactions run in turn on one thread, which fans each out over the query pool.
   std::unique_ptr<BackgroundWorker> index_builds_;
   CancelToken stop_index_builds_;
-  std::mutex compaction_mu_;  // one compaction at a time: the background one or POST /compact's
+  std::mutex compaction_mu_;        // one compaction at a time: the background one or POST /compact's
   bool compaction_queued_ = false;  // writer mutex
   std::atomic<CompactionFault> compaction_fault_{CompactionFault::kNone};
   std::set<uint64_t> building_;  // segment ids queued or building; writer mutex

@@ -21,17 +21,17 @@
 namespace tessera {
 
 enum class CompactionScope {
-  kAutomatic,  // the background policy
-  kAllDead,    // POST /compact: also every sealed segment with any dead row
-  kEverything, // an in-memory store's POST /compact, under the writer lock: memory segments too
+  kAutomatic,   // the background policy
+  kAllDead,     // POST /compact: also every sealed segment with any dead row
+  kEverything,  // an in-memory store's POST /compact, under the writer lock: memory segments too
 };
 
 struct CompactionJob {
   std::string collection;
-  CollectionSchemaPtr schema;    // the declarations the output's indexes are derived under
+  CollectionSchemaPtr schema;      // the declarations the output's indexes are derived under
   std::vector<SegmentRef> inputs;  // contiguous in the collection, oldest first
-  uint64_t version = 0;          // rows visible at this version are kept
-  uint64_t output_id = 0;        // set by the writer before the rewrite
+  uint64_t version = 0;            // rows visible at this version are kept
+  uint64_t output_id = 0;          // set by the writer before the rewrite
 };
 
 // The next job in snap, or nullopt when the collections are compact enough for scope.
@@ -43,10 +43,10 @@ struct RowSource {
 };
 
 struct CompactedSegment {
-  SegmentPtr segment;             // null when no input row was live
+  SegmentPtr segment;              // null when no input row was live
   std::vector<RowSource> sources;  // where each of its rows came from
-  SegmentIndexesPtr indexes;      // its filter index and text postings under the job's schema
-  uint64_t bytes = 0;             // vector and row bytes written
+  SegmentIndexesPtr indexes;       // its filter index and text postings under the job's schema
+  uint64_t bytes = 0;              // vector and row bytes written
 };
 
 // Copies the job's live rows into segment job.output_id; with dir set, persists it there and

@@ -262,8 +262,10 @@ bool StoreState::InstallCompaction(const CompactionJob& job, const CompactedSegm
   if (c == nullptr || job.inputs.empty()) return false;
   auto first = std::find_if(c->segments.begin(), c->segments.end(), [&](const Slot& s) { return s.segment == job.inputs[0].segment; });
   if (c->segments.end() - first < std::ptrdiff_t(job.inputs.size())) return false;
+  // Inputs the job read fewer rows of than they now hold (a memory segment appended to since)
+  // would lose rows: refused.
   for (size_t i = 0; i < job.inputs.size(); ++i)
-    if (first[i].segment != job.inputs[i].segment) return false;
+    if (first[i].segment != job.inputs[i].segment || first[i].segment->appended() != job.inputs[i].rows) return false;
   uint64_t input_rows = 0;
   for (const SegmentRef& ref : job.inputs) input_rows += ref.segment->appended();
   if (out.segment) {

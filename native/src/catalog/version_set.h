@@ -73,8 +73,8 @@ class VersionSet {
   StoreState state_;
   Wal wal_;
   uint64_t version_ = 0;
-  Manifest manifest_;             // the one on disk
-  uint64_t compacting_ = 0;       // a running compaction's output segment id, 0 when none
+  Manifest manifest_;        // the one on disk
+  uint64_t compacting_ = 0;  // a running compaction's output segment id, 0 when none
 };
 
 }  // namespace tessera
