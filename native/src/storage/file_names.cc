@@ -29,12 +29,11 @@ std::string DeletionsFileName(uint64_t segment, uint64_t version) { return Segme
 
 std::vector<std::string> SegmentFileNames(uint64_t segment) {
   std::string base = SegmentBase(segment);
-  std::vector<std::string> out = {base + ".vec", base + ".rows"};
-  for (const char* index : {".hnsw", ".ivf", ".q8", ".qb"}) {
-    out.push_back(base + index);
-    out.push_back(base + index + ".tmp");
-  }
+  std::vector<std::string> out = {base + ".vec", base + ".rows", base + ".hnsw", base + ".ivf", base + ".q8", base + ".qb"};
   for (size_t k = 0; k < kMaxNamedVectors; ++k) out.push_back(base + ".nv" + std::to_string(k));
+  // Every file is written under its .tmp name first, by a build or a compaction that may run
+  // while a checkpoint cleans up.
+  for (size_t i = 0, n = out.size(); i < n; ++i) out.push_back(out[i] + ".tmp");
   return out;
 }
 

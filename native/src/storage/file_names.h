@@ -36,7 +36,8 @@ std::string SegmentIvfPath(const std::string& dir, uint64_t segment);
 std::string DeletionsFileName(uint64_t segment, uint64_t version);
 
 // Names of every file segment `segment` may have besides deletion bitmaps (index files included,
-// and their temporary names: a build may be writing one while a checkpoint cleans up).
+// and every one's temporary name: a build or a compaction may be writing one while a checkpoint
+// cleans up).
 std::vector<std::string> SegmentFileNames(uint64_t segment);
 // Whether name is one of some segment's files (deletion bitmaps included).
 bool IsSegmentFileName(const std::string& name);
