@@ -56,6 +56,7 @@ export interface NativeStore {
   flush(): Promise<Buffer>;
   compact(body: Uint8Array): Promise<Buffer>;
   sweepExpired(): Promise<Buffer>;
+  refresh(): Promise<Buffer>;
   waitForIndexes(): Promise<Buffer>;
   close(): Promise<Buffer>;
   info(): NativeInfo;

@@ -306,6 +306,11 @@ export interface OpenOptions {
   /** Never take the writer lock; every write fails with 403. */
   readOnly?: boolean;
   /**
+   * A Reader (or read-only handle) not refreshed within this many milliseconds is stale: `stale()`
+   * turns true and the server's /ready answers 503 until a refresh succeeds (default: no bound).
+   */
+  maxStalenessMs?: number;
+  /**
    * ANN index and quantization settings (README "Index settings" has the ranges). Unset means what
    * the store recorded, else the default; `'none'` turns a recorded kind off. A writer records what
    * it resolved. Integers may also be given as their decimal text, which is how the CLI hands its

@@ -64,7 +64,12 @@ export function probeRoutes(slot: StoreSlot, registry: Registry): Route[] {
         const store = slot.current;
         if (store === null) return json({ error: 'store is not open yet' }, 503);
         const poison = store.poisoned();
-        return poison ? json(poisonedBody(poison), 503) : text('ok');
+        if (poison) return json(poisonedBody(poison), 503);
+        if (store.stale()) {
+          const age = Math.floor(store.stalenessMs() / 1000);
+          return json({ error: `stale: not refreshed for ${age} s, past --max-staleness; POST /refresh to catch up` }, 503);
+        }
+        return text('ok');
       },
     }),
     route({

@@ -55,6 +55,8 @@ function checkOptionShapes(options: OpenOptions): void {
     throw new StoreError(400, `dimension must be an integer from 0 to 65536, got ${options.dimension}`);
   if (options.queryThreads !== undefined && !(Number.isInteger(options.queryThreads) && options.queryThreads >= 1 && options.queryThreads <= 1024))
     throw new StoreError(400, `queryThreads must be an integer from 1 to 1024, got ${options.queryThreads}`);
+  if (options.maxStalenessMs !== undefined && !(Number.isInteger(options.maxStalenessMs) && options.maxStalenessMs >= 1))
+    throw new StoreError(400, `maxStalenessMs must be a whole number of milliseconds of at least 1, got ${options.maxStalenessMs}`);
 }
 
 let settingOptions: Map<string, string> | undefined;
@@ -77,10 +79,13 @@ export class Store {
   readonly ann: AnnConfig | null;
   /** The quantized first pass this handle runs with; null: none. */
   readonly quantization: QuantizationConfig | null;
-  /** A single-process Reader never refreshes, so its state is as old as its open. */
-  private readonly openedAt = Date.now();
+  /** When a Reader last refreshed successfully (or opened): the age of the state it serves. */
+  private refreshedAt = Date.now();
 
-  private constructor(private readonly core: NativeStore) {
+  private constructor(
+    private readonly core: NativeStore,
+    private readonly maxStalenessMs: number | null,
+  ) {
     const info = core.info();
     this.role = info.role;
     this.writerHolder = info.writerHolder;
@@ -96,7 +101,7 @@ export class Store {
   static async open(options: OpenOptions): Promise<Store> {
     checkOptionShapes(options);
     try {
-      return new Store(await native.NativeStore.open({ ...options }));
+      return new Store(await native.NativeStore.open({ ...options }), options.maxStalenessMs ?? null);
     } catch (e) {
       throw toStoreError(e, settingOption);
     }
@@ -141,9 +146,30 @@ export class Store {
       fenced: false,
       lease_owner: null,
       commit_version: this.commitVersion(),
-      staleness_secs: reader ? Math.floor((Date.now() - this.openedAt) / 1000) : 0,
-      max_staleness_secs: null,
+      staleness_secs: Math.floor(this.stalenessMs() / 1000),
+      max_staleness_secs: this.maxStalenessMs === null ? null : Math.floor(this.maxStalenessMs / 1000),
     };
+  }
+
+  /** How old the served state may be: since a Reader's last successful refresh (or open); 0 for a writer. */
+  stalenessMs(): number {
+    return this.role === 'Reader' ? Date.now() - this.refreshedAt : 0;
+  }
+
+  /** Whether a Reader went unrefreshed past `maxStalenessMs` (the server's /ready then answers 503). */
+  stale(): boolean {
+    return this.maxStalenessMs !== null && this.stalenessMs() > this.maxStalenessMs;
+  }
+
+  /**
+   * /refresh: a Reader adopts the newest state the writer committed; `adopted` says whether its
+   * commit version moved. A writer or an in-memory store answers `{adopted: false}`. Reads never
+   * refresh on their own.
+   */
+  async refresh(o?: CallOptions): Promise<{ adopted: boolean }> {
+    const result = json(await call(o, () => this.core.refresh())) as { adopted: boolean };
+    this.refreshedAt = Date.now();
+    return result;
   }
 
   /** /versions: the commit version served; no history is recorded yet. Reads memory only. */

@@ -548,6 +548,18 @@ uint64_t Store::DeleteRows(const std::string& name, DeleteRequest&& req) {
   return Write(std::move(write));
 }
 
+std::string Store::Refresh() {
+  std::lock_guard<std::mutex> writer(writer_mu_);
+  if (closed_) throw Error(Status::kUnavailable, "the store is closed");
+  if (role_ != Role::kReader) return OneMember("adopted", false);
+  VersionSet::Refreshed refreshed = versions_->Refresh();
+  if (refreshed.switched) {
+    Publish(versions_->Current());
+    IndexSealedSegments();
+  }
+  return OneMember("adopted", refreshed.moved);
+}
+
 std::string Store::SweepExpired() { return OneMember("deleted", DeleteExpired()); }
 
 uint64_t Store::DeleteExpired() {

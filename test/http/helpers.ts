@@ -17,10 +17,13 @@ export interface Server {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+const dirs: string[] = [];
+
 /** A fresh directory under the OS temp dir, removed when the test process exits. */
 export function tempDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'tessera-http-'));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  if (dirs.length === 0) process.once('exit', () => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  dirs.push(dir);
   return dir;
 }
 

@@ -84,6 +84,9 @@ class Store {
   // POST /compact: optionally deletes expired entries first, then seals memory segments and rewrites
   // every segment holding dead rows and every run of small ones, until none is left.
   std::string Compact(std::string_view body);
+  // POST /refresh: a Reader (or read-only store) adopts the newest committed state:
+  // {"adopted": whether the version moved}. A writer or an in-memory store answers false.
+  std::string Refresh();
   // Deletes every entry of every collection whose svc.expires_at has passed: {"deleted": count}.
   std::string SweepExpired();
   // Blocks until no background work (an index build or a compaction) is queued or running.

@@ -47,6 +47,7 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::Call<&Store::Flush>>("flush"),
                          InstanceMethod<&StoreWrap::Call<&Store::Compact>>("compact"),
                          InstanceMethod<&StoreWrap::Call<&Store::SweepExpired>>("sweepExpired"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Refresh>>("refresh"),
                          InstanceMethod<&StoreWrap::Call<&Store::WaitForIndexes>>("waitForIndexes"),
                          InstanceMethod<&StoreWrap::Close>("close"),
                          InstanceMethod<&StoreWrap::Info>("info"),

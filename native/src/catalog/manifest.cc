@@ -32,7 +32,9 @@ void Members(A& a, F& f) {
   }
 }
 
-void WriteManifest(const std::string& dir, const Manifest& m) {
+void WriteManifest(const std::string& dir, const Manifest& m) { WriteFileAtomic(ManifestPath(dir), ManifestText(m)); }
+
+std::string ManifestText(const Manifest& m) {
   std::string out;
   JsonWriter w(&out);
   w.BeginObject();
@@ -41,7 +43,7 @@ void WriteManifest(const std::string& dir, const Manifest& m) {
   Members(fields, m);
   w.EndObject();
   out.push_back('\n');
-  WriteFileAtomic(ManifestPath(dir), out);
+  return out;
 }
 
 std::optional<Manifest> ReadManifest(const std::string& dir) {

@@ -31,6 +31,8 @@ struct Manifest {
   std::map<std::string, std::string> aliases;
 };
 
+// The manifest's file contents; equal texts describe equal manifests.
+std::string ManifestText(const Manifest& manifest);
 void WriteManifest(const std::string& dir, const Manifest& manifest);
 // nullopt when the directory has no manifest yet; Error(500) when it is corrupt.
 std::optional<Manifest> ReadManifest(const std::string& dir);

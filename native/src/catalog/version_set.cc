@@ -4,12 +4,16 @@
 #include <set>
 
 #include "storage/file_names.h"
+#include "tessera/error.h"
 #include "util/byte_io.h"
 #include "util/crash_point.h"
 #include "util/file_util.h"
 
 namespace tessera {
 namespace {
+
+// How often a reader's load is tried while the writer keeps switching manifests under it.
+constexpr int kLoadAttempts = 8;
 
 // Checkpoint once this many rows wait in memory segments or the log grows this large, bounding
 // both recovery time and memory not backed by files.
@@ -40,25 +44,76 @@ VersionSet::VersionSet(std::string dir, uint32_t dim, bool mmap, bool logging, T
 
 void VersionSet::Recover() {
   if (dir_.empty()) return;
-  if (std::optional<Manifest> manifest = ReadManifest(dir_)) {
-    manifest_ = *manifest;
-    state_ = StoreState(dim_, manifest->next_segment_id);
-    version_ = manifest->commit_version;
-    for (ManifestCollection& c : manifest->collections) {
-      state_.AddCollection(c.name, std::move(c.schema));
-      for (const ManifestSegment& ms : c.segments)
-        state_.AdoptSealedSegment(c.name, Segment::OpenSealed(dir_, ms.id, dim_, mmap_, ms.deletions));
-    }
-    for (const auto& [name, target] : manifest->aliases) state_.SetAlias(name, target);
-  }
-  Wal::Replay(WalPath(dir_), logging_, [&](std::string_view payload) {
-    ByteReader r(payload);
-    uint64_t version = r.Fixed<uint64_t>();
-    if (version <= version_) return;  // already part of the manifest's checkpoint
-    state_.Apply(DecodeOp(r.rest(), dim_), version);
-    version_ = version;
-  });
+  Load();
   if (logging_) wal_.OpenForAppend(WalPath(dir_));
+}
+
+void VersionSet::Load() {
+  // A reader may read a manifest whose files a checkpoint or compaction of the writer removes, or
+  // a log the writer empties, before it has read them: it tries again while the manifest moves.
+  for (int attempt = 1;; ++attempt) {
+    std::optional<Manifest> manifest = ReadManifest(dir_);
+    try {
+      return LoadFrom(manifest);
+    } catch (const Error&) {
+      std::optional<Manifest> now = ReadManifest(dir_);
+      bool moved = (now ? ManifestText(*now) : "") != (manifest ? ManifestText(*manifest) : "");
+      if (logging_ || !moved || attempt == kLoadAttempts) throw;
+    }
+  }
+}
+
+void VersionSet::LoadFrom(const std::optional<Manifest>& manifest) {
+  StoreState state(dim_, manifest ? manifest->next_segment_id : 1);
+  uint64_t version = manifest ? manifest->commit_version : 0;
+  if (manifest) {
+    for (const ManifestCollection& c : manifest->collections) {
+      state.AddCollection(c.name, c.schema);
+      for (const ManifestSegment& ms : c.segments)
+        state.AdoptSealedSegment(c.name, Segment::OpenSealed(dir_, ms.id, dim_, mmap_, ms.deletions));
+    }
+    for (const auto& [name, target] : manifest->aliases) state.SetAlias(name, target);
+  }
+  uint64_t offset = ReplayLog(state, version, 0);
+  state_ = std::move(state);
+  version_ = version;
+  manifest_ = manifest.value_or(Manifest{});
+  manifest_text_ = manifest ? ManifestText(*manifest) : "";
+  wal_offset_ = offset;
+}
+
+uint64_t VersionSet::ReplayLog(StoreState& state, uint64_t& version, uint64_t from) {
+  return Wal::Replay(
+      WalPath(dir_), logging_,
+      [&](std::string_view payload) {
+        ByteReader r(payload);
+        uint64_t v = r.Fixed<uint64_t>();
+        if (v <= version) return;  // already part of the manifest's checkpoint
+        // The log continues the manifest's version; a jump means it was emptied and refilled after
+        // a newer manifest than the one being replayed onto.
+        if (v != version + 1)
+          throw Error(Status::kInternal, "the log jumps from version " + std::to_string(version) + " to " + std::to_string(v));
+        state.Apply(DecodeOp(r.rest(), dim_), v);
+        version = v;
+      },
+      from);
+}
+
+VersionSet::Refreshed VersionSet::Refresh() {
+  uint64_t before = version_;
+  std::optional<Manifest> manifest = ReadManifest(dir_);
+  if ((manifest ? ManifestText(*manifest) : "") == manifest_text_) {
+    // The same checkpoint: what the log gained since is applied in place.
+    try {
+      wal_offset_ = ReplayLog(state_, version_, wal_offset_);
+      std::optional<Manifest> now = ReadManifest(dir_);
+      if ((now ? ManifestText(*now) : "") == manifest_text_) return Refreshed{version_ != before, version_ != before};
+    } catch (const Error&) {
+      // Emptied and refilled after a newer checkpoint: reload below.
+    }
+  }
+  Load();
+  return Refreshed{version_ != before, true};
 }
 
 uint64_t VersionSet::LogAndApply(const Op& op) {

@@ -26,6 +26,13 @@ class VersionSet {
   // Loads MANIFEST and replays the log after it; a writer cuts a torn log tail and opens the log
   // for appending.
   void Recover();
+  // A reader adopts the newest committed state: the log's new records when the writer has not
+  // checkpointed since, else the new manifest and log loaded afresh.
+  struct Refreshed {
+    bool moved;     // the version went forward
+    bool switched;  // the state was replaced (moved, or the same version laid out anew)
+  };
+  Refreshed Refresh();
 
   uint64_t version() const { return version_; }
   // Throws Error (400/404) when op cannot apply; changes nothing.
@@ -59,6 +66,12 @@ class VersionSet {
   void RemoveOrphans() { RemoveUnnamedFiles(manifest_); }
 
  private:
+  // Loads the manifest on disk and the log after it into a fresh state (see Load's retries).
+  void Load();
+  void LoadFrom(const std::optional<Manifest>& manifest);
+  // Applies the log's records after version onto state from byte offset from; returns the offset
+  // reached. Error(500) when the log does not continue version.
+  uint64_t ReplayLog(StoreState& state, uint64_t& version, uint64_t from);
   // Writes a sealed copy of every memory segment's rows and swaps it in.
   void SealMemorySegments(const Snapshot& snap);
   // Removes segment files the manifest does not name (dropped collections, old deletion bitmaps),
@@ -73,8 +86,10 @@ class VersionSet {
   StoreState state_;
   Wal wal_;
   uint64_t version_ = 0;
-  Manifest manifest_;        // the one on disk
-  uint64_t compacting_ = 0;  // a running compaction's output segment id, 0 when none
+  Manifest manifest_;          // the one on disk
+  std::string manifest_text_;  // a reader's: the text of the manifest it loaded ("" when none)
+  uint64_t wal_offset_ = 0;    // a reader's place in the log
+  uint64_t compacting_ = 0;    // a running compaction's output segment id, 0 when none
 };
 
 }  // namespace tessera

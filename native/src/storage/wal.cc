@@ -26,10 +26,11 @@ Wal::~Wal() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void Wal::Replay(const std::string& path, bool truncate, const std::function<void(std::string_view)>& fn) {
-  if (!FileExists(path)) return;
+uint64_t Wal::Replay(const std::string& path, bool truncate, const std::function<void(std::string_view)>& fn, uint64_t from) {
+  if (!FileExists(path)) return 0;
   std::string data = ReadWholeFile(path);
-  size_t pos = 0;
+  if (from > data.size()) return from;  // emptied since: the caller finds out by the versions
+  size_t pos = from;
   while (data.size() - pos >= kFrameBytes) {
     ByteReader frame(std::string_view(data).substr(pos, kFrameBytes));
     uint32_t len = frame.Fixed<uint32_t>();
@@ -48,6 +49,7 @@ void Wal::Replay(const std::string& path, bool truncate, const std::function<voi
     if (fd < 0 || ::fsync(fd) != 0) IoError("fsync");
     ::close(fd);
   }
+  return pos;
 }
 
 void Wal::OpenForAppend(const std::string& path) {

@@ -15,9 +15,11 @@ class Wal {
   Wal(const Wal&) = delete;
   Wal& operator=(const Wal&) = delete;
 
-  // Reads every intact record in order. A torn or corrupt tail ends the log: when truncate is set
-  // the file is cut back to the last intact record (a writer's recovery); a reader leaves it.
-  static void Replay(const std::string& path, bool truncate, const std::function<void(std::string_view payload)>& fn);
+  // Reads every intact record in order from byte offset from; returns the offset after the last
+  // one. A torn or corrupt tail ends the log: when truncate is set the file is cut back to the last
+  // intact record (a writer's recovery); a reader leaves it (and may read on later from there).
+  static uint64_t Replay(const std::string& path, bool truncate, const std::function<void(std::string_view payload)>& fn,
+                         uint64_t from = 0);
 
   void OpenForAppend(const std::string& path);
   void Append(std::string_view payload);
