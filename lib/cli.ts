@@ -30,6 +30,8 @@ interface ServeConfig {
   writeTimeoutMs: number;
   queryThreads?: number;
   maxStalenessMs?: number;
+  historyVersions?: number;
+  atVersion?: number;
   mmap: boolean;
   /** ANN and quantization flags by open option (`efSearch`), as typed: the core alone judges them. */
   index: Record<string, string>;
@@ -129,6 +131,8 @@ const FLAGS: Flag[] = [
   { name: '--max-concurrent-requests', key: 'maxConcurrentRequests', parse: integer(1), arg: 'N', help: 'beyond it requests are shed with 503 + Retry-After: 1; probes are never shed (default 256)' },
   { name: '--read-timeout', key: 'readTimeoutMs', parse: duration, arg: 'DUR', help: 'reads running longer answer 504 and are cancelled; DUR like 250ms, 5s, 2m (default 30s)' },
   { name: '--write-timeout', key: 'writeTimeoutMs', parse: duration, arg: 'DUR', help: 'writes running longer answer 504 and are cancelled (default 2m)' },
+  { name: '--history-versions', key: 'historyVersions', parse: integer(0), arg: 'N', help: 'keep the last N commit versions readable for --at-version (default 0 = off)' },
+  { name: '--at-version', key: 'atVersion', parse: integer(0), arg: 'V', help: 'serve that past commit version read-only, beside the writer (default: the latest)' },
   { name: '--max-staleness', key: 'maxStalenessMs', parse: duration, arg: 'DUR', help: 'a reader not refreshed (POST /refresh) within DUR is stale: /ready answers 503 (default: no bound)' },
   { name: '--query-threads', key: 'queryThreads', parse: integer(1, 1024), arg: 'N', help: 'core thread pool size (default: number of CPUs)' },
   { name: '--mmap', key: 'mmap', value: true, help: 'map sealed vector files (default on)' },
@@ -138,7 +142,7 @@ const FLAGS: Flag[] = [
 ];
 
 /** Flags of features that do not exist yet: refused rather than silently ignored. */
-const NOT_YET = ['--namespaced', '--history-versions', '--at-version', '--embed-provider', '--summarize-provider', '--rerank-provider'];
+const NOT_YET = ['--namespaced', '--embed-provider', '--summarize-provider', '--rerank-provider'];
 
 const USAGE = `usage: tessera serve [flags]
 
@@ -229,6 +233,8 @@ async function serve(config: ServeConfig): Promise<void> {
     mmap: config.mmap,
     readOnly: config.readOnly,
     maxStalenessMs: config.maxStalenessMs,
+    historyVersions: config.historyVersions,
+    atVersion: config.atVersion,
     ...config.index,
   };
   // Whatever the store would refuse is refused before listening; the check creates nothing.

@@ -57,11 +57,14 @@ export interface NativeStore {
   compact(body: Uint8Array): Promise<Buffer>;
   sweepExpired(): Promise<Buffer>;
   refresh(): Promise<Buffer>;
+  versions(): Promise<Buffer>;
+  pin(version: number): Promise<Buffer>;
   waitForIndexes(): Promise<Buffer>;
   close(): Promise<Buffer>;
   info(): NativeInfo;
   poisoned(): string | null;
   commitVersion(): number;
+  pinned(): number | null;
   footprint(): NativeFootprint;
   injectWriteFault(): void;
   injectCompactionFault(where: 'before-switch' | 'at-switch'): void;

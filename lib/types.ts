@@ -310,6 +310,10 @@ export interface OpenOptions {
    * turns true and the server's /ready answers 503 until a refresh succeeds (default: no bound).
    */
   maxStalenessMs?: number;
+  /** A writer keeps its last N commit versions readable for `atVersion` and `pin()` (default 0: no history). */
+  historyVersions?: number;
+  /** Serve this past commit version, read-only, without the writer lock (a pinned instance). */
+  atVersion?: number;
   /**
    * ANN index and quantization settings (README "Index settings" has the ranges). Unset means what
    * the store recorded, else the default; `'none'` turns a recorded kind off. A writer records what

@@ -55,6 +55,10 @@ function checkOptionShapes(options: OpenOptions): void {
     throw new StoreError(400, `dimension must be an integer from 0 to 65536, got ${options.dimension}`);
   if (options.queryThreads !== undefined && !(Number.isInteger(options.queryThreads) && options.queryThreads >= 1 && options.queryThreads <= 1024))
     throw new StoreError(400, `queryThreads must be an integer from 1 to 1024, got ${options.queryThreads}`);
+  for (const key of ['historyVersions', 'atVersion'] as const) {
+    const v = options[key];
+    if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) throw new StoreError(400, `${key} must be a whole number from 0, got ${v}`);
+  }
   if (options.maxStalenessMs !== undefined && !(Number.isInteger(options.maxStalenessMs) && options.maxStalenessMs >= 1))
     throw new StoreError(400, `maxStalenessMs must be a whole number of milliseconds of at least 1, got ${options.maxStalenessMs}`);
 }
@@ -151,9 +155,17 @@ export class Store {
     };
   }
 
-  /** How old the served state may be: since a Reader's last successful refresh (or open); 0 for a writer. */
+  /** The past version this handle serves (`atVersion`, `pin()`); null when it serves the latest. */
+  pinned(): number | null {
+    return this.core.pinned();
+  }
+
+  /**
+   * How old the served state may be: since a Reader's last successful refresh (or open); 0 for a
+   * writer, and for a pinned handle, which serves its version on purpose.
+   */
   stalenessMs(): number {
-    return this.role === 'Reader' ? Date.now() - this.refreshedAt : 0;
+    return this.role === 'Reader' && this.pinned() === null ? Date.now() - this.refreshedAt : 0;
   }
 
   /** Whether a Reader went unrefreshed past `maxStalenessMs` (the server's /ready then answers 503). */
@@ -172,9 +184,22 @@ export class Store {
     return result;
   }
 
-  /** /versions: the commit version served; no history is recorded yet. Reads memory only. */
-  versions(): Versions {
-    return { commit_version: this.commitVersion(), oldest_readable: null, pinned: null, readable: [] };
+  /**
+   * /versions: the commit version served and, with history on (`historyVersions`), the versions a
+   * pinned open (`atVersion`) or `pin()` can serve. Lists the store directory: call it out of band.
+   */
+  async versions(o?: CallOptions): Promise<Versions> {
+    return json(await call(o, () => this.core.versions()));
+  }
+
+  /**
+   * Moves a read-only handle (a Reader) to a past version, which it then serves pinned: writes
+   * answer 403 and `refresh()` `{adopted: false}`. Rejects with 400 naming the oldest readable
+   * version when the version's files are gone; the state served before stays.
+   */
+  async pin(version: number, o?: CallOptions): Promise<{ pinned: number }> {
+    if (!Number.isSafeInteger(version) || version < 0) throw new StoreError(400, `version must be a whole number from 0, got ${version}`);
+    return json(await call(o, () => this.core.pin(version)));
   }
 
   /** Row counters as of the last commit. Reads memory only (for metrics). */

@@ -98,7 +98,8 @@ IndexConfig Store::Check(const StoreOptions& options) {
   }
   if (options.path.empty()) throw BadRequest("a store needs a path (or in-memory mode)");
   std::optional<StoreHeader> header = ReadHeader(options.path);
-  if (!header && !options.read_only) NewHeader(options);  // a read-only open of nothing is Open's 503
+  if (!header && !options.read_only && !options.at_version) NewHeader(options);  // a read-only open of nothing is Open's 503
+  if (header && options.at_version) VersionSet::CheckReadable(options.path, *options.at_version);
   return Settle(options, header);
 }
 
@@ -115,11 +116,17 @@ std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
     s->metric_ = options.metric.value_or(Metric::kCosine);
     s->ann_ = index.ann;
     s->quantization_ = index.quantization;
-    s->versions_ = std::make_unique<VersionSet>("", s->dim_, options.mmap, false, *s->pool_);
+    s->versions_ = std::make_unique<VersionSet>("", s->dim_, options.mmap, false, 0, *s->pool_);
   } else {
     s->OpenDirectory();
-    s->versions_ = std::make_unique<VersionSet>(options.path, s->dim_, options.mmap, s->role_ == Role::kWriter, *s->pool_);
-    s->versions_->Recover();
+    s->versions_ =
+        std::make_unique<VersionSet>(options.path, s->dim_, options.mmap, s->role_ == Role::kWriter, options.history_versions, *s->pool_);
+    if (options.at_version) {
+      s->versions_->LoadAt(*options.at_version);
+      s->pinned_ = *options.at_version;
+    } else {
+      s->versions_->Recover();
+    }
     if (s->role_ == Role::kWriter) s->versions_->RemoveOrphans();
   }
   s->Publish(s->versions_->Current());
@@ -133,7 +140,7 @@ void Store::OpenDirectory() {
   const std::string& dir = options_.path;
   MakeDirs(dir);
   role_ = Role::kReader;
-  if (!options_.read_only) {
+  if (!options_.read_only && !options_.at_version) {
     if (std::optional<WriterLock> lock = WriterLock::TryAcquire(dir)) {
       lock_ = std::make_unique<WriterLock>(std::move(*lock));
       role_ = Role::kWriter;
@@ -203,6 +210,8 @@ void Store::CheckWritable() const {
   if (!poison.empty()) throw Error(Status::kUnavailable, "the store is poisoned (" + poison + "); restart the process");
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");
   if (role_ == Role::kReader) {
+    if (std::optional<uint64_t> v = pinned())
+      throw Error(Status::kForbidden, "this store is pinned at version " + std::to_string(*v) + "; writes are refused");
     if (options_.read_only) throw Error(Status::kForbidden, "this store was opened read-only; writes are refused");
     throw Error(Status::kConflict,
                 "the store at " + options_.path + " is locked for writing by " + writer_holder_ + "; this process serves it as a Reader");
@@ -551,13 +560,27 @@ uint64_t Store::DeleteRows(const std::string& name, DeleteRequest&& req) {
 std::string Store::Refresh() {
   std::lock_guard<std::mutex> writer(writer_mu_);
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");
-  if (role_ != Role::kReader) return OneMember("adopted", false);
+  if (role_ != Role::kReader || pinned()) return OneMember("adopted", false);
   VersionSet::Refreshed refreshed = versions_->Refresh();
   if (refreshed.switched) {
     Publish(versions_->Current());
     IndexSealedSegments();
   }
   return OneMember("adopted", refreshed.moved);
+}
+
+std::string Store::Versions() { return versions_->Versions(commit_version(), pinned()); }
+
+std::string Store::Pin(uint64_t version) {
+  std::lock_guard<std::mutex> writer(writer_mu_);
+  if (closed_) throw Error(Status::kUnavailable, "the store is closed");
+  if (role_ != Role::kReader)
+    throw Error(Status::kConflict, "only a read-only handle (a Reader) can move to a past version; this one writes or has no files");
+  versions_->LoadAt(version);
+  pinned_ = version;
+  Publish(versions_->Current());
+  IndexSealedSegments();
+  return OneMember("pinned", version);
 }
 
 std::string Store::SweepExpired() { return OneMember("deleted", DeleteExpired()); }

@@ -105,6 +105,10 @@ struct StoreOptions {
   size_t query_threads = 0;  // 0 = number of CPUs
   bool mmap = true;
   bool read_only = false;
+  // A writer keeps the files its last this many commit versions need readable (0: no history).
+  uint64_t history_versions = 0;
+  // Serve this past version, read-only and without the writer lock (a pinned instance).
+  std::optional<uint64_t> at_version;
   IndexSettings index;  // what the opener asked for; Store::ann() and quantization() are the outcome
 };
 

@@ -87,6 +87,11 @@ class Store {
   // POST /refresh: a Reader (or read-only store) adopts the newest committed state:
   // {"adopted": whether the version moved}. A writer or an in-memory store answers false.
   std::string Refresh();
+  // GET /versions: commit_version, oldest_readable, pinned, readable (lists the directory).
+  std::string Versions();
+  // Moves a read-only handle (a Reader) to past version, which it then serves pinned; Error(400)
+  // naming the oldest readable version when it cannot, the prior state still served.
+  std::string Pin(uint64_t version);
   // Deletes every entry of every collection whose svc.expires_at has passed: {"deleted": count}.
   std::string SweepExpired();
   // Blocks until no background work (an index build or a compaction) is queued or running.
@@ -104,6 +109,11 @@ class Store {
   const std::optional<AnnConfig>& ann() const { return ann_; }
   const std::optional<QuantizationConfig>& quantization() const { return quantization_; }
   uint64_t commit_version() const { return commit_version_.load(std::memory_order_acquire); }
+  // The version a pinned instance serves; nullopt when not pinned.
+  std::optional<uint64_t> pinned() const {
+    uint64_t v = pinned_.load(std::memory_order_acquire);
+    return v == kNotPinned ? std::nullopt : std::optional<uint64_t>(v);
+  }
   const FootprintCounters& footprint() const { return footprint_; }
   // Empty until an exception escapes while the write lock is held; then permanent.
   std::string poisoned() const;
@@ -172,6 +182,8 @@ class Store {
   mutable std::mutex snap_mu_;
   std::shared_ptr<const Snapshot> snap_;
   std::atomic<uint64_t> commit_version_{0};
+  static constexpr uint64_t kNotPinned = UINT64_MAX;
+  std::atomic<uint64_t> pinned_{kNotPinned};
   FootprintCounters footprint_;
 
   std::mutex writer_mu_;  // held by the group-commit leader, checkpoints and close

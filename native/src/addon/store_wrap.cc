@@ -48,11 +48,14 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::Call<&Store::Compact>>("compact"),
                          InstanceMethod<&StoreWrap::Call<&Store::SweepExpired>>("sweepExpired"),
                          InstanceMethod<&StoreWrap::Call<&Store::Refresh>>("refresh"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Versions>>("versions"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Pin>>("pin"),
                          InstanceMethod<&StoreWrap::Call<&Store::WaitForIndexes>>("waitForIndexes"),
                          InstanceMethod<&StoreWrap::Close>("close"),
                          InstanceMethod<&StoreWrap::Info>("info"),
                          InstanceMethod<&StoreWrap::Poisoned>("poisoned"),
                          InstanceMethod<&StoreWrap::CommitVersion>("commitVersion"),
+                         InstanceMethod<&StoreWrap::Pinned>("pinned"),
                          InstanceMethod<&StoreWrap::Footprint>("footprint"),
                          InstanceMethod<&StoreWrap::InjectWriteFault>("injectWriteFault"),
                          InstanceMethod<&StoreWrap::InjectCompactionFault>("injectCompactionFault"),
@@ -102,6 +105,9 @@ OpenArgs ReadOpenArgs(const Napi::CallbackInfo& info, const char* method) {
   if (has("queryThreads", &Napi::Value::IsNumber)) opts.query_threads = size_t(o.Get("queryThreads").As<Napi::Number>().Int64Value());
   if (has("mmap", &Napi::Value::IsBoolean)) opts.mmap = o.Get("mmap").As<Napi::Boolean>();
   opts.read_only = o.Has("readOnly") && o.Get("readOnly").ToBoolean();
+  if (has("historyVersions", &Napi::Value::IsNumber))
+    opts.history_versions = uint64_t(o.Get("historyVersions").As<Napi::Number>().Int64Value());
+  if (has("atVersion", &Napi::Value::IsNumber)) opts.at_version = uint64_t(o.Get("atVersion").As<Napi::Number>().Int64Value());
   for (const tessera::IndexSettingInfo& setting : tessera::DescribeIndexSettings()) {
     Napi::Value v = o.Get(CamelCase(setting.name));
     if (!v.IsUndefined()) tessera::SetIndexSetting(opts.index, setting.name, SettingText(v));
@@ -185,6 +191,9 @@ Napi::Value StoreWrap::Call(const Napi::CallbackInfo& info) {
     return CoreTask::Run(env, [s] { return ((*s).*Method)(); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(const std::string&)>) {
     return CoreTask::Run(env, [s, name = StringArg(info, 0)] { return ((*s).*Method)(name); });
+  } else if constexpr (std::is_same_v<M, std::string (Store::*)(uint64_t)>) {
+    if (info.Length() < 1 || !info[0].IsNumber()) throw Napi::TypeError::New(env, "expected a version number");
+    return CoreTask::Run(env, [s, v = uint64_t(info[0].As<Napi::Number>().Int64Value())] { return ((*s).*Method)(v); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(std::string_view)>) {
     return CoreTask::Run(env, [s, body = BytesArg(info, 0)] { return ((*s).*Method)(body); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(const std::string&, std::string_view)>) {
@@ -245,6 +254,11 @@ Napi::Value StoreWrap::Poisoned(const Napi::CallbackInfo& info) {
 
 Napi::Value StoreWrap::CommitVersion(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), double(store(info.Env()).commit_version()));
+}
+
+Napi::Value StoreWrap::Pinned(const Napi::CallbackInfo& info) {
+  std::optional<uint64_t> v = store(info.Env()).pinned();
+  return v ? Napi::Number::New(info.Env(), double(*v)) : info.Env().Null();
 }
 
 Napi::Value StoreWrap::Footprint(const Napi::CallbackInfo& info) {

@@ -29,6 +29,7 @@ void Members(A& a, F& f) {
   } else {
     static_assert(FieldsOf<F, Manifest>, "every manifest record type needs its members here");
     a("commit_version", f.commit_version, "next_segment_id", f.next_segment_id, "aliases", f.aliases, "collections", f.collections);
+    a.Optional("valid_from", f.valid_from);
   }
 }
 
@@ -49,6 +50,10 @@ std::string ManifestText(const Manifest& m) {
 std::optional<Manifest> ReadManifest(const std::string& dir) {
   std::string path = ManifestPath(dir);
   if (!FileExists(path)) return std::nullopt;
+  return ReadManifestFile(path);
+}
+
+Manifest ReadManifestFile(const std::string& path) {
   simdjson::padded_string text(ReadWholeFile(path));
   simdjson::dom::parser parser;
   try {

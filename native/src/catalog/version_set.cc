@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <set>
 
+#include "catalog/history.h"
 #include "storage/file_names.h"
 #include "tessera/error.h"
 #include "util/byte_io.h"
 #include "util/crash_point.h"
 #include "util/file_util.h"
+#include "util/json_writer.h"
 
 namespace tessera {
 namespace {
@@ -39,13 +41,15 @@ ManifestSegment Entry(const std::string& dir, const Segment& segment, uint32_t r
 
 }  // namespace
 
-VersionSet::VersionSet(std::string dir, uint32_t dim, bool mmap, bool logging, ThreadPool& pool)
-    : dir_(std::move(dir)), dim_(dim), mmap_(mmap), logging_(logging), pool_(pool), state_(dim, 1) {}
+VersionSet::VersionSet(std::string dir, uint32_t dim, bool mmap, bool logging, uint64_t history_versions, ThreadPool& pool)
+    : dir_(std::move(dir)), dim_(dim), mmap_(mmap), logging_(logging), history_versions_(history_versions), pool_(pool), state_(dim, 1) {}
 
 void VersionSet::Recover() {
   if (dir_.empty()) return;
   Load();
-  if (logging_) wal_.OpenForAppend(WalPath(dir_));
+  if (!logging_) return;
+  wal_.OpenForAppend(WalPath(dir_));
+  next_sequence_ = History::List(dir_).NextSequence();
 }
 
 void VersionSet::Load() {
@@ -54,7 +58,7 @@ void VersionSet::Load() {
   for (int attempt = 1;; ++attempt) {
     std::optional<Manifest> manifest = ReadManifest(dir_);
     try {
-      return LoadFrom(manifest);
+      return LoadFrom(manifest, {WalPath(dir_)}, UINT64_MAX);
     } catch (const Error&) {
       std::optional<Manifest> now = ReadManifest(dir_);
       bool moved = (now ? ManifestText(*now) : "") != (manifest ? ManifestText(*manifest) : "");
@@ -63,7 +67,42 @@ void VersionSet::Load() {
   }
 }
 
-void VersionSet::LoadFrom(const std::optional<Manifest>& manifest) {
+namespace {
+
+Error Unreadable(uint64_t target, uint64_t oldest, const std::string& why) {
+  return BadRequest("version " + std::to_string(target) + " is not readable (" + why + "); the oldest readable version is " +
+                    std::to_string(oldest));
+}
+
+}  // namespace
+
+void VersionSet::CheckReadable(const std::string& dir, uint64_t target) {
+  History history = History::List(dir);
+  uint64_t oldest = history.OldestReadable();
+  if (target < oldest) throw Unreadable(target, oldest, "its files are gone");
+  uint64_t newest = history.manifests.empty() ? 0 : history.manifests.back().version;
+  Wal::Replay(WalPath(dir), false, [&](std::string_view payload) { newest = std::max(newest, ByteReader(payload).Fixed<uint64_t>()); });
+  if (target > newest) throw Unreadable(target, oldest, "the newest is " + std::to_string(newest));
+}
+
+void VersionSet::LoadAt(uint64_t target) {
+  History history = History::List(dir_);
+  uint64_t oldest = history.OldestReadable();
+  std::optional<KeptManifest> base = history.BaseFor(target);
+  auto unreadable = [&](const std::string& why) { return Unreadable(target, oldest, why); };
+  if (target < oldest) throw unreadable("its files are gone");
+  std::optional<Manifest> manifest;
+  if (base) manifest = ReadManifestFile(dir_ + "/" + base->name);
+  std::vector<std::string> logs;
+  for (const KeptLog& log : history.logs)
+    if (log.to > (base ? base->commit_version : 0)) logs.push_back(dir_ + "/" + log.name);
+  LoadFrom(manifest, logs, target, [&](uint64_t reached) {
+    if (reached != target) throw unreadable("the newest is " + std::to_string(reached));
+  });
+}
+
+void VersionSet::LoadFrom(const std::optional<Manifest>& manifest, const std::vector<std::string>& logs, uint64_t until,
+                          const std::function<void(uint64_t)>& check) {
   StoreState state(dim_, manifest ? manifest->next_segment_id : 1);
   uint64_t version = manifest ? manifest->commit_version : 0;
   if (manifest) {
@@ -74,7 +113,9 @@ void VersionSet::LoadFrom(const std::optional<Manifest>& manifest) {
     }
     for (const auto& [name, target] : manifest->aliases) state.SetAlias(name, target);
   }
-  uint64_t offset = ReplayLog(state, version, 0);
+  uint64_t offset = 0;
+  for (const std::string& log : logs) offset = ReplayLog(state, version, log, 0, until);
+  if (check) check(version);
   state_ = std::move(state);
   version_ = version;
   manifest_ = manifest.value_or(Manifest{});
@@ -82,13 +123,13 @@ void VersionSet::LoadFrom(const std::optional<Manifest>& manifest) {
   wal_offset_ = offset;
 }
 
-uint64_t VersionSet::ReplayLog(StoreState& state, uint64_t& version, uint64_t from) {
+uint64_t VersionSet::ReplayLog(StoreState& state, uint64_t& version, const std::string& log, uint64_t from, uint64_t until) {
   return Wal::Replay(
-      WalPath(dir_), logging_,
+      log, logging_,
       [&](std::string_view payload) {
         ByteReader r(payload);
         uint64_t v = r.Fixed<uint64_t>();
-        if (v <= version) return;  // already part of the manifest's checkpoint
+        if (v <= version || v > until) return;  // already part of the manifest's checkpoint, or past the target
         // The log continues the manifest's version; a jump means it was emptied and refilled after
         // a newer manifest than the one being replayed onto.
         if (v != version + 1)
@@ -105,7 +146,7 @@ VersionSet::Refreshed VersionSet::Refresh() {
   if ((manifest ? ManifestText(*manifest) : "") == manifest_text_) {
     // The same checkpoint: what the log gained since is applied in place.
     try {
-      wal_offset_ = ReplayLog(state_, version_, wal_offset_);
+      wal_offset_ = ReplayLog(state_, version_, WalPath(dir_), wal_offset_, UINT64_MAX);
       std::optional<Manifest> now = ReadManifest(dir_);
       if ((now ? ManifestText(*now) : "") == manifest_text_) return Refreshed{version_ != before, version_ != before};
     } catch (const Error&) {
@@ -152,6 +193,7 @@ void VersionSet::SealMemorySegments(const Snapshot& snap) {
 
 void VersionSet::Checkpoint() {
   if (!logging_) return;
+  uint64_t previous = manifest_.commit_version;
   SealMemorySegments(*Current());
   SnapshotPtr snap = Current();
   Manifest m;
@@ -163,10 +205,20 @@ void VersionSet::Checkpoint() {
     for (const SegmentRef& ref : c->segments)
       if (ref.rows > 0) mc.segments.push_back(Entry(dir_, *ref.segment, ref.rows, version_));
   }
+  ReplaceManifest(std::move(m));
+  if (history_versions_ > 0 && version_ > previous)
+    wal_.Rotate(dir_ + "/" + KeptLogName(previous, version_));
+  else
+    wal_.Reset();
+  RemoveUnnamedFiles(manifest_);
+}
+
+void VersionSet::ReplaceManifest(Manifest m) {
+  // With history on the replaced manifest stays, under its version and a sequence number.
+  if (history_versions_ > 0 && FileExists(ManifestPath(dir_)))
+    WriteFileAtomic(dir_ + "/" + KeptManifestName(manifest_, next_sequence_++), ManifestText(manifest_));
   WriteManifest(dir_, m);
   manifest_ = std::move(m);
-  wal_.Reset();
-  RemoveUnnamedFiles(manifest_);
 }
 
 uint64_t VersionSet::BeginCompaction() {
@@ -185,6 +237,7 @@ bool VersionSet::InstallCompaction(const CompactionJob& job, const CompactedSegm
   // the inputs, since ops find rows by id. Rows deleted by then are in the output's bitmap.
   Manifest m = manifest_;
   m.next_segment_id = state_.next_segment_id();
+  m.valid_from = std::max(m.commit_version, job.version);
   for (ManifestCollection& mc : m.collections) {
     if (mc.name != job.collection) continue;
     std::set<uint64_t> inputs;
@@ -198,8 +251,7 @@ bool VersionSet::InstallCompaction(const CompactionJob& job, const CompactedSegm
     }
   }
   CrashPoint("compaction-before-manifest");
-  WriteManifest(dir_, m);
-  manifest_ = std::move(m);
+  ReplaceManifest(std::move(m));
   CrashPoint("compaction-after-manifest");
   RemoveUnnamedFiles(manifest_);
   return true;
@@ -214,14 +266,48 @@ void VersionSet::RemoveUnnamedFiles(const Manifest& manifest) {
   std::set<std::string> named;
   if (compacting_ != 0)
     for (std::string& f : SegmentFileNames(compacting_)) named.insert(std::move(f));
-  for (const ManifestCollection& c : manifest.collections) {
-    for (const ManifestSegment& s : c.segments) {
-      for (std::string& f : SegmentFileNames(s.id)) named.insert(std::move(f));
-      if (!s.deletions.empty()) named.insert(s.deletions);
+  auto name_files_of = [&](const Manifest& m) {
+    for (const ManifestCollection& c : m.collections) {
+      for (const ManifestSegment& s : c.segments) {
+        for (std::string& f : SegmentFileNames(s.id)) named.insert(std::move(f));
+        if (!s.deletions.empty()) named.insert(s.deletions);
+      }
     }
+  };
+  name_files_of(manifest);
+  // History: the kept manifests and logs the last history_versions_ versions need, and the files
+  // those manifests name. Without history every kept file goes.
+  if (history_versions_ > 0) {
+    History history = History::List(dir_);
+    uint64_t wanted = version_ >= history_versions_ ? version_ - history_versions_ + 1 : 0;
+    std::vector<KeptManifest> kept;
+    named.merge(history.Keep(std::max(wanted, history.OldestReadable()), &kept));
+    for (const KeptManifest& m : kept)
+      if (m.name != "MANIFEST") name_files_of(ReadManifestFile(dir_ + "/" + m.name));
   }
   for (const std::string& name : ListDir(dir_))
-    if (IsSegmentFileName(name) && !named.count(name)) RemoveFile(dir_ + "/" + name);
+    if ((IsSegmentFileName(name) || IsHistoryFileName(name)) && !named.count(name)) RemoveFile(dir_ + "/" + name);
+}
+
+std::string VersionSet::Versions(uint64_t served, std::optional<uint64_t> pinned) const {
+  History history = dir_.empty() ? History{} : History::List(dir_);
+  // History is on when this writer keeps it, or (for readers) when the writer kept some.
+  bool on = !dir_.empty() && (logging_ ? history_versions_ > 0 : history.manifests.size() > 1);
+  uint64_t newest = std::max(served, history.manifests.empty() ? 0 : history.manifests.back().version);
+  uint64_t oldest = history.OldestReadable();
+  if (logging_ && version_ + 1 > history_versions_) oldest = std::max(oldest, version_ + 1 - history_versions_);
+  return JsonText([&](JsonWriter& w) {
+    JsonWriter::Scope object = w.Object();
+    w.Member("commit_version", served);
+    w.Key("oldest_readable");
+    on ? w.UInt(oldest) : w.Null();
+    w.Key("pinned");
+    pinned ? w.UInt(*pinned) : w.Null();
+    w.Key("readable");
+    JsonWriter::Scope readable = w.Array();
+    if (on)
+      for (uint64_t v = oldest; v <= newest; ++v) w.UInt(v);
+  });
 }
 
 }  // namespace tessera

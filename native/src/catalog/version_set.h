@@ -6,8 +6,11 @@
 // writer at a time (the group-commit leader, or a compaction's switch, under the writer mutex).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "catalog/manifest.h"
 #include "catalog/ops.h"
@@ -21,7 +24,8 @@ namespace tessera {
 class VersionSet {
  public:
   // dir empty: an in-memory store (no files). logging: this process writes the directory.
-  VersionSet(std::string dir, uint32_t dim, bool mmap, bool logging, ThreadPool& pool);
+  // history_versions: a writer keeps the files its last that many versions need (see history.h).
+  VersionSet(std::string dir, uint32_t dim, bool mmap, bool logging, uint64_t history_versions, ThreadPool& pool);
 
   // Loads MANIFEST and replays the log after it; a writer cuts a torn log tail and opens the log
   // for appending.
@@ -33,6 +37,16 @@ class VersionSet {
     bool switched;  // the state was replaced (moved, or the same version laid out anew)
   };
   Refreshed Refresh();
+  // Loads the state at version target from the kept manifests and logs; Error(400) naming the
+  // oldest readable version when its files are gone (or it is newer than the newest), the state
+  // served before left in place.
+  void LoadAt(uint64_t target);
+  // Whether LoadAt(target) could succeed in dir, judged from file names and the log's versions
+  // without loading anything; Error(400) as LoadAt's when not.
+  static void CheckReadable(const std::string& dir, uint64_t target);
+  // GET /versions for an instance serving version served (pinned: the version it was started or
+  // moved to). Lists the directory.
+  std::string Versions(uint64_t served, std::optional<uint64_t> pinned) const;
 
   uint64_t version() const { return version_; }
   // Throws Error (400/404) when op cannot apply; changes nothing.
@@ -68,10 +82,16 @@ class VersionSet {
  private:
   // Loads the manifest on disk and the log after it into a fresh state (see Load's retries).
   void Load();
-  void LoadFrom(const std::optional<Manifest>& manifest);
-  // Applies the log's records after version onto state from byte offset from; returns the offset
-  // reached. Error(500) when the log does not continue version.
-  uint64_t ReplayLog(StoreState& state, uint64_t& version, uint64_t from);
+  // The state manifest (none: the empty store) and logs describe, up to version until, replaces
+  // the current one once check (when given) accepts the version reached; nothing changes when
+  // this throws.
+  void LoadFrom(const std::optional<Manifest>& manifest, const std::vector<std::string>& logs, uint64_t until,
+                const std::function<void(uint64_t)>& check = nullptr);
+  // Applies log's records after version (and up to until) onto state from byte offset from;
+  // returns the offset reached. Error(500) when the log does not continue version.
+  uint64_t ReplayLog(StoreState& state, uint64_t& version, const std::string& log, uint64_t from, uint64_t until);
+  // Writes m as MANIFEST; with history on, the one it replaces is kept.
+  void ReplaceManifest(Manifest m);
   // Writes a sealed copy of every memory segment's rows and swaps it in.
   void SealMemorySegments(const Snapshot& snap);
   // Removes segment files the manifest does not name (dropped collections, old deletion bitmaps),
@@ -82,14 +102,16 @@ class VersionSet {
   uint32_t dim_;
   bool mmap_;
   bool logging_;
+  uint64_t history_versions_;
   ThreadPool& pool_;
   StoreState state_;
   Wal wal_;
   uint64_t version_ = 0;
-  Manifest manifest_;          // the one on disk
-  std::string manifest_text_;  // a reader's: the text of the manifest it loaded ("" when none)
-  uint64_t wal_offset_ = 0;    // a reader's place in the log
-  uint64_t compacting_ = 0;    // a running compaction's output segment id, 0 when none
+  Manifest manifest_;           // the one on disk
+  std::string manifest_text_;   // a reader's: the text of the manifest it loaded ("" when none)
+  uint64_t wal_offset_ = 0;     // a reader's place in the log
+  uint64_t next_sequence_ = 0;  // of the next kept manifest
+  uint64_t compacting_ = 0;     // a running compaction's output segment id, 0 when none
 };
 
 }  // namespace tessera

@@ -53,6 +53,7 @@ uint64_t Wal::Replay(const std::string& path, bool truncate, const std::function
 }
 
 void Wal::OpenForAppend(const std::string& path) {
+  path_ = path;
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0) IoError("open");
   off_t end = ::lseek(fd_, 0, SEEK_END);
@@ -85,6 +86,14 @@ void Wal::Append(std::string_view payload) {
 
 void Wal::Sync() {
   if (::fdatasync(fd_) != 0) IoError("fsync");
+}
+
+void Wal::Rotate(const std::string& archive) {
+  Sync();
+  if (::rename(path_.c_str(), archive.c_str()) != 0) IoError("rename");
+  ::close(fd_);
+  fd_ = -1;
+  OpenForAppend(path_);  // creates the new log and makes both names durable
 }
 
 void Wal::Reset() {

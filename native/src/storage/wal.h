@@ -26,11 +26,14 @@ class Wal {
   void Sync();
   // Empties the log after a checkpoint made its contents redundant.
   void Reset();
+  // Like Reset, but keeps the contents: the file is renamed to archive and a new one begun.
+  void Rotate(const std::string& archive);
   uint64_t bytes() const { return bytes_; }
 
  private:
   int fd_ = -1;
   uint64_t bytes_ = 0;
+  std::string path_;
 };
 
 }  // namespace tessera
