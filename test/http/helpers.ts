@@ -22,7 +22,10 @@ const dirs: string[] = [];
 /** A fresh directory under the OS temp dir, removed when the test process exits. */
 export function tempDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'tessera-http-'));
-  if (dirs.length === 0) process.once('exit', () => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  if (dirs.length === 0)
+    process.once('exit', () => {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    });
   dirs.push(dir);
   return dir;
 }
