@@ -62,7 +62,7 @@ export interface NativeStore {
   poisoned(): string | null;
   commitVersion(): number;
   footprint(): NativeFootprint;
-  injectWriteFault(): void;
+  injectWriteFault(kind: string): void;
   injectCompactionFault(where: 'before-switch' | 'at-switch'): void;
 }
 
