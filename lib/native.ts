@@ -66,7 +66,7 @@ export interface NativeStore {
   commitVersion(): number;
   pinned(): number | null;
   footprint(): NativeFootprint;
-  injectWriteFault(): void;
+  injectWriteFault(kind: string): void;
   injectCompactionFault(where: 'before-switch' | 'at-switch'): void;
 }
 

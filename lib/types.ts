@@ -315,6 +315,14 @@ export interface OpenOptions {
   /** Serve this past commit version, read-only, without the writer lock (a pinned instance). */
   atVersion?: number;
   /**
+   * The spec's `max_vector_bytes`: an upsert that would take the store's vector bytes
+   * (`footprint.vector_bytes`, which counts superseded rows until compaction, plus named-vector
+   * columns) past it fails with 507 and writes nothing. Default: no limit, since sealed vectors are
+   * file-backed (mmap'd) and a store larger than memory still serves; set it to bound memory,
+   * above all for `inMemory` or `mmap: false` stores, where every vector byte is resident.
+   */
+  maxVectorBytes?: number;
+  /**
    * ANN index and quantization settings (README "Index settings" has the ranges). Unset means what
    * the store recorded, else the default; `'none'` turns a recorded kind off. A writer records what
    * it resolved. Integers may also be given as their decimal text, which is how the CLI hands its

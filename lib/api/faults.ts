@@ -1,20 +1,20 @@
-// The fault-injection routes the tests use: poison the store (a failure inside the write lock), or
-// make the next compaction fail before or inside its switch.
+// The fault-injection routes the tests use: poison the store (a failure inside the write lock), run
+// out of memory while a write is prepared or applied, or make the next compaction fail before or
+// inside its switch.
 import { json } from '../http/reply';
 import { type Route, route } from '../http/route';
+import { FAULTS } from '../store/store';
 import type { StoreSlot } from './slot';
-
-const FAULTS = ['poison-next-write', 'compaction-before-switch', 'compaction-at-switch'] as const;
 
 /** Test-only fault injection, POST /_test/<fault>; mounted only when TESSERA_TEST_FAULTS=1 (see ./index.ts). */
 export const faultRoutes = (slot: StoreSlot): Route[] =>
-  FAULTS.map((fault) =>
+  FAULTS.map((kind) =>
     route({
       method: 'POST',
-      path: `/_test/${fault}`,
+      path: `/_test/${kind}`,
       access: 'write',
       handle: () => {
-        slot.get()._injectFault(fault);
+        slot.get()._injectFault(kind);
         return json({ ok: true });
       },
     }),

@@ -48,6 +48,14 @@ function bytes(body: Uint8Array | object): Uint8Array {
 
 const json = <T>(b: Buffer): T => JSON.parse(b.toString('utf8')) as T;
 
+/** The write faults `_injectFault` can arm (the addon's injectWriteFault spells them the same). */
+const WRITE_FAULTS = ['poison-next-write', 'oom-preparing-next-write', 'oom-applying-next-write'] as const;
+/** The compaction faults, by where the addon's injectCompactionFault makes the next compaction fail. */
+const COMPACTION_FAULTS = { 'compaction-before-switch': 'before-switch', 'compaction-at-switch': 'at-switch' } as const;
+/** Every fault `_injectFault` can arm. */
+export const FAULTS = [...WRITE_FAULTS, ...(Object.keys(COMPACTION_FAULTS) as (keyof typeof COMPACTION_FAULTS)[])];
+export type Fault = (typeof FAULTS)[number];
+
 /** What the addon's option reader takes for granted (it reads dimension and queryThreads as numbers). */
 function checkOptionShapes(options: OpenOptions): void {
   if (!options.inMemory && !options.path) throw new StoreError(400, 'open() needs a path, or inMemory: true');
@@ -61,6 +69,8 @@ function checkOptionShapes(options: OpenOptions): void {
   }
   if (options.maxStalenessMs !== undefined && !(Number.isInteger(options.maxStalenessMs) && options.maxStalenessMs >= 1))
     throw new StoreError(400, `maxStalenessMs must be a whole number of milliseconds of at least 1, got ${options.maxStalenessMs}`);
+  if (options.maxVectorBytes !== undefined && !(Number.isSafeInteger(options.maxVectorBytes) && options.maxVectorBytes >= 0))
+    throw new StoreError(400, `maxVectorBytes must be a whole number of bytes (0 to 2^53 - 1; leave it out for no limit), got ${options.maxVectorBytes}`);
 }
 
 let settingOptions: Map<string, string> | undefined;
@@ -413,14 +423,14 @@ export class Store {
 
   /**
    * Test hook, present only with TESSERA_TEST_FAULTS=1: the next write fails inside the write lock
-   * (`poison-next-write`), or the next compaction fails before its switch (abandoned) or inside it
-   * (poisoning the store).
+   * (`poison-next-write`, poisoning the store) or runs out of memory while it is prepared (507, that
+   * batch only) or applied (507, poisoned); or the next compaction fails before its switch
+   * (abandoned) or inside it (poisoning the store).
    */
-  _injectFault(kind: 'poison-next-write' | 'compaction-before-switch' | 'compaction-at-switch'): void {
+  _injectFault(kind: Fault): void {
     if (process.env.TESSERA_TEST_FAULTS !== '1') throw new StoreError(404, 'fault injection is disabled');
-    if (kind === 'poison-next-write') this.core.injectWriteFault();
-    else if (kind === 'compaction-before-switch') this.core.injectCompactionFault('before-switch');
-    else if (kind === 'compaction-at-switch') this.core.injectCompactionFault('at-switch');
+    if (kind in COMPACTION_FAULTS) this.core.injectCompactionFault(COMPACTION_FAULTS[kind as keyof typeof COMPACTION_FAULTS]);
+    else if ((WRITE_FAULTS as readonly string[]).includes(kind)) this.core.injectWriteFault(kind);
     else throw new StoreError(400, `unknown fault ${kind}`);
   }
 }

@@ -6,7 +6,9 @@
 #include <thread>
 
 #include "catalog/compaction.h"
+#include "catalog/manifest.h"
 #include "catalog/ops.h"
+#include "catalog/vector_budget.h"
 #include "catalog/version_set.h"
 #include "index/ann_index.h"
 #include "query/metadata_reads.h"
@@ -21,6 +23,7 @@
 #include "query/suggest.h"
 #include "query/text_search.h"
 #include "query/vector_search.h"
+#include "storage/directory_check.h"
 #include "storage/file_names.h"
 #include "storage/store_header.h"
 #include "storage/writer_lock.h"
@@ -97,9 +100,14 @@ IndexConfig Store::Check(const StoreOptions& options) {
     return Settle(options, std::nullopt);
   }
   if (options.path.empty()) throw BadRequest("a store needs a path (or in-memory mode)");
+  bool read_only = options.read_only || options.at_version;
+  CheckStoreDirectory(options.path, !read_only);
   std::optional<StoreHeader> header = ReadHeader(options.path);
-  if (!header && !options.read_only && !options.at_version) NewHeader(options);  // a read-only open of nothing is Open's 503
-  if (header && options.at_version) VersionSet::CheckReadable(options.path, *options.at_version);
+  if (!header && read_only)
+    throw Error(Status::kUnavailable, "no store exists at " + options.path + " yet; a read-only open serves an existing store");
+  if (!header) NewHeader(options);
+  ReadManifest(options.path);  // corrupt: refused here rather than once the store has started opening
+  if (options.at_version) VersionSet::CheckReadable(options.path, *options.at_version);
   return Settle(options, header);
 }
 
@@ -253,11 +261,18 @@ void Store::CommitGroup(std::deque<PendingWrite*>& group) {
         CheckWritable();  // the store may have been poisoned or closed while this batch queued
         if (pw->prepare) pw->prepare(pw->op);
         versions_->Validate(pw->op);
+        if (options_.max_vector_bytes) CheckVectorBudget(pw->op, dim_, versions_->vector_bytes(), *options_.max_vector_bytes);
+        if (TakeFault(WriteFault::kOutOfMemoryValidating)) throw std::bad_alloc();
       } catch (const Error&) {
         pw->error = std::current_exception();
         continue;
+      } catch (const std::bad_alloc&) {
+        // Nothing is logged or applied before this point: only this batch fails.
+        pw->error = std::make_exception_ptr(Error(Status::kInsufficientStorage, "out of memory preparing the batch; nothing was written"));
+        continue;
       }
-      if (inject_fault_.exchange(false)) throw std::runtime_error("injected write fault");
+      if (TakeFault(WriteFault::kFail)) throw std::runtime_error("injected write fault");
+      if (TakeFault(WriteFault::kOutOfMemoryApplying)) throw std::bad_alloc();
       applied = true;
       pw->result = versions_->LogAndApply(pw->op);
     }
@@ -271,12 +286,14 @@ void Store::CommitGroup(std::deque<PendingWrite*>& group) {
     }
     ScheduleCompaction();
   } catch (const std::exception& e) {
-    // Memory may hold part of a batch that the log does not: nothing more can be trusted.
-    Poison(e.what());
+    // Memory may hold part of a batch that the log does not: nothing more can be trusted. Running
+    // out of memory is still the spec's 507 to the writers that met it.
+    bool oom = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
+    std::string why = oom ? "out of memory applying a write" : e.what();
+    Poison(why);
+    Status status = oom ? Status::kInsufficientStorage : Status::kUnavailable;
     for (PendingWrite* pw : group)
-      if (!pw->error)
-        pw->error =
-            std::make_exception_ptr(Error(Status::kUnavailable, std::string("write failed and the store is now poisoned: ") + e.what()));
+      if (!pw->error) pw->error = std::make_exception_ptr(Error(status, "write failed and the store is now poisoned: " + why));
   }
 }
 
@@ -658,10 +675,8 @@ std::string Store::Stats() {
 
 std::string Store::Flush() {
   std::lock_guard<std::mutex> writer(writer_mu_);
-  if (closed_) throw Error(Status::kUnavailable, "the store is closed");
-  if (role_ != Role::kWriter) return OneMember("ok", true);
-  CheckWritable();
-  CheckpointOrPoison();
+  CheckWritable();  // a write like the others: 409 naming the holder on a Reader, 403 read-only
+  if (role_ == Role::kWriter) CheckpointOrPoison();
   return OneMember("ok", true);
 }
 

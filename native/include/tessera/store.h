@@ -34,6 +34,10 @@ struct Snapshot;
 
 // Row counts as of the last commit, and segments whose vector indexes are queued or building,
 // readable without any lock (for metrics).
+// Test hooks: the next write fails inside the write lock (the store is poisoned), or runs out of
+// memory while it is prepared (only that batch fails) or applied (poisoned, answered 507).
+enum class WriteFault { kNone, kFail, kOutOfMemoryValidating, kOutOfMemoryApplying };
+
 struct FootprintCounters {
   std::atomic<uint64_t> rows{0}, dead_rows{0}, doc_count{0}, collections{0}, segments{0}, index_builds_pending{0};
   // Compactions installed since open, and the bytes they wrote.
@@ -47,9 +51,12 @@ class Store {
  public:
   // Throws Error(400) on a header mismatch (naming both values) and Error(500) on IO faults.
   static std::unique_ptr<Store> Open(const StoreOptions& options);
-  // What Open would refuse with 400 that is knowable without the writer lock, checked without
-  // creating or writing anything (the header is read when there is one); the index configuration
-  // the options resolve to. Front ends call it before they start, so a bad setting never half-starts.
+  // What Open would refuse that is knowable without the writer lock, checked without creating or
+  // writing anything: Error(400) for a bad directory (a file, no permission) or settings the header
+  // refuses, Error(500) for a corrupt header or manifest, Error(503) for a read-only open of no
+  // store; else the index configuration the options resolve to. Front ends call it before they
+  // start, so a bad setting or directory never half-starts (what remains for Open is slow: replaying
+  // the log, reading segments).
   static IndexConfig Check(const StoreOptions& options);
   // A store dropped without Close() loses nothing: every acknowledged batch is in the log.
   ~Store();
@@ -117,8 +124,7 @@ class Store {
   const FootprintCounters& footprint() const { return footprint_; }
   // Empty until an exception escapes while the write lock is held; then permanent.
   std::string poisoned() const;
-  // Test hook: the next write throws inside the write lock.
-  void InjectWriteFault() { inject_fault_.store(true); }
+  void InjectWriteFault(WriteFault fault) { inject_fault_.store(fault); }
   // Test hook: the next compaction throws before its switch (abandoned, the store serves on) or
   // inside it (the store is poisoned).
   void InjectCompactionFault(CompactionFault where) { compaction_fault_.store(where); }
@@ -194,7 +200,9 @@ class Store {
 
   mutable std::mutex poison_mu_;
   std::string poisoned_;
-  std::atomic<bool> inject_fault_{false};
+  std::atomic<WriteFault> inject_fault_{WriteFault::kNone};
+  // Whether fault was injected; clears it.
+  bool TakeFault(WriteFault fault) { return inject_fault_.compare_exchange_strong(fault, WriteFault::kNone); }
 };
 
 }  // namespace tessera

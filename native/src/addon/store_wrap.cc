@@ -108,6 +108,8 @@ OpenArgs ReadOpenArgs(const Napi::CallbackInfo& info, const char* method) {
   if (has("historyVersions", &Napi::Value::IsNumber))
     opts.history_versions = uint64_t(o.Get("historyVersions").As<Napi::Number>().Int64Value());
   if (has("atVersion", &Napi::Value::IsNumber)) opts.at_version = uint64_t(o.Get("atVersion").As<Napi::Number>().Int64Value());
+  if (has("maxVectorBytes", &Napi::Value::IsNumber))
+    opts.max_vector_bytes = uint64_t(o.Get("maxVectorBytes").As<Napi::Number>().Int64Value());
   for (const tessera::IndexSettingInfo& setting : tessera::DescribeIndexSettings()) {
     Napi::Value v = o.Get(CamelCase(setting.name));
     if (!v.IsUndefined()) tessera::SetIndexSetting(opts.index, setting.name, SettingText(v));
@@ -277,8 +279,19 @@ Napi::Value StoreWrap::Footprint(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value StoreWrap::InjectWriteFault(const Napi::CallbackInfo& info) {
-  store(info.Env()).InjectWriteFault();
-  return info.Env().Undefined();
+  using tessera::WriteFault;
+  static const std::pair<const char*, WriteFault> kFaults[] = {
+      {"poison-next-write", WriteFault::kFail},
+      {"oom-preparing-next-write", WriteFault::kOutOfMemoryValidating},
+      {"oom-applying-next-write", WriteFault::kOutOfMemoryApplying},
+  };
+  std::string kind = StringArg(info, 0);
+  for (const auto& [name, fault] : kFaults)
+    if (kind == name) {
+      store(info.Env()).InjectWriteFault(fault);
+      return info.Env().Undefined();
+    }
+  throw Napi::Error::New(info.Env(), "unknown fault " + kind);
 }
 
 Napi::Value StoreWrap::InjectCompactionFault(const Napi::CallbackInfo& info) {

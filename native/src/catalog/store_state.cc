@@ -325,6 +325,16 @@ bool StoreState::MemorySegmentMostlyDead() const {
   return false;
 }
 
+uint64_t StoreState::vector_bytes() const {
+  uint64_t floats = 0;
+  for (const auto& [name, c] : collections_)
+    for (const Slot& slot : c->segments) {
+      const Segment& segment = *slot.segment;
+      floats += uint64_t(segment.appended()) * segment.dim() * (1 + segment.named_columns().size());
+    }
+  return floats * sizeof(float);
+}
+
 bool StoreState::MemorySegmentNearlyFull() const {
   for (const auto& [name, c] : collections_)
     for (const Slot& slot : c->segments)

@@ -41,6 +41,10 @@ class StoreState {
   // Checkpoint: swaps in the sealed segment written from a memory segment's rows.
   void ReplaceSegment(const std::string& collection, const SegmentPtr& memory_segment, SegmentPtr sealed);
   uint64_t memory_rows() const;
+  // Bytes of vectors held: every row's slot (footprint.vector_bytes, superseded rows included) plus
+  // each named-vector column, which spans all rows of its segment. Summed from the segments, so it
+  // stays right however segments are replaced.
+  uint64_t vector_bytes() const;
   // Whether a memory segment is 7/8 full: checkpointing then seals it whole, before the next batch
   // overflows into a small segment of its own (which would get an index of its own).
   bool MemorySegmentNearlyFull() const;

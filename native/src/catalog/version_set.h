@@ -57,6 +57,8 @@ class VersionSet {
   void Sync();
   // The latest version as a snapshot.
   SnapshotPtr Current() { return state_.Freeze(version_, &pool_); }
+  // See StoreState::vector_bytes: what the max_vector_bytes guard counts.
+  uint64_t vector_bytes() const { return state_.vector_bytes(); }
   std::string ResolveAlias(const std::string& name) const { return state_.ResolveAlias(name); }
   // The next Current() serves them for that segment (see StoreState::AttachVectorIndexes).
   bool AttachVectorIndexes(const std::string& collection, uint64_t segment_id, VectorIndexPtr first_pass, VectorIndexPtr ann) {
