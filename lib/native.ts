@@ -81,6 +81,10 @@ export interface NativeFootprint {
   /** Compactions installed since open, and the bytes they wrote. */
   compactions: number;
   compaction_bytes: number;
+  /** Full-text postings, filter indexes and id indexes of sealed segments served from their saved files. */
+  derived_mapped: number;
+  /** Those this process built from rows (files missing, damaged or of another declaration; a new seal or merge); the writer saves them. */
+  derived_built: number;
 }
 
 export interface NativeAddon {

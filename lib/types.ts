@@ -261,7 +261,7 @@ export interface Stats {
   mmap: boolean;
   collections: string[];
   footprint: Footprint;
-  /** Memory held by full-text postings (term dictionaries, postings, positions, lengths). */
+  /** Bytes of full-text postings (term dictionaries, postings, positions, lengths), in memory or mapped from their files. */
   text_index_bytes: number;
   /** SIMD kernel family in use: avx512-icl, avx512, avx2, neon-dotprod, neon or scalar. */
   kernels: string;

@@ -39,6 +39,8 @@ function storeGauges(slot: StoreSlot, registry: Registry): void {
     });
   counter('svc_compactions_total', 'Compactions installed since the store opened', (f) => f.compactions);
   counter('svc_compaction_bytes_total', 'Bytes written by compactions since the store opened', (f) => f.compaction_bytes);
+  gauge('svc_derived_indexes_mapped', "Text postings, filter and id indexes of sealed segments served from their saved files", (f) => f.derived_mapped);
+  gauge('svc_derived_indexes_built', 'Text postings, filter and id indexes of sealed segments this process built from rows', (f) => f.derived_built);
 }
 
 const poisonedBody = (error: string) => ({ status: 'poisoned', error });

@@ -212,7 +212,7 @@ export class Store {
     return json(await call(o, () => this.core.pin(version)));
   }
 
-  /** Row counters as of the last commit. Reads memory only (for metrics). */
+  /** Counters as of the last commit. Reads memory only (for metrics). */
   footprintCached(): NativeFootprint {
     return this.core.footprint();
   }
@@ -411,7 +411,7 @@ export class Store {
     return json(await call(o, () => this.core.sweepExpired()));
   }
 
-  /** Resolves once no background work (a vector index build or a compaction) is queued or running. */
+  /** Resolves once no background work (a vector index build, a compaction, a save of derived files) is queued or running. */
   async waitForIndexes(o?: CallOptions): Promise<{ ok: true }> {
     return json(await call(o, () => this.core.waitForIndexes()));
   }

@@ -8,6 +8,7 @@
 #include "catalog/compaction.h"
 #include "catalog/manifest.h"
 #include "catalog/ops.h"
+#include "catalog/sealed_index_saver.h"
 #include "catalog/vector_budget.h"
 #include "catalog/version_set.h"
 #include "index/ann_index.h"
@@ -135,7 +136,13 @@ std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
     } else {
       s->versions_->Recover();
     }
-    if (s->role_ == Role::kWriter) s->versions_->RemoveOrphans();
+    if (s->role_ == Role::kWriter) {
+      s->versions_->RemoveOrphans();
+      s->saver_ = std::make_unique<SealedIndexSaver>(options.path, [store = s.get()] {
+        std::lock_guard<std::mutex> lock(store->snap_mu_);
+        return store->snap_;
+      });
+    }
   }
   s->Publish(s->versions_->Current());
   std::lock_guard<std::mutex> writer(s->writer_mu_);
@@ -185,12 +192,20 @@ SnapshotPtr Store::Current() const {
 }
 
 void Store::Publish(SnapshotPtr snap) {
-  uint64_t rows = 0, dead = 0, live = 0;
+  uint64_t rows = 0, dead = 0, live = 0, mapped = 0, built = 0;
   for (const auto& [name, c] : snap->collections) {
     rows += c->rows;
     dead += c->dead_rows;
     live += c->live_rows;
+    for (const SegmentRef& ref : c->segments) {
+      if (!ref.segment->sealed()) continue;
+      SegmentIndexes::Origins o = ref.indexes->origins();
+      mapped += o.mapped;
+      built += o.built;
+    }
   }
+  footprint_.derived_mapped = mapped;
+  footprint_.derived_built = built;
   footprint_.rows = rows;
   footprint_.dead_rows = dead;
   footprint_.doc_count = live;
@@ -312,6 +327,7 @@ void Store::CheckpointOrPoison() {
 VectorIndexConfig Store::VectorIndexes() const { return VectorIndexConfig{metric_, ann_, quantization_, options_.mmap}; }
 
 void Store::IndexSealedSegments() {
+  if (saver_) saver_->SaveLater();
   VectorIndexConfig config = VectorIndexes();
   if (!config.any() || role_ == Role::kInMemory) return;
   SnapshotPtr snap = versions_->Current();
@@ -461,10 +477,12 @@ std::string Store::Compact(std::string_view body) {
 void Store::StopIndexBuilds() {
   stop_index_builds_.Cancel();
   index_builds_->Stop();
+  if (saver_) saver_->Stop();
 }
 
 std::string Store::WaitForIndexes() {
   index_builds_->WaitIdle();
+  if (saver_) saver_->WaitIdle();
   return OneMember("ok", true);
 }
 
@@ -508,12 +526,14 @@ std::string Store::SetVectorNames(const std::string& name, std::string_view body
 std::string Store::SetFilterIndex(const std::string& name, std::string_view body) {
   CheckWritable();
   Write(PendingWrite{SetFilterIndexOp{name, ParseFilterIndex(body)}});
+  if (saver_) saver_->SaveLater();
   return OneMember("ok", true);
 }
 
 std::string Store::SetFtsSchema(const std::string& name, std::string_view body) {
   CheckWritable();
   Write(PendingWrite{SetFtsSchemaOp{name, ParseFtsSchema(body)}});
+  if (saver_) saver_->SaveLater();
   return OneMember("ok", true);
 }
 
@@ -685,7 +705,10 @@ void Store::Close() {
   std::lock_guard<std::mutex> writer(writer_mu_);
   if (closed_) return;
   closed_ = true;
-  if (role_ == Role::kWriter && poisoned().empty()) CheckpointOrPoison();
+  if (role_ == Role::kWriter && poisoned().empty()) {
+    CheckpointOrPoison();
+    saver_->SaveNow();  // the background saver has stopped; the next open finds every file
+  }
   lock_.reset();
 }
 

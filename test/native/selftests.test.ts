@@ -4,9 +4,10 @@ import * as path from 'node:path';
 import { build, buildNativeTools } from './build';
 
 // The C++ self-tests: kernels against a double reference, every predicate rule, filter indexes
-// never losing a match, the HNSW graph's and the IVF index's recall against brute force,
-// compaction's switch carrying over what happened while it ran.
-const targets = ['kernels_test', 'filter_test', 'filter_index_test', 'hnsw_test', 'ivf_test', 'compaction_test'];
+// never losing a match (saved and opened too), the structures derived from segments and saved
+// beside them, the HNSW graph's and the IVF index's recall against brute force, compaction's
+// switch carrying over what happened while it ran.
+const targets = ['kernels_test', 'filter_test', 'filter_index_test', 'derived_test', 'hnsw_test', 'ivf_test', 'compaction_test'];
 
 test.before(buildNativeTools);
 

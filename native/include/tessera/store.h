@@ -24,6 +24,7 @@ namespace tessera {
 class BackgroundWorker;
 enum class CompactionScope;
 struct DeleteRequest;
+class SealedIndexSaver;
 class Segment;
 class ThreadPool;
 class VersionSet;
@@ -32,16 +33,18 @@ class WriterLock;
 struct PendingWrite;
 struct Snapshot;
 
-// Row counts as of the last commit, and segments whose vector indexes are queued or building,
-// readable without any lock (for metrics).
 // Test hooks: the next write fails inside the write lock (the store is poisoned), or runs out of
 // memory while it is prepared (only that batch fails) or applied (poisoned, answered 507).
 enum class WriteFault { kNone, kFail, kOutOfMemoryValidating, kOutOfMemoryApplying };
 
+// Row counts as of the last commit, segments whose vector indexes are queued or building, and the
+// text, filter and id parts of sealed segments served from their saved files (mapped) or built in
+// memory by this process (built), readable without any lock (for metrics).
 struct FootprintCounters {
   std::atomic<uint64_t> rows{0}, dead_rows{0}, doc_count{0}, collections{0}, segments{0}, index_builds_pending{0};
   // Compactions installed since open, and the bytes they wrote.
   std::atomic<uint64_t> compactions{0}, compaction_bytes{0};
+  std::atomic<uint64_t> derived_mapped{0}, derived_built{0};
 };
 
 // Where a test makes the next compaction fail (Store::InjectCompactionFault).
@@ -101,7 +104,8 @@ class Store {
   std::string Pin(uint64_t version);
   // Deletes every entry of every collection whose svc.expires_at has passed: {"deleted": count}.
   std::string SweepExpired();
-  // Blocks until no background work (an index build or a compaction) is queued or running.
+  // Blocks until no background work (an index build, a compaction, a save of derived files) is
+  // queued or running.
   std::string WaitForIndexes();
   void Close();
 
@@ -146,7 +150,8 @@ class Store {
   void CheckpointOrPoison();
   void Poison(const std::string& why);
   // Gives each sealed segment that deserves one its approximate index: opens the saved file, or
-  // (writer only) queues a background build. Called with the writer mutex held, or while opening.
+  // (writer only) queues a background build; and (writer only) has the derived files sealed
+  // segments lack saved in the background. Called with the writer mutex held, or while opening.
   void IndexSealedSegments();
   void BuildSegmentIndexes(const std::string& collection, const std::shared_ptr<Segment>& segment);
   // Queues a background compaction when the policy finds work and none is queued. Writer mutex held.
@@ -183,7 +188,8 @@ class Store {
   std::mutex compaction_mu_;        // one compaction at a time: the background one or POST /compact's
   bool compaction_queued_ = false;  // writer mutex
   std::atomic<CompactionFault> compaction_fault_{CompactionFault::kNone};
-  std::set<uint64_t> building_;  // segment ids queued or building; writer mutex
+  std::set<uint64_t> building_;              // segment ids queued or building; writer mutex
+  std::unique_ptr<SealedIndexSaver> saver_;  // the writer's; null otherwise
 
   mutable std::mutex snap_mu_;
   std::shared_ptr<const Snapshot> snap_;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "catalog/sealed_indexes.h"
+
 namespace tessera {
 namespace {
 
@@ -111,12 +113,15 @@ CompactedSegment RewriteSegments(const CompactionJob& job, const std::string& di
     segment = Segment::OpenSealed(dir, job.output_id, dim, mmap, "");
   }
   const CollectionSchema& schema = *job.schema;
-  SegmentIndexesPtr indexes = SegmentIndexes::Flat();
-  if (segment->sealed() && !schema.filter_index.empty())
-    indexes = indexes->WithFilter(SegmentFilterIndex::Build(*segment, schema.filter_index));
-  if (!schema.fts.empty()) indexes = indexes->WithText(SegmentText::Extend(nullptr, *segment, uint32_t(live), schema.fts));
+  // A sealed output gets its text, filter and id parts as any sealed segment does, saved beside it;
+  // an in-memory store's output is a memory segment, which carries postings only.
+  if (segment->sealed()) {
+    out.indexes = OpenSealedSegmentIndexes(dir, *segment, schema, /*may_write=*/true);
+  } else {
+    out.indexes = SegmentIndexes::Flat();
+    if (!schema.fts.empty()) out.indexes = out.indexes->WithText(SegmentText::Extend(nullptr, *segment, uint32_t(live), schema.fts));
+  }
   out.segment = std::move(segment);
-  out.indexes = std::move(indexes);
   return out;
 }
 

@@ -45,7 +45,7 @@ struct RowSource {
 struct CompactedSegment {
   SegmentPtr segment;              // null when no input row was live
   std::vector<RowSource> sources;  // where each of its rows came from
-  SegmentIndexesPtr indexes;       // its filter index and text postings under the job's schema
+  SegmentIndexesPtr indexes;       // its text, filter and id parts under the job's schema (saved beside it)
   uint64_t bytes = 0;              // vector and row bytes written
 };
 

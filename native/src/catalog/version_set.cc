@@ -4,6 +4,7 @@
 #include <set>
 
 #include "catalog/history.h"
+#include "catalog/sealed_indexes.h"
 #include "storage/file_names.h"
 #include "tessera/error.h"
 #include "util/byte_io.h"
@@ -106,11 +107,25 @@ void VersionSet::LoadFrom(const std::optional<Manifest>& manifest, const std::ve
   StoreState state(dim_, manifest ? manifest->next_segment_id : 1);
   uint64_t version = manifest ? manifest->commit_version : 0;
   if (manifest) {
-    for (const ManifestCollection& c : manifest->collections) {
-      state.AddCollection(c.name, c.schema);
-      for (const ManifestSegment& ms : c.segments)
-        state.AdoptSealedSegment(c.name, Segment::OpenSealed(dir_, ms.id, dim_, mmap_, ms.deletions));
-    }
+    // Segments open, and their derived parts from their files, in parallel. A part whose file is
+    // missing, damaged, of an older format or of another declaration is rebuilt, and rewritten by
+    // the writer process only: a reader never writes.
+    struct Sealed {
+      const ManifestCollection* collection;
+      const ManifestSegment* meta;
+      SegmentPtr segment;
+      SegmentIndexesPtr indexes;
+    };
+    std::vector<Sealed> sealed;
+    for (const ManifestCollection& c : manifest->collections)
+      for (const ManifestSegment& ms : c.segments) sealed.push_back({&c, &ms, nullptr, nullptr});
+    pool_.ParallelFor(sealed.size(), [&](size_t i) {
+      Sealed& s = sealed[i];
+      s.segment = Segment::OpenSealed(dir_, s.meta->id, dim_, mmap_, s.meta->deletions);
+      s.indexes = OpenSealedSegmentIndexes(dir_, *s.segment, s.collection->schema, logging_);
+    });
+    for (const ManifestCollection& c : manifest->collections) state.AddCollection(c.name, c.schema);
+    for (Sealed& s : sealed) state.AdoptSealedSegment(s.collection->name, std::move(s.segment), std::move(s.indexes));
     for (const auto& [name, target] : manifest->aliases) state.SetAlias(name, target);
   }
   uint64_t offset = 0;

@@ -20,6 +20,9 @@ std::string SegmentNamedPath(const std::string& dir, uint64_t segment, size_t co
 
 std::string SegmentHnswPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".hnsw"; }
 std::string SegmentIvfPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".ivf"; }
+std::string SegmentTextPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".text"; }
+std::string SegmentFilterPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".filter"; }
+std::string SegmentIdsPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".ids"; }
 
 std::string SegmentCodesPath(const std::string& dir, uint64_t segment, const char* suffix) {
   return dir + "/" + SegmentBase(segment) + "." + suffix;
@@ -29,7 +32,8 @@ std::string DeletionsFileName(uint64_t segment, uint64_t version) { return Segme
 
 std::vector<std::string> SegmentFileNames(uint64_t segment) {
   std::string base = SegmentBase(segment);
-  std::vector<std::string> out = {base + ".vec", base + ".rows", base + ".hnsw", base + ".ivf", base + ".q8", base + ".qb"};
+  std::vector<std::string> out;
+  for (const char* kind : {".vec", ".rows", ".hnsw", ".ivf", ".q8", ".qb", ".text", ".filter", ".ids"}) out.push_back(base + kind);
   for (size_t k = 0; k < kMaxNamedVectors; ++k) out.push_back(base + ".nv" + std::to_string(k));
   // Every file is written under its .tmp name first, by a build or a compaction that may run
   // while a checkpoint cleans up.
