@@ -6,6 +6,16 @@
 #include "catalog/sealed_indexes.h"
 
 namespace tessera {
+namespace {
+
+bool Holds(const Snapshot& snap, const Segment* segment) {
+  for (const auto& [name, c] : snap.collections)
+    for (const SegmentRef& ref : c->segments)
+      if (ref.segment.get() == segment) return true;
+  return false;
+}
+
+}  // namespace
 
 void SealedIndexSaver::SaveLater() {
   if (queued_.exchange(true)) return;
@@ -23,6 +33,8 @@ void SealedIndexSaver::SaveNow() {
       try {
         SaveSealedSegmentIndexes(dir_, *ref.segment, *c->schema, *ref.indexes);
       } catch (const std::exception& e) {
+        // A compaction that replaced the segment meanwhile removed its files: nothing was lost.
+        if (!Holds(*current_(), ref.segment.get())) continue;
         // Serving goes on from memory; the next open rebuilds what is missing.
         std::fprintf(stderr, "tessera: saving the derived files of segment %llu failed: %s\n", (unsigned long long)ref.segment->id(),
                      e.what());

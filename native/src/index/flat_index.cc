@@ -7,21 +7,34 @@
 namespace tessera {
 namespace {
 
-// Scores the main vector of rows [begin, end) a block at a time with the multi-row kernel.
+// Scores the main vector of rows [begin, end) a block at a time with the multi-row kernel, run by
+// run of visible rows with a vector: superseded and deleted rows (until compaction reclaims them)
+// cost a visibility check, not a distance.
 void ScanBlocks(const Segment& seg, const VectorQuery& q, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
                 const CancelToken& cancel) {
   constexpr uint32_t kBlock = 64;
   const Kernels& k = ActiveKernels();
+  const auto kernel = q.euclidean ? k.l2sq_rows : k.dot_rows;
   float scores[kBlock];
+  bool scored[kBlock];
   for (uint32_t b = rows.begin; b < rows.end; b += kBlock) {
     if ((b - rows.begin) % kRowsPerCancelCheck == 0) cancel.ThrowIfCancelled();
     uint32_t n = std::min(kBlock, rows.end - b);
-    (q.euclidean ? k.l2sq_rows : k.dot_rows)(q.vector, seg.vector(b), q.dim, n, scores);
+    for (uint32_t i = 0; i < n; ++i) scored[i] = admit.Visible(b + i) && seg.has_vector(b + i);
+    for (uint32_t i = 0; i < n;) {
+      if (!scored[i]) {
+        ++i;
+        continue;
+      }
+      uint32_t end = i + 1;
+      while (end < n && scored[end]) ++end;
+      kernel(q.vector, seg.vector(b + i), q.dim, end - i, scores + i);
+      i = end;
+    }
     for (uint32_t i = 0; i < n; ++i) {
-      uint32_t r = b + i;
-      if (!admit.Visible(r) || !seg.has_vector(r)) continue;
+      if (!scored[i]) continue;
       float score = q.euclidean ? -scores[i] : scores[i];
-      if (sink.Wants(score) && admit.Admits(r)) sink.Offer(r, score);
+      if (sink.Wants(score) && admit.Admits(b + i)) sink.Offer(b + i, score);
     }
   }
 }
