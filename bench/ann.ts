@@ -20,10 +20,10 @@ import { type ChildProcess, fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as zlib from 'node:zlib';
 import { Store } from '../lib/index';
 import type { Filter, OpenOptions, PlannedHits } from '../lib/types';
 import { benchSize, emit, freshDir, log, machine, now, quantize, removeDir, Rng, round, runBench, searchBody, tryRequire, upsertBody, writeAscii } from './common';
+import { readImages, requireFashion } from './fashion_mnist';
 
 const TOP_K = 10;
 const DIM = 784;
@@ -32,7 +32,6 @@ const EF_CONSTRUCTION = 200;
 const BATCH = 2000;
 const WARMUP = 10;
 const COLLECTION = 'fmnist';
-const DATA_DIR = '/usr/share/datasets/fashion-mnist';
 const { n: N, queries: NQ } = benchSize(60_000, 500);
 const SCALE_N = Number(process.env.BENCH_SCALE_N ?? 1_000_000);
 const SCALE_Q = Number(process.env.BENCH_SCALE_QUERIES ?? 100);
@@ -55,26 +54,18 @@ interface DataSet {
   queries: Float32Array[]; // each its own buffer (usearch ignores byteOffset)
 }
 
-function readIdx(file: string): { count: number; dim: number; bytes: Uint8Array } {
-  const buf = zlib.gunzipSync(fs.readFileSync(file));
-  if (buf.readUInt32BE(0) !== 0x803) throw new Error(`${file}: not an IDX uint8 image file`);
-  const count = buf.readUInt32BE(4);
-  const dim = buf.readUInt32BE(8) * buf.readUInt32BE(12);
-  return { count, dim, bytes: buf.subarray(16) };
-}
-
 /** Fashion-MNIST pixels / 255 as f32, rounded to the 8 decimals the JSON bodies carry (rows 0: queries only). */
 function loadFashion(rows: number, queries: number): DataSet {
   let vectors = new Float32Array(0);
   if (rows > 0) {
-    const train = readIdx(path.join(DATA_DIR, 'train-images-idx3-ubyte.gz'));
+    const train = readImages('train');
     if (train.dim !== DIM) throw new Error(`unexpected dimension ${train.dim}`);
     rows = Math.min(rows, train.count);
     vectors = new Float32Array(rows * DIM);
     for (let i = 0; i < vectors.length; i++) vectors[i] = train.bytes[i] / 255;
     quantize(vectors);
   }
-  const test = readIdx(path.join(DATA_DIR, 't10k-images-idx3-ubyte.gz'));
+  const test = readImages('t10k');
   const qs: Float32Array[] = [];
   for (let q = 0; q < Math.min(queries, test.count); q++) {
     const v = new Float32Array(DIM);
@@ -599,7 +590,7 @@ async function main(): Promise<void> {
   const tStart = now();
   const notes: string[] = [];
   log(`bench:ann on ${JSON.stringify(machine())}`);
-  if (!fs.existsSync(path.join(DATA_DIR, 'train-images-idx3-ubyte.gz'))) throw new Error(`${DATA_DIR} is missing: run bench/ann-deps.sh (apt-get install dataset-fashion-mnist)`);
+  requireFashion();
   const data = loadFashion(N, NQ);
   const nq = data.queries.length;
   log(`Fashion-MNIST: ${data.rows} x ${DIM} indexed, ${nq} test queries, top-${TOP_K}, M ${M}, efConstruction ${EF_CONSTRUCTION}`);

@@ -293,3 +293,23 @@ export function runBench(main: () => Promise<void>): void {
 export function benchSize(n: number, queries: number): { n: number; queries: number } {
   return { n: Number(process.env.BENCH_N ?? n), queries: Number(process.env.BENCH_QUERIES ?? queries) };
 }
+
+/** The version of an installed package, found by walking up from its entry point (minisearch and nlp-corpus do not export package.json). */
+export function pkgVersion(name: string): string {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(pkgRoot(name), 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** The directory of an installed package (the one whose package.json names it). */
+export function pkgRoot(name: string): string {
+  let dir = path.dirname(require.resolve(name));
+  while (!fs.existsSync(path.join(dir, 'package.json')) || (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string }).name !== name) {
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error(`package root of ${name} not found`);
+    dir = up;
+  }
+  return dir;
+}

@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { Store } from '../lib/index';
 import type { Hit } from '../lib/types';
 import { Bm25Oracle, type OracleResult, STOPWORDS, analyze, overlapAt } from './bm25_oracle';
-import { Rng, emit, freshDir, log, machine, now, removeDir, round, runBench, summarize, type TimingSummary } from './common';
+import { Rng, emit, freshDir, log, machine, now, pkgRoot, pkgVersion, removeDir, round, runBench, summarize, type TimingSummary } from './common';
 
 const TOP_K = 10;
 const BATCH = 1000;
@@ -46,31 +46,6 @@ interface OramaModule {
   insertMultiple(db: unknown, docs: { id: string; text: string }[], batchSize?: number): unknown;
   count(db: unknown): number;
   search(db: unknown, p: { term: string; limit: number; properties: string[] }): { count: number; hits: { id: string; score: number }[] };
-}
-
-function pkgVersion(name: string): string {
-  // Walk up from the resolved entry point: minisearch and nlp-corpus do not export package.json.
-  let dir = path.dirname(require.resolve(name));
-  for (;;) {
-    const p = path.join(dir, 'package.json');
-    if (fs.existsSync(p)) {
-      const j = JSON.parse(fs.readFileSync(p, 'utf8')) as { name?: string; version: string };
-      if (j.name === name) return j.version;
-    }
-    const up = path.dirname(dir);
-    if (up === dir) return 'unknown';
-    dir = up;
-  }
-}
-
-function pkgRoot(name: string): string {
-  let dir = path.dirname(require.resolve(name));
-  while (!fs.existsSync(path.join(dir, 'package.json')) || (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string }).name !== name) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error(`package root of ${name} not found`);
-    dir = up;
-  }
-  return dir;
 }
 
 // --- corpora -----------------------------------------------------------------------------------

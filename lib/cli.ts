@@ -25,10 +25,14 @@ interface ServeConfig {
   token?: string;
   readOnly: boolean;
   maxBodyBytes: number;
+  maxVectorBytes?: number;
   maxConcurrentRequests: number;
   readTimeoutMs: number;
   writeTimeoutMs: number;
   queryThreads?: number;
+  maxStalenessMs?: number;
+  historyVersions?: number;
+  atVersion?: number;
   mmap: boolean;
   /** ANN and quantization flags by open option (`efSearch`), as typed: the core alone judges them. */
   index: Record<string, string>;
@@ -55,6 +59,16 @@ const duration: Parse = (raw, flag) => {
   const ms = m ? Number(m[1]) * DURATION_UNITS[m[2]] : 0;
   if (!(ms > 0)) throw new UsageError(`${flag} must be a positive duration like 250ms, 5s or 2m, got "${raw}"`);
   return ms;
+};
+
+const SIZE_UNITS: Record<string, number> = { '': 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40 };
+
+/** A byte count, plain or with a binary unit: 1048576, 512KiB, 64MiB, 8GiB, 2TiB. */
+const size: Parse = (raw, flag) => {
+  const m = /^(\d+)(KiB|MiB|GiB|TiB)?$/.exec(raw);
+  const bytes = m ? Number(m[1]) * SIZE_UNITS[m[2] ?? ''] : 0;
+  if (!(bytes >= 1 && bytes <= Number.MAX_SAFE_INTEGER)) throw new UsageError(`${flag} must be a size like 1048576, 512KiB, 64MiB or 8GiB, got "${raw}"`);
+  return bytes;
 };
 
 const oneOf =
@@ -124,10 +138,14 @@ const FLAGS: Flag[] = [
   { name: '--distance', key: 'distance', parse: oneOf(DISTANCES), arg: 'M', help: 'Cosine | Euclidean | DotProduct, pinned like dimension (default Cosine)' },
   { name: '--token', key: 'token', parse: anyText, arg: 'T', help: 'bearer token required on all but /health, /ready, /metrics; also env TESSERA_TOKEN (default: no auth)' },
   { name: '--read-only', key: 'readOnly', value: true, help: 'refuse every write with 403; never takes the writer lock (default off)' },
-  { name: '--max-body-bytes', key: 'maxBodyBytes', parse: integer(1), arg: 'N', help: 'larger request bodies answer 413 (default 67108864 = 64 MiB)' },
+  { name: '--max-body-bytes', key: 'maxBodyBytes', parse: size, arg: 'SIZE', help: 'larger request bodies answer 413; SIZE like 1048576, 512KiB, 64MiB (default 64MiB)' },
+  { name: '--max-vector-bytes', key: 'maxVectorBytes', parse: size, arg: 'SIZE', help: "upserts that would take the store's vector bytes (footprint.vector_bytes + named vectors) past it answer 507 and write nothing (default: no limit; sealed vectors are mmap'd files, so bound it when memory must be)" },
   { name: '--max-concurrent-requests', key: 'maxConcurrentRequests', parse: integer(1), arg: 'N', help: 'beyond it requests are shed with 503 + Retry-After: 1; probes are never shed (default 256)' },
   { name: '--read-timeout', key: 'readTimeoutMs', parse: duration, arg: 'DUR', help: 'reads running longer answer 504 and are cancelled; DUR like 250ms, 5s, 2m (default 30s)' },
   { name: '--write-timeout', key: 'writeTimeoutMs', parse: duration, arg: 'DUR', help: 'writes running longer answer 504 and are cancelled (default 2m)' },
+  { name: '--history-versions', key: 'historyVersions', parse: integer(0), arg: 'N', help: 'keep the last N commit versions readable for --at-version (default 0 = off)' },
+  { name: '--at-version', key: 'atVersion', parse: integer(0), arg: 'V', help: 'serve that past commit version read-only, beside the writer (default: the latest)' },
+  { name: '--max-staleness', key: 'maxStalenessMs', parse: duration, arg: 'DUR', help: 'a reader not refreshed (POST /refresh) within DUR is stale: /ready answers 503 (default: no bound)' },
   { name: '--query-threads', key: 'queryThreads', parse: integer(1, 1024), arg: 'N', help: 'core thread pool size (default: number of CPUs)' },
   { name: '--mmap', key: 'mmap', value: true, help: 'map sealed vector files (default on)' },
   { name: '--no-mmap', key: 'mmap', value: false, help: 'read sealed vector files into memory instead' },
@@ -136,13 +154,15 @@ const FLAGS: Flag[] = [
 ];
 
 /** Flags of features that do not exist yet: refused rather than silently ignored. */
-const NOT_YET = ['--namespaced', '--history-versions', '--at-version', '--max-staleness', '--embed-provider', '--summarize-provider', '--rerank-provider'];
+const NOT_YET = ['--namespaced', '--embed-provider', '--summarize-provider', '--rerank-provider'];
 
 const USAGE = `usage: tessera serve [flags]
 
 Serves a Tessera store over HTTP. Prints "listening on http://HOST:PORT" once accepting;
 SIGTERM or SIGINT stops accepting, lets in-flight requests finish for up to ${SHUTDOWN_GRACE_MS / 1000}s
-(then cancels them), flushes and closes the store, and exits 0.
+(then cancels them), flushes and closes the store, and exits 0. A bad flag, or a store or --data
+it cannot serve (another dimension or distance, a corrupt header or manifest, a file, no
+permission), exits 2 with one line on stderr before anything listens.
 
 flags:
 ${FLAGS.map((f) => `  ${`${f.name}${f.arg ? ` ${f.arg}` : ''}`.padEnd(34)} ${f.help}`).join('\n')}
@@ -226,13 +246,18 @@ async function serve(config: ServeConfig): Promise<void> {
     queryThreads: config.queryThreads,
     mmap: config.mmap,
     readOnly: config.readOnly,
+    maxStalenessMs: config.maxStalenessMs,
+    historyVersions: config.historyVersions,
+    atVersion: config.atVersion,
+    maxVectorBytes: config.maxVectorBytes,
     ...config.index,
   };
-  // Whatever the store would refuse is refused before listening; the check creates nothing.
-  await Store.check(options).catch((err: Error) => refused(config, err));
+  // Whatever the store would refuse is refused before listening (exit 2, like a bad flag), so a
+  // supervisor never sees a start that was bound to fail; the check creates nothing.
+  await Store.check(options).catch((err: Error) => refused(config, err, 2));
 
   // Listen first: /health answers and /ready says 503 while a large store is still opening.
-  const port = await server.listen().catch((err: Error) => exit(err.message, 1));
+  const port = await server.listen().catch((err: Error) => exit(err.message, 2));
   process.stdout.write(`listening on http://${urlHost(config.host)}:${port}\n`);
 
   const opening = Store.open(options);
@@ -259,17 +284,18 @@ async function serve(config: ServeConfig): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM').catch(crash));
   process.on('SIGINT', () => void stop('SIGINT').catch(crash));
 
-  const store = await opening.catch((err: Error) => refused(config, err));
+  const store = await opening.catch((err: Error) => refused(config, err, err instanceof StoreError && err.status === 400 ? 2 : 1));
   slot.open(store);
   logger.info({ role: store.role, dimension: store.dimension, distance: store.distance, ann: store.ann, quantization: store.quantization }, 'store open');
 }
 
 /**
- * The store refused to open. Refusing our settings (say, another dimension) is a bad value, exit 2
- * like a bad flag; a refused index setting is named by its flag.
+ * The store refused to open: before listening always exit 2, like a bad flag. Once listening, only
+ * the slow part of opening is left (the log, the segments): refusing our settings there (another
+ * process recorded another dimension in between) is still 2, a fault 1. A refused index setting is
+ * named by its flag.
  */
-function refused(config: ServeConfig, err: Error): never {
-  const code = err instanceof StoreError && err.status === 400 ? 2 : 1;
+function refused(config: ServeConfig, err: Error, code: number): never {
   if (err instanceof StoreError && err.setting) exit(`${settingFlag(err.setting.setting)} ${err.setting.problem}`, code);
   exit(`cannot open the store ${config.inMemory ? 'in memory' : `at ${config.data}`}: ${err.message}`, code);
 }

@@ -54,13 +54,39 @@ export interface NativeStore {
   aggregate(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
   stats(): Promise<Buffer>;
   flush(): Promise<Buffer>;
+  compact(body: Uint8Array): Promise<Buffer>;
+  sweepExpired(): Promise<Buffer>;
+  refresh(): Promise<Buffer>;
+  versions(): Promise<Buffer>;
+  pin(version: number): Promise<Buffer>;
   waitForIndexes(): Promise<Buffer>;
   close(): Promise<Buffer>;
   info(): NativeInfo;
   poisoned(): string | null;
   commitVersion(): number;
-  footprint(): { rows: number; dead_rows: number; doc_count: number; collections: number; index_builds_pending: number; column_segments: number };
-  injectWriteFault(): void;
+  pinned(): number | null;
+  footprint(): NativeFootprint;
+  injectWriteFault(kind: string): void;
+  injectCompactionFault(where: 'before-switch' | 'at-switch'): void;
+}
+
+/** Counters the core keeps current as of the last commit; read without a store lock. */
+export interface NativeFootprint {
+  rows: number;
+  dead_rows: number;
+  doc_count: number;
+  collections: number;
+  segments: number;
+  index_builds_pending: number;
+  /** Compactions installed since open, and the bytes they wrote. */
+  compactions: number;
+  compaction_bytes: number;
+  /** Full-text postings, filter indexes and id indexes of sealed segments served from their saved files. */
+  derived_mapped: number;
+  /** Those this process built from rows (files missing, damaged or of another declaration; a new seal or merge); the writer saves them. */
+  derived_built: number;
+  /** Sealed segments whose attributes are read column by column (their column file opened). */
+  column_segments: number;
 }
 
 export interface NativeAddon {

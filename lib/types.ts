@@ -233,6 +233,8 @@ export interface Footprint {
   dimension: number;
   vector_bytes: number;
   doc_count: number;
+  /** Segments over all collections: sealed ones and those still in memory. */
+  segments: number;
 }
 
 /**
@@ -259,7 +261,7 @@ export interface Stats {
   mmap: boolean;
   collections: string[];
   footprint: Footprint;
-  /** Memory held by full-text postings (term dictionaries, postings, positions, lengths). */
+  /** Bytes of full-text postings (term dictionaries, postings, positions, lengths), in memory or mapped from their files. */
   text_index_bytes: number;
   /** SIMD kernel family in use: avx512-icl, avx512, avx2, neon-dotprod, neon or scalar. */
   kernels: string;
@@ -303,6 +305,23 @@ export interface OpenOptions {
   mmap?: boolean;
   /** Never take the writer lock; every write fails with 403. */
   readOnly?: boolean;
+  /**
+   * A Reader (or read-only handle) not refreshed within this many milliseconds is stale: `stale()`
+   * turns true and the server's /ready answers 503 until a refresh succeeds (default: no bound).
+   */
+  maxStalenessMs?: number;
+  /** A writer keeps its last N commit versions readable for `atVersion` and `pin()` (default 0: no history). */
+  historyVersions?: number;
+  /** Serve this past commit version, read-only, without the writer lock (a pinned instance). */
+  atVersion?: number;
+  /**
+   * The spec's `max_vector_bytes`: an upsert that would take the store's vector bytes
+   * (`footprint.vector_bytes`, which counts superseded rows until compaction, plus named-vector
+   * columns) past it fails with 507 and writes nothing. Default: no limit, since sealed vectors are
+   * file-backed (mmap'd) and a store larger than memory still serves; set it to bound memory,
+   * above all for `inMemory` or `mmap: false` stores, where every vector byte is resident.
+   */
+  maxVectorBytes?: number;
   /**
    * ANN index and quantization settings (README "Index settings" has the ranges). Unset means what
    * the store recorded, else the default; `'none'` turns a recorded kind off. A writer records what

@@ -1,17 +1,21 @@
-// The fault-injection route the tests use to poison the store (a failure inside the write lock).
+// The fault-injection routes the tests use: poison the store (a failure inside the write lock), run
+// out of memory while a write is prepared or applied, or make the next compaction fail before or
+// inside its switch.
 import { json } from '../http/reply';
 import { type Route, route } from '../http/route';
+import { FAULTS } from '../store/store';
 import type { StoreSlot } from './slot';
 
-/** Test-only fault injection; mounted only when TESSERA_TEST_FAULTS=1 (see ./index.ts). */
-export const faultRoutes = (slot: StoreSlot): Route[] => [
-  route({
-    method: 'POST',
-    path: '/_test/poison-next-write',
-    access: 'write',
-    handle: () => {
-      slot.get()._injectFault('poison-next-write');
-      return json({ ok: true });
-    },
-  }),
-];
+/** Test-only fault injection, POST /_test/<fault>; mounted only when TESSERA_TEST_FAULTS=1 (see ./index.ts). */
+export const faultRoutes = (slot: StoreSlot): Route[] =>
+  FAULTS.map((kind) =>
+    route({
+      method: 'POST',
+      path: `/_test/${kind}`,
+      access: 'write',
+      handle: () => {
+        slot.get()._injectFault(kind);
+        return json({ ok: true });
+      },
+    }),
+  );

@@ -8,9 +8,9 @@ import { storeRoute } from './store_route';
 
 export const introspectionRoutes = (slot: StoreSlot): Route[] => [
   storeRoute(slot, { method: 'GET', path: '/stats', access: 'read', call: (store, _req, o) => store.stats(o) }),
-  // Both read memory only, so no call options (and no cancel handle) are made for them.
+  storeRoute(slot, { method: 'GET', path: '/versions', access: 'read', call: (store, _req, o) => store.versions(o) }),
+  // Reads memory only, so no call options (and no cancel handle) are made for it.
   route({ method: 'GET', path: '/cluster', access: 'read', handle: () => json(slot.get().cluster()) }),
-  route({ method: 'GET', path: '/versions', access: 'read', handle: () => json(slot.get().versions()) }),
   route({
     method: 'GET',
     path: '/namespaces',

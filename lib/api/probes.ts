@@ -1,6 +1,6 @@
 // Probes: /health, /ready and /metrics (with the store size gauges). They answer from memory and
 // never wait on a store lock, so they stay up while the store is busy or still opening.
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { METRICS_CONTENT_TYPE } from '../http/metrics';
 import { json, text } from '../http/reply';
 import { type Route, route } from '../http/route';
@@ -23,8 +23,25 @@ function storeGauges(slot: StoreSlot, registry: Registry): void {
   gauge('svc_store_dead_rows', 'Rows reclaimable by compaction', (f) => f.dead_rows);
   gauge('svc_store_docs', 'Live records', (f) => f.doc_count);
   gauge('svc_store_collections', 'Collections', (f) => f.collections);
+  gauge('svc_store_segments', 'Segments, sealed and in memory, over all collections', (f) => f.segments);
   gauge('svc_index_builds_pending', 'Sealed segments whose vector indexes are queued or building', (f) => f.index_builds_pending);
   gauge('svc_column_segments', 'Sealed segments whose attributes are read column by column', (f) => f.column_segments);
+  const counter = (name: string, help: string, read: (f: ReturnType<Store['footprintCached']>) => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const store = slot.current;
+        if (!store) return;
+        this.reset();
+        this.inc(read(store.footprintCached()));
+      },
+    });
+  counter('svc_compactions_total', 'Compactions installed since the store opened', (f) => f.compactions);
+  counter('svc_compaction_bytes_total', 'Bytes written by compactions since the store opened', (f) => f.compaction_bytes);
+  gauge('svc_derived_indexes_mapped', "Text postings, filter and id indexes of sealed segments served from their saved files", (f) => f.derived_mapped);
+  gauge('svc_derived_indexes_built', 'Text postings, filter and id indexes of sealed segments this process built from rows', (f) => f.derived_built);
 }
 
 const poisonedBody = (error: string) => ({ status: 'poisoned', error });
@@ -50,7 +67,12 @@ export function probeRoutes(slot: StoreSlot, registry: Registry): Route[] {
         const store = slot.current;
         if (store === null) return json({ error: 'store is not open yet' }, 503);
         const poison = store.poisoned();
-        return poison ? json(poisonedBody(poison), 503) : text('ok');
+        if (poison) return json(poisonedBody(poison), 503);
+        if (store.stale()) {
+          const age = Math.floor(store.stalenessMs() / 1000);
+          return json({ error: `stale: not refreshed for ${age} s, past --max-staleness; POST /refresh to catch up` }, 503);
+        }
+        return text('ok');
       },
     }),
     route({

@@ -44,11 +44,19 @@ export class HttpServer {
     this.app.any('/*', (res, req) => this.dispatch(res, req, null, []));
   }
 
-  /** Resolves the bound port (useful with port 0). */
+  /**
+   * Resolves the bound port (useful with port 0). The port is taken exclusively: by default uWS sets
+   * SO_REUSEPORT, so a second server on a busy port would "listen" beside the first and take a share
+   * of its connections instead of failing to start.
+   */
   listen(): Promise<number> {
+    // uWS takes (host, port, options, cb) and exports the option at its top level; its typings
+    // declare neither.
+    const app = this.app as unknown as { listen(host: string, port: number, options: number, cb: (socket: uWS.us_listen_socket | false) => void): void };
+    const exclusive = (uWS as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT: number }).LIBUS_LISTEN_EXCLUSIVE_PORT;
     return new Promise((resolve, reject) => {
-      this.app.listen(this.options.host, this.options.port, (socket) => {
-        if (!socket) return reject(new Error(`cannot listen on ${this.options.host}:${this.options.port}`));
+      app.listen(this.options.host, this.options.port, exclusive, (socket) => {
+        if (!socket) return reject(new Error(`cannot listen on ${this.options.host}:${this.options.port} (is the port in use?)`));
         this.listenSocket = socket;
         resolve(uWS.us_socket_local_port(socket));
       });

@@ -1,7 +1,7 @@
 // The Store class: the embedded library, one async method per route of the spec. Every call runs
 // in the core on a worker thread; bodies that carry vectors or Values cross as JSON bytes.
 import { parseExact, stringifyExact } from '../exact_json';
-import { native, type NativeStore } from '../native';
+import { type NativeFootprint, native, type NativeStore } from '../native';
 import type {
   AggregateRequest,
   AnnConfig,
@@ -48,6 +48,14 @@ function bytes(body: Uint8Array | object): Uint8Array {
 
 const json = <T>(b: Buffer): T => JSON.parse(b.toString('utf8')) as T;
 
+/** The write faults `_injectFault` can arm (the addon's injectWriteFault spells them the same). */
+const WRITE_FAULTS = ['poison-next-write', 'oom-preparing-next-write', 'oom-applying-next-write'] as const;
+/** The compaction faults, by where the addon's injectCompactionFault makes the next compaction fail. */
+const COMPACTION_FAULTS = { 'compaction-before-switch': 'before-switch', 'compaction-at-switch': 'at-switch' } as const;
+/** Every fault `_injectFault` can arm. */
+export const FAULTS = [...WRITE_FAULTS, ...(Object.keys(COMPACTION_FAULTS) as (keyof typeof COMPACTION_FAULTS)[])];
+export type Fault = (typeof FAULTS)[number];
+
 /** What the addon's option reader takes for granted (it reads dimension and queryThreads as numbers). */
 function checkOptionShapes(options: OpenOptions): void {
   if (!options.inMemory && !options.path) throw new StoreError(400, 'open() needs a path, or inMemory: true');
@@ -55,6 +63,14 @@ function checkOptionShapes(options: OpenOptions): void {
     throw new StoreError(400, `dimension must be an integer from 0 to 65536, got ${options.dimension}`);
   if (options.queryThreads !== undefined && !(Number.isInteger(options.queryThreads) && options.queryThreads >= 1 && options.queryThreads <= 1024))
     throw new StoreError(400, `queryThreads must be an integer from 1 to 1024, got ${options.queryThreads}`);
+  for (const key of ['historyVersions', 'atVersion'] as const) {
+    const v = options[key];
+    if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) throw new StoreError(400, `${key} must be a whole number from 0, got ${v}`);
+  }
+  if (options.maxStalenessMs !== undefined && !(Number.isInteger(options.maxStalenessMs) && options.maxStalenessMs >= 1))
+    throw new StoreError(400, `maxStalenessMs must be a whole number of milliseconds of at least 1, got ${options.maxStalenessMs}`);
+  if (options.maxVectorBytes !== undefined && !(Number.isSafeInteger(options.maxVectorBytes) && options.maxVectorBytes >= 0))
+    throw new StoreError(400, `maxVectorBytes must be a whole number of bytes (0 to 2^53 - 1; leave it out for no limit), got ${options.maxVectorBytes}`);
 }
 
 let settingOptions: Map<string, string> | undefined;
@@ -77,10 +93,13 @@ export class Store {
   readonly ann: AnnConfig | null;
   /** The quantized first pass this handle runs with; null: none. */
   readonly quantization: QuantizationConfig | null;
-  /** A single-process Reader never refreshes, so its state is as old as its open. */
-  private readonly openedAt = Date.now();
+  /** When a Reader last refreshed successfully (or opened): the age of the state it serves. */
+  private refreshedAt = Date.now();
 
-  private constructor(private readonly core: NativeStore) {
+  private constructor(
+    private readonly core: NativeStore,
+    private readonly maxStalenessMs: number | null,
+  ) {
     const info = core.info();
     this.role = info.role;
     this.writerHolder = info.writerHolder;
@@ -96,7 +115,7 @@ export class Store {
   static async open(options: OpenOptions): Promise<Store> {
     checkOptionShapes(options);
     try {
-      return new Store(await native.NativeStore.open({ ...options }));
+      return new Store(await native.NativeStore.open({ ...options }), options.maxStalenessMs ?? null);
     } catch (e) {
       throw toStoreError(e, settingOption);
     }
@@ -141,18 +160,60 @@ export class Store {
       fenced: false,
       lease_owner: null,
       commit_version: this.commitVersion(),
-      staleness_secs: reader ? Math.floor((Date.now() - this.openedAt) / 1000) : 0,
-      max_staleness_secs: null,
+      staleness_secs: Math.floor(this.stalenessMs() / 1000),
+      max_staleness_secs: this.maxStalenessMs === null ? null : Math.floor(this.maxStalenessMs / 1000),
     };
   }
 
-  /** /versions: the commit version served; no history is recorded yet. Reads memory only. */
-  versions(): Versions {
-    return { commit_version: this.commitVersion(), oldest_readable: null, pinned: null, readable: [] };
+  /** The past version this handle serves (`atVersion`, `pin()`); null when it serves the latest. */
+  pinned(): number | null {
+    return this.core.pinned();
   }
 
-  /** Row counters as of the last commit. Reads memory only (for metrics). */
-  footprintCached(): { rows: number; dead_rows: number; doc_count: number; collections: number; index_builds_pending: number; column_segments: number } {
+  /**
+   * How old the served state may be: since a Reader's last successful refresh (or open); 0 for a
+   * writer, and for a pinned handle, which serves its version on purpose.
+   */
+  stalenessMs(): number {
+    return this.role === 'Reader' && this.pinned() === null ? Date.now() - this.refreshedAt : 0;
+  }
+
+  /** Whether a Reader went unrefreshed past `maxStalenessMs` (the server's /ready then answers 503). */
+  stale(): boolean {
+    return this.maxStalenessMs !== null && this.stalenessMs() > this.maxStalenessMs;
+  }
+
+  /**
+   * /refresh: a Reader adopts the newest state the writer committed; `adopted` says whether its
+   * commit version moved. A writer or an in-memory store answers `{adopted: false}`. Reads never
+   * refresh on their own.
+   */
+  async refresh(o?: CallOptions): Promise<{ adopted: boolean }> {
+    const result = json(await call(o, () => this.core.refresh())) as { adopted: boolean };
+    this.refreshedAt = Date.now();
+    return result;
+  }
+
+  /**
+   * /versions: the commit version served and, with history on (`historyVersions`), the versions a
+   * pinned open (`atVersion`) or `pin()` can serve. Lists the store directory: call it out of band.
+   */
+  async versions(o?: CallOptions): Promise<Versions> {
+    return json(await call(o, () => this.core.versions()));
+  }
+
+  /**
+   * Moves a read-only handle (a Reader) to a past version, which it then serves pinned: writes
+   * answer 403 and `refresh()` `{adopted: false}`. Rejects with 400 naming the oldest readable
+   * version when the version's files are gone; the state served before stays.
+   */
+  async pin(version: number, o?: CallOptions): Promise<{ pinned: number }> {
+    if (!Number.isSafeInteger(version) || version < 0) throw new StoreError(400, `version must be a whole number from 0, got ${version}`);
+    return json(await call(o, () => this.core.pin(version)));
+  }
+
+  /** Counters as of the last commit. Reads memory only (for metrics). */
+  footprintCached(): NativeFootprint {
     return this.core.footprint();
   }
 
@@ -337,7 +398,20 @@ export class Store {
     return json(await call(o, () => this.core.flush()));
   }
 
-  /** Resolves once no approximate index is waiting to be built or being built. */
+  /**
+   * /compact: with `expired`, first deletes every entry whose `svc.expires_at` has passed; then seals
+   * what is in memory and rewrites every segment holding dead rows and every run of small segments.
+   */
+  async compact(body: { expired?: boolean } | Uint8Array = {}, o?: CallOptions): Promise<{ ok: true }> {
+    return json(await call(o, () => this.core.compact(bytes(body))));
+  }
+
+  /** Deletes every entry of every collection whose `svc.expires_at` has passed. */
+  async sweepExpired(o?: CallOptions): Promise<{ deleted: number }> {
+    return json(await call(o, () => this.core.sweepExpired()));
+  }
+
+  /** Resolves once no background work (a vector index build, a compaction, a save of derived files) is queued or running. */
   async waitForIndexes(o?: CallOptions): Promise<{ ok: true }> {
     return json(await call(o, () => this.core.waitForIndexes()));
   }
@@ -347,10 +421,16 @@ export class Store {
     await call(undefined, () => this.core.close());
   }
 
-  /** Test hook, present only with TESSERA_TEST_FAULTS=1: the next write fails inside the write lock. */
-  _injectFault(kind: 'poison-next-write'): void {
+  /**
+   * Test hook, present only with TESSERA_TEST_FAULTS=1: the next write fails inside the write lock
+   * (`poison-next-write`, poisoning the store) or runs out of memory while it is prepared (507, that
+   * batch only) or applied (507, poisoned); or the next compaction fails before its switch
+   * (abandoned) or inside it (poisoning the store).
+   */
+  _injectFault(kind: Fault): void {
     if (process.env.TESSERA_TEST_FAULTS !== '1') throw new StoreError(404, 'fault injection is disabled');
-    if (kind !== 'poison-next-write') throw new StoreError(400, `unknown fault ${kind}`);
-    this.core.injectWriteFault();
+    if (kind in COMPACTION_FAULTS) this.core.injectCompactionFault(COMPACTION_FAULTS[kind as keyof typeof COMPACTION_FAULTS]);
+    else if ((WRITE_FAULTS as readonly string[]).includes(kind)) this.core.injectWriteFault(kind);
+    else throw new StoreError(400, `unknown fault ${kind}`);
   }
 }

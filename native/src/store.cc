@@ -1,10 +1,15 @@
 #include "tessera/store.h"
 
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <thread>
 
+#include "catalog/compaction.h"
+#include "catalog/manifest.h"
 #include "catalog/ops.h"
+#include "catalog/sealed_index_saver.h"
+#include "catalog/vector_budget.h"
 #include "catalog/version_set.h"
 #include "index/ann_index.h"
 #include "query/metadata_reads.h"
@@ -19,11 +24,13 @@
 #include "query/suggest.h"
 #include "query/text_search.h"
 #include "query/vector_search.h"
+#include "storage/directory_check.h"
 #include "storage/file_names.h"
 #include "storage/store_header.h"
 #include "storage/writer_lock.h"
 #include "tessera/error.h"
 #include "util/background_worker.h"
+#include "util/crash_point.h"
 #include "util/file_util.h"
 #include "util/json_writer.h"
 
@@ -94,8 +101,14 @@ IndexConfig Store::Check(const StoreOptions& options) {
     return Settle(options, std::nullopt);
   }
   if (options.path.empty()) throw BadRequest("a store needs a path (or in-memory mode)");
+  bool read_only = options.read_only || options.at_version;
+  CheckStoreDirectory(options.path, !read_only);
   std::optional<StoreHeader> header = ReadHeader(options.path);
-  if (!header && !options.read_only) NewHeader(options);  // a read-only open of nothing is Open's 503
+  if (!header && read_only)
+    throw Error(Status::kUnavailable, "no store exists at " + options.path + " yet; a read-only open serves an existing store");
+  if (!header) NewHeader(options);
+  ReadManifest(options.path);  // corrupt: refused here rather than once the store has started opening
+  if (options.at_version) VersionSet::CheckReadable(options.path, *options.at_version);
   return Settle(options, header);
 }
 
@@ -112,14 +125,29 @@ std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
     s->metric_ = options.metric.value_or(Metric::kCosine);
     s->ann_ = index.ann;
     s->quantization_ = index.quantization;
-    s->versions_ = std::make_unique<VersionSet>("", s->dim_, options.mmap, false, *s->pool_);
+    s->versions_ = std::make_unique<VersionSet>("", s->dim_, options.mmap, false, 0, *s->pool_);
   } else {
     s->OpenDirectory();
-    s->versions_ = std::make_unique<VersionSet>(options.path, s->dim_, options.mmap, s->role_ == Role::kWriter, *s->pool_);
-    s->versions_->Recover();
+    s->versions_ =
+        std::make_unique<VersionSet>(options.path, s->dim_, options.mmap, s->role_ == Role::kWriter, options.history_versions, *s->pool_);
+    if (options.at_version) {
+      s->versions_->LoadAt(*options.at_version);
+      s->pinned_ = *options.at_version;
+    } else {
+      s->versions_->Recover();
+    }
+    if (s->role_ == Role::kWriter) {
+      s->versions_->RemoveOrphans();
+      s->saver_ = std::make_unique<SealedIndexSaver>(options.path, [store = s.get()] {
+        std::lock_guard<std::mutex> lock(store->snap_mu_);
+        return store->snap_;
+      });
+    }
   }
   s->Publish(s->versions_->Current());
+  std::lock_guard<std::mutex> writer(s->writer_mu_);
   s->IndexSealedSegments();
+  s->ScheduleCompaction();
   return s;
 }
 
@@ -127,7 +155,7 @@ void Store::OpenDirectory() {
   const std::string& dir = options_.path;
   MakeDirs(dir);
   role_ = Role::kReader;
-  if (!options_.read_only) {
+  if (!options_.read_only && !options_.at_version) {
     if (std::optional<WriterLock> lock = WriterLock::TryAcquire(dir)) {
       lock_ = std::make_unique<WriterLock>(std::move(*lock));
       role_ = Role::kWriter;
@@ -164,18 +192,29 @@ SnapshotPtr Store::Current() const {
 }
 
 void Store::Publish(SnapshotPtr snap) {
-  uint64_t rows = 0, dead = 0, live = 0, columnar = 0;
+  uint64_t rows = 0, dead = 0, live = 0, mapped = 0, built = 0, columnar = 0;
   for (const auto& [name, c] : snap->collections) {
     rows += c->rows;
     dead += c->dead_rows;
     live += c->live_rows;
-    for (const SegmentRef& ref : c->segments) columnar += ref.segment->columns() != nullptr ? 1 : 0;
+    for (const SegmentRef& ref : c->segments) {
+      if (!ref.segment->sealed()) continue;
+      SegmentIndexes::Origins o = ref.indexes->origins();
+      mapped += o.mapped;
+      built += o.built;
+      columnar += ref.segment->columns() != nullptr ? 1 : 0;
+    }
   }
+  footprint_.derived_mapped = mapped;
+  footprint_.derived_built = built;
   footprint_.rows = rows;
   footprint_.column_segments = columnar;
   footprint_.dead_rows = dead;
   footprint_.doc_count = live;
   footprint_.collections = snap->collections.size();
+  uint64_t segments = 0;
+  for (const auto& [name, c] : snap->collections) segments += c->segments.size();
+  footprint_.segments = segments;
   commit_version_.store(snap->version, std::memory_order_release);
   std::lock_guard<std::mutex> lock(snap_mu_);
   snap_ = std::move(snap);
@@ -196,6 +235,8 @@ void Store::CheckWritable() const {
   if (!poison.empty()) throw Error(Status::kUnavailable, "the store is poisoned (" + poison + "); restart the process");
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");
   if (role_ == Role::kReader) {
+    if (std::optional<uint64_t> v = pinned())
+      throw Error(Status::kForbidden, "this store is pinned at version " + std::to_string(*v) + "; writes are refused");
     if (options_.read_only) throw Error(Status::kForbidden, "this store was opened read-only; writes are refused");
     throw Error(Status::kConflict,
                 "the store at " + options_.path + " is locked for writing by " + writer_holder_ + "; this process serves it as a Reader");
@@ -237,11 +278,18 @@ void Store::CommitGroup(std::deque<PendingWrite*>& group) {
         CheckWritable();  // the store may have been poisoned or closed while this batch queued
         if (pw->prepare) pw->prepare(pw->op);
         versions_->Validate(pw->op);
+        if (options_.max_vector_bytes) CheckVectorBudget(pw->op, dim_, versions_->vector_bytes(), *options_.max_vector_bytes);
+        if (TakeFault(WriteFault::kOutOfMemoryValidating)) throw std::bad_alloc();
       } catch (const Error&) {
         pw->error = std::current_exception();
         continue;
+      } catch (const std::bad_alloc&) {
+        // Nothing is logged or applied before this point: only this batch fails.
+        pw->error = std::make_exception_ptr(Error(Status::kInsufficientStorage, "out of memory preparing the batch; nothing was written"));
+        continue;
       }
-      if (inject_fault_.exchange(false)) throw std::runtime_error("injected write fault");
+      if (TakeFault(WriteFault::kFail)) throw std::runtime_error("injected write fault");
+      if (TakeFault(WriteFault::kOutOfMemoryApplying)) throw std::bad_alloc();
       applied = true;
       pw->result = versions_->LogAndApply(pw->op);
     }
@@ -253,13 +301,16 @@ void Store::CommitGroup(std::deque<PendingWrite*>& group) {
       Publish(versions_->Current());
       IndexSealedSegments();
     }
+    ScheduleCompaction();
   } catch (const std::exception& e) {
-    // Memory may hold part of a batch that the log does not: nothing more can be trusted.
-    Poison(e.what());
+    // Memory may hold part of a batch that the log does not: nothing more can be trusted. Running
+    // out of memory is still the spec's 507 to the writers that met it.
+    bool oom = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
+    std::string why = oom ? "out of memory applying a write" : e.what();
+    Poison(why);
+    Status status = oom ? Status::kInsufficientStorage : Status::kUnavailable;
     for (PendingWrite* pw : group)
-      if (!pw->error)
-        pw->error =
-            std::make_exception_ptr(Error(Status::kUnavailable, std::string("write failed and the store is now poisoned: ") + e.what()));
+      if (!pw->error) pw->error = std::make_exception_ptr(Error(status, "write failed and the store is now poisoned: " + why));
   }
 }
 
@@ -272,11 +323,13 @@ void Store::CheckpointOrPoison() {
   }
   Publish(versions_->Current());
   IndexSealedSegments();
+  ScheduleCompaction();
 }
 
 VectorIndexConfig Store::VectorIndexes() const { return VectorIndexConfig{metric_, ann_, quantization_, options_.mmap}; }
 
 void Store::IndexSealedSegments() {
+  if (saver_) saver_->SaveLater();
   VectorIndexConfig config = VectorIndexes();
   if (!config.any() || role_ == Role::kInMemory) return;
   SnapshotPtr snap = versions_->Current();
@@ -317,13 +370,121 @@ void Store::BuildSegmentIndexes(const std::string& collection, const SegmentPtr&
     Publish(versions_->Current());
 }
 
+void Store::ScheduleCompaction() {
+  if (role_ != Role::kWriter || compaction_queued_ || closed_) return;
+  if (!PickCompaction(*versions_->Current(), dim_, CompactionScope::kAutomatic)) return;
+  compaction_queued_ = true;
+  index_builds_->Post([this] {
+    bool compacted = false;
+    try {
+      std::lock_guard<std::mutex> one_at_a_time(compaction_mu_);
+      compacted = CompactOnce(CompactionScope::kAutomatic);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tessera: background compaction abandoned: %s\n", e.what());
+    }
+    std::lock_guard<std::mutex> writer(writer_mu_);
+    compaction_queued_ = false;
+    if (compacted) ScheduleCompaction();
+  });
+}
+
+bool Store::TakeCompactionFault(CompactionFault where) {
+  CompactionFault armed = where;
+  return compaction_fault_.compare_exchange_strong(armed, CompactionFault::kNone);
+}
+
+bool Store::CompactOnce(CompactionScope scope) {
+  CompactionJob job;
+  {
+    std::lock_guard<std::mutex> writer(writer_mu_);
+    if (closed_ || !poisoned().empty()) return false;
+    std::optional<CompactionJob> picked = PickCompaction(*versions_->Current(), dim_, scope);
+    if (!picked) return false;
+    job = std::move(*picked);
+    job.output_id = versions_->BeginCompaction();
+  }
+  CompactedSegment out;
+  try {
+    out = RewriteSegments(job, options_.path, dim_, options_.mmap, stop_index_builds_);
+    const VectorIndexConfig config = VectorIndexes();
+    if (out.segment && config.any() && out.segment->appended() >= kMinAnnRows) {
+      SegmentVectorIndexes built = BuildSegmentVectorIndexes(options_.path, *out.segment, config, *pool_, stop_index_builds_);
+      if (built.complete) out.indexes = out.indexes->WithVectorIndexes(std::move(built.first_pass), std::move(built.ann));
+    }
+    CrashPoint("compaction-written");
+    if (TakeCompactionFault(CompactionFault::kBeforeSwitch)) throw std::runtime_error("injected compaction fault");
+  } catch (const std::exception&) {
+    // Nothing was switched: the inputs serve on and a later compaction tries again.
+    {
+      std::lock_guard<std::mutex> writer(writer_mu_);
+      versions_->AbandonCompaction(job.output_id);
+    }
+    if (stop_index_builds_.cancelled()) return false;
+    throw;
+  }
+  std::lock_guard<std::mutex> writer(writer_mu_);
+  if (closed_) return false;
+  try {
+    if (TakeCompactionFault(CompactionFault::kAtSwitch)) throw std::runtime_error("injected compaction switch fault");
+    if (!versions_->InstallCompaction(job, out)) return false;
+  } catch (const std::exception& e) {
+    // The switch may be half made in memory or on disk: nothing more can be trusted.
+    Poison(std::string("compaction switch failed: ") + e.what());
+    return false;
+  }
+  footprint_.compactions.fetch_add(1);
+  footprint_.compaction_bytes.fetch_add(out.bytes);
+  Publish(versions_->Current());
+  IndexSealedSegments();
+  return true;
+}
+
+void Store::CompactInMemory() {
+  std::lock_guard<std::mutex> writer(writer_mu_);
+  CancelToken never;
+  while (std::optional<CompactionJob> job = PickCompaction(*versions_->Current(), dim_, CompactionScope::kEverything)) {
+    job->output_id = versions_->BeginCompaction();
+    CompactedSegment out = RewriteSegments(*job, "", dim_, false, never);
+    versions_->InstallCompaction(*job, out);
+    footprint_.compactions.fetch_add(1);
+    footprint_.compaction_bytes.fetch_add(out.bytes);
+  }
+  Publish(versions_->Current());
+}
+
+std::string Store::Compact(std::string_view body) {
+  CheckWritable();
+  if (ParseCompact(body).expired) DeleteExpired();
+  if (role_ == Role::kInMemory) {
+    CompactInMemory();
+    return OneMember("ok", true);
+  }
+  // Held throughout, so the background compaction the checkpoint schedules waits for this one.
+  std::lock_guard<std::mutex> one_at_a_time(compaction_mu_);
+  {
+    std::lock_guard<std::mutex> writer(writer_mu_);
+    CheckWritable();
+    CheckpointOrPoison();
+  }
+  // Writes keep arriving while this runs: bound the work to what there was to begin with.
+  size_t budget = 16;
+  SnapshotPtr snap = Current();
+  for (const auto& [name, c] : snap->collections) budget += c->segments.size();
+  while (budget-- > 0 && CompactOnce(CompactionScope::kAllDead)) {
+  }
+  CheckWritable();  // a failed switch poisoned the store
+  return OneMember("ok", true);
+}
+
 void Store::StopIndexBuilds() {
   stop_index_builds_.Cancel();
   index_builds_->Stop();
+  if (saver_) saver_->Stop();
 }
 
 std::string Store::WaitForIndexes() {
   index_builds_->WaitIdle();
+  if (saver_) saver_->WaitIdle();
   return OneMember("ok", true);
 }
 
@@ -367,12 +528,14 @@ std::string Store::SetVectorNames(const std::string& name, std::string_view body
 std::string Store::SetFilterIndex(const std::string& name, std::string_view body) {
   CheckWritable();
   Write(PendingWrite{SetFilterIndexOp{name, ParseFilterIndex(body)}});
+  if (saver_) saver_->SaveLater();
   return OneMember("ok", true);
 }
 
 std::string Store::SetFtsSchema(const std::string& name, std::string_view body) {
   CheckWritable();
   Write(PendingWrite{SetFtsSchemaOp{name, ParseFtsSchema(body)}});
+  if (saver_) saver_->SaveLater();
   return OneMember("ok", true);
 }
 
@@ -409,7 +572,10 @@ std::string Store::Upsert(const std::string& name, std::string_view body) {
 
 std::string Store::Delete(const std::string& name, std::string_view body) {
   CheckWritable();
-  DeleteRequest req = ParseDelete(body);
+  return OneMember("deleted", DeleteRows(name, ParseDelete(body)));
+}
+
+uint64_t Store::DeleteRows(const std::string& name, DeleteRequest&& req) {
   auto resolve = ResolveAliasIn(*versions_, &DeleteOp::collection);
   PendingWrite write{DeleteOp{name, std::move(req.ids)}, resolve};
   if (req.filter) {
@@ -427,7 +593,51 @@ std::string Store::Delete(const std::string& name, std::string_view body) {
         del.ids.emplace_back(r.segment->row_id(r.row));
     };
   }
-  return OneMember("deleted", Write(std::move(write)));
+  return Write(std::move(write));
+}
+
+std::string Store::Refresh() {
+  std::lock_guard<std::mutex> writer(writer_mu_);
+  if (closed_) throw Error(Status::kUnavailable, "the store is closed");
+  if (role_ != Role::kReader || pinned()) return OneMember("adopted", false);
+  VersionSet::Refreshed refreshed = versions_->Refresh();
+  if (refreshed.switched) {
+    Publish(versions_->Current());
+    IndexSealedSegments();
+  }
+  return OneMember("adopted", refreshed.moved);
+}
+
+std::string Store::Versions() { return versions_->Versions(commit_version(), pinned()); }
+
+std::string Store::Pin(uint64_t version) {
+  std::lock_guard<std::mutex> writer(writer_mu_);
+  if (closed_) throw Error(Status::kUnavailable, "the store is closed");
+  if (role_ != Role::kReader)
+    throw Error(Status::kConflict, "only a read-only handle (a Reader) can move to a past version; this one writes or has no files");
+  versions_->LoadAt(version);
+  pinned_ = version;
+  Publish(versions_->Current());
+  IndexSealedSegments();
+  return OneMember("pinned", version);
+}
+
+std::string Store::SweepExpired() { return OneMember("deleted", DeleteExpired()); }
+
+uint64_t Store::DeleteExpired() {
+  CheckWritable();
+  int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  std::string expired = R"({"filter": [{"Lt": ["svc.expires_at", {"DateTime": )" + std::to_string(now) + "}]}]}";
+  uint64_t deleted = 0;
+  SnapshotPtr snap = Current();
+  for (const auto& [name, c] : snap->collections) {
+    try {
+      deleted += DeleteRows(name, ParseDelete(expired));
+    } catch (const Error& e) {
+      if (e.status() != Status::kNotFound) throw;  // dropped meanwhile: nothing left to sweep there
+    }
+  }
+  return deleted;
 }
 
 std::unique_ptr<RecordsCursor> Store::OpenRecords(const std::string& name) {
@@ -487,10 +697,8 @@ std::string Store::Stats() {
 
 std::string Store::Flush() {
   std::lock_guard<std::mutex> writer(writer_mu_);
-  if (closed_) throw Error(Status::kUnavailable, "the store is closed");
-  if (role_ != Role::kWriter) return OneMember("ok", true);
-  CheckWritable();
-  CheckpointOrPoison();
+  CheckWritable();  // a write like the others: 409 naming the holder on a Reader, 403 read-only
+  if (role_ == Role::kWriter) CheckpointOrPoison();
   return OneMember("ok", true);
 }
 
@@ -499,7 +707,10 @@ void Store::Close() {
   std::lock_guard<std::mutex> writer(writer_mu_);
   if (closed_) return;
   closed_ = true;
-  if (role_ == Role::kWriter && poisoned().empty()) CheckpointOrPoison();
+  if (role_ == Role::kWriter && poisoned().empty()) {
+    CheckpointOrPoison();
+    saver_->SaveNow();  // the background saver has stopped; the next open finds every file
+  }
   lock_.reset();
 }
 

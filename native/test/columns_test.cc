@@ -107,7 +107,7 @@ SegmentPtr Seal(const std::string& dir, uint64_t id, const std::vector<std::stri
     memory->Append(rec, floats);
   }
   memory->Persist(dir, uint32_t(blobs.size()));
-  return Segment::OpenSealed(dir, id, 2, true, "");
+  return Segment::OpenSealed(dir, id, 2, true, "", false);
 }
 
 bool SameValue(const ValueView& a, const ValueView& b) {

@@ -59,12 +59,16 @@ async function handle(msg: any): Promise<unknown> {
       return need().stats();
     case 'flush':
       return need().flush();
+    case 'compact':
+      return need().compact(msg.body ?? {});
+    case 'waitForIndexes':
+      return need().waitForIndexes();
     case 'close':
       return need().close();
     case 'commitVersion':
       return need().commitVersion();
     case 'inject':
-      need()._injectFault('poison-next-write');
+      need()._injectFault(msg.fault ?? 'poison-next-write');
       return true;
     case 'poisoned':
       return need().poisoned();

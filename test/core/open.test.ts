@@ -115,10 +115,12 @@ test('a second process opening a locked store becomes a Reader naming the holder
       ['putMeta', { collection: 'c', meta: { a: 'b' } }],
       ['putAlias', { name: 'al', target: 'c' }],
       ['setVectorNames', { collection: 'c', names: ['t'] }],
+      ['flush', {}],
     ] as const) {
       const r = await child.send(op, args);
       t.false(r.ok, op);
       t.is(r.status, 409, `${op}: ${r.message}`);
+      t.true(r.message?.includes(String(process.pid)), `${op} names the holder: ${r.message}`);
     }
     t.deepEqual((await writer.records('c')).map((r) => r.id), ['a'], 'nothing changed');
   } finally {
@@ -170,6 +172,7 @@ test('readOnly: true opens without the lock (even while a writer holds it) and e
   await rejectsWith(t, ro.putMeta('c', { a: 'b' }), 403, 'meta');
   await rejectsWith(t, ro.putAlias('al', 'c'), 403, 'alias');
   await rejectsWith(t, ro.setVectorNames('c', ['t']), 403, 'vector names');
+  await rejectsWith(t, ro.flush(), 403, 'flush');
   // The writer still writes: readOnly took no lock.
   t.deepEqual(await writer.upsert('c', { records: [{ id: 'b', vector: [0, 1] }] }), { upserted: 1 });
   await ro.close();

@@ -13,6 +13,8 @@ const WRITES: [string, string, unknown?][] = [
   ['POST', '/collections/w/upsert', { records: unitRecords(1, 4) }],
   ['POST', '/collections/w/delete', { ids: ['r0'] }],
   ['POST', '/flush'],
+  ['POST', '/compact'],
+  ['POST', '/compact', { expired: true }],
 ];
 
 test('with --token: probes are open, everything else needs the bearer token', async (t) => {

@@ -1,15 +1,16 @@
-import { readFileSync } from 'node:fs';
-import test from 'ava';
-import { CLI, runCli, startServer } from './helpers';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import { CLI, call, runCli, startServer, tempDir, unitRecords } from './helpers';
 
 const FLAGS = [
-  '--data', '--in-memory', '--host', '--port', '--dimension', '--distance', '--token', '--read-only', '--max-body-bytes',
+  '--data', '--in-memory', '--host', '--port', '--dimension', '--distance', '--token', '--read-only', '--max-body-bytes', '--max-vector-bytes',
   '--max-concurrent-requests', '--read-timeout', '--write-timeout', '--query-threads', '--mmap', '--no-mmap', '--ann', '--m',
   '--ef-construction', '--ef-search', '--n-lists', '--n-probe', '--overscan', '--seed', '--quantization', '--rescore', '--log-level',
 ];
 
 test('the compiled CLI starts with a node shebang', (t) => {
-  t.true(readFileSync(CLI, 'utf8').startsWith('#!/usr/bin/env node\n'));
+  t.true(fs.readFileSync(CLI, 'utf8').startsWith('#!/usr/bin/env node\n'));
 });
 
 for (const args of [['--help'], ['serve', '--help']]) {
@@ -33,6 +34,10 @@ const BAD: string[][] = [
   ['serve', '--read-timeout', '5'],
   ['serve', '--write-timeout', '0s'],
   ['serve', '--max-body-bytes', '0'],
+  ['serve', '--max-body-bytes', '1.5MiB'],
+  ['serve', '--max-vector-bytes', '0'],
+  ['serve', '--max-vector-bytes', '8GB'],
+  ['serve', '--max-vector-bytes', '-1'],
   ['serve', '--max-concurrent-requests', '1.5'],
   ['serve', '--log-level', 'loud'],
   ['serve', '--read-only=yes'],
@@ -51,7 +56,7 @@ test('a bad command line exits 2 with one line on stderr and never listens', asy
 });
 
 test('flags of features not built yet are refused, not ignored', async (t) => {
-  for (const args of [['--namespaced'], ['--history-versions', '3'], ['--embed-provider', 'x']]) {
+  for (const args of [['--namespaced'], ['--embed-provider', 'x']]) {
     const r = await runCli(['serve', '--port', '0', '--in-memory', ...args]);
     t.is(r.code, 2, args.join(' '));
     t.regex(r.stderr, /not supported yet/);
@@ -65,4 +70,65 @@ test('flags take `--flag value` and `--flag=value`; the listening line names hos
   t.is((await fetch(`${server.url}/health`)).status, 200);
   t.is((await fetch(`${server.url}/collections/c/upsert`, { method: 'POST', body: 'x'.repeat(3000) })).status, 413);
   t.is(((await (await fetch(`${server.url}/stats`)).json()) as { mmap: boolean }).mmap, false);
+});
+
+/** `tessera serve` refusing to start: exit 2, one line on stderr matching `pattern`, never `listening`. */
+async function refusedToStart(t: ExecutionContext, args: string[], pattern: RegExp, as: { uid?: number; gid?: number } = {}): Promise<void> {
+  const r = await runCli(['serve', '--port', '0', '--log-level', 'warn', ...args], {}, as);
+  const label = args.join(' ');
+  t.is(r.code, 2, `${label}: ${r.stderr}`);
+  t.is(r.stderr.trimEnd().split('\n').length, 1, `${label}: ${r.stderr}`);
+  t.regex(r.stderr, pattern, label);
+  t.false(r.stdout.includes('listening'), `${label} printed: ${r.stdout}`);
+}
+
+test('a store or --data the server cannot serve is refused before listening: exit 2, one line naming the problem', async (t) => {
+  const data = tempDir();
+  const server = await startServer(['--data', data, '--ann', 'hnsw']);
+  t.is((await call(server, 'POST', '/collections/c/upsert', { records: unitRecords(3, 4) })).status, 200);
+  t.is(await server.stop('SIGTERM'), 0);
+  t.true(fs.existsSync(path.join(data, 'MANIFEST')), 'the shutdown flush wrote a manifest');
+  const scratch = tempDir();
+  const copyWith = (file: string, text: string) => {
+    const dir = path.join(scratch, `bad-${file}`);
+    fs.cpSync(data, dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+    return dir;
+  };
+  const file = path.join(scratch, 'a-file');
+  fs.writeFileSync(file, 'not a store');
+  const nothing = path.join(scratch, 'nothing');
+  const cases: [string[], RegExp][] = [
+    [['--data', data, '--dimension', '8'], /dimension 4.*dimension 8/],
+    [['--data', data, '--distance', 'Euclidean'], /Cosine.*Euclidean/],
+    [['--data', data, '--n-probe', '4'], /^tessera: --n-probe /], // the store recorded hnsw; n_probe is IVF's
+    [['--data', copyWith('HEADER', 'tessera-store\nformat x\n')], /corrupt .*HEADER/],
+    [['--data', copyWith('MANIFEST', '{"commit_version": 3,')], /corrupt .*MANIFEST/],
+    [['--data', file], /a-file is not a directory/],
+    [['--data', path.join(file, 'store')], /a-file\/store: Not a directory/],
+    [['--data', nothing, '--read-only'], /no store exists at .*nothing/],
+  ];
+  for (const [args, pattern] of cases) await refusedToStart(t, args, pattern);
+  t.false(fs.existsSync(nothing), 'a refused start creates nothing');
+});
+
+test('a --data this user may not change, or create, is refused before listening', async (t) => {
+  const root = tempDir();
+  const data = path.join(root, 'store');
+  const server = await startServer(['--data', data]);
+  t.is(await server.stop('SIGTERM'), 0);
+  // Root passes every permission check, so as root the CLI runs as nobody (who may read, not write).
+  const as = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+  fs.chmodSync(root, 0o755);
+  fs.chmodSync(data, 0o555);
+  t.teardown(() => fs.chmodSync(data, 0o755));
+  await refusedToStart(t, ['--data', data], /cannot write the store directory .*store: Permission denied/, as);
+  await refusedToStart(t, ['--data', path.join(data, 'inner', 'store')], /cannot create the store directory .*store is not writable/, as);
+});
+
+test('a port another server holds is refused before listening, never shared', async (t) => {
+  const server = await startServer(['--in-memory']);
+  t.teardown(() => server.stop());
+  await refusedToStart(t, ['--in-memory', '--dimension', '4', '--port', String(server.port)], /cannot listen on 127\.0\.0\.1:\d+/);
+  t.is((await call(server, 'GET', '/health')).status, 200);
 });

@@ -17,17 +17,23 @@ export interface Server {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** What runs when the test process exits (one listener for all: a file may start many servers). */
+const atExit: (() => void)[] = [];
+process.once('exit', () => {
+  for (const undo of atExit) undo();
+});
+
 /** A fresh directory under the OS temp dir, removed when the test process exits. */
 export function tempDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'tessera-http-'));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  atExit.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
-/** Runs the CLI to completion (for flag and help checks). */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs the CLI to completion (for flag and help checks), as another user when `as` says so. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, as: { uid?: number; gid?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const proc = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
+    const proc = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, ...as });
     let stdout = '';
     let stderr = '';
     proc.stdout.on('data', (d) => (stdout += d));
@@ -81,7 +87,7 @@ export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = 
       return exited;
     },
   };
-  process.once('exit', () => proc.kill('SIGKILL'));
+  atExit.push(() => proc.kill('SIGKILL'));
   if (waitReady) await untilReady(server);
   return server;
 }

@@ -14,7 +14,7 @@ test('an acknowledged upsert survives SIGKILL', async (t) => {
   t.deepEqual(stored.map((r) => r.id).sort(), records.map((r) => r.id).sort());
 });
 
-test('a second process on the same --data is a Reader whose writes answer 409 naming the holder', async (t) => {
+test('a second process on the same --data is a Reader whose writes, /flush included, answer 409 naming the holder', async (t) => {
   const data = tempDir();
   const writer = await startServer(['--data', data]);
   t.teardown(() => writer.stop());
@@ -25,9 +25,11 @@ test('a second process on the same --data is a Reader whose writes answer 409 na
   const cluster = (await call(reader, 'GET', '/cluster')).json;
   t.like(cluster, { role: 'Reader', holds_writer_handle: false, cluster: false });
   t.true(Number.isInteger(cluster.staleness_secs));
-  const refused = await call(reader, 'POST', '/collections/shared/upsert', { records: unitRecords(1, 4) });
-  t.is(refused.status, 409);
-  t.true(refused.json.error.includes(String(writer.proc.pid)), refused.json.error);
+  for (const [path, body] of [['/collections/shared/upsert', { records: unitRecords(1, 4) }], ['/flush', undefined]] as const) {
+    const refused = await call(reader, 'POST', path, body);
+    t.is(refused.status, 409, path);
+    t.true(refused.json.error.includes(String(writer.proc.pid)), `${path}: ${refused.json.error}`);
+  }
   t.is((await call(reader, 'GET', '/collections')).status, 200);
   t.is((await call(writer, 'GET', '/cluster')).json.role, 'Writer');
 });

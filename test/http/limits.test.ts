@@ -80,3 +80,17 @@ test('a request past --read-timeout answers 504 with retryable false', async (t)
   }
   t.is((await call(server, 'GET', '/health')).status, 200);
 });
+
+test('--max-vector-bytes: an upsert that would pass it answers 507 naming the limit and the flag, and writes nothing', async (t) => {
+  // 1KiB at dimension 4 is 64 rows of 16 bytes.
+  const server = await startServer(['--max-vector-bytes', '1KiB']);
+  t.teardown(() => server.stop());
+  t.is((await call(server, 'POST', '/collections/c/upsert', { records: unitRecords(60, 4) })).status, 200);
+  const before = (await call(server, 'GET', '/stats')).json.footprint;
+  const refused = await call(server, 'POST', '/collections/c/upsert', { records: unitRecords(5, 4, undefined, 'more') });
+  t.is(refused.status, 507);
+  t.regex(refused.json.error, /max_vector_bytes 1024 \(--max-vector-bytes/);
+  t.deepEqual((await call(server, 'GET', '/stats')).json.footprint, before);
+  t.is((await call(server, 'GET', '/health')).status, 200, 'a refused batch is not a fault');
+  t.is((await call(server, 'POST', '/collections/c/upsert', { records: unitRecords(4, 4, undefined, 'more') })).status, 200, 'what fits still goes in');
+});

@@ -145,6 +145,24 @@ test('/flush answers ok', async (t) => {
   t.deepEqual((await call(server, 'POST', '/flush')).json, { ok: true });
 });
 
+test('/compact reclaims dead rows and answers ok; a bad body is 400 naming the field', async (t) => {
+  await call(server, 'POST', '/collections/compacted/upsert', { records: unitRecords(50, 4) });
+  await call(server, 'POST', '/collections/compacted/upsert', { records: unitRecords(20, 4) });
+  t.true((await call(server, 'GET', '/stats')).json.footprint.dead_rows > 0);
+  t.deepEqual((await call(server, 'POST', '/compact')).json, { ok: true });
+  const { footprint } = (await call(server, 'GET', '/stats')).json;
+  t.is(footprint.dead_rows, 0);
+  t.is(footprint.rows, footprint.doc_count);
+  t.deepEqual((await call(server, 'POST', '/compact', { expired: true })).json, { ok: true });
+  const bad = await call(server, 'POST', '/compact', { expired: 'yes' });
+  t.is(bad.status, 400);
+  t.regex(bad.json.error, /expired/);
+  const metrics = (await call(server, 'GET', '/metrics')).text;
+  t.regex(metrics, /^svc_compactions_total [1-9]/m);
+  t.regex(metrics, /^svc_compaction_bytes_total [1-9]/m);
+  t.regex(metrics, /^svc_store_segments \d+/m);
+});
+
 test('/metrics exposes the spec metrics with route templates as labels', async (t) => {
   await call(server, 'POST', '/collections/metered-xyz/upsert', { records: unitRecords(2, 4) });
   await call(server, 'POST', '/search', { query: [1, 0, 0, 0] });

@@ -78,3 +78,23 @@ test('SVC_SLOW_QUERY_MS: a slow vector search logs its short plan (path, total_u
   t.true(Number.isInteger(line.plan?.total_us));
   t.false('candidates' in (line.plan ?? {}));
 });
+
+test('running out of memory in a write answers 507: before it is applied the store serves on, while it is applied it is poisoned', async (t) => {
+  const server = await startServer([], { TESSERA_TEST_FAULTS: '1' });
+  t.teardown(() => server.stop());
+  t.is((await call(server, 'POST', '/_test/oom-preparing-next-write')).status, 200);
+  const prepared = await call(server, 'POST', '/collections/m/upsert', { records: unitRecords(2, 4) });
+  t.is(prepared.status, 507);
+  t.regex(prepared.json.error, /out of memory/);
+  t.is((await call(server, 'GET', '/health')).status, 200);
+  t.is((await call(server, 'POST', '/collections/m/upsert', { records: unitRecords(2, 4) })).status, 200);
+
+  t.is((await call(server, 'POST', '/_test/oom-applying-next-write')).status, 200);
+  const applied = await call(server, 'POST', '/collections/m/upsert', { records: unitRecords(2, 4, undefined, 'x') });
+  t.is(applied.status, 507);
+  t.regex(applied.json.error, /out of memory/);
+  t.like((await call(server, 'GET', '/health')).json, { status: 'poisoned' });
+  const listed = await call(server, 'POST', '/list', {});
+  t.is(listed.status, 200, 'reads still serve');
+  t.is(listed.json.length, 2);
+});

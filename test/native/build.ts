@@ -8,7 +8,9 @@ import { root } from '../../lib/native';
 // points it at its sanitizer build). ava runs test files in parallel processes, so the configure +
 // build is serialized across processes by a lock directory.
 export const build = path.resolve(root, process.env.TESSERA_NATIVE_BUILD ?? 'build');
-export const nativeTools = ['kernels_test', 'filter_test', 'filter_index_test', 'columns_test', 'hnsw_test', 'ivf_test', 'stem_words'];
+export const nativeTools = [
+  'kernels_test', 'filter_test', 'filter_index_test', 'columns_test', 'hnsw_test', 'ivf_test', 'compaction_test', 'derived_test', 'stem_words',
+];
 
 export function buildNativeTools(): void {
   const lock = path.join(build, '.native-tests.lock');

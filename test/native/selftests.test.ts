@@ -4,9 +4,10 @@ import * as path from 'node:path';
 import { build, buildNativeTools } from './build';
 
 // The C++ self-tests: kernels against a double reference, every predicate rule, filter indexes
-// never losing a match, column files reading back as their blobs, the HNSW graph's and the IVF
-// index's recall against brute force.
-const targets = ['kernels_test', 'filter_test', 'filter_index_test', 'columns_test', 'hnsw_test', 'ivf_test'];
+// never losing a match (saved and opened too), column files reading back as their blobs, the
+// structures derived from segments and saved beside them, the HNSW graph's and the IVF index's
+// recall against brute force, compaction's switch carrying over what happened while it ran.
+const targets = ['kernels_test', 'filter_test', 'filter_index_test', 'columns_test', 'derived_test', 'hnsw_test', 'ivf_test', 'compaction_test'];
 
 test.before(buildNativeTools);
 

@@ -105,7 +105,16 @@ struct StoreOptions {
   size_t query_threads = 0;  // 0 = number of CPUs
   bool mmap = true;
   bool read_only = false;
+  // A writer keeps the files its last this many commit versions need readable (0: no history).
+  uint64_t history_versions = 0;
+  // Serve this past version, read-only and without the writer lock (a pinned instance).
+  std::optional<uint64_t> at_version;
   IndexSettings index;  // what the opener asked for; Store::ann() and quantization() are the outcome
+  // The spec's max_vector_bytes: a write that would take the store's vector bytes (every row's
+  // vector slot and every named-vector column, live or superseded) past it is refused with 507.
+  // Unset: no limit. Sealed vectors are file-backed (mmap'd), so a store larger than memory is
+  // legitimate; an opener that must bound memory (in memory, or without mmap) sets it.
+  std::optional<uint64_t> max_vector_bytes;
 };
 
 }  // namespace tessera

@@ -22,6 +22,9 @@
 namespace tessera {
 
 class BackgroundWorker;
+enum class CompactionScope;
+struct DeleteRequest;
+class SealedIndexSaver;
 class Segment;
 class ThreadPool;
 class VersionSet;
@@ -30,21 +33,35 @@ class WriterLock;
 struct PendingWrite;
 struct Snapshot;
 
-// Row counts as of the last commit, and segments whose vector indexes are queued or building,
-// readable without any lock (for metrics).
+// Test hooks: the next write fails inside the write lock (the store is poisoned), or runs out of
+// memory while it is prepared (only that batch fails) or applied (poisoned, answered 507).
+enum class WriteFault { kNone, kFail, kOutOfMemoryValidating, kOutOfMemoryApplying };
+
+// Row counts as of the last commit, segments whose vector indexes are queued or building, and the
+// text, filter and id parts of sealed segments served from their saved files (mapped) or built in
+// memory by this process (built), readable without any lock (for metrics).
 struct FootprintCounters {
-  std::atomic<uint64_t> rows{0}, dead_rows{0}, doc_count{0}, collections{0}, index_builds_pending{0};
+  std::atomic<uint64_t> rows{0}, dead_rows{0}, doc_count{0}, collections{0}, segments{0}, index_builds_pending{0};
+  // Compactions installed since open, and the bytes they wrote.
+  std::atomic<uint64_t> compactions{0}, compaction_bytes{0};
+  std::atomic<uint64_t> derived_mapped{0}, derived_built{0};
   // Sealed segments whose attributes are read column by column (their column file opened).
   std::atomic<uint64_t> column_segments{0};
 };
+
+// Where a test makes the next compaction fail (Store::InjectCompactionFault).
+enum class CompactionFault { kNone, kBeforeSwitch, kAtSwitch };
 
 class Store {
  public:
   // Throws Error(400) on a header mismatch (naming both values) and Error(500) on IO faults.
   static std::unique_ptr<Store> Open(const StoreOptions& options);
-  // What Open would refuse with 400 that is knowable without the writer lock, checked without
-  // creating or writing anything (the header is read when there is one); the index configuration
-  // the options resolve to. Front ends call it before they start, so a bad setting never half-starts.
+  // What Open would refuse that is knowable without the writer lock, checked without creating or
+  // writing anything: Error(400) for a bad directory (a file, no permission) or settings the header
+  // refuses, Error(500) for a corrupt header or manifest, Error(503) for a read-only open of no
+  // store; else the index configuration the options resolve to. Front ends call it before they
+  // start, so a bad setting or directory never half-starts (what remains for Open is slow: replaying
+  // the log, reading segments).
   static IndexConfig Check(const StoreOptions& options);
   // A store dropped without Close() loses nothing: every acknowledged batch is in the log.
   ~Store();
@@ -76,7 +93,21 @@ class Store {
   std::string Stats();
   // Makes every acknowledged write part of sealed segment files and empties the log.
   std::string Flush();
-  // Blocks until no approximate index is waiting to be built or being built.
+  // POST /compact: optionally deletes expired entries first, then seals memory segments and rewrites
+  // every segment holding dead rows and every run of small ones, until none is left.
+  std::string Compact(std::string_view body);
+  // POST /refresh: a Reader (or read-only store) adopts the newest committed state:
+  // {"adopted": whether the version moved}. A writer or an in-memory store answers false.
+  std::string Refresh();
+  // GET /versions: commit_version, oldest_readable, pinned, readable (lists the directory).
+  std::string Versions();
+  // Moves a read-only handle (a Reader) to past version, which it then serves pinned; Error(400)
+  // naming the oldest readable version when it cannot, the prior state still served.
+  std::string Pin(uint64_t version);
+  // Deletes every entry of every collection whose svc.expires_at has passed: {"deleted": count}.
+  std::string SweepExpired();
+  // Blocks until no background work (an index build, a compaction, a save of derived files) is
+  // queued or running.
   std::string WaitForIndexes();
   void Close();
 
@@ -91,11 +122,18 @@ class Store {
   const std::optional<AnnConfig>& ann() const { return ann_; }
   const std::optional<QuantizationConfig>& quantization() const { return quantization_; }
   uint64_t commit_version() const { return commit_version_.load(std::memory_order_acquire); }
+  // The version a pinned instance serves; nullopt when not pinned.
+  std::optional<uint64_t> pinned() const {
+    uint64_t v = pinned_.load(std::memory_order_acquire);
+    return v == kNotPinned ? std::nullopt : std::optional<uint64_t>(v);
+  }
   const FootprintCounters& footprint() const { return footprint_; }
   // Empty until an exception escapes while the write lock is held; then permanent.
   std::string poisoned() const;
-  // Test hook: the next write throws inside the write lock.
-  void InjectWriteFault() { inject_fault_.store(true); }
+  void InjectWriteFault(WriteFault fault) { inject_fault_.store(fault); }
+  // Test hook: the next compaction throws before its switch (abandoned, the store serves on) or
+  // inside it (the store is poisoned).
+  void InjectCompactionFault(CompactionFault where) { compaction_fault_.store(where); }
 
  private:
   explicit Store(const StoreOptions& options);
@@ -114,9 +152,23 @@ class Store {
   void CheckpointOrPoison();
   void Poison(const std::string& why);
   // Gives each sealed segment that deserves one its approximate index: opens the saved file, or
-  // (writer only) queues a background build. Called with the writer mutex held, or while opening.
+  // (writer only) queues a background build; and (writer only) has the derived files sealed
+  // segments lack saved in the background. Called with the writer mutex held, or while opening.
   void IndexSealedSegments();
   void BuildSegmentIndexes(const std::string& collection, const std::shared_ptr<Segment>& segment);
+  // Queues a background compaction when the policy finds work and none is queued. Writer mutex held.
+  void ScheduleCompaction();
+  // Runs the next compaction scope finds; false when there was none, it was cancelled, or it failed
+  // inside the switch (which poisons the store). A failure before the switch abandons it and
+  // rethrows. The caller holds compaction_mu_.
+  bool CompactOnce(CompactionScope scope);
+  // Whether a test armed this fault; disarms it.
+  bool TakeCompactionFault(CompactionFault where);
+  // An in-memory store compacts under the writer mutex: there is nothing to write, so it is short.
+  void CompactInMemory();
+  uint64_t DeleteExpired();
+  // Deletes the rows req names or matches in collection name; returns how many.
+  uint64_t DeleteRows(const std::string& name, DeleteRequest&& req);
   VectorIndexConfig VectorIndexes() const;
   void StopIndexBuilds();
   void CheckWritable() const;
@@ -132,14 +184,20 @@ class Store {
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<VersionSet> versions_;
   std::atomic<bool> closed_{false};
-  // Index builds run on their own thread, which fans each build out over the query pool.
+  // Index builds and compactions run in turn on one thread, which fans each out over the query pool.
   std::unique_ptr<BackgroundWorker> index_builds_;
   CancelToken stop_index_builds_;
-  std::set<uint64_t> building_;  // segment ids queued or building; writer mutex
+  std::mutex compaction_mu_;        // one compaction at a time: the background one or POST /compact's
+  bool compaction_queued_ = false;  // writer mutex
+  std::atomic<CompactionFault> compaction_fault_{CompactionFault::kNone};
+  std::set<uint64_t> building_;              // segment ids queued or building; writer mutex
+  std::unique_ptr<SealedIndexSaver> saver_;  // the writer's; null otherwise
 
   mutable std::mutex snap_mu_;
   std::shared_ptr<const Snapshot> snap_;
   std::atomic<uint64_t> commit_version_{0};
+  static constexpr uint64_t kNotPinned = UINT64_MAX;
+  std::atomic<uint64_t> pinned_{kNotPinned};
   FootprintCounters footprint_;
 
   std::mutex writer_mu_;  // held by the group-commit leader, checkpoints and close
@@ -150,7 +208,9 @@ class Store {
 
   mutable std::mutex poison_mu_;
   std::string poisoned_;
-  std::atomic<bool> inject_fault_{false};
+  std::atomic<WriteFault> inject_fault_{WriteFault::kNone};
+  // Whether fault was injected; clears it.
+  bool TakeFault(WriteFault fault) { return inject_fault_.compare_exchange_strong(fault, WriteFault::kNone); }
 };
 
 }  // namespace tessera

@@ -45,13 +45,20 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::Call<&Store::Aggregate>>("aggregate"),
                          InstanceMethod<&StoreWrap::Call<&Store::Stats>>("stats"),
                          InstanceMethod<&StoreWrap::Call<&Store::Flush>>("flush"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Compact>>("compact"),
+                         InstanceMethod<&StoreWrap::Call<&Store::SweepExpired>>("sweepExpired"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Refresh>>("refresh"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Versions>>("versions"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Pin>>("pin"),
                          InstanceMethod<&StoreWrap::Call<&Store::WaitForIndexes>>("waitForIndexes"),
                          InstanceMethod<&StoreWrap::Close>("close"),
                          InstanceMethod<&StoreWrap::Info>("info"),
                          InstanceMethod<&StoreWrap::Poisoned>("poisoned"),
                          InstanceMethod<&StoreWrap::CommitVersion>("commitVersion"),
+                         InstanceMethod<&StoreWrap::Pinned>("pinned"),
                          InstanceMethod<&StoreWrap::Footprint>("footprint"),
                          InstanceMethod<&StoreWrap::InjectWriteFault>("injectWriteFault"),
+                         InstanceMethod<&StoreWrap::InjectCompactionFault>("injectCompactionFault"),
                      });
 }
 
@@ -98,6 +105,11 @@ OpenArgs ReadOpenArgs(const Napi::CallbackInfo& info, const char* method) {
   if (has("queryThreads", &Napi::Value::IsNumber)) opts.query_threads = size_t(o.Get("queryThreads").As<Napi::Number>().Int64Value());
   if (has("mmap", &Napi::Value::IsBoolean)) opts.mmap = o.Get("mmap").As<Napi::Boolean>();
   opts.read_only = o.Has("readOnly") && o.Get("readOnly").ToBoolean();
+  if (has("historyVersions", &Napi::Value::IsNumber))
+    opts.history_versions = uint64_t(o.Get("historyVersions").As<Napi::Number>().Int64Value());
+  if (has("atVersion", &Napi::Value::IsNumber)) opts.at_version = uint64_t(o.Get("atVersion").As<Napi::Number>().Int64Value());
+  if (has("maxVectorBytes", &Napi::Value::IsNumber))
+    opts.max_vector_bytes = uint64_t(o.Get("maxVectorBytes").As<Napi::Number>().Int64Value());
   for (const tessera::IndexSettingInfo& setting : tessera::DescribeIndexSettings()) {
     Napi::Value v = o.Get(CamelCase(setting.name));
     if (!v.IsUndefined()) tessera::SetIndexSetting(opts.index, setting.name, SettingText(v));
@@ -181,6 +193,11 @@ Napi::Value StoreWrap::Call(const Napi::CallbackInfo& info) {
     return CoreTask::Run(env, [s] { return ((*s).*Method)(); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(const std::string&)>) {
     return CoreTask::Run(env, [s, name = StringArg(info, 0)] { return ((*s).*Method)(name); });
+  } else if constexpr (std::is_same_v<M, std::string (Store::*)(uint64_t)>) {
+    if (info.Length() < 1 || !info[0].IsNumber()) throw Napi::TypeError::New(env, "expected a version number");
+    return CoreTask::Run(env, [s, v = uint64_t(info[0].As<Napi::Number>().Int64Value())] { return ((*s).*Method)(v); });
+  } else if constexpr (std::is_same_v<M, std::string (Store::*)(std::string_view)>) {
+    return CoreTask::Run(env, [s, body = BytesArg(info, 0)] { return ((*s).*Method)(body); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(const std::string&, std::string_view)>) {
     return CoreTask::Run(env, [s, name = StringArg(info, 0), body = BytesArg(info, 1)] { return ((*s).*Method)(name, body); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(std::string_view, const std::vector<float>&, const CancelToken&)>) {
@@ -241,6 +258,11 @@ Napi::Value StoreWrap::CommitVersion(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), double(store(info.Env()).commit_version()));
 }
 
+Napi::Value StoreWrap::Pinned(const Napi::CallbackInfo& info) {
+  std::optional<uint64_t> v = store(info.Env()).pinned();
+  return v ? Napi::Number::New(info.Env(), double(*v)) : info.Env().Null();
+}
+
 Napi::Value StoreWrap::Footprint(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const tessera::FootprintCounters& f = store(env).footprint();
@@ -249,13 +271,38 @@ Napi::Value StoreWrap::Footprint(const Napi::CallbackInfo& info) {
   o.Set("dead_rows", double(f.dead_rows.load()));
   o.Set("doc_count", double(f.doc_count.load()));
   o.Set("collections", double(f.collections.load()));
+  o.Set("segments", double(f.segments.load()));
   o.Set("index_builds_pending", double(f.index_builds_pending.load()));
+  o.Set("compactions", double(f.compactions.load()));
+  o.Set("compaction_bytes", double(f.compaction_bytes.load()));
+  o.Set("derived_mapped", double(f.derived_mapped.load()));
+  o.Set("derived_built", double(f.derived_built.load()));
   o.Set("column_segments", double(f.column_segments.load()));
   return o;
 }
 
 Napi::Value StoreWrap::InjectWriteFault(const Napi::CallbackInfo& info) {
-  store(info.Env()).InjectWriteFault();
+  using tessera::WriteFault;
+  static const std::pair<const char*, WriteFault> kFaults[] = {
+      {"poison-next-write", WriteFault::kFail},
+      {"oom-preparing-next-write", WriteFault::kOutOfMemoryValidating},
+      {"oom-applying-next-write", WriteFault::kOutOfMemoryApplying},
+  };
+  std::string kind = StringArg(info, 0);
+  for (const auto& [name, fault] : kFaults)
+    if (kind == name) {
+      store(info.Env()).InjectWriteFault(fault);
+      return info.Env().Undefined();
+    }
+  throw Napi::Error::New(info.Env(), "unknown fault " + kind);
+}
+
+Napi::Value StoreWrap::InjectCompactionFault(const Napi::CallbackInfo& info) {
+  std::string where = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "";
+  tessera::CompactionFault fault = where == "before-switch" ? tessera::CompactionFault::kBeforeSwitch
+                                   : where == "at-switch"   ? tessera::CompactionFault::kAtSwitch
+                                                            : tessera::CompactionFault::kNone;
+  store(info.Env()).InjectCompactionFault(fault);
   return info.Env().Undefined();
 }
 

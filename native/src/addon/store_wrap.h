@@ -34,8 +34,10 @@ class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
   Napi::Value Info(const Napi::CallbackInfo& info);
   Napi::Value Poisoned(const Napi::CallbackInfo& info);
   Napi::Value CommitVersion(const Napi::CallbackInfo& info);
+  Napi::Value Pinned(const Napi::CallbackInfo& info);
   Napi::Value Footprint(const Napi::CallbackInfo& info);
   Napi::Value InjectWriteFault(const Napi::CallbackInfo& info);
+  Napi::Value InjectCompactionFault(const Napi::CallbackInfo& info);
 
   tessera::Store& store(Napi::Env env);
   std::shared_ptr<tessera::Store> shared(Napi::Env env);

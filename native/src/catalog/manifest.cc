@@ -29,10 +29,13 @@ void Members(A& a, F& f) {
   } else {
     static_assert(FieldsOf<F, Manifest>, "every manifest record type needs its members here");
     a("commit_version", f.commit_version, "next_segment_id", f.next_segment_id, "aliases", f.aliases, "collections", f.collections);
+    a.Optional("valid_from", f.valid_from);
   }
 }
 
-void WriteManifest(const std::string& dir, const Manifest& m) {
+void WriteManifest(const std::string& dir, const Manifest& m) { WriteFileAtomic(ManifestPath(dir), ManifestText(m)); }
+
+std::string ManifestText(const Manifest& m) {
   std::string out;
   JsonWriter w(&out);
   w.BeginObject();
@@ -41,12 +44,16 @@ void WriteManifest(const std::string& dir, const Manifest& m) {
   Members(fields, m);
   w.EndObject();
   out.push_back('\n');
-  WriteFileAtomic(ManifestPath(dir), out);
+  return out;
 }
 
 std::optional<Manifest> ReadManifest(const std::string& dir) {
   std::string path = ManifestPath(dir);
   if (!FileExists(path)) return std::nullopt;
+  return ReadManifestFile(path);
+}
+
+Manifest ReadManifestFile(const std::string& path) {
   simdjson::padded_string text(ReadWholeFile(path));
   simdjson::dom::parser parser;
   try {

@@ -128,8 +128,8 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
         } else if constexpr (std::is_same_v<T, SetFilterIndexOp>) {
           Collection& c = *Find(o.name);
           EditSchema(c, [&](CollectionSchema& schema) { schema.filter_index = o.fields; });
-          for (Slot& slot : c.segments)
-            if (slot.segment->sealed()) slot.indexes = SealedIndexes(c, *slot.segment, slot.indexes);
+          // Freeze() indexes every sealed segment under the new declaration.
+          for (Slot& slot : c.segments) slot.indexes = slot.indexes->WithFilter(nullptr);
           Touch(c);
         } else if constexpr (std::is_same_v<T, SetFtsSchemaOp>) {
           Collection& c = *Find(o.name);
@@ -144,14 +144,13 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
         } else if constexpr (std::is_same_v<T, UpsertOp>) {
           Collection& c = GetOrCreate(o.collection);
           for (const RecordInput& rec : o.records) {
-            auto it = c.ids.find(rec.id);
-            if (it != c.ids.end()) {
-              it->second.segment->MarkDeleted(it->second.row, version);
+            if (std::optional<RowRef> old = c.ids.Find(rec.id)) {
+              old->segment->MarkDeleted(old->row, version);
               ++c.dead_rows;
             }
             Segment& target = AppendTarget(c, rec);
             uint32_t row = target.Append(rec, o.floats);
-            c.ids[rec.id] = RowRef{&target, row};
+            c.ids.Put(RowRef{&target, row});
             ++c.rows;
           }
           count = o.records.size();
@@ -159,10 +158,10 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
         } else if constexpr (std::is_same_v<T, DeleteOp>) {
           Collection& c = *Find(o.collection);
           for (const std::string& id : o.ids) {
-            auto it = c.ids.find(id);
-            if (it == c.ids.end()) continue;
-            it->second.segment->MarkDeleted(it->second.row, version);
-            c.ids.erase(it);
+            std::optional<RowRef> live = c.ids.Find(id);
+            if (!live) continue;
+            live->segment->MarkDeleted(live->row, version);
+            c.ids.Erase(id);
             ++c.dead_rows;
             ++count;
           }
@@ -174,23 +173,27 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
 }
 
 SnapshotPtr StoreState::Freeze(uint64_t version, ThreadPool* pool) {
-  struct TextJob {
+  struct IndexJob {
     const Collection* collection;
     Slot* slot;  // the segment vectors do not grow while the jobs run
   };
-  std::vector<TextJob> jobs;
+  auto lacks_text = [](const Collection& c, const Slot& slot) {
+    const SegmentTextPtr& text = slot.indexes->text();
+    return !c.schema->fts.empty() && (!text || text->rows() < slot.segment->appended());
+  };
+  std::vector<IndexJob> jobs;
   for (auto& [name, c] : collections_) {
-    if (c->frozen || c->schema->fts.empty()) continue;
-    for (Slot& slot : c->segments) {
-      const SegmentTextPtr& text = slot.indexes->text();
-      if (!text || text->rows() < slot.segment->appended()) jobs.push_back({c.get(), &slot});
-    }
+    if (c->frozen) continue;
+    for (Slot& slot : c->segments)
+      if (lacks_text(*c, slot) || LacksSealedIndexes(*c, slot)) jobs.push_back({c.get(), &slot});
   }
   auto index = [&](size_t i) {
+    const Collection& c = *jobs[i].collection;
     Slot& slot = *jobs[i].slot;
     const Segment& segment = *slot.segment;
-    slot.indexes =
-        slot.indexes->WithText(SegmentText::Extend(slot.indexes->text(), segment, segment.appended(), jobs[i].collection->schema->fts));
+    if (lacks_text(c, slot))
+      slot.indexes = slot.indexes->WithText(SegmentText::Extend(slot.indexes->text(), segment, segment.appended(), c.schema->fts));
+    if (LacksSealedIndexes(c, slot)) slot.indexes = SealedIndexes(c, segment, slot.indexes);
   };
   if (pool && jobs.size() > 1)
     pool->ParallelFor(jobs.size(), index);
@@ -221,25 +224,29 @@ void StoreState::AddCollection(const std::string& name, CollectionSchema schema)
   GetOrCreate(name).schema = std::make_shared<const CollectionSchema>(std::move(schema));
 }
 
+bool StoreState::LacksSealedIndexes(const Collection& c, const Slot& slot) {
+  return slot.segment->sealed() && (!slot.indexes->ids() || (!c.schema->filter_index.empty() && !slot.indexes->filter()));
+}
+
 SegmentIndexesPtr StoreState::SealedIndexes(const Collection& c, const Segment& segment, const SegmentIndexesPtr& base) {
+  SegmentIndexesPtr indexes = base;
   const std::vector<FilterIndexField>& fields = c.schema->filter_index;
-  return base->WithFilter(fields.empty() ? nullptr : SegmentFilterIndex::Build(segment, fields));
+  if (!fields.empty() && !indexes->filter()) indexes = indexes->WithFilter(SegmentFilterIndex::Build(segment, fields));
+  if (!indexes->ids()) indexes = indexes->WithIds(IdIndex::Build(segment));
+  return indexes;
 }
 
 void StoreState::IndexIds(Collection& c, Segment& segment) {
-  c.ids.reserve(c.ids.size() + segment.appended());  // recovery adds whole segments: one rehash, not log(n)
-  for (uint32_t r = 0; r < segment.appended(); ++r) {
-    if (segment.deleted(r)) continue;
-    c.ids[std::string(segment.row_id(r))] = RowRef{&segment, r};
-  }
+  for (uint32_t r = 0; r < segment.appended(); ++r)
+    if (!segment.deleted(r)) c.ids.Put(RowRef{&segment, r});
 }
 
-void StoreState::AdoptSealedSegment(const std::string& collection, SegmentPtr segment) {
+void StoreState::AdoptSealedSegment(const std::string& collection, SegmentPtr segment, SegmentIndexesPtr indexes) {
   Collection& c = *Find(collection);
   c.rows += segment->appended();
-  for (uint32_t r = 0; r < segment->appended(); ++r) c.dead_rows += segment->deleted(r) ? 1 : 0;
+  c.dead_rows += segment->deleted_rows();
+  c.ids.Reserve(c.ids.size() + segment->appended() - segment->deleted_rows());  // one growth per segment, not log(rows)
   IndexIds(c, *segment);
-  SegmentIndexesPtr indexes = SealedIndexes(c, *segment, SegmentIndexes::Flat());
   c.segments.push_back({std::move(segment), std::move(indexes)});
   Touch(c);
 }
@@ -248,13 +255,51 @@ void StoreState::ReplaceSegment(const std::string& collection, const SegmentPtr&
   Collection& c = *Find(collection);
   for (Slot& slot : c.segments) {
     if (slot.segment != memory_segment) continue;
-    // The sealed segment holds the same rows, so its postings carry over.
-    slot.indexes = SealedIndexes(c, *sealed, slot.indexes);
+    // The sealed segment holds the same rows, so its postings carry over; Freeze() adds the rest.
     slot.segment = std::move(sealed);
     IndexIds(c, *slot.segment);
     break;
   }
   Touch(c);
+}
+
+bool StoreState::InstallCompaction(const CompactionJob& job, const CompactedSegment& out) {
+  Collection* c = Find(job.collection);
+  if (c == nullptr || job.inputs.empty()) return false;
+  auto first = std::find_if(c->segments.begin(), c->segments.end(), [&](const Slot& s) { return s.segment == job.inputs[0].segment; });
+  if (c->segments.end() - first < std::ptrdiff_t(job.inputs.size())) return false;
+  // Inputs the job read fewer rows of than they now hold (a memory segment appended to since)
+  // would lose rows: refused.
+  for (size_t i = 0; i < job.inputs.size(); ++i)
+    if (first[i].segment != job.inputs[i].segment || first[i].segment->appended() != job.inputs[i].rows) return false;
+  uint64_t input_rows = 0;
+  for (const SegmentRef& ref : job.inputs) input_rows += ref.segment->appended();
+  if (out.segment) {
+    Segment& segment = *out.segment;
+    for (uint32_t r = 0; r < segment.appended(); ++r) {
+      const RowSource& from = out.sources[r];
+      Segment& input = *job.inputs[from.input].segment;
+      uint64_t deleted_at = input.deleted_at(from.row);
+      if (deleted_at != kNeverDeleted) {
+        segment.MarkDeleted(r, deleted_at);
+        continue;
+      }
+      if (c->ids.Find(segment.row_id(r))) c->ids.Put(RowRef{&segment, r});
+    }
+  }
+  uint64_t dropped = input_rows - (out.segment ? out.segment->appended() : 0);
+  c->rows -= dropped;
+  c->dead_rows -= dropped;
+  auto at = c->segments.erase(first, first + std::ptrdiff_t(job.inputs.size()));
+  if (out.segment) {
+    // Declarations changed since the job began: Freeze() derives the output's text and filter
+    // indexes again.
+    SegmentIndexesPtr indexes = out.indexes;
+    if (c->schema != job.schema) indexes = indexes->WithText(nullptr)->WithFilter(nullptr);
+    c->segments.insert(at, Slot{out.segment, std::move(indexes)});
+  }
+  Touch(*c);
+  return true;
 }
 
 bool StoreState::AttachVectorIndexes(const std::string& collection, uint64_t segment_id, VectorIndexPtr first_pass, VectorIndexPtr ann) {
@@ -275,6 +320,25 @@ uint64_t StoreState::memory_rows() const {
     for (const Slot& slot : c->segments)
       if (!slot.segment->sealed()) rows += slot.segment->appended();
   return rows;
+}
+
+bool StoreState::MemorySegmentMostlyDead() const {
+  constexpr uint32_t kMinRows = 1 << 14;
+  for (const auto& [name, c] : collections_)
+    for (const Slot& slot : c->segments)
+      if (!slot.segment->sealed() && slot.segment->appended() >= kMinRows && slot.segment->deleted_rows() * 2 >= slot.segment->appended())
+        return true;
+  return false;
+}
+
+uint64_t StoreState::vector_bytes() const {
+  uint64_t floats = 0;
+  for (const auto& [name, c] : collections_)
+    for (const Slot& slot : c->segments) {
+      const Segment& segment = *slot.segment;
+      floats += uint64_t(segment.appended()) * segment.dim() * (1 + segment.named_columns().size());
+    }
+  return floats * sizeof(float);
 }
 
 bool StoreState::MemorySegmentNearlyFull() const {

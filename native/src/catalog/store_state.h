@@ -6,9 +6,10 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "catalog/compaction.h"
+#include "catalog/live_ids.h"
 #include "catalog/ops.h"
 #include "catalog/snapshot.h"
 #include "util/thread_pool.h"
@@ -23,8 +24,9 @@ class StoreState {
   void Validate(const Op& op) const;
   // Applies a validated op. Returns rows upserted or deleted (0 for catalog ops).
   uint64_t Apply(const Op& op, uint64_t version);
-  // Rows appended since the last freeze get their full-text postings first, segments in parallel
-  // on pool when given (recovery and schema changes can have every segment to index).
+  // Rows appended since the last freeze get their full-text postings first, and sealed segments
+  // the filter and id indexes they lack, segments in parallel on pool when given (recovery and
+  // declaration changes can have every segment to index).
   SnapshotPtr Freeze(uint64_t version, ThreadPool* pool = nullptr);
   // The collection an alias points at, or name itself.
   std::string ResolveAlias(const std::string& name) const {
@@ -32,14 +34,19 @@ class StoreState {
     return it == aliases_.end() ? name : it->second;
   }
 
-  // Recovery: a collection and the sealed segments an earlier checkpoint wrote for it.
+  // Recovery: a collection and the sealed segments an earlier checkpoint wrote for it, each with
+  // the indexes derived from it so far (catalog/sealed_indexes.h).
   void AddCollection(const std::string& name, CollectionSchema schema);
-  void AdoptSealedSegment(const std::string& collection, SegmentPtr segment);
+  void AdoptSealedSegment(const std::string& collection, SegmentPtr segment, SegmentIndexesPtr indexes);
   void SetAlias(const std::string& name, const std::string& target) { aliases_[name] = target; }
 
   // Checkpoint: swaps in the sealed segment written from a memory segment's rows.
   void ReplaceSegment(const std::string& collection, const SegmentPtr& memory_segment, SegmentPtr sealed);
   uint64_t memory_rows() const;
+  // Bytes of vectors held: every row's slot (footprint.vector_bytes, superseded rows included) plus
+  // each named-vector column, which spans all rows of its segment. Summed from the segments, so it
+  // stays right however segments are replaced.
+  uint64_t vector_bytes() const;
   // Whether a memory segment is 7/8 full: checkpointing then seals it whole, before the next batch
   // overflows into a small segment of its own (which would get an index of its own).
   bool MemorySegmentNearlyFull() const;
@@ -47,12 +54,17 @@ class StoreState {
   // false when the segment is gone (its collection dropped) or is not sealed.
   bool AttachVectorIndexes(const std::string& collection, uint64_t segment_id, VectorIndexPtr first_pass, VectorIndexPtr ann);
   uint64_t next_segment_id() const { return next_segment_id_; }
+  uint64_t NewSegmentId() { return next_segment_id_++; }
+
+  // Compaction's switch: replaces job's inputs by out (removes them when out has no segment),
+  // carrying over every deletion made since job.version and pointing their live ids at out's rows.
+  // False, changing nothing, when the inputs are no longer the collection's (it was dropped).
+  bool InstallCompaction(const CompactionJob& job, const CompactedSegment& out);
+  // Whether a memory segment is large and mostly dead: sealing it lets compaction reclaim it.
+  bool MemorySegmentMostlyDead() const;
 
  private:
-  struct RowRef {
-    Segment* segment;
-    uint32_t row;
-  };
+  using RowRef = LiveIds::Ref;
   struct Slot {
     SegmentPtr segment;
     SegmentIndexesPtr indexes;
@@ -61,7 +73,7 @@ class StoreState {
     std::string name;
     CollectionSchemaPtr schema = std::make_shared<const CollectionSchema>();
     std::vector<Slot> segments;  // the last one takes appends while it is a memory segment
-    std::unordered_map<std::string, RowRef> ids;
+    LiveIds ids;
     uint64_t rows = 0;
     uint64_t dead_rows = 0;
     CollectionPtr frozen;  // reused by Freeze() while nothing changed
@@ -72,8 +84,10 @@ class StoreState {
   Collection& GetOrCreate(const std::string& name);
   Segment& AppendTarget(Collection& c, const RecordInput& rec);
   void IndexIds(Collection& c, Segment& segment);
-  // The indexes of a sealed segment as the collection declares them (the filter index).
+  // base with what a sealed segment of c derives and base lacks (the filter index the collection
+  // declares, the id index), built in memory; the store saves them beside the segment later.
   static SegmentIndexesPtr SealedIndexes(const Collection& c, const Segment& segment, const SegmentIndexesPtr& base);
+  static bool LacksSealedIndexes(const Collection& c, const Slot& slot);
   // Replaces c's schema by a copy changed by edit; snapshots keep the one they hold.
   template <typename Edit>
   void EditSchema(Collection& c, Edit&& edit) {

@@ -1,12 +1,16 @@
 // The store's versions: the writer's state at the latest commit version, the write-ahead log that
 // makes each version durable, and the files on disk. It recovers the latest version from MANIFEST
 // and the log, and checkpoints: seals memory segments into files, writes a new MANIFEST, empties
-// the log and removes the files no manifest names any more. Compaction and version history will
-// extend the same file lifetimes. Called by one writer at a time (the group-commit leader).
+// the log and removes the files no manifest names any more. A compaction's switch writes a MANIFEST
+// too: the same commit version and log, its inputs' files replaced by its output's. Called by one
+// writer at a time (the group-commit leader, or a compaction's switch, under the writer mutex).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "catalog/manifest.h"
 #include "catalog/ops.h"
@@ -20,11 +24,29 @@ namespace tessera {
 class VersionSet {
  public:
   // dir empty: an in-memory store (no files). logging: this process writes the directory.
-  VersionSet(std::string dir, uint32_t dim, bool mmap, bool logging, ThreadPool& pool);
+  // history_versions: a writer keeps the files its last that many versions need (see history.h).
+  VersionSet(std::string dir, uint32_t dim, bool mmap, bool logging, uint64_t history_versions, ThreadPool& pool);
 
   // Loads MANIFEST and replays the log after it; a writer cuts a torn log tail and opens the log
   // for appending.
   void Recover();
+  // A reader adopts the newest committed state: the log's new records when the writer has not
+  // checkpointed since, else the new manifest and log loaded afresh.
+  struct Refreshed {
+    bool moved;     // the version went forward
+    bool switched;  // the state was replaced (moved, or the same version laid out anew)
+  };
+  Refreshed Refresh();
+  // Loads the state at version target from the kept manifests and logs; Error(400) naming the
+  // oldest readable version when its files are gone (or it is newer than the newest), the state
+  // served before left in place.
+  void LoadAt(uint64_t target);
+  // Whether LoadAt(target) could succeed in dir, judged from file names and the log's versions
+  // without loading anything; Error(400) as LoadAt's when not.
+  static void CheckReadable(const std::string& dir, uint64_t target);
+  // GET /versions for an instance serving version served (pinned: the version it was started or
+  // moved to). Lists the directory.
+  std::string Versions(uint64_t served, std::optional<uint64_t> pinned) const;
 
   uint64_t version() const { return version_; }
   // Throws Error (400/404) when op cannot apply; changes nothing.
@@ -35,6 +57,8 @@ class VersionSet {
   void Sync();
   // The latest version as a snapshot.
   SnapshotPtr Current() { return state_.Freeze(version_, &pool_); }
+  // See StoreState::vector_bytes: what the max_vector_bytes guard counts.
+  uint64_t vector_bytes() const { return state_.vector_bytes(); }
   std::string ResolveAlias(const std::string& name) const { return state_.ResolveAlias(name); }
   // The next Current() serves them for that segment (see StoreState::AttachVectorIndexes).
   bool AttachVectorIndexes(const std::string& collection, uint64_t segment_id, VectorIndexPtr first_pass, VectorIndexPtr ann) {
@@ -46,23 +70,50 @@ class VersionSet {
   bool CheckpointDue() const;
   void Checkpoint();
 
+  // Compaction: an id for its output, whose files no cleanup removes until Install or Abandon.
+  uint64_t BeginCompaction();
+  // The switch (see StoreState::InstallCompaction), made durable by a new MANIFEST. False when the
+  // inputs are gone; the output's files are then removed.
+  bool InstallCompaction(const CompactionJob& job, const CompactedSegment& out);
+  // Removes what an abandoned compaction wrote.
+  void AbandonCompaction(uint64_t output_id);
+  // The writer at open: removes files a crash left behind (an unfinished compaction's output,
+  // deletion bitmaps of an older manifest, temporary files).
+  void RemoveOrphans() { RemoveUnnamedFiles(manifest_); }
+
  private:
-  // A sealed segment's files with its columns attached: the column file, or for a writer one
-  // built when it is missing (sealing, an older store) or damaged.
-  SegmentPtr OpenSealed(uint64_t id, const std::string& deletions);
+  // Loads the manifest on disk and the log after it into a fresh state (see Load's retries).
+  void Load();
+  // The state manifest (none: the empty store) and logs describe, up to version until, replaces
+  // the current one once check (when given) accepts the version reached; nothing changes when
+  // this throws.
+  void LoadFrom(const std::optional<Manifest>& manifest, const std::vector<std::string>& logs, uint64_t until,
+                const std::function<void(uint64_t)>& check = nullptr);
+  // Applies log's records after version (and up to until) onto state from byte offset from;
+  // returns the offset reached. Error(500) when the log does not continue version.
+  uint64_t ReplayLog(StoreState& state, uint64_t& version, const std::string& log, uint64_t from, uint64_t until);
+  // Writes m as MANIFEST; with history on, the one it replaces is kept.
+  void ReplaceManifest(Manifest m);
   // Writes a sealed copy of every memory segment's rows and swaps it in.
   void SealMemorySegments(const Snapshot& snap);
-  // Removes segment files the manifest does not name (dropped collections, old deletion bitmaps).
+  // Removes segment files the manifest does not name (dropped collections, old deletion bitmaps),
+  // sparing a running compaction's output.
   void RemoveUnnamedFiles(const Manifest& manifest);
 
   std::string dir_;
   uint32_t dim_;
   bool mmap_;
   bool logging_;
+  uint64_t history_versions_;
   ThreadPool& pool_;
   StoreState state_;
   Wal wal_;
   uint64_t version_ = 0;
+  Manifest manifest_;           // the one on disk
+  std::string manifest_text_;   // a reader's: the text of the manifest it loaded ("" when none)
+  uint64_t wal_offset_ = 0;     // a reader's place in the log
+  uint64_t next_sequence_ = 0;  // of the next kept manifest
+  uint64_t compacting_ = 0;     // a running compaction's output segment id, 0 when none
 };
 
 }  // namespace tessera

@@ -49,20 +49,25 @@ void PostingIndex::Builder::Grow() {
 
 PostingIndex PostingIndex::Builder::Finish() {
   std::sort(lists_.begin(), lists_.end(), [](const List& a, const List& b) { return a.key < b.key; });
-  PostingIndex index;
   size_t total = 0;
   for (const List& list : lists_) total += list.bytes.size();
-  index.keys_.reserve(lists_.size());
-  index.starts_.reserve(lists_.size() + 1);
-  index.data_.reserve(total);
+  std::vector<uint64_t> keys, starts;
+  std::vector<char> data;
+  keys.reserve(lists_.size());
+  starts.reserve(lists_.size() + 1);
+  data.reserve(total);
   for (const List& list : lists_) {
-    index.keys_.push_back(list.key);
-    index.starts_.push_back(index.data_.size());
-    index.data_ += list.bytes;
+    keys.push_back(list.key);
+    starts.push_back(data.size());
+    data.insert(data.end(), list.bytes.begin(), list.bytes.end());
   }
-  index.starts_.push_back(index.data_.size());
+  starts.push_back(data.size());
   lists_ = {};
   slots_ = {};
+  PostingIndex index;
+  index.keys_ = std::move(keys);
+  index.starts_ = std::move(starts);
+  index.data_ = std::move(data);
   return index;
 }
 
@@ -70,7 +75,7 @@ PostingList PostingIndex::Find(uint64_t key) const {
   auto it = std::lower_bound(keys_.begin(), keys_.end(), key);
   if (it == keys_.end() || *it != key) return PostingList();
   size_t i = it - keys_.begin();
-  return PostingList(std::string_view(data_).substr(starts_[i], starts_[i + 1] - starts_[i]));
+  return PostingList(std::string_view(data_.data() + starts_[i], starts_[i + 1] - starts_[i]));
 }
 
 std::optional<std::vector<uint32_t>> PostingIndex::FindAtLeast(std::vector<WeightedKey> keys, int64_t need,
@@ -147,9 +152,7 @@ std::vector<uint32_t> PostingIndex::FindAny(const std::vector<uint64_t>& keys, u
   return rows.Rows();
 }
 
-size_t PostingIndex::bytes() const {
-  return keys_.capacity() * sizeof(uint64_t) + starts_.capacity() * sizeof(uint64_t) + data_.capacity();
-}
+size_t PostingIndex::bytes() const { return keys_.bytes() + starts_.bytes() + data_.bytes(); }
 
 std::vector<uint32_t> RowUnion::Rows() const {
   std::vector<uint32_t> rows;

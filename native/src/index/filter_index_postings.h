@@ -1,5 +1,6 @@
 // Posting lists of the filter indexes: for each 64-bit key (a hashed token, a packed trigram), the
-// ascending rows holding it, delta-varint coded back to back in one buffer.
+// ascending rows holding it, delta-varint coded back to back in one buffer. Built in memory or
+// viewed in the segment's saved filter-index file alike.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -7,6 +8,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "util/column.h"
 
 namespace tessera {
 
@@ -83,11 +86,18 @@ class PostingIndex {
   // Rows holding any key; segment_rows bounds the rows.
   std::vector<uint32_t> FindAny(const std::vector<uint64_t>& keys, uint32_t segment_rows) const;
   size_t bytes() const;
+  bool mapped() const { return keys_.mapped(); }
+
+  // Its arrays in file order (util/block_io.h).
+  template <typename A, typename Self>
+  static void Layout(A& a, Self& p) {
+    a(p.keys_, p.starts_, p.data_);
+  }
 
  private:
-  std::vector<uint64_t> keys_;    // ascending
-  std::vector<uint64_t> starts_;  // list i is data_[starts_[i], starts_[i + 1])
-  std::string data_;
+  Column<uint64_t> keys_;    // ascending
+  Column<uint64_t> starts_;  // list i is data_[starts_[i], starts_[i + 1])
+  Column<char> data_;
 };
 
 // Rows gathered in any order, handed back ascending and distinct.

@@ -27,6 +27,13 @@ class TokenIndex {
   // Rows holding any token; none for no tokens, which ContainsAnyToken never matches.
   std::vector<uint32_t> AnyToken(const std::vector<std::string>& tokens, uint32_t segment_rows) const;
   size_t bytes() const { return postings_.bytes(); }
+  bool mapped() const { return postings_.mapped(); }
+
+  TokenIndex() = default;  // empty, for a BlockReader to fill
+  template <typename A, typename Self>
+  static void Layout(A& a, Self& t) {
+    a(t.postings_);
+  }
 
  private:
   explicit TokenIndex(PostingIndex postings) : postings_(std::move(postings)) {}

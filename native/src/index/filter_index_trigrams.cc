@@ -48,7 +48,7 @@ TrigramIndex TrigramIndex::Builder::Finish(uint32_t segment_rows) {
   return TrigramIndex(postings_.Finish(), std::move(min_length_), std::move(max_length_));
 }
 
-size_t TrigramIndex::bytes() const { return postings_.bytes() + (min_length_.capacity() + max_length_.capacity()) * sizeof(uint16_t); }
+size_t TrigramIndex::bytes() const { return postings_.bytes() + min_length_.bytes() + max_length_.bytes(); }
 
 bool TrigramIndex::MayHaveLength(uint32_t row, int64_t lo, int64_t hi) const {
   return min_length_[row] <= hi && (max_length_[row] >= lo || max_length_[row] == kLongText);

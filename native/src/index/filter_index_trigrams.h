@@ -35,6 +35,15 @@ class TrigramIndex {
   // Rows that may satisfy the regex's atoms; nullopt when they assert nothing checkable.
   std::optional<std::vector<uint32_t>> Regex(const RegexAtoms& atoms, uint32_t segment_rows) const;
   size_t bytes() const;
+  bool mapped() const { return postings_.mapped(); }
+  // Whether it holds the lengths of exactly rows rows (a check of an opened file).
+  bool Covers(uint32_t rows) const { return min_length_.size() == rows && max_length_.size() == rows; }
+
+  TrigramIndex() = default;  // empty, for a BlockReader to fill
+  template <typename A, typename Self>
+  static void Layout(A& a, Self& t) {
+    a(t.postings_, t.min_length_, t.max_length_);
+  }
 
  private:
   TrigramIndex(PostingIndex postings, std::vector<uint16_t> min_length, std::vector<uint16_t> max_length)
@@ -46,7 +55,7 @@ class TrigramIndex {
   PostingIndex postings_;
   // Per row, the fewest and most code points of its texts (Fuzzy matches whole strings), saturated
   // at kLongText; a row without text has min > max.
-  std::vector<uint16_t> min_length_, max_length_;
+  Column<uint16_t> min_length_, max_length_;
 };
 
 }  // namespace tessera

@@ -35,15 +35,18 @@ class NarrowingPays {
   uint64_t narrow_ns_ = 0, spared_ = 0, score_ns_ = 0, scored_ = 0;
 };
 
-// Scores the main vector of rows [begin, end) a block at a time with the multi-row kernel. With a
-// filter the segment's columns can narrow, each chunk of rows is narrowed first and blocks with
-// no row left are never scored, for as long as that pays; unnarrowed rows are filtered only where
-// the window wants their score. Blocks start where they would unnarrowed, so every row gets the
-// same score either way.
+// Scores the main vector of rows [begin, end) a block at a time with the multi-row kernel, run by
+// run of visible rows with a vector: superseded and deleted rows (until compaction reclaims them)
+// cost a visibility check, not a distance. With a filter the segment's columns can narrow, each
+// chunk of rows is narrowed first and blocks with no row left are never scored, for as long as
+// that pays; unnarrowed rows are filtered only where the window wants their score. Blocks and runs
+// are cut where they would be unnarrowed, so every row gets the same score either way.
 void ScanBlocks(const Segment& seg, const VectorQuery& q, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
                 const CancelToken& cancel) {
   const Kernels& k = ActiveKernels();
+  const auto kernel = q.euclidean ? k.l2sq_rows : k.dot_rows;
   float scores[kBlock];
+  bool scored[kBlock];
   RowBits chunk;
   bool narrowing = admit.filtered();
   NarrowingPays pays;
@@ -58,26 +61,36 @@ void ScanBlocks(const Segment& seg, const VectorQuery& q, const RowRange& rows, 
       narrowing = narrowed != Narrowed::kNone;
       score_start = NowNanos();
     }
-    uint64_t blocks = 0, scored = 0;
+    uint64_t blocks = 0, blocks_scored = 0;
     for (uint32_t b = c; b < chunk_end; b += kBlock, ++blocks) {
       if ((b - rows.begin) % kRowsPerCancelCheck == 0) cancel.ThrowIfCancelled();
       uint32_t n = std::min(kBlock, rows.end - b);
       uint64_t keep = narrowed == Narrowed::kNone ? ~uint64_t(0) : chunk.Word((b - c) / kBlock);
       if (keep == 0) continue;
-      ++scored;
-      (q.euclidean ? k.l2sq_rows : k.dot_rows)(q.vector, seg.vector(b), q.dim, n, scores);
+      ++blocks_scored;
+      for (uint32_t i = 0; i < n; ++i) scored[i] = admit.Visible(b + i) && seg.has_vector(b + i);
+      for (uint32_t i = 0; i < n;) {
+        if (!scored[i]) {
+          ++i;
+          continue;
+        }
+        uint32_t end = i + 1;
+        while (end < n && scored[end]) ++end;
+        kernel(q.vector, seg.vector(b + i), q.dim, end - i, scores + i);
+        i = end;
+      }
       if (n < kBlock) keep &= (uint64_t(1) << n) - 1;
       for (; keep != 0; keep &= keep - 1) {
         uint32_t i = uint32_t(std::countr_zero(keep)), r = b + i;
-        if (!admit.Visible(r) || !seg.has_vector(r)) continue;
+        if (!scored[i]) continue;
         float score = q.euclidean ? -scores[i] : scores[i];
         if (!sink.Wants(score)) continue;
         if (narrowed == Narrowed::kExact ? !admit.Excluded(r) : admit.Admits(r)) sink.Offer(r, score);
       }
     }
     if (narrowing) {
-      pays.Narrowed(score_start - narrow_start, blocks - scored);
-      pays.Scored(NowNanos() - score_start, scored);
+      pays.Narrowed(score_start - narrow_start, blocks - blocks_scored);
+      pays.Scored(NowNanos() - score_start, blocks_scored);
       narrowing = pays();
     }
   }

@@ -25,6 +25,23 @@ SegmentIndexesPtr SegmentIndexes::WithText(SegmentTextPtr text) const {
   return next;
 }
 
+SegmentIndexesPtr SegmentIndexes::WithIds(IdIndexPtr ids) const {
+  auto next = std::make_shared<SegmentIndexes>(*this);
+  next->ids_ = std::move(ids);
+  return next;
+}
+
+SegmentIndexes::Origins SegmentIndexes::origins() const {
+  Origins o;
+  auto count = [&](const auto& part) {
+    if (part) ++(part->mapped() ? o.mapped : o.built);
+  };
+  count(text_);
+  count(filter_);
+  count(ids_);
+  return o;
+}
+
 SegmentIndexesPtr SegmentIndexes::WithVectorIndexes(VectorIndexPtr first_pass, VectorIndexPtr ann) const {
   auto next = std::make_shared<SegmentIndexes>(*this);
   next->first_pass_ = std::move(first_pass);

@@ -27,51 +27,92 @@ bool FieldText(std::string_view attrs, std::string_view field, std::string* scra
   return true;
 }
 
-void FieldPostings::ComputeBounds(uint32_t chunk_begin) {
-  max_tf.assign(terms.size(), 0);
-  min_dl.assign(terms.size(), UINT32_MAX);
-  block_start.assign(1, 0);
-  block_max_tf.clear();
-  block_min_dl.clear();
-  for (size_t t = 0; t < terms.size(); ++t) {
-    for (uint32_t first = term_start[t]; first < term_start[t + 1]; first += kPostingsBlock) {
-      uint32_t last = std::min(first + kPostingsBlock, term_start[t + 1]);
-      uint32_t tf = 0, dl = UINT32_MAX;
-      for (uint32_t i = first; i < last; ++i) {
-        tf = std::max(tf, tfs[i]);
-        dl = std::min(dl, doc_len[docs[i] - chunk_begin]);
-      }
-      block_max_tf.push_back(tf);
-      block_min_dl.push_back(dl);
-      max_tf[t] = std::max(max_tf[t], tf);
-      min_dl[t] = std::min(min_dl[t], dl);
-    }
-    block_start.push_back(uint32_t(block_max_tf.size()));
+namespace {
+
+size_t LowerBound(const StringColumn& sorted, std::string_view key) {
+  size_t lo = 0, hi = sorted.size();
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (sorted[mid] < key)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
+  return lo;
 }
+
+}  // namespace
 
 int64_t FieldPostings::Find(std::string_view term) const {
-  auto it = std::lower_bound(terms.begin(), terms.end(), term);
-  return it != terms.end() && *it == term ? int64_t(it - terms.begin()) : -1;
+  size_t i = LowerBound(terms, term);
+  return i < terms.size() && terms[i] == term ? int64_t(i) : -1;
 }
 
-std::pair<size_t, size_t> FieldPostings::PrefixRange(const std::vector<std::string>& sorted, std::string_view prefix) {
-  auto first = std::lower_bound(sorted.begin(), sorted.end(), prefix);
-  auto last = first;
-  while (last != sorted.end() && std::string_view(*last).substr(0, prefix.size()) == prefix) ++last;
-  return {size_t(first - sorted.begin()), size_t(last - sorted.begin())};
+std::pair<size_t, size_t> FieldPostings::PrefixRange(const StringColumn& sorted, std::string_view prefix) {
+  size_t first = LowerBound(sorted, prefix), last = first;
+  while (last < sorted.size() && sorted[last].substr(0, prefix.size()) == prefix) ++last;
+  return {first, last};
 }
 
 size_t FieldPostings::bytes() const {
-  size_t b = (term_start.size() + max_tf.size() + min_dl.size() + block_start.size() + block_max_tf.size() + block_min_dl.size() +
-              docs.size() + tfs.size() + term_positions.size() + positions.size() + doc_len.size() + surface_term.size()) *
-             sizeof(uint32_t);
-  for (const std::string& t : terms) b += sizeof(std::string) + (t.size() > 15 ? t.size() : 0);
-  for (const std::string& s : surfaces) b += sizeof(std::string) + (s.size() > 15 ? s.size() : 0);
+  size_t b = 0;
+  auto add = [&](const auto&... members) {
+    auto one = [&](const auto& m) {
+      if constexpr (requires { m.bytes(); }) b += m.bytes();
+    };
+    (one(members), ...);
+  };
+  Layout(add, *this);
   return b;
 }
 
 namespace {
+
+// A field's postings while they are built or merged: FieldPostings' arrays as vectors.
+struct FieldBuild {
+  std::vector<std::string> terms, surfaces;
+  std::vector<uint32_t> term_start{0}, docs, tfs, term_positions{0}, positions, doc_len, surface_term;
+  uint32_t docs_with_tokens = 0;
+  uint64_t total_len = 0;
+
+  // The finished postings, with their pruning bounds; chunk_begin is the chunk's first row.
+  FieldPostings Finish(uint32_t chunk_begin) {
+    FieldPostings fp;
+    std::vector<uint32_t> max_tf(terms.size(), 0), min_dl(terms.size(), UINT32_MAX), block_start{0}, block_max_tf, block_min_dl;
+    for (size_t t = 0; t < terms.size(); ++t) {
+      for (uint32_t first = term_start[t]; first < term_start[t + 1]; first += kPostingsBlock) {
+        uint32_t last = std::min(first + kPostingsBlock, term_start[t + 1]);
+        uint32_t tf = 0, dl = UINT32_MAX;
+        for (uint32_t i = first; i < last; ++i) {
+          tf = std::max(tf, tfs[i]);
+          dl = std::min(dl, doc_len[docs[i] - chunk_begin]);
+        }
+        block_max_tf.push_back(tf);
+        block_min_dl.push_back(dl);
+        max_tf[t] = std::max(max_tf[t], tf);
+        min_dl[t] = std::min(min_dl[t], dl);
+      }
+      block_start.push_back(uint32_t(block_max_tf.size()));
+    }
+    fp.terms = StringColumn(terms);
+    fp.surfaces = StringColumn(surfaces);
+    fp.term_start = std::move(term_start);
+    fp.max_tf = std::move(max_tf);
+    fp.min_dl = std::move(min_dl);
+    fp.block_start = std::move(block_start);
+    fp.block_max_tf = std::move(block_max_tf);
+    fp.block_min_dl = std::move(block_min_dl);
+    fp.docs = std::move(docs);
+    fp.tfs = std::move(tfs);
+    fp.term_positions = std::move(term_positions);
+    fp.positions = std::move(positions);
+    fp.doc_len = std::move(doc_len);
+    fp.docs_with_tokens = docs_with_tokens;
+    fp.total_len = total_len;
+    fp.surface_term = std::move(surface_term);
+    return fp;
+  }
+};
 
 struct TermBuild {
   std::vector<uint32_t> docs, tfs, positions;  // positions of each doc in turn, tfs[i] of them
@@ -84,8 +125,8 @@ FieldPostings BuildField(const Segment& segment, uint32_t begin, uint32_t end, c
   std::vector<TermBuild> builds;
   std::vector<std::string> names;
   std::vector<std::pair<std::string, uint32_t>> surfaces;
-  FieldPostings fp;
-  fp.doc_len.assign(end - begin, 0);
+  FieldBuild fb;
+  fb.doc_len.assign(end - begin, 0);
   std::string scratch;
   for (uint32_t r = begin; r < end; ++r) {
     std::string_view text;
@@ -113,41 +154,38 @@ FieldPostings BuildField(const Segment& segment, uint32_t begin, uint32_t end, c
       ++dl;
     });
     if (dl == 0) continue;
-    fp.doc_len[r - begin] = dl;
-    ++fp.docs_with_tokens;
-    fp.total_len += dl;
+    fb.doc_len[r - begin] = dl;
+    ++fb.docs_with_tokens;
+    fb.total_len += dl;
   }
   std::vector<uint32_t> by_name(names.size());
   std::iota(by_name.begin(), by_name.end(), 0);
   std::sort(by_name.begin(), by_name.end(), [&](uint32_t a, uint32_t b) { return names[a] < names[b]; });
   std::vector<uint32_t> rank(names.size());
-  fp.term_start.push_back(0);
-  fp.term_positions.push_back(0);
   for (uint32_t k = 0; k < by_name.size(); ++k) {
     uint32_t id = by_name[k];
     rank[id] = k;
     TermBuild& b = builds[id];
-    fp.terms.push_back(std::move(names[id]));
-    fp.docs.insert(fp.docs.end(), b.docs.begin(), b.docs.end());
-    fp.tfs.insert(fp.tfs.end(), b.tfs.begin(), b.tfs.end());
-    fp.positions.insert(fp.positions.end(), b.positions.begin(), b.positions.end());
-    fp.term_start.push_back(uint32_t(fp.docs.size()));
-    fp.term_positions.push_back(uint32_t(fp.positions.size()));
+    fb.terms.push_back(std::move(names[id]));
+    fb.docs.insert(fb.docs.end(), b.docs.begin(), b.docs.end());
+    fb.tfs.insert(fb.tfs.end(), b.tfs.begin(), b.tfs.end());
+    fb.positions.insert(fb.positions.end(), b.positions.begin(), b.positions.end());
+    fb.term_start.push_back(uint32_t(fb.docs.size()));
+    fb.term_positions.push_back(uint32_t(fb.positions.size()));
     b = TermBuild();
   }
   // Spellings that fold alike ("Run", "run") give one surface word.
   std::sort(surfaces.begin(), surfaces.end());
   surfaces.erase(std::unique(surfaces.begin(), surfaces.end()), surfaces.end());
   for (auto& [surface, id] : surfaces) {
-    fp.surfaces.push_back(std::move(surface));
-    fp.surface_term.push_back(rank[id]);
+    fb.surfaces.push_back(std::move(surface));
+    fb.surface_term.push_back(rank[id]);
   }
-  fp.ComputeBounds(begin);
-  return fp;
+  return fb.Finish(begin);
 }
 
 // Appends term t's postings in src (positions included) to dst's last term.
-void CopyPostings(const FieldPostings& src, size_t t, FieldPostings& dst) {
+void CopyPostings(const FieldPostings& src, size_t t, FieldBuild& dst) {
   dst.docs.insert(dst.docs.end(), src.docs.begin() + src.term_start[t], src.docs.begin() + src.term_start[t + 1]);
   dst.tfs.insert(dst.tfs.end(), src.tfs.begin() + src.term_start[t], src.tfs.begin() + src.term_start[t + 1]);
   dst.positions.insert(dst.positions.end(), src.positions.begin() + src.term_positions[t],
@@ -156,7 +194,7 @@ void CopyPostings(const FieldPostings& src, size_t t, FieldPostings& dst) {
 
 // The smallest string at the heads of parts (cursors into each part's sorted list); false when
 // every part is exhausted.
-bool SmallestHead(const std::vector<const std::vector<std::string>*>& parts, const std::vector<size_t>& at, std::string_view* out) {
+bool SmallestHead(const std::vector<const StringColumn*>& parts, const std::vector<size_t>& at, std::string_view* out) {
   bool any = false;
   for (size_t k = 0; k < parts.size(); ++k)
     if (at[k] < parts[k]->size() && (!any || (*parts[k])[at[k]] < *out)) {
@@ -169,10 +207,8 @@ bool SmallestHead(const std::vector<const std::vector<std::string>*>& parts, con
 // One field over the rows of consecutive parts: a k-way merge of the term dictionaries whose
 // postings concatenate in part order, so each term's rows stay ascending.
 FieldPostings MergeField(const std::vector<const FieldPostings*>& parts, uint32_t chunk_begin) {
-  FieldPostings m;
-  m.term_start.push_back(0);
-  m.term_positions.push_back(0);
-  std::vector<const std::vector<std::string>*> terms, surfaces;
+  FieldBuild m;
+  std::vector<const StringColumn*> terms, surfaces;
   std::vector<std::vector<uint32_t>> rank(parts.size());
   for (size_t k = 0; k < parts.size(); ++k) {
     terms.push_back(&parts[k]->terms);
@@ -211,8 +247,7 @@ FieldPostings MergeField(const std::vector<const FieldPostings*>& parts, uint32_
     m.docs_with_tokens += p->docs_with_tokens;
     m.total_len += p->total_len;
   }
-  m.ComputeBounds(chunk_begin);
-  return m;
+  return m.Finish(chunk_begin);
 }
 
 }  // namespace
@@ -241,7 +276,7 @@ TextChunkPtr TextChunk::Merge(const std::vector<TextChunkPtr>& parts) {
 
 void TextChunk::MeasureBytes() {
   bytes_ = sizeof(*this);
-  for (const FieldPostings& f : fields_) bytes_ += f.bytes();
+  for (const FieldPostings& f : fields_) bytes_ += sizeof(f) + f.bytes();
 }
 
 SegmentTextPtr SegmentText::Extend(const SegmentTextPtr& base, const Segment& segment, uint32_t end, const std::vector<FtsField>& fields) {

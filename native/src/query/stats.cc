@@ -19,8 +19,9 @@ void WriteConfig(JsonWriter& w, std::string_view key, const std::optional<Config
 }  // namespace
 
 std::string StatsJson(const Snapshot& snap, const StoreFacts& facts) {
-  uint64_t rows = 0, dead = 0, live = 0, text_bytes = 0;
+  uint64_t rows = 0, dead = 0, live = 0, text_bytes = 0, segments = 0;
   for (const auto& [name, c] : snap.collections) {
+    segments += c->segments.size();
     rows += c->rows;
     dead += c->dead_rows;
     live += c->live_rows;
@@ -47,6 +48,7 @@ std::string StatsJson(const Snapshot& snap, const StoreFacts& facts) {
       w.Member("dimension", facts.dimension);
       w.Member("vector_bytes", rows * facts.dimension * sizeof(float));
       w.Member("doc_count", live);
+      w.Member("segments", segments);
     }
     w.Member("text_index_bytes", text_bytes);
     w.Member("kernels", ActiveKernels().name);

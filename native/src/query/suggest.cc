@@ -117,13 +117,13 @@ struct Source {
 // accepts (it returns their edit distance, or -1 to reject), with df > 0.
 template <typename Match>
 void Collect(Source& s, std::string_view prefix, const CancelToken& cancel, std::map<std::string, Completion>& out, Match&& match) {
-  std::map<std::string, std::pair<std::string, int>> words;  // surface -> (term, distance)
+  std::map<std::string, std::pair<std::string, int>, std::less<>> words;  // surface -> (term, distance)
   size_t seen = 0;
-  s.text.ForEachSurface(s.field, prefix, [&](const std::string& surface, const std::string& term) {
+  s.text.ForEachSurface(s.field, prefix, [&](std::string_view surface, std::string_view term) {
     if (++seen % kRowsPerCancelCheck == 0) cancel.ThrowIfCancelled();
     if (words.count(surface)) return;
     int d = match(surface);
-    if (d >= 0) words.emplace(surface, std::make_pair(term, d));
+    if (d >= 0) words.emplace(surface, std::make_pair(std::string(term), d));
   });
   for (const auto& [surface, word] : words) {
     uint64_t df = s.condition->DocFreq(word.first, cancel);
@@ -155,12 +155,12 @@ std::string Suggest(const QueryContext& ctx, const SuggestParams& p) {
       sources.push_back(std::make_unique<Source>(Source{text, field, analyzer.Fold(final_word), std::nullopt}));
       sources.back()->condition.emplace(sources.back()->text, field, std::vector<std::string>(earlier.begin(), earlier.end()), p.filter);
     }
-    for (auto& s : sources) Collect(*s, s->folded, ctx.cancel, completions, [](const std::string&) { return 0; });
+    for (auto& s : sources) Collect(*s, s->folded, ctx.cancel, completions, [](std::string_view) { return 0; });
     int budget = p.fuzzy ? EditBudget(CountChars(final_word)) : 0;
     if (completions.empty() && budget > 0) {
       for (auto& s : sources) {
         FuzzyMatcher matcher(s->folded, budget);
-        Collect(*s, "", ctx.cancel, completions, [&](const std::string& surface) {
+        Collect(*s, "", ctx.cancel, completions, [&](std::string_view surface) {
           int d = matcher.PrefixDistance(surface);
           return d <= budget ? d : -1;
         });

@@ -51,9 +51,9 @@ std::vector<std::string> CollectionText::ExpandPrefix(int field, std::string_vie
   ForEachChunk([&](const SegmentRef&, const TextChunk& chunk) {
     const FieldPostings& fp = chunk.field(size_t(field));
     auto [first, last] = FieldPostings::PrefixRange(fp.terms, prefix);
-    for (size_t i = first; i < last; ++i) terms.insert(fp.terms[i]);
+    for (size_t i = first; i < last; ++i) terms.emplace(fp.terms[i]);
   });
-  ForEachSurface(field, prefix, [&](const std::string&, const std::string& term) { terms.insert(term); });
+  ForEachSurface(field, prefix, [&](std::string_view, std::string_view term) { terms.emplace(term); });
   return {terms.begin(), terms.end()};
 }
 

@@ -33,6 +33,26 @@ void CheckNames(const std::vector<const CollectionState*>& scope, const SearchPa
   }
 }
 
+// The row holding id at version: through the id index of each sealed segment, by a scan of the
+// memory segments' ids (which have no id index). Leaves *seg null when id is absent.
+void FindLiveRow(const CollectionState& c, uint64_t version, std::string_view id, const Segment** seg, uint32_t* row) {
+  for (const SegmentRef& ref : c.segments) {
+    auto offer = [&](uint32_t r) {
+      if (r < ref.rows && ref.segment->visible(r, version)) {
+        *seg = ref.segment.get();
+        *row = r;
+      }
+    };
+    if (const IdIndexPtr& ids = ref.indexes->ids()) {
+      ids->ForEachRow(*ref.segment, id, offer);
+    } else {
+      for (uint32_t r = 0; r < ref.rows && *seg == nullptr; ++r)
+        if (ref.segment->row_id(r) == id) offer(r);
+    }
+    if (*seg != nullptr) return;
+  }
+}
+
 VectorQuery QueryOf(const SearchParams& p, Metric metric) {
   VectorQuery q;
   q.vector = p.query.data();
@@ -163,12 +183,7 @@ std::string SimilarSearch(const QueryContext& ctx, SimilarParams sp) {
   if (c == nullptr) throw BadRequest("collection '" + sp.collection + "' does not exist, so source record '" + sp.id + "' cannot be read");
   const Segment* seg = nullptr;
   uint32_t row = 0;
-  for (const SegmentRef& ref : c->segments)
-    for (uint32_t r = 0; r < ref.rows && !seg; ++r)
-      if (ref.segment->visible(r, ctx.snap.version) && ref.segment->row_id(r) == sp.id) {
-        seg = ref.segment.get();
-        row = r;
-      }
+  FindLiveRow(*c, ctx.snap.version, sp.id, &seg, &row);
   if (seg == nullptr) throw BadRequest("source record '" + sp.id + "' does not exist in collection '" + c->name + "'");
   if (!seg->has_vector(row)) throw BadRequest("source record '" + sp.id + "' has no stored vector (it is text-only)");
   sp.search.query.assign(seg->vector(row), seg->vector(row) + seg->dim());

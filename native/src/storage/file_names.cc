@@ -22,6 +22,9 @@ std::string SegmentColumnsPath(const std::string& dir, uint64_t segment) { retur
 
 std::string SegmentHnswPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".hnsw"; }
 std::string SegmentIvfPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".ivf"; }
+std::string SegmentTextPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".text"; }
+std::string SegmentFilterPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".filter"; }
+std::string SegmentIdsPath(const std::string& dir, uint64_t segment) { return dir + "/" + SegmentBase(segment) + ".ids"; }
 
 std::string SegmentCodesPath(const std::string& dir, uint64_t segment, const char* suffix) {
   return dir + "/" + SegmentBase(segment) + "." + suffix;
@@ -31,12 +34,12 @@ std::string DeletionsFileName(uint64_t segment, uint64_t version) { return Segme
 
 std::vector<std::string> SegmentFileNames(uint64_t segment) {
   std::string base = SegmentBase(segment);
-  std::vector<std::string> out = {base + ".vec", base + ".rows"};
-  for (const char* derived : {".cols", ".hnsw", ".ivf", ".q8", ".qb"}) {
-    out.push_back(base + derived);
-    out.push_back(base + derived + ".tmp");
-  }
+  std::vector<std::string> out;
+  for (const char* kind : {".vec", ".rows", ".cols", ".hnsw", ".ivf", ".q8", ".qb", ".text", ".filter", ".ids"}) out.push_back(base + kind);
   for (size_t k = 0; k < kMaxNamedVectors; ++k) out.push_back(base + ".nv" + std::to_string(k));
+  // Every file is written under its .tmp name first, by a build or a compaction that may run
+  // while a checkpoint cleans up.
+  for (size_t i = 0, n = out.size(); i < n; ++i) out.push_back(out[i] + ".tmp");
   return out;
 }
 

@@ -11,6 +11,11 @@
 //   seg-N.hnsw           segment N's HNSW graph (seg-N.hnsw.tmp while it is being written)
 //   seg-N.q8, seg-N.qb   segment N's Int8 or Binary quantized codes (.tmp likewise)
 //   seg-N.ivf            segment N's IVF lists (seg-N.ivf.tmp while it is being written)
+//   seg-N.text           segment N's full-text postings under the collection's fts-schema
+//   seg-N.filter         segment N's filter indexes (tokens, trigrams) under its filter-index declaration
+//   seg-N.ids            segment N's id index (rows by id)
+//                        (the last three: .tmp likewise; each records the declaration it was built
+//                        under and is rebuilt when that changes, see index/derived_file.h)
 #pragma once
 #include <cstdint>
 #include <string>
@@ -34,11 +39,14 @@ std::string SegmentHnswPath(const std::string& dir, uint64_t segment);
 // suffix: "q8" (Int8) or "qb" (Binary).
 std::string SegmentCodesPath(const std::string& dir, uint64_t segment, const char* suffix);
 std::string SegmentIvfPath(const std::string& dir, uint64_t segment);
+std::string SegmentTextPath(const std::string& dir, uint64_t segment);
+std::string SegmentFilterPath(const std::string& dir, uint64_t segment);
+std::string SegmentIdsPath(const std::string& dir, uint64_t segment);
 // A file name (not a path): manifests refer to deletion bitmaps by name.
 std::string DeletionsFileName(uint64_t segment, uint64_t version);
 
-// Names of every file segment `segment` may have besides deletion bitmaps (its column file and
-// index files included, and their temporary names: a build may be writing one while a checkpoint
+// Names of every file segment `segment` may have besides deletion bitmaps (its column file and index files included,
+// and every one's temporary name: a build or a compaction may be writing one while a checkpoint
 // cleans up).
 std::vector<std::string> SegmentFileNames(uint64_t segment);
 // Whether name is one of some segment's files (deletion bitmaps included).

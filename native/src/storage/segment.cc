@@ -64,7 +64,7 @@ std::vector<const NamedColumn*> Segment::named_columns() const {
   return out;
 }
 
-NamedColumn* Segment::NamedForAppend(const std::string& name) {
+NamedColumn* Segment::NamedForAppend(std::string_view name) {
   size_t k = 0;
   for (; k < kMaxNamedVectors; ++k) {
     NamedColumn* c = named_[k].load(std::memory_order_relaxed);
@@ -82,24 +82,51 @@ NamedColumn* Segment::NamedForAppend(const std::string& name) {
   return raw;
 }
 
-bool Segment::CanAppend(const RecordInput& rec) const {
+bool Segment::FitsNamed(const std::vector<std::string_view>& names) const {
   if (sealed_ || appended_ >= capacity_) return false;
-  size_t used = named_owned_.size(), missing = 0;
-  for (const NamedVectorInput& nv : rec.named) missing += named(nv.name) == nullptr ? 1 : 0;
-  return used + missing <= kMaxNamedVectors;
+  size_t missing = 0;
+  for (std::string_view name : names) missing += named(name) == nullptr ? 1 : 0;
+  return named_owned_.size() + missing <= kMaxNamedVectors;
+}
+
+bool Segment::CanAppend(const RecordInput& rec) const {
+  std::vector<std::string_view> names;
+  for (const NamedVectorInput& nv : rec.named) names.push_back(nv.name);
+  return FitsNamed(names);
+}
+
+bool Segment::CanAppendCopy(const Segment& source, uint32_t row) const {
+  std::vector<std::string_view> names;
+  for (const NamedColumn* c : source.named_columns())
+    if (c->has(row)) names.push_back(c->name);
+  return FitsNamed(names);
 }
 
 uint32_t Segment::Append(const RecordInput& rec, const std::vector<float>& floats) {
+  std::vector<NamedRowVector> named;
+  for (const NamedVectorInput& nv : rec.named) named.push_back({nv.name, floats.data() + nv.offset});
+  return AppendRow(rec.id, rec.attrs, rec.vector_offset >= 0 ? floats.data() + rec.vector_offset : nullptr, named);
+}
+
+uint32_t Segment::AppendCopy(const Segment& source, uint32_t row) {
+  std::vector<NamedRowVector> named;
+  for (const NamedColumn* c : source.named_columns())
+    if (c->has(row)) named.push_back({c->name, c->row(row, dim_)});
+  return AppendRow(source.row_id(row), source.row_attrs(row), source.has_vector(row) ? source.vector(row) : nullptr, named);
+}
+
+uint32_t Segment::AppendRow(std::string_view id, std::string_view attrs, const float* vector, const std::vector<NamedRowVector>& named) {
   uint32_t row = appended_;
-  ids_[row] = CopyToArena(rec.id);
-  attrs_[row] = CopyToArena(rec.attrs);
-  if (rec.vector_offset >= 0) {
-    std::memcpy(static_cast<float*>(vectors_.data()) + size_t(row) * dim_, floats.data() + rec.vector_offset, size_t(dim_) * sizeof(float));
+  ids_[row] = CopyToArena(id);
+  attrs_[row] = CopyToArena(attrs);
+  size_t vec_bytes = size_t(dim_) * sizeof(float);
+  if (vector != nullptr) {
+    std::memcpy(static_cast<float*>(vectors_.data()) + size_t(row) * dim_, vector, vec_bytes);
     has_vector_[row] = 1;
   }
-  for (const NamedVectorInput& nv : rec.named) {
+  for (const NamedRowVector& nv : named) {
     NamedColumn* c = NamedForAppend(nv.name);
-    std::memcpy(static_cast<float*>(c->data.data()) + size_t(row) * dim_, floats.data() + nv.offset, size_t(dim_) * sizeof(float));
+    std::memcpy(static_cast<float*>(c->data.data()) + size_t(row) * dim_, nv.values, vec_bytes);
     static_cast<uint8_t*>(c->present.data())[row] = 1;
   }
   ++appended_;
@@ -139,7 +166,8 @@ void Segment::CopyDeletionsFrom(const Segment& other, uint32_t rows) {
   deleted_rows_ = other.deleted_rows_;
 }
 
-std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id, uint32_t dim, bool mmap, const std::string& del_file) {
+std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id, uint32_t dim, bool mmap, const std::string& del_file,
+                                             bool may_write) {
   std::string rows_file = ReadWholeFile(SegmentRowsPath(dir, id));
   if (rows_file.size() < 16) throw Internal("corrupt segment " + SegmentRowsPath(dir, id));
   uint32_t stored_crc;
@@ -190,6 +218,7 @@ std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id
       }
   }
   s->appended_ = rows;
+  s->columns_ = OpenSegmentColumns(dir, *s, may_write);
   return s;
 }
 

@@ -40,7 +40,10 @@ class Segment {
  public:
   static std::shared_ptr<Segment> NewMemory(uint64_t id, uint32_t dim, uint32_t capacity);
   // Opens the files Persist() wrote; del_file (may be empty) holds the deletion bitmap.
-  static std::shared_ptr<Segment> OpenSealed(const std::string& dir, uint64_t id, uint32_t dim, bool mmap, const std::string& del_file);
+  // Its columns come from OpenSegmentColumns (built and written when may_write and the column file
+  // is missing or damaged).
+  static std::shared_ptr<Segment> OpenSealed(const std::string& dir, uint64_t id, uint32_t dim, bool mmap, const std::string& del_file,
+                                             bool may_write);
   ~Segment();
 
   // Writes rows [0, rows) as segment files and fsyncs them.
@@ -59,7 +62,7 @@ class Segment {
   // The attributes column by column; null for memory segments and sealed ones without a usable
   // column file (readers then read row_attrs).
   const SegmentColumns* columns() const { return columns_.get(); }
-  // Before the segment is published: from OpenSegmentColumns.
+  // Before the segment is published (OpenSealed does it).
   void AttachColumns(SegmentColumnsPtr columns) { columns_ = std::move(columns); }
   // A sealed segment's rows file CRC (its identity for derived files); 0 for a memory segment.
   uint32_t rows_crc() const { return rows_crc_; }
@@ -71,6 +74,8 @@ class Segment {
 
   bool visible(uint32_t r, uint64_t version) const { return DeletedAt(r) > version; }
   bool deleted(uint32_t r) const { return DeletedAt(r) != kNeverDeleted; }
+  // The version that deleted row r, or kNeverDeleted.
+  uint64_t deleted_at(uint32_t r) const { return DeletedAt(r); }
   // Writer only, on a live row.
   void MarkDeleted(uint32_t r, uint64_t version) {
     SetDeletedAt(r, version);
@@ -88,6 +93,11 @@ class Segment {
 
   // Writer only. The row becomes visible when a snapshot with a larger row count is published.
   uint32_t Append(const RecordInput& rec, const std::vector<float>& floats);
+  // Writer only: appends a copy of another segment's row (id, attributes, vectors), as compaction
+  // does. The caller checks CanAppendCopy first.
+  uint32_t AppendCopy(const Segment& source, uint32_t row);
+  // Whether AppendCopy(source, row) has a row and a column slot for each of its named vectors.
+  bool CanAppendCopy(const Segment& source, uint32_t row) const;
 
  private:
   Segment(uint64_t id, uint32_t dim, uint32_t capacity, bool sealed);
@@ -96,7 +106,15 @@ class Segment {
   // deleted" without a pass over its capacity.
   uint64_t DeletedAt(uint32_t r) const { return ~std::atomic_ref<uint64_t>(deleted_at_[r]).load(std::memory_order_acquire); }
   void SetDeletedAt(uint32_t r, uint64_t version) { std::atomic_ref<uint64_t>(deleted_at_[r]).store(~version, std::memory_order_release); }
-  NamedColumn* NamedForAppend(const std::string& name);
+  NamedColumn* NamedForAppend(std::string_view name);
+  // Whether a row with these named vectors fits (a free row and a column slot for each name).
+  bool FitsNamed(const std::vector<std::string_view>& names) const;
+  struct NamedRowVector {
+    std::string_view name;
+    const float* values;
+  };
+  // The one place a row is written: Append and AppendCopy both end here.
+  uint32_t AppendRow(std::string_view id, std::string_view attrs, const float* vector, const std::vector<NamedRowVector>& named);
 
   uint64_t id_;
   uint32_t dim_;

@@ -26,10 +26,11 @@ Wal::~Wal() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void Wal::Replay(const std::string& path, bool truncate, const std::function<void(std::string_view)>& fn) {
-  if (!FileExists(path)) return;
+uint64_t Wal::Replay(const std::string& path, bool truncate, const std::function<void(std::string_view)>& fn, uint64_t from) {
+  if (!FileExists(path)) return 0;
   std::string data = ReadWholeFile(path);
-  size_t pos = 0;
+  if (from > data.size()) return from;  // emptied since: the caller finds out by the versions
+  size_t pos = from;
   while (data.size() - pos >= kFrameBytes) {
     ByteReader frame(std::string_view(data).substr(pos, kFrameBytes));
     uint32_t len = frame.Fixed<uint32_t>();
@@ -48,9 +49,11 @@ void Wal::Replay(const std::string& path, bool truncate, const std::function<voi
     if (fd < 0 || ::fsync(fd) != 0) IoError("fsync");
     ::close(fd);
   }
+  return pos;
 }
 
 void Wal::OpenForAppend(const std::string& path) {
+  path_ = path;
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0) IoError("open");
   off_t end = ::lseek(fd_, 0, SEEK_END);
@@ -83,6 +86,14 @@ void Wal::Append(std::string_view payload) {
 
 void Wal::Sync() {
   if (::fdatasync(fd_) != 0) IoError("fsync");
+}
+
+void Wal::Rotate(const std::string& archive) {
+  Sync();
+  if (::rename(path_.c_str(), archive.c_str()) != 0) IoError("rename");
+  ::close(fd_);
+  fd_ = -1;
+  OpenForAppend(path_);  // creates the new log and makes both names durable
 }
 
 void Wal::Reset() {

@@ -100,4 +100,18 @@ DeleteRequest ParseDelete(std::string_view body) {
   if (!seen) Bad("the delete body needs ids or a filter: {\"ids\": [\"a\", \"b\"]} or {\"filter\": [...]}");
   return req;
 }
+
+CompactRequest ParseCompact(std::string_view body) {
+  CompactRequest req;
+  if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return req;
+  RequestBody parsed(body);
+  for (auto [key, value] : parsed.Object()) {
+    if (key == "expired")
+      req.expired = ExpectBool(value, "expired");
+    else
+      UnknownField(key, " in the compact body", "expired");
+  }
+  return req;
+}
+
 }  // namespace tessera

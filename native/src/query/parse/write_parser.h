@@ -1,4 +1,4 @@
-// Bodies of the record writes: POST /collections/{name}/upsert and /delete.
+// Bodies of the record writes: POST /collections/{name}/upsert and /delete, and POST /compact.
 #pragma once
 #include <optional>
 #include <string>
@@ -19,5 +19,11 @@ struct DeleteRequest {
   std::optional<Filter> filter;
 };
 DeleteRequest ParseDelete(std::string_view body);
+
+struct CompactRequest {
+  bool expired = false;  // delete expired entries first
+};
+// An empty body is a plain compaction.
+CompactRequest ParseCompact(std::string_view body);
 
 }  // namespace tessera

@@ -1,0 +1,128 @@
+#include "catalog/compaction.h"
+
+#include <algorithm>
+#include <set>
+
+#include "catalog/sealed_indexes.h"
+
+namespace tessera {
+namespace {
+
+// A sealed segment this dead is rewritten on its own: scans stop paying for its dead rows and its
+// disk share shrinks, at the cost of one rewrite per ~30% of its rows overwritten.
+constexpr double kRewriteDeadFraction = 0.3;
+// Levels: level L holds segments of fewer than kMergeBaseRows x kLevelFactor^(L+1) live rows.
+constexpr uint64_t kMergeBaseRows = 4096;
+constexpr uint64_t kLevelFactor = 8;
+constexpr int kLevels = 4;
+// A run merges once it has this many segments, and takes at most kMaxMergeInputs.
+constexpr size_t kMergeFanIn = 4;
+constexpr size_t kMaxMergeInputs = 16;
+// A merged segment is built in memory before it is written, and gets one vector index: both
+// bound its size.
+constexpr uint64_t kMaxMergedRows = uint64_t(1) << 22;
+constexpr uint64_t kMaxMergedVectorBytes = uint64_t(2) << 30;
+
+uint64_t LiveRows(const SegmentRef& ref) { return ref.rows - ref.deleted_rows; }
+
+int Level(const SegmentRef& ref) {
+  int level = 0;
+  for (uint64_t bound = kMergeBaseRows * kLevelFactor; LiveRows(ref) >= bound && level < kLevels; bound *= kLevelFactor) ++level;
+  return level;
+}
+
+bool Eligible(const SegmentRef& ref, CompactionScope scope) {
+  return ref.rows > 0 && (scope == CompactionScope::kEverything || ref.segment->sealed());
+}
+
+bool DeadEnough(const SegmentRef& ref, CompactionScope scope) {
+  if (ref.deleted_rows == 0) return false;
+  return scope != CompactionScope::kAutomatic || double(ref.deleted_rows) >= kRewriteDeadFraction * double(ref.rows);
+}
+
+CompactionJob Job(const CollectionState& c, std::vector<SegmentRef> inputs, uint64_t version) {
+  return CompactionJob{c.name, c.schema, std::move(inputs), version, 0};
+}
+
+// The longest prefix of segments[begin, end) that one merged segment can hold, at most
+// kMaxMergeInputs long: rows and vector bytes bounded, named-vector columns at most a segment's.
+size_t MergeablePrefix(const std::vector<SegmentRef>& segments, size_t begin, size_t end, uint32_t dim) {
+  uint64_t max_rows = std::min(kMaxMergedRows, kMaxMergedVectorBytes / std::max<uint64_t>(1, uint64_t(dim) * sizeof(float)));
+  uint64_t rows = 0;
+  std::set<std::string> names;
+  size_t n = 0;
+  for (size_t i = begin; i < end && n < kMaxMergeInputs; ++i, ++n) {
+    std::set<std::string> with = names;
+    for (const NamedColumn* c : segments[i].segment->named_columns()) with.insert(c->name);
+    rows += LiveRows(segments[i]);
+    if (rows > max_rows || with.size() > kMaxNamedVectors) break;
+    names = std::move(with);
+  }
+  return n;
+}
+
+std::optional<CompactionJob> PickInCollection(const CollectionState& c, uint64_t version, uint32_t dim, CompactionScope scope) {
+  const std::vector<SegmentRef>& segments = c.segments;
+  for (const SegmentRef& ref : segments)
+    if (Eligible(ref, scope) && DeadEnough(ref, scope)) return Job(c, {ref}, version);
+  for (int level = 0; level <= kLevels; ++level) {
+    for (size_t begin = 0; begin < segments.size();) {
+      size_t end = begin;
+      while (end < segments.size() && Eligible(segments[end], scope) && Level(segments[end]) <= level) ++end;
+      // Slide along the run until a window of kMergeFanIn fits one merged segment.
+      for (size_t start = begin; start + kMergeFanIn <= end; ++start) {
+        size_t n = MergeablePrefix(segments, start, end, dim);
+        if (n >= kMergeFanIn) return Job(c, {segments.begin() + start, segments.begin() + start + n}, version);
+      }
+      begin = end + 1;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<CompactionJob> PickCompaction(const Snapshot& snap, uint32_t dim, CompactionScope scope) {
+  for (const auto& [name, c] : snap.collections)
+    if (std::optional<CompactionJob> job = PickInCollection(*c, snap.version, dim, scope)) return job;
+  return std::nullopt;
+}
+
+CompactedSegment RewriteSegments(const CompactionJob& job, const std::string& dir, uint32_t dim, bool mmap, const CancelToken& stop) {
+  CompactedSegment out;
+  uint64_t live = 0;
+  for (const SegmentRef& ref : job.inputs)
+    for (uint32_t r = 0; r < ref.rows; ++r) live += ref.segment->visible(r, job.version) ? 1 : 0;
+  if (live == 0) return out;
+  SegmentPtr segment = Segment::NewMemory(job.output_id, dim, uint32_t(live));
+  out.sources.reserve(live);
+  for (uint32_t i = 0; i < job.inputs.size(); ++i) {
+    const SegmentRef& ref = job.inputs[i];
+    for (uint32_t r = 0; r < ref.rows; ++r) {
+      if (!ref.segment->visible(r, job.version)) continue;
+      if ((out.sources.size() & 4095) == 0) stop.ThrowIfCancelled();
+      segment->AppendCopy(*ref.segment, r);
+      out.sources.push_back({i, r});
+      out.bytes += ref.segment->row_id(r).size() + ref.segment->row_attrs(r).size();
+    }
+  }
+  out.bytes += live * dim * sizeof(float) * (1 + segment->named_columns().size());
+  if (!dir.empty()) {
+    stop.ThrowIfCancelled();
+    segment->Persist(dir, uint32_t(live));
+    segment = Segment::OpenSealed(dir, job.output_id, dim, mmap, "", /*may_write=*/true);
+  }
+  const CollectionSchema& schema = *job.schema;
+  // A sealed output gets its text, filter and id parts as any sealed segment does, saved beside it;
+  // an in-memory store's output is a memory segment, which carries postings only.
+  if (segment->sealed()) {
+    out.indexes = OpenSealedSegmentIndexes(dir, *segment, schema, /*may_write=*/true);
+  } else {
+    out.indexes = SegmentIndexes::Flat();
+    if (!schema.fts.empty()) out.indexes = out.indexes->WithText(SegmentText::Extend(nullptr, *segment, uint32_t(live), schema.fts));
+  }
+  out.segment = std::move(segment);
+  return out;
+}
+
+}  // namespace tessera

@@ -1,0 +1,154 @@
+// Checks compaction's switch on a store state in memory: a rewrite keeps exactly the rows live at
+// its version in storage order; deletions and overwrites made while it ran are carried over onto
+// the output; ids point at the output's rows; a job whose inputs are gone changes nothing; the
+// policy picks dead segments and runs of small ones. Prints "N passed, M failed".
+#include "catalog/compaction.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "catalog/store_state.h"
+#include "check.h"
+
+namespace tessera {
+namespace {
+
+using test::Check;
+
+constexpr uint32_t kDim = 2;
+// A memory segment of kDim-wide vectors holds this many rows; filling one makes later appends go
+// to the next, as they go to a memory segment while sealed inputs are being compacted.
+constexpr int kSegmentRows = 1 << 18;
+
+UpsertOp Records(const std::string& prefix, int begin, int end, float value) {
+  UpsertOp op{"c", {}, {}};
+  for (int i = begin; i < end; ++i) {
+    RecordInput rec;
+    rec.id = prefix + std::to_string(i);
+    rec.vector_offset = int64_t(op.floats.size());
+    op.floats.push_back(float(i));
+    op.floats.push_back(value);
+    op.records.push_back(std::move(rec));
+  }
+  return op;
+}
+
+// The ids a snapshot sees in collection c, in storage order, with their vectors' second value.
+std::vector<std::string> Visible(const Snapshot& snap) {
+  std::vector<std::string> out;
+  for (const SegmentRef& ref : snap.collections.at("c")->segments)
+    for (uint32_t r = 0; r < ref.rows; ++r)
+      if (ref.segment->visible(r, snap.version))
+        out.push_back(std::string(ref.segment->row_id(r)) + "=" + std::to_string(int(ref.segment->vector(r)[1])));
+  return out;
+}
+
+// Picks the job an in-memory store's POST /compact would run first in snap and rewrites it.
+std::optional<std::pair<CompactionJob, CompactedSegment>> PickAndRewrite(StoreState& state, const Snapshot& snap) {
+  std::optional<CompactionJob> job = PickCompaction(snap, kDim, CompactionScope::kEverything);
+  if (!job) return std::nullopt;
+  job->output_id = state.NewSegmentId();
+  CancelToken never;
+  CompactedSegment out = RewriteSegments(*job, "", kDim, false, never);
+  return std::make_pair(std::move(*job), std::move(out));
+}
+
+void CarriesOverWhatHappenedMeanwhile() {
+  StoreState state(kDim, 1);
+  uint64_t version = 0;
+  state.Apply(CreateCollectionOp{"c"}, ++version);
+  state.Apply(Records("a", 0, kSegmentRows - 30, 0), ++version);
+  state.Apply(Records("a", 0, 30, 1), ++version);  // overwrites: 30 dead rows, and the segment is full
+  state.Apply(DeleteOp{"c", {"a50", "a51"}}, ++version);
+  SnapshotPtr before = state.Freeze(version);
+  const uint32_t live = kSegmentRows - 32;
+  auto picked = PickAndRewrite(state, *before);
+  if (!picked) return Check(false, "a segment with dead rows is picked");
+  auto& [job, out] = *picked;
+  Check(out.segment && out.segment->appended() == live, "the rewrite keeps the rows live at its version");
+
+  // Meanwhile: a delete, an overwrite of a row the rewrite copied, and a new record.
+  state.Apply(DeleteOp{"c", {"a60"}}, ++version);
+  state.Apply(Records("a", 70, 71, 2), ++version);
+  state.Apply(Records("b", 0, 1, 0), ++version);
+  SnapshotPtr meanwhile = state.Freeze(version);
+  std::vector<std::string> expected = Visible(*meanwhile);
+
+  Check(state.InstallCompaction(job, out), "the switch is made");
+  SnapshotPtr after = state.Freeze(version);
+  Check(Visible(*after) == expected, "the same rows are visible after the switch, in the same order");
+  Check(after->collections.at("c")->dead_rows == 2, "the two rows deleted meanwhile are the only dead ones left");
+  Check(after->collections.at("c")->live_rows == meanwhile->collections.at("c")->live_rows, "live rows unchanged");
+  Check(Visible(*before).size() == live, "a snapshot from before still reads the inputs");
+
+  // Ids point at the output: deleting and overwriting through them reaches its rows.
+  state.Apply(DeleteOp{"c", {"a40"}}, ++version);
+  state.Apply(Records("a", 41, 42, 3), ++version);
+  SnapshotPtr later = state.Freeze(version);
+  std::vector<std::string> seen = Visible(*later);
+  bool a40 = false, a41_old = false, a41_new = false;
+  for (const std::string& s : seen) {
+    a40 |= s == "a40=0";
+    a41_old |= s == "a41=0";
+    a41_new |= s == "a41=3";
+  }
+  Check(!a40, "a delete after the switch finds the output's row");
+  Check(!a41_old && a41_new, "an overwrite after the switch supersedes the output's row");
+
+  Check(!state.InstallCompaction(job, out), "a job whose inputs are gone is refused");
+}
+
+void RefusesInputsThatGrewMeanwhile() {
+  StoreState state(kDim, 1);
+  uint64_t version = 0;
+  state.Apply(CreateCollectionOp{"c"}, ++version);
+  state.Apply(Records("a", 0, 10, 0), ++version);
+  state.Apply(Records("a", 0, 5, 1), ++version);
+  auto picked = PickAndRewrite(state, *state.Freeze(version));
+  if (!picked) return Check(false, "a memory segment with dead rows is picked");
+  auto& [job, out] = *picked;
+  state.Apply(Records("b", 0, 1, 0), ++version);  // appended to the input after the job read it
+  Check(!state.InstallCompaction(job, out), "a switch that would drop rows the job never saw is refused");
+  Check(Visible(*state.Freeze(version)).size() == 11, "and every row is still there");
+}
+
+void RemovesSegmentsWithNothingLive() {
+  StoreState state(kDim, 1);
+  uint64_t version = 0;
+  state.Apply(CreateCollectionOp{"c"}, ++version);
+  state.Apply(Records("a", 0, 10, 0), ++version);
+  state.Apply(DeleteOp{"c", {"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9"}}, ++version);
+  auto picked = PickAndRewrite(state, *state.Freeze(version));
+  if (!picked) return Check(false, "an all-dead segment is picked");
+  auto& [job, out] = *picked;
+  Check(!out.segment, "nothing is live: no output segment");
+  Check(state.InstallCompaction(job, out), "the switch is made");
+  SnapshotPtr after = state.Freeze(version);
+  Check(after->collections.at("c")->segments.empty(), "the segment is gone");
+  Check(after->collections.at("c")->rows == 0 && after->collections.at("c")->dead_rows == 0, "its rows are reclaimed");
+}
+
+void PolicyLeavesSealedWorkToSealedScopes() {
+  StoreState state(kDim, 1);
+  uint64_t version = 0;
+  state.Apply(CreateCollectionOp{"c"}, ++version);
+  state.Apply(Records("a", 0, 10, 0), ++version);
+  state.Apply(Records("a", 0, 9, 1), ++version);
+  SnapshotPtr snap = state.Freeze(version);
+  Check(!PickCompaction(*snap, kDim, CompactionScope::kAutomatic), "memory segments are not the background policy's");
+  Check(!PickCompaction(*snap, kDim, CompactionScope::kAllDead), "nor POST /compact's on a store with files (it seals first)");
+  Check(PickCompaction(*snap, kDim, CompactionScope::kEverything).has_value(), "an in-memory store's compaction takes them");
+}
+
+}  // namespace
+}  // namespace tessera
+
+int main() {
+  tessera::CarriesOverWhatHappenedMeanwhile();
+  tessera::RefusesInputsThatGrewMeanwhile();
+  tessera::RemovesSegmentsWithNothingLive();
+  tessera::PolicyLeavesSealedWorkToSealedScopes();
+  return tessera::test::Report();
+}
