@@ -3,8 +3,9 @@
 // read the columns. These tests hold the file to what it promises: a flush writes one per sealed
 // segment and a reopen reads it as written (the store's column_segments counter says how many
 // segments serve columns; the file is not rewritten); a damaged file is ignored by a reader and
-// rebuilt by a writer; and on attributes of mixed types under one name every route answers
-// byte for byte as it did from the blobs, before the rows were sealed.
+// rebuilt by a writer; a compaction writes its output's file; and on attributes of mixed types
+// under one name every route answers byte for byte as it did from the blobs, before the rows were
+// sealed.
 import test, { type ExecutionContext } from 'ava';
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -156,6 +157,18 @@ function sameAnswers(t: ExecutionContext, got: string[], want: string[], what: s
   t.is(i, -1, i < 0 ? what : `${what}: first difference\n got ${got[i].slice(0, 400)}\nwant ${want[i].slice(0, 400)}`);
 }
 
+/** An in-memory store (blobs only) and a store in dir, fed the same writes through both(). */
+type Write = (s: Store) => Promise<unknown>;
+
+async function twins(dir: string): Promise<{ memory: Store; store: Store; both: (write: Write) => Promise<void> }> {
+  const memory = await Store.open({ inMemory: true, dimension: DIM });
+  const store = await Store.open({ path: dir, dimension: DIM });
+  const both = async (write: Write) => {
+    for (const s of [memory, store]) await write(s);
+  };
+  return { memory, store, both };
+}
+
 /** A store of two collections (names in one order, and in varying orders) flushed to sealed segments. */
 async function sealedStore(t: ExecutionContext, dir: string): Promise<{ before: string[]; after: string[] }> {
   const store = await Store.open({ path: dir, dimension: DIM });
@@ -227,15 +240,12 @@ test('mixed-type attributes answer every predicate and route alike from columns 
   // overwrite some of them, so one answer merges both paths.
   const dir = tempDir('columns-mixed');
   const records = mixedRecords(3, 2000, true);
-  const memory = await Store.open({ inMemory: true, dimension: DIM });
-  const store = await Store.open({ path: dir, dimension: DIM });
-  for (const s of [memory, store]) await s.upsert('m', { records: records.slice(0, 1600) });
+  const { memory, store, both } = await twins(dir);
+  await both((s) => s.upsert('m', { records: records.slice(0, 1600) }));
   await store.flush();
   const overwrites = mixedRecords(4, 400, false).map((r, i) => ({ ...r, id: `r${i * 3}` }));
-  for (const s of [memory, store]) {
-    await s.upsert('m', { records: [...records.slice(1600), ...overwrites] });
-    await s.delete('m', { ids: ['r1', 'r10', 'r100'] });
-  }
+  await both((s) => s.upsert('m', { records: [...records.slice(1600), ...overwrites] }));
+  await both((s) => s.delete('m', { ids: ['r1', 'r10', 'r100'] }));
   t.is(store.footprintCached().column_segments, 1);
   const want = await answers(memory, 11);
   sameAnswers(t, await answers(store, 11), want, 'sealed columns plus memory rows answer as memory alone');
@@ -243,5 +253,29 @@ test('mixed-type attributes answer every predicate and route alike from columns 
   const reopened = await Store.open({ path: dir });
   sameAnswers(t, await answers(reopened, 11), want, 'and so after a reopen');
   await reopened.close();
+  await memory.close();
+});
+
+test("a compaction's merged segment is written with its column file and answers as the blobs did", async (t) => {
+  const dir = tempDir('columns-compact');
+  const records = mixedRecords(5, 1200, true);
+  const { memory, store, both } = await twins(dir);
+  for (const part of [records.slice(0, 500), records.slice(500, 900), records.slice(900)]) {
+    await both((s) => s.upsert('k', { records: part }));
+    await store.flush();
+  }
+  await both((s) => s.delete('k', { ids: records.filter((_, i) => i % 3 === 0).map((r) => r.id) }));
+  await store.compact();
+  const { segments, column_segments } = store.footprintCached();
+  t.is(store.footprintCached().dead_rows, 0, 'the compaction rewrote every segment with dead rows');
+  t.true(segments >= 1);
+  t.is(column_segments, segments, 'every segment the compaction wrote serves columns');
+  t.deepEqual(
+    columnFiles(dir),
+    rowsFiles(dir).map((f) => f.replace('.rows', '.cols')),
+    'one column file beside each rows file, none left of the inputs',
+  );
+  sameAnswers(t, await answers(store, 13), await answers(memory, 13), 'the merged columns answer as memory alone');
+  await store.close();
   await memory.close();
 });
