@@ -157,9 +157,9 @@ function sameAnswers(t: ExecutionContext, got: string[], want: string[], what: s
   t.is(i, -1, i < 0 ? what : `${what}: first difference\n got ${got[i].slice(0, 400)}\nwant ${want[i].slice(0, 400)}`);
 }
 
-/** An in-memory store (blobs only) and a store in dir, fed the same writes through both(). */
 type Write = (s: Store) => Promise<unknown>;
 
+/** An in-memory store (blobs only) and a store in dir, fed the same writes through both(). */
 async function twins(dir: string): Promise<{ memory: Store; store: Store; both: (write: Write) => Promise<void> }> {
   const memory = await Store.open({ inMemory: true, dimension: DIM });
   const store = await Store.open({ path: dir, dimension: DIM });
