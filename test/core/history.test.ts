@@ -108,6 +108,7 @@ test('pin() moves a Reader to a past version in place; a failure leaves the prio
     await writer.upsert('c', { records: [record('a', i)] });
     await writer.flush(); // a checkpoint per version: what falls out of the window goes
   }
+  await writer.waitForIndexes(); // the compactions those checkpoints start are done too
   const reader = await Store.open({ path: dir });
   t.deepEqual(await contents(reader), ['a:6']);
   t.deepEqual(await reader.pin(5), { pinned: 5 });

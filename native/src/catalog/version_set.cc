@@ -87,6 +87,18 @@ void VersionSet::CheckReadable(const std::string& dir, uint64_t target) {
 }
 
 void VersionSet::LoadAt(uint64_t target) {
+  // The writer may rotate the log or drop kept files between the listing and the reads: a failure
+  // to read what was listed is tried again on a fresh listing.
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return LoadAtOnce(target);
+    } catch (const Error& e) {
+      if (e.status() != Status::kInternal || attempt == kLoadAttempts) throw;
+    }
+  }
+}
+
+void VersionSet::LoadAtOnce(uint64_t target) {
   History history = History::List(dir_);
   uint64_t oldest = history.OldestReadable();
   std::optional<KeptManifest> base = history.BaseFor(target);

@@ -82,6 +82,7 @@ class VersionSet {
   void RemoveOrphans() { RemoveUnnamedFiles(manifest_); }
 
  private:
+  void LoadAtOnce(uint64_t target);
   // Loads the manifest on disk and the log after it into a fresh state (see Load's retries).
   void Load();
   // The state manifest (none: the empty store) and logs describe, up to version until, replaces
