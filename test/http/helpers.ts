@@ -93,11 +93,14 @@ export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = 
 }
 
 export async function untilReady(server: Server, timeoutMs = 15_000): Promise<void> {
+  await until(async () => (await fetch(`${server.url}/ready`).catch(() => null))?.status === 200, `server ready; stderr:\n${server.stderr()}`, timeoutMs);
+}
+
+/** Polls `holds` until it is true: waits on a state the test can observe, never a fixed time. */
+export async function until(holds: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await fetch(`${server.url}/ready`).catch(() => null);
-    if (res?.status === 200) return;
-    if (Date.now() > deadline) throw new Error(`server not ready within ${timeoutMs}ms; stderr:\n${server.stderr()}`);
+  while (!(await holds())) {
+    if (Date.now() > deadline) throw new Error(`not so within ${timeoutMs}ms: ${what}`);
     await sleep(20);
   }
 }

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { call, openRequest, runCli, sleep, startServer, tempDir, unitRecords } from './helpers';
+import { call, openRequest, runCli, startServer, tempDir, unitRecords, until } from './helpers';
 
 test('an acknowledged upsert survives SIGKILL', async (t) => {
   const data = tempDir();
@@ -36,13 +36,15 @@ test('a second process on the same --data is a Reader whose writes, /flush inclu
 
 test('SIGTERM lets an in-flight request finish, then flushes, closes and exits 0', async (t) => {
   const data = tempDir();
-  const server = await startServer(['--data', data]);
+  // One slot, so a second request is shed exactly while the upload is in flight; info logs, so
+  // the shutdown's first line says when SIGTERM has been taken.
+  const server = await startServer(['--data', data, '--max-concurrent-requests', '1', '--log-level', 'info']);
   const body = JSON.stringify({ records: unitRecords(10, 4) });
   const inFlight = openRequest(server, 'POST', '/collections/graceful/upsert');
   inFlight.req.write(body.slice(0, 10));
-  await sleep(100);
+  await until(async () => (await call(server, 'GET', '/collections')).status === 503, 'the upload is in flight');
   server.proc.kill('SIGTERM');
-  await sleep(100);
+  await until(() => server.stderr().includes('shutting down'), 'the server took SIGTERM');
   inFlight.req.end(body.slice(10));
   t.is((await inFlight.response).status, 200);
   t.is(await server.stop('SIGTERM'), 0);

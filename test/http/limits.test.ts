@@ -1,5 +1,5 @@
 import test from 'ava';
-import { call, openRequest, sleep, startServer, unitRecords } from './helpers';
+import { call, openRequest, sleep, startServer, unitRecords, until } from './helpers';
 
 test('a declared Content-Length above --max-body-bytes answers 413 before the body is read', async (t) => {
   const server = await startServer(['--max-body-bytes', '1024']);
@@ -48,7 +48,8 @@ test('beyond --max-concurrent-requests requests are shed with 503, Retry-After a
     h.req.write(body.slice(0, 10));
     return h;
   });
-  await sleep(100);
+  // Every slot is held once a request beyond them is shed.
+  await until(async () => (await call(server, 'GET', '/collections')).status === 503, 'four uploads hold every slot');
   const burst = await Promise.all(Array.from({ length: 20 }, () => call(server, 'POST', '/search', { query: [1, 0, 0, 0] })));
   for (const r of burst) {
     t.is(r.status, 503);
