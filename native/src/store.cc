@@ -12,12 +12,14 @@
 #include "catalog/vector_budget.h"
 #include "catalog/version_set.h"
 #include "index/ann_index.h"
+#include "query/inline_estimate.h"
 #include "query/metadata_reads.h"
 #include "query/parse/metadata_parser.h"
 #include "query/parse/schema_parser.h"
 #include "query/parse/search_parser.h"
 #include "query/parse/text_parser.h"
 #include "query/parse/write_parser.h"
+#include "query/prepared_query.h"
 #include "query/records_cursor.h"
 #include "query/scan.h"
 #include "query/stats.h"
@@ -119,6 +121,7 @@ std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
   std::unique_ptr<Store> s(new Store(options));
   size_t threads = options.query_threads ? options.query_threads : std::max(1u, std::thread::hardware_concurrency());
   s->pool_ = std::make_unique<ThreadPool>(threads);
+  s->inline_pool_ = std::make_unique<ThreadPool>(0);
   if (options.in_memory) {
     s->role_ = Role::kInMemory;
     s->dim_ = *options.dimension;
@@ -648,47 +651,37 @@ std::unique_ptr<RecordsCursor> Store::OpenRecords(const std::string& name) {
   return std::make_unique<CollectionRecordsCursor>(std::move(snap), std::move(collection), dim_);
 }
 
-template <typename Params, typename Run>
-std::string Store::Query(const CancelToken& cancel, const Params& params, Run run) {
-  SnapshotPtr snap = Current();
-  return run(QueryContext{*snap, metric_, *pool_, cancel, ann_ ? &*ann_ : nullptr, quantization_ ? &*quantization_ : nullptr}, params);
+template <typename Params, typename Answer>
+std::unique_ptr<PreparedRead> Store::PrepareQuery(Params params, Answer answer, bool runs_inline) const {
+  QueryEnvironment env{metric_, pool_.get(), inline_pool_.get(), ann_ ? &*ann_ : nullptr, quantization_ ? &*quantization_ : nullptr};
+  return std::make_unique<PreparedQuery<Params, Answer>>(Current(), std::move(params), answer, env, runs_inline);
 }
 
-std::string Store::Search(std::string_view body, const CancelToken& cancel) {
-  return Query(cancel, ParseSearch(body, dim_, metric_), &VectorSearch);
+std::unique_ptr<PreparedRead> Store::Prepare(ReadRoute route, std::string_view body, const std::vector<float>* query) {
+  if (query != nullptr && route != ReadRoute::kSearch) throw Internal("a query vector beside the body is for /search only");
+  switch (route) {
+    case ReadRoute::kSearch: {
+      SearchParams params = ParseSearch(body, dim_, metric_, query);
+      SnapshotPtr snap = Current();
+      bool runs_inline = SearchRunsInline(*snap, params);
+      return PrepareQuery(std::move(params), &VectorSearch, runs_inline);
+    }
+    case ReadRoute::kSimilar: {
+      SimilarParams params = ParseSimilar(body);
+      if (dim_ == 0) throw BadRequest("this store has dimension 0 (keyword-only); vector search is not possible");
+      return PrepareQuery(std::move(params), &SimilarSearch);
+    }
+    case ReadRoute::kBatch: return PrepareQuery(ParseBatch(body, dim_, metric_), &BatchSearch);
+    case ReadRoute::kText: return PrepareQuery(ParseTextSearch(body), &tessera::TextSearch);
+    case ReadRoute::kHybrid: return PrepareQuery(ParseHybridSearch(body, dim_, metric_), &tessera::HybridSearch);
+    case ReadRoute::kSuggest: return PrepareQuery(ParseSuggest(body), &tessera::Suggest);
+    case ReadRoute::kList: return PrepareQuery(ParseList(body), &ListRecords);
+    case ReadRoute::kAggregate: return PrepareQuery(ParseAggregate(body), &tessera::Aggregate);
+  }
+  throw Internal("unknown read route");
 }
 
-std::string Store::SearchVector(std::string_view body, const std::vector<float>& query, const CancelToken& cancel) {
-  return Query(cancel, ParseSearch(body, dim_, metric_, &query), &VectorSearch);
-}
-
-std::string Store::SearchSimilar(std::string_view body, const CancelToken& cancel) {
-  SimilarParams params = ParseSimilar(body);
-  if (dim_ == 0) throw BadRequest("this store has dimension 0 (keyword-only); vector search is not possible");
-  return Query(cancel, params, &SimilarSearch);
-}
-
-std::string Store::SearchBatch(std::string_view body, const CancelToken& cancel) {
-  return Query(cancel, ParseBatch(body, dim_, metric_), &BatchSearch);
-}
-
-std::string Store::TextSearch(std::string_view body, const CancelToken& cancel) {
-  return Query(cancel, ParseTextSearch(body), &tessera::TextSearch);
-}
-
-std::string Store::HybridSearch(std::string_view body, const CancelToken& cancel) {
-  return Query(cancel, ParseHybridSearch(body, dim_, metric_), &tessera::HybridSearch);
-}
-
-std::string Store::Suggest(std::string_view body, const CancelToken& cancel) {
-  return Query(cancel, ParseSuggest(body), &tessera::Suggest);
-}
-
-std::string Store::List(std::string_view body, const CancelToken& cancel) { return Query(cancel, ParseList(body), &ListRecords); }
-
-std::string Store::Aggregate(std::string_view body, const CancelToken& cancel) {
-  return Query(cancel, ParseAggregate(body), &tessera::Aggregate);
-}
+void Store::Submit(std::function<void()> job) { pool_->Submit(std::move(job)); }
 
 std::string Store::Stats() {
   SnapshotPtr snap = Current();

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -17,6 +18,7 @@
 
 #include "tessera/cancel.h"
 #include "tessera/options.h"
+#include "tessera/prepared_read.h"
 #include "tessera/records_cursor.h"
 
 namespace tessera {
@@ -80,16 +82,12 @@ class Store {
   std::string Upsert(const std::string& name, std::string_view body);
   std::string Delete(const std::string& name, std::string_view body);
   std::unique_ptr<RecordsCursor> OpenRecords(const std::string& name);
-  std::string Search(std::string_view body, const CancelToken& cancel);
-  // Search with the query vector passed as floats beside a body that leaves it out.
-  std::string SearchVector(std::string_view body, const std::vector<float>& query, const CancelToken& cancel);
-  std::string SearchSimilar(std::string_view body, const CancelToken& cancel);
-  std::string SearchBatch(std::string_view body, const CancelToken& cancel);
-  std::string TextSearch(std::string_view body, const CancelToken& cancel);
-  std::string HybridSearch(std::string_view body, const CancelToken& cancel);
-  std::string Suggest(std::string_view body, const CancelToken& cancel);
-  std::string List(std::string_view body, const CancelToken& cancel);
-  std::string Aggregate(std::string_view body, const CancelToken& cancel);
+  // Parses a read route's body against the current snapshot (Error(400) for a bad body; nothing is
+  // scanned yet). query: the search vector passed as floats beside a body that leaves it out
+  // (ReadRoute::kSearch only). Run the result where it says (runs_inline) or through Submit.
+  std::unique_ptr<PreparedRead> Prepare(ReadRoute route, std::string_view body, const std::vector<float>* query = nullptr);
+  // Runs job on the query threads, behind the requests already queued. job must not throw.
+  void Submit(std::function<void()> job);
   std::string Stats();
   // Makes every acknowledged write part of sealed segment files and empties the log.
   std::string Flush();
@@ -142,9 +140,9 @@ class Store {
   void OpenDirectory();
   std::shared_ptr<const Snapshot> Current() const;
   void Publish(std::shared_ptr<const Snapshot> snap);
-  // run(context, params) against the current snapshot, on the query threads.
-  template <typename Params, typename Run>
-  std::string Query(const CancelToken& cancel, const Params& params, Run run);
+  // params bound to the current snapshot and to answer, the function that runs them.
+  template <typename Params, typename Answer>
+  std::unique_ptr<PreparedRead> PrepareQuery(Params params, Answer answer, bool runs_inline = false) const;
   // Commits the write through the group-commit leader; returns its result or rethrows its error.
   uint64_t Write(PendingWrite&& write);
   void CommitGroup(std::deque<PendingWrite*>& group);
@@ -182,6 +180,7 @@ class Store {
   std::string writer_holder_;
   std::unique_ptr<WriterLock> lock_;
   std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<ThreadPool> inline_pool_;  // no threads: the pool a read run inline splits over
   std::unique_ptr<VersionSet> versions_;
   std::atomic<bool> closed_{false};
   // Index builds and compactions run in turn on one thread, which fans each out over the query pool.

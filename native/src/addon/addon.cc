@@ -16,6 +16,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Napi::Function cursor = tessera_addon::RecordsCursorWrap::Define(env);
   data->store_ctor = Napi::Persistent(store);
   data->cursor_ctor = Napi::Persistent(cursor);
+  data->completions = new tessera_addon::Completions(env);
   env.SetInstanceData(data);
   exports.Set("NativeStore", store);
   exports.Set("CancelToken", tessera_addon::CancelTokenWrap::Define(env));

@@ -10,12 +10,14 @@ std::string StringArg(const Napi::CallbackInfo& info, size_t i) {
   return info[i].As<Napi::String>().Utf8Value();
 }
 
-std::string BytesArg(const Napi::CallbackInfo& info, size_t i) {
+std::string_view BytesView(const Napi::CallbackInfo& info, size_t i) {
   if (info.Length() <= i || !info[i].IsTypedArray())
     throw Napi::TypeError::New(info.Env(), "argument " + std::to_string(i) + " must be a Uint8Array");
   auto bytes = info[i].As<Napi::Uint8Array>();
-  return std::string(reinterpret_cast<const char*>(bytes.Data()), bytes.ByteLength());
+  return std::string_view(reinterpret_cast<const char*>(bytes.Data()), bytes.ByteLength());
 }
+
+std::string BytesArg(const Napi::CallbackInfo& info, size_t i) { return std::string(BytesView(info, i)); }
 
 std::vector<float> FloatsArg(const Napi::CallbackInfo& info, size_t i) {
   if (info.Length() <= i || !info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)

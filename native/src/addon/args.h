@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tessera/cancel.h"
@@ -13,6 +14,8 @@ namespace tessera_addon {
 std::string StringArg(const Napi::CallbackInfo& info, size_t i);
 // A Uint8Array's bytes, copied: the core reads them on a worker thread after the call returns.
 std::string BytesArg(const Napi::CallbackInfo& info, size_t i);
+// A Uint8Array's bytes in place: valid only until the call returns.
+std::string_view BytesView(const Napi::CallbackInfo& info, size_t i);
 // A Float32Array's values, copied.
 std::vector<float> FloatsArg(const Napi::CallbackInfo& info, size_t i);
 // An optional CancelToken argument; a fresh never-cancelled token when absent.

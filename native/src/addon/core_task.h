@@ -1,16 +1,15 @@
 // Runs one core call on a libuv worker and settles a promise with its bytes (a Buffer), or with
-// an Error whose `status` is the spec's HTTP status (and, for a refused open setting, `setting` and
-// `problem`: tessera::SettingError's parts). C++ exceptions never cross into JS.
+// the Error of its Outcome. Used for the calls that may block on disk (writes, open, close,
+// flush); reads go through the core's own queue (read_call.h).
 #pragma once
 #include <napi.h>
 
 #include <functional>
 #include <string>
 
-namespace tessera_addon {
+#include "outcome.h"
 
-// A JS Error carrying the spec's HTTP status.
-Napi::Error StatusError(Napi::Env env, int status, const std::string& message);
+namespace tessera_addon {
 
 class CoreTask : public Napi::AsyncWorker {
  public:
@@ -24,16 +23,11 @@ class CoreTask : public Napi::AsyncWorker {
   CoreTask(Napi::Env env, Work work, Finish finish);
   void Execute() override;
   void OnOK() override;
-  void Fail(int status, const std::string& message);
 
   Napi::Promise::Deferred deferred_;
   Work work_;
   Finish finish_;
-  std::string result_;
-  bool failed_ = false;
-  int status_ = 0;
-  std::string message_;
-  std::string setting_, problem_;  // set for a SettingError
+  Outcome outcome_;
 };
 
 }  // namespace tessera_addon

@@ -7,11 +7,13 @@
 #include "addon_data.h"
 #include "args.h"
 #include "core_task.h"
+#include "read_call.h"
 #include "records_cursor_wrap.h"
 
 namespace tessera_addon {
 
 using tessera::CancelToken;
+using tessera::ReadRoute;
 using tessera::Store;
 
 Napi::Function StoreWrap::Define(Napi::Env env) {
@@ -34,15 +36,15 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::Call<&Store::Upsert>>("upsert"),
                          InstanceMethod<&StoreWrap::Call<&Store::Delete>>("delete"),
                          InstanceMethod<&StoreWrap::Records>("records"),
-                         InstanceMethod<&StoreWrap::Call<&Store::Search>>("search"),
-                         InstanceMethod<&StoreWrap::Call<&Store::SearchVector>>("searchVector"),
-                         InstanceMethod<&StoreWrap::Call<&Store::SearchSimilar>>("searchSimilar"),
-                         InstanceMethod<&StoreWrap::Call<&Store::SearchBatch>>("searchBatch"),
-                         InstanceMethod<&StoreWrap::Call<&Store::TextSearch>>("textSearch"),
-                         InstanceMethod<&StoreWrap::Call<&Store::HybridSearch>>("hybridSearch"),
-                         InstanceMethod<&StoreWrap::Call<&Store::Suggest>>("suggest"),
-                         InstanceMethod<&StoreWrap::Call<&Store::List>>("list"),
-                         InstanceMethod<&StoreWrap::Call<&Store::Aggregate>>("aggregate"),
+                         InstanceMethod<&StoreWrap::Read<ReadRoute::kSearch>>("search"),
+                         InstanceMethod<&StoreWrap::SearchVector>("searchVector"),
+                         InstanceMethod<&StoreWrap::Read<ReadRoute::kSimilar>>("searchSimilar"),
+                         InstanceMethod<&StoreWrap::Read<ReadRoute::kBatch>>("searchBatch"),
+                         InstanceMethod<&StoreWrap::Read<ReadRoute::kText>>("textSearch"),
+                         InstanceMethod<&StoreWrap::Read<ReadRoute::kHybrid>>("hybridSearch"),
+                         InstanceMethod<&StoreWrap::Read<ReadRoute::kSuggest>>("suggest"),
+                         InstanceMethod<&StoreWrap::Read<ReadRoute::kList>>("list"),
+                         InstanceMethod<&StoreWrap::Read<ReadRoute::kAggregate>>("aggregate"),
                          InstanceMethod<&StoreWrap::Call<&Store::Stats>>("stats"),
                          InstanceMethod<&StoreWrap::Call<&Store::Flush>>("flush"),
                          InstanceMethod<&StoreWrap::Call<&Store::Compact>>("compact"),
@@ -196,18 +198,21 @@ Napi::Value StoreWrap::Call(const Napi::CallbackInfo& info) {
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(uint64_t)>) {
     if (info.Length() < 1 || !info[0].IsNumber()) throw Napi::TypeError::New(env, "expected a version number");
     return CoreTask::Run(env, [s, v = uint64_t(info[0].As<Napi::Number>().Int64Value())] { return ((*s).*Method)(v); });
-  } else if constexpr (std::is_same_v<M, std::string (Store::*)(std::string_view)>) {
-    return CoreTask::Run(env, [s, body = BytesArg(info, 0)] { return ((*s).*Method)(body); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(const std::string&, std::string_view)>) {
     return CoreTask::Run(env, [s, name = StringArg(info, 0), body = BytesArg(info, 1)] { return ((*s).*Method)(name, body); });
-  } else if constexpr (std::is_same_v<M, std::string (Store::*)(std::string_view, const std::vector<float>&, const CancelToken&)>) {
-    return CoreTask::Run(env, [s, body = BytesArg(info, 0), query = FloatsArg(info, 1), token = TokenArg(info, 2)] {
-      return ((*s).*Method)(body, query, *token);
-    });
   } else {
-    static_assert(std::is_same_v<M, std::string (Store::*)(std::string_view, const CancelToken&)>);
-    return CoreTask::Run(env, [s, body = BytesArg(info, 0), token = TokenArg(info, 1)] { return ((*s).*Method)(body, *token); });
+    static_assert(std::is_same_v<M, std::string (Store::*)(std::string_view)>);
+    return CoreTask::Run(env, [s, body = BytesArg(info, 0)] { return ((*s).*Method)(body); });
   }
+}
+
+template <ReadRoute Route>
+Napi::Value StoreWrap::Read(const Napi::CallbackInfo& info) {
+  return StartRead(info.Env(), shared(info.Env()), Route, BytesView(info, 0), {}, TokenArg(info, 1));
+}
+
+Napi::Value StoreWrap::SearchVector(const Napi::CallbackInfo& info) {
+  return StartRead(info.Env(), shared(info.Env()), ReadRoute::kSearch, BytesView(info, 0), FloatsArg(info, 1), TokenArg(info, 2));
 }
 
 Napi::Value StoreWrap::Records(const Napi::CallbackInfo& info) {

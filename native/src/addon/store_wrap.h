@@ -1,5 +1,6 @@
 // NativeStore in JS: one method per core Store method, bound from a table. Each converts its
-// arguments, runs the call on a worker (CoreTask) and resolves the core's JSON bytes.
+// arguments and resolves the core's JSON bytes: reads through StartRead (the core's own queue, or
+// inline when cheap), everything else on a libuv worker (CoreTask).
 #pragma once
 #include <napi.h>
 
@@ -24,9 +25,14 @@ class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
   // indexSettings() -> [{name, option, choices, min, max, needs, default}]: the core's table, for help.
   static Napi::Value IndexSettings(const Napi::CallbackInfo& info);
 
-  // Binds one core method by its signature: () | (name) | (name, body) | (body, token?).
+  // Binds one core method by its signature: () | (name) | (version) | (name, body) | (body).
   template <auto Method>
   Napi::Value Call(const Napi::CallbackInfo& info);
+  // A read route: (body, token?).
+  template <tessera::ReadRoute Route>
+  Napi::Value Read(const Napi::CallbackInfo& info);
+  // searchVector(body, Float32Array, token?): /search with the query vector beside the body.
+  Napi::Value SearchVector(const Napi::CallbackInfo& info);
   Napi::Value Records(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
 

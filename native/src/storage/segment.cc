@@ -119,6 +119,7 @@ uint32_t Segment::AppendRow(std::string_view id, std::string_view attrs, const f
   uint32_t row = appended_;
   ids_[row] = CopyToArena(id);
   attrs_[row] = CopyToArena(attrs);
+  record_bytes_.store(record_bytes_.load(std::memory_order_relaxed) + id.size() + attrs.size(), std::memory_order_relaxed);
   size_t vec_bytes = size_t(dim_) * sizeof(float);
   if (vector != nullptr) {
     std::memcpy(static_cast<float*>(vectors_.data()) + size_t(row) * dim_, vector, vec_bytes);
@@ -200,6 +201,7 @@ std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id
   // Views point into the rows file, which the segment keeps.
   s->rows_file_ = std::move(rows_file);
   s->rows_crc_ = stored_crc;
+  s->record_bytes_.store(s->rows_file_.size(), std::memory_order_relaxed);
   ByteReader body(std::string_view(s->rows_file_).substr(0, s->rows_file_.size() - 4));
   body.Raw(12);
   for (const std::string& n : names) body.Raw(4 + n.size());

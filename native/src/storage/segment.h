@@ -59,6 +59,9 @@ class Segment {
 
   std::string_view row_id(uint32_t r) const { return ids_[r]; }
   std::string_view row_attrs(uint32_t r) const { return attrs_[r]; }
+  // Bytes of every row's id and attributes, at most (a bound on what writing any rows' records
+  // costs; a snapshot seeing fewer rows sees fewer bytes).
+  uint64_t record_bytes() const { return record_bytes_.load(std::memory_order_relaxed); }
   // The attributes column by column; null for memory segments and sealed ones without a usable
   // column file (readers then read row_attrs).
   const SegmentColumns* columns() const { return columns_.get(); }
@@ -122,6 +125,7 @@ class Segment {
   bool sealed_;
   uint32_t appended_ = 0;
   uint32_t deleted_rows_ = 0;
+  std::atomic<uint64_t> record_bytes_{0};
 
   Region vectors_;
   // Sized to the capacity but committed only as rows arrive.

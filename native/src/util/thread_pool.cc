@@ -1,14 +1,31 @@
 #include "util/thread_pool.h"
 
-#include <atomic>
+#include <chrono>
 #include <exception>
 #include <memory>
+#include <stdexcept>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TESSERA_CPU_RELAX() _mm_pause()
+#elif defined(__aarch64__)
+#define TESSERA_CPU_RELAX() asm volatile("yield")
+#else
+#define TESSERA_CPU_RELAX() std::this_thread::yield()
+#endif
 
 namespace tessera {
 
+namespace {
+
+// Long enough to catch the next request of a busy connection (a round trip through the socket and
+// the JS thread is a few tens of microseconds), short enough that an idle store costs nothing.
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+}  // namespace
+
 ThreadPool::ThreadPool(size_t threads) {
-  size_t workers = threads > 1 ? threads - 1 : 0;  // the calling thread is the last worker
-  for (size_t i = 0; i < workers; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -20,15 +37,56 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
+void ThreadPool::Submit(std::function<void()> job) {
+  if (workers_.empty()) throw std::logic_error("ThreadPool::Submit on a pool without threads");
+  Push(std::move(job), Priority::kRequest, 1);
+}
+
+void ThreadPool::Push(std::function<void()> job, Priority priority, size_t count) {
+  bool wake;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < count; ++i) {
+      if (priority == Priority::kTask)
+        queue_.push_front(job);
+      else
+        queue_.push_back(job);
+    }
+    queued_.store(queue_.size(), std::memory_order_release);
+    wake = parked_ > 0;
+  }
+  // A spinning thread sees queued_ without a wake; a parked one needs the futex.
+  if (wake) count == 1 ? cv_.notify_one() : cv_.notify_all();
+}
+
+bool ThreadPool::SpinForWork() const {
+  auto until = std::chrono::steady_clock::now() + kSpin;
+  do {
+    for (int i = 0; i < 64; ++i) {
+      if (queued_.load(std::memory_order_acquire) > 0) return true;
+      TESSERA_CPU_RELAX();
+    }
+  } while (std::chrono::steady_clock::now() < until);
+  return false;
+}
+
 void ThreadPool::WorkerLoop() {
   for (;;) {
     std::function<void()> job;
     {
       std::unique_lock<std::mutex> lock(mu_);
+      if (queue_.empty() && !stopping_) {
+        lock.unlock();
+        SpinForWork();
+        lock.lock();
+      }
+      ++parked_;
       cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      --parked_;
       if (queue_.empty()) return;
       job = std::move(queue_.front());
       queue_.pop_front();
+      queued_.store(queue_.size(), std::memory_order_release);
     }
     job();
   }
@@ -37,7 +95,7 @@ void ThreadPool::WorkerLoop() {
 void ThreadPool::ParallelFor(size_t tasks, const std::function<void(size_t)>& fn) {
   if (tasks == 0) return;
   // Tasks are claimed from a shared counter, so the caller keeps working even when every pool
-  // thread is busy with another query.
+  // thread is busy with another request.
   struct Shared {
     std::atomic<size_t> next{0};
     std::atomic<size_t> done{0};
@@ -60,14 +118,9 @@ void ThreadPool::ParallelFor(size_t tasks, const std::function<void(size_t)>& fn
       }
     }
   };
+  // A single task runs here alone: waking a thread for nothing costs a context switch.
   size_t helpers = std::min(workers_.size(), tasks - 1);
-  if (helpers > 0) {  // a single task runs here alone: waking a worker for nothing costs a context switch
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      for (size_t i = 0; i < helpers; ++i) queue_.push_back(run);
-    }
-    cv_.notify_all();
-  }
+  if (helpers > 0) Push(run, Priority::kTask, helpers);
   run();
   std::unique_lock<std::mutex> lock(shared->mu);
   shared->cv.wait(lock, [&] { return shared->done.load() == tasks; });

@@ -1,6 +1,9 @@
-// Fixed pool of query threads. ParallelFor splits work into tasks and blocks the caller (a libuv
-// worker, never the JS thread) until every task has run; the caller runs tasks too.
+// The query threads: they run whole requests handed over by Submit (the core's own queue, fed by
+// the addon straight from the JS thread) and the tasks a request splits into with ParallelFor.
+// An idle thread spins briefly before it parks, so a request arriving within the spin costs no
+// futex wake; a submitter wakes a parked thread only when none is spinning.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -13,22 +16,36 @@ namespace tessera {
 
 class ThreadPool {
  public:
+  // threads 0: no threads at all; ParallelFor runs every task on its caller (a request run inline,
+  // on the JS thread) and Submit is not allowed.
   explicit ThreadPool(size_t threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  size_t size() const { return workers_.size() + 1; }
+  // How many threads a query's work is split over.
+  size_t size() const { return workers_.empty() ? 1 : workers_.size(); }
 
-  // Runs fn(task) for task in [0, tasks). The first exception thrown is rethrown here.
+  // Runs job on a pool thread, after the tasks of requests already running (which go first, so a
+  // started request finishes before a new one starts). job must not throw.
+  void Submit(std::function<void()> job);
+
+  // Runs fn(task) for task in [0, tasks) over the pool and the caller, which blocks until every
+  // task has run. The first exception thrown is rethrown here.
   void ParallelFor(size_t tasks, const std::function<void(size_t)>& fn);
 
  private:
+  enum class Priority { kTask, kRequest };
+  void Push(std::function<void()> job, Priority priority, size_t count);
   void WorkerLoop();
+  // Spins up to the spin time for work to appear; true when some did.
+  bool SpinForWork() const;
 
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
+  std::atomic<size_t> queued_{0};  // queue_.size(), readable while spinning
+  size_t parked_ = 0;              // threads waiting on cv_; under mu_
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 };

@@ -1,0 +1,47 @@
+// Completions: reads that finished on the core's query threads, handed back to the JS thread
+// through one thread-safe function per environment. A thread that finishes a read queues it and
+// signals only when the queue was empty, so one wake of the JS thread settles every read that
+// finished meanwhile, in the order they finished.
+#pragma once
+#include <napi.h>
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "outcome.h"
+#include "tessera/store.h"
+
+namespace tessera_addon {
+
+class Completions {
+ public:
+  explicit Completions(Napi::Env env);
+
+  // Runs work on store's query threads and settles deferred with its outcome on the JS thread.
+  // JS thread only. The store reference is dropped on the JS thread too: the last reference
+  // closing a store on one of its own threads could not join them.
+  void Submit(std::shared_ptr<tessera::Store> store, napi_deferred deferred, std::function<std::string()> work);
+
+ private:
+  struct Finished {
+    napi_deferred deferred;
+    Outcome outcome;
+    std::shared_ptr<tessera::Store> store;
+  };
+  static void Settle(Napi::Env env, Napi::Function, Completions* self, void*);
+  using Signal = Napi::TypedThreadSafeFunction<Completions, void, &Completions::Settle>;
+
+  // Any thread.
+  void Finish(Finished finished);
+
+  Napi::Env env_;
+  Signal signal_;
+  size_t outstanding_ = 0;  // submitted, not yet settled; JS thread only. The signal keeps the
+                            // event loop alive while any is.
+  std::mutex mu_;
+  std::vector<Finished> done_;
+};
+
+}  // namespace tessera_addon

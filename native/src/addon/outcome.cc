@@ -1,0 +1,66 @@
+#include "outcome.h"
+
+#include <exception>
+#include <new>
+
+#include "tessera/error.h"
+
+namespace tessera_addon {
+
+namespace {
+
+// A JS Error carrying the spec's HTTP status.
+Napi::Error StatusError(Napi::Env env, int status, const std::string& message) {
+  Napi::Error e = Napi::Error::New(env, message);
+  e.Set("status", Napi::Number::New(env, status));
+  return e;
+}
+
+}  // namespace
+
+void Outcome::Fail() noexcept {
+  failed = true;
+  try {
+    throw;
+  } catch (const tessera::SettingError& e) {
+    status = int(e.status());
+    message = e.what();
+    setting = e.setting();
+    problem = e.problem();
+  } catch (const tessera::Error& e) {
+    status = int(e.status());
+    message = e.what();
+  } catch (const std::bad_alloc&) {
+    status = int(tessera::Status::kInsufficientStorage);
+    message = "out of memory";
+  } catch (const std::exception& e) {
+    status = int(tessera::Status::kInternal);
+    message = e.what();
+  } catch (...) {
+    status = int(tessera::Status::kInternal);
+    message = "unknown failure in the core";
+  }
+}
+
+Napi::Value Outcome::ErrorValue(Napi::Env env) const {
+  Napi::Error e = StatusError(env, status, message);
+  if (!setting.empty()) {
+    e.Set("setting", setting);
+    e.Set("problem", problem);
+  }
+  return e.Value();
+}
+
+void Outcome::Settle(Napi::Env env, napi_deferred deferred) const {
+  Napi::HandleScope scope(env);
+  try {
+    if (failed)
+      napi_reject_deferred(env, deferred, ErrorValue(env));
+    else
+      napi_resolve_deferred(env, deferred, Napi::Buffer<char>::Copy(env, bytes.data(), bytes.size()));
+  } catch (const Napi::Error& e) {
+    napi_reject_deferred(env, deferred, e.Value());
+  }
+}
+
+}  // namespace tessera_addon

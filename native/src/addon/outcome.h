@@ -1,0 +1,40 @@
+// Outcome: what one core call ended with, caught whole on the thread that ran it (its bytes, or
+// the error it threw as the spec's HTTP status), so no C++ exception ever crosses into JS.
+#pragma once
+#include <napi.h>
+
+#include <string>
+
+namespace tessera_addon {
+
+struct Outcome {
+  std::string bytes;
+  bool failed = false;
+  int status = 0;
+  std::string message;
+  std::string setting, problem;  // set for a tessera::SettingError
+
+  // Runs work, catching every exception it throws.
+  template <typename Work>
+  static Outcome Of(Work&& work) noexcept {
+    Outcome out;
+    try {
+      out.bytes = work();
+    } catch (...) {
+      out.Fail();
+    }
+    return out;
+  }
+
+  // The Error a failed call rejects with: `status`, and for a refused open setting `setting` and
+  // `problem`.
+  Napi::Value ErrorValue(Napi::Env env) const;
+  // Resolves deferred with a Buffer of the bytes, or rejects it with ErrorValue. JS thread.
+  void Settle(Napi::Env env, napi_deferred deferred) const;
+
+ private:
+  // Records the exception being handled.
+  void Fail() noexcept;
+};
+
+}  // namespace tessera_addon

@@ -1,0 +1,46 @@
+#include "read_call.h"
+
+#include "addon_data.h"
+#include "completions.h"
+#include "outcome.h"
+
+namespace tessera_addon {
+
+namespace {
+
+// A body up to this size is parsed on the JS thread (a few microseconds with simdjson); a larger
+// one is copied once and parsed on a query thread.
+constexpr size_t kParseInlineMaxBytes = 16 * 1024;
+
+}  // namespace
+
+Napi::Value StartRead(Napi::Env env, std::shared_ptr<tessera::Store> store, tessera::ReadRoute route, std::string_view body,
+                      std::vector<float> query, std::shared_ptr<tessera::CancelToken> token) {
+  napi_deferred deferred;
+  napi_value promise;
+  NAPI_THROW_IF_FAILED(env, napi_create_promise(env, &deferred, &promise), Napi::Value());
+  Completions& completions = *env.GetInstanceData<AddonData>()->completions;
+  tessera::Store& s = *store;
+  bool floats = route == tessera::ReadRoute::kSearch && !query.empty();
+  if (body.size() > kParseInlineMaxBytes) {
+    completions.Submit(std::move(store), deferred, [&s, route, body = std::string(body), query = std::move(query), floats, token] {
+      return s.Prepare(route, body, floats ? &query : nullptr)->Run(*token);
+    });
+    return Napi::Value(env, promise);
+  }
+  std::unique_ptr<tessera::PreparedRead> read;
+  Outcome prepared = Outcome::Of([&] {
+    read = s.Prepare(route, body, floats ? &query : nullptr);
+    return std::string();
+  });
+  if (prepared.failed)
+    prepared.Settle(env, deferred);
+  else if (read->runs_inline())
+    Outcome::Of([&] { return read->Run(*token); }).Settle(env, deferred);
+  else
+    completions.Submit(std::move(store), deferred,
+                       [read = std::shared_ptr<tessera::PreparedRead>(std::move(read)), token] { return read->Run(*token); });
+  return Napi::Value(env, promise);
+}
+
+}  // namespace tessera_addon
