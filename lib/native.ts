@@ -8,6 +8,7 @@ export interface NativeCancelToken {
   cancel(): void;
   /** The short plan (JSON) of the vector query that last ran under this token, or null. */
   planSummary(): string | null;
+  clearPlanSummary(): void;
 }
 
 export interface NativeRecordsCursor {

@@ -2,7 +2,7 @@
 import { jsonBytes } from '../http/reply';
 import { type Route, route } from '../http/route';
 import type { StoreSlot } from './slot';
-import { callOptions } from './store_route';
+import { cancellable } from './store_route';
 
 /** Metadata-only reads: the body (filter, paging, grouping) goes to the core as raw bytes. */
 export const metadataRoutes = (slot: StoreSlot): Route[] => [
@@ -11,13 +11,13 @@ export const metadataRoutes = (slot: StoreSlot): Route[] => [
     path: '/list',
     access: 'read',
     body: 'raw',
-    handle: async (req) => jsonBytes(await slot.get().listJson(req.bytes, callOptions(req))),
+    handle: async (req) => jsonBytes(await cancellable(req, (o) => slot.get().listJson(req.bytes, o))),
   }),
   route({
     method: 'POST',
     path: '/aggregate',
     access: 'read',
     body: 'raw',
-    handle: async (req) => jsonBytes(await slot.get().aggregateJson(req.bytes, callOptions(req))),
+    handle: async (req) => jsonBytes(await cancellable(req, (o) => slot.get().aggregateJson(req.bytes, o))),
   }),
 ];

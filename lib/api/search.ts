@@ -7,7 +7,7 @@ import { jsonBytes } from '../http/reply';
 import type { Request } from '../http/request';
 import { type Route, route } from '../http/route';
 import type { StoreSlot } from './slot';
-import { callOptions } from './store_route';
+import { cancellable } from './store_route';
 
 export interface SearchOptions {
   registry: Registry;
@@ -29,16 +29,19 @@ export function searchRoutes(slot: StoreSlot, { registry, slowQueryMs }: SearchO
       handle: async (req: Request) => {
         const store = slot.get();
         queries.inc();
-        const options = callOptions(req);
-        const started = performance.now();
-        const result = await search(store, req.bytes, options);
-        const ms = performance.now() - started;
-        if (slowQueryMs !== null && ms >= slowQueryMs) {
-          // The vector routes leave their short plan on the request's token (spec: SVC_SLOW_QUERY_MS).
-          const plan = options.cancellation?.token.planSummary();
-          req.log.warn({ route: req.route, ms, ...(plan ? { plan: JSON.parse(plan) } : {}) }, 'slow query');
-        }
-        return jsonBytes(result);
+        return jsonBytes(
+          await cancellable(req, async (options) => {
+            const started = performance.now();
+            const result = await search(store, req.bytes, options);
+            const ms = performance.now() - started;
+            if (slowQueryMs !== null && ms >= slowQueryMs) {
+              // The vector routes leave their short plan on the request's token (spec: SVC_SLOW_QUERY_MS).
+              const plan = options.cancellation?.token.planSummary();
+              req.log.warn({ route: req.route, ms, ...(plan ? { plan: JSON.parse(plan) } : {}) }, 'slow query');
+            }
+            return result;
+          }),
+        );
       },
     });
   return [

@@ -5,14 +5,27 @@ import type { ErrorStatus } from '../http/errors';
 import { json } from '../http/reply';
 import type { Request } from '../http/request';
 import { type Route, type RouteHead, route } from '../http/route';
-import { Cancellation } from '../store/cancellation';
+import { Cancellation, CancellationPool } from '../store/cancellation';
 import { StoreError } from '../store/errors';
 import type { Store } from '../store/store';
 import type { CallOptions } from '../types';
 import type { StoreSlot } from './slot';
 
-/** Call options that let the HTTP layer cancel the core's work on timeout or client abort. */
+/** Call options that let the HTTP layer cancel the core's work on timeout or client abort, for as long as the request lasts. */
 export const callOptions = (req: Request): CallOptions => ({ cancellation: req.cancelWith(new Cancellation()) });
+
+const cancellations = new CancellationPool();
+
+/** Runs one Store call whose work the request's timeout or abort cancels; its handle is reused once the call settled. */
+export async function cancellable<T>(req: Request, run: (options: CallOptions) => Promise<T>): Promise<T> {
+  const cancellation = req.cancelWith(cancellations.take());
+  try {
+    return await run({ cancellation });
+  } finally {
+    req.forget(cancellation);
+    cancellations.give(cancellation);
+  }
+}
 
 /** A StoreError carries the status the spec assigns to its failure. */
 export const storeErrorStatus: ErrorStatus = (err) => (err instanceof StoreError ? err.status : null);
@@ -23,7 +36,7 @@ interface StoreCall<B> extends RouteHead<B> {
 
 /** A route whose answer is the JSON of one Store call. */
 export const storeRoute = <B = undefined>(slot: StoreSlot, { call, ...def }: StoreCall<B>): Route =>
-  route<B>({ ...def, handle: async (req) => json(await call(slot.get(), req, callOptions(req))) });
+  route<B>({ ...def, handle: async (req) => json(await cancellable(req, (o) => call(slot.get(), req, o))) });
 
 type CollectionWrite = (store: Store, name: string, body: Uint8Array, options: CallOptions) => Promise<unknown>;
 

@@ -2,6 +2,7 @@
 // deadline, the reply (whole or streamed with backpressure) and error answers.
 import { STATUS_CODES } from 'node:http';
 import type { HttpResponse } from 'uWebSockets.js';
+import type { Deadline, Deadlines } from './deadlines';
 import { type ErrorStatus, HttpError, answerFor } from './errors';
 import type { PieceSource, Reply } from './reply';
 import type { Request } from './request';
@@ -23,7 +24,7 @@ export class Exchange {
   private closeAfterReply = false;
   private wakeWriter: (() => void) | null = null;
   private stopReading: ((reason: Error) => void) | null = null;
-  private deadline: NodeJS.Timeout | undefined;
+  private deadline: Deadline | undefined;
 
   constructor(
     private readonly res: HttpResponse,
@@ -45,9 +46,9 @@ export class Exchange {
     this.req.abort(reason);
   }
 
-  /** Abandons the request with `err` after `ms`. It covers the time to the status line: a stream is paced by its reader. */
-  expireAfter(ms: number, err: () => HttpError): void {
-    this.deadline = setTimeout(() => this.abandon(err()), ms);
+  /** Abandons the request with `err` once its deadline passes. It covers the time to the status line: a stream is paced by its reader. */
+  expireAfter(deadlines: Deadlines, err: () => HttpError): void {
+    this.deadline = deadlines.add(() => this.abandon(err()));
   }
 
   /** Refuses a declared Content-Length above the limit before a byte of the body is read. */
@@ -105,7 +106,7 @@ export class Exchange {
 
   /** Leaves the pending state: nothing may answer the request any more. */
   private settle(next: 'streaming' | 'done' = 'done'): void {
-    clearTimeout(this.deadline);
+    this.deadline?.cancel();
     this.state = next;
     // A stream waiting for the socket to drain must see that it was cut short.
     if (next === 'done') this.wakeWriter?.();

@@ -38,7 +38,9 @@ export const refuseWrites: Hook = {
 
 /** `--max-concurrent-requests`: beyond it a request is refused untouched; probes always pass. */
 export function shed(limit: number): Hook {
-  const admitted = new WeakSet<Request>();
+  // A Set, not a WeakSet: onResponse runs exactly once per request, and weak collections cost
+  // the garbage collector far more per entry.
+  const admitted = new Set<Request>();
   let active = 0;
   return {
     onRequest(req, route) {

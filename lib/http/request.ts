@@ -75,6 +75,13 @@ export class Request<B = unknown> {
     return handle;
   }
 
+  /** Unties a handle whose work has finished (it may be reused for another request). */
+  forget(handle: CancelHandle): void {
+    const handles = this.handles ?? [];
+    const i = handles.indexOf(handle);
+    if (i >= 0) handles.splice(i, 1);
+  }
+
   abort(reason: Error): void {
     if (this.abortReason) return;
     this.abortReason = reason;

@@ -2,6 +2,7 @@
 // body reader and route, and closes gracefully.
 import uWS from 'uWebSockets.js';
 import type { Logger } from 'pino';
+import { Deadlines } from './deadlines';
 import { type ErrorStatus, HttpError } from './errors';
 import { Exchange } from './exchange';
 import type { Hook } from './hooks';
@@ -32,11 +33,19 @@ export class HttpServer {
   private readonly inFlight = new Set<Exchange>();
   private closing = false;
   private onIdle: (() => void) | null = null;
+  private readonly readDeadlines: [Deadlines, () => HttpError];
+  private readonly writeDeadlines: [Deadlines, () => HttpError];
 
   constructor(
     routes: Route[],
     private readonly options: ServerOptions,
   ) {
+    const deadlines = (flag: string, ms: number): [Deadlines, () => HttpError] => [
+      new Deadlines(ms),
+      () => new HttpError(504, `request exceeded ${flag} (${ms}ms); the work was cancelled`, { retryable: false }),
+    ];
+    this.readDeadlines = deadlines('--read-timeout', options.readTimeoutMs);
+    this.writeDeadlines = deadlines('--write-timeout', options.writeTimeoutMs);
     for (const route of routes) {
       const names = paramNames(route.path);
       this.app[VERBS[route.method]](uwsPattern(route.path), (res, req) => this.dispatch(res, req, route, names));
@@ -115,9 +124,8 @@ export class HttpServer {
     }
   }
 
-  private deadline(route: Route): [number, () => HttpError] {
-    const [flag, ms] = route.access === 'write' ? ['--write-timeout', this.options.writeTimeoutMs] : ['--read-timeout', this.options.readTimeoutMs];
-    return [ms, () => new HttpError(504, `request exceeded ${flag} (${ms}ms); the work was cancelled`, { retryable: false })];
+  private deadline(route: Route): [Deadlines, () => HttpError] {
+    return route.access === 'write' ? this.writeDeadlines : this.readDeadlines;
   }
 
   private finished(ex: Exchange, status: number): void {

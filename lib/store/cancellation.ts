@@ -18,3 +18,24 @@ export class Cancellation {
     this.token.cancel();
   }
 }
+
+/**
+ * Hands out Cancellations and takes back those whose calls finished uncancelled, so a server does
+ * not make (and finalize) a native token per request.
+ */
+export class CancellationPool {
+  private readonly free: Cancellation[] = [];
+
+  constructor(private readonly keep = 1024) {}
+
+  take(): Cancellation {
+    return this.free.pop() ?? new Cancellation();
+  }
+
+  /** Only once every call `c` was passed to has settled; a cancelled one is dropped. */
+  give(c: Cancellation): void {
+    if (c.cancelled || this.free.length >= this.keep) return;
+    c.token.clearPlanSummary();
+    this.free.push(c);
+  }
+}

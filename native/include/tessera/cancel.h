@@ -29,6 +29,10 @@ class CancelToken {
     std::lock_guard<std::mutex> lock(plan_summary_mu_);
     plan_summary_ = std::move(summary);
   }
+  void clear_plan_summary() const {
+    std::lock_guard<std::mutex> lock(plan_summary_mu_);
+    plan_summary_.clear();
+  }
   std::string plan_summary() const {
     std::lock_guard<std::mutex> lock(plan_summary_mu_);
     return plan_summary_;

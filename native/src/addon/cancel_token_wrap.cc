@@ -4,7 +4,8 @@ namespace tessera_addon {
 
 Napi::Function CancelTokenWrap::Define(Napi::Env env) {
   return DefineClass(env, "CancelToken",
-                     {InstanceMethod<&CancelTokenWrap::Cancel>("cancel"), InstanceMethod<&CancelTokenWrap::PlanSummary>("planSummary")});
+                     {InstanceMethod<&CancelTokenWrap::Cancel>("cancel"), InstanceMethod<&CancelTokenWrap::PlanSummary>("planSummary"),
+                      InstanceMethod<&CancelTokenWrap::ClearPlanSummary>("clearPlanSummary")});
 }
 
 CancelTokenWrap::CancelTokenWrap(const Napi::CallbackInfo& info)
@@ -19,6 +20,11 @@ Napi::Value CancelTokenWrap::PlanSummary(const Napi::CallbackInfo& info) {
   std::string summary = token_->plan_summary();
   if (summary.empty()) return info.Env().Null();
   return Napi::String::New(info.Env(), summary);
+}
+
+Napi::Value CancelTokenWrap::ClearPlanSummary(const Napi::CallbackInfo& info) {
+  token_->clear_plan_summary();
+  return info.Env().Undefined();
 }
 
 }  // namespace tessera_addon

@@ -1,4 +1,5 @@
-// CancelToken in JS: cancel() stops the core calls the token was passed to.
+// CancelToken in JS: cancel() stops the core calls the token was passed to; planSummary() is the
+// short plan the last vector query under it left (clearPlanSummary() forgets it, for reuse).
 #pragma once
 #include <napi.h>
 
@@ -17,6 +18,7 @@ class CancelTokenWrap : public Napi::ObjectWrap<CancelTokenWrap> {
  private:
   Napi::Value Cancel(const Napi::CallbackInfo& info);
   Napi::Value PlanSummary(const Napi::CallbackInfo& info);
+  Napi::Value ClearPlanSummary(const Napi::CallbackInfo& info);
   std::shared_ptr<tessera::CancelToken> token_;
 };
 
