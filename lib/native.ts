@@ -82,6 +82,8 @@ export interface NativeFootprint {
   /** Compactions installed since open, and the bytes they wrote. */
   compactions: number;
   compaction_bytes: number;
+  reads_inline: number;
+  reads_queued: number;
   /** Full-text postings, filter indexes and id indexes of sealed segments served from their saved files. */
   derived_mapped: number;
   /** Those this process built from rows (files missing, damaged or of another declaration; a new seal or merge); the writer saves them. */

@@ -40,6 +40,8 @@ function storeGauges(slot: StoreSlot, registry: Registry): void {
     });
   counter('svc_compactions_total', 'Compactions installed since the store opened', (f) => f.compactions);
   counter('svc_compaction_bytes_total', 'Bytes written by compactions since the store opened', (f) => f.compaction_bytes);
+  counter('svc_reads_inline_total', 'Reads cheap enough to run on the thread that received them, without a handoff', (f) => f.reads_inline);
+  counter('svc_reads_queued_total', "Reads handed to the core's query threads", (f) => f.reads_queued);
   gauge('svc_derived_indexes_mapped', "Text postings, filter and id indexes of sealed segments served from their saved files", (f) => f.derived_mapped);
   gauge('svc_derived_indexes_built', 'Text postings, filter and id indexes of sealed segments this process built from rows', (f) => f.derived_built);
 }

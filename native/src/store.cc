@@ -652,18 +652,19 @@ std::unique_ptr<RecordsCursor> Store::OpenRecords(const std::string& name) {
 }
 
 template <typename Params, typename Answer>
-std::unique_ptr<PreparedRead> Store::PrepareQuery(Params params, Answer answer, bool runs_inline) const {
-  QueryEnvironment env{metric_, pool_.get(), inline_pool_.get(), ann_ ? &*ann_ : nullptr, quantization_ ? &*quantization_ : nullptr};
+std::unique_ptr<PreparedRead> Store::PrepareQuery(Params params, Answer answer, bool runs_inline) {
+  QueryEnvironment env{metric_,    pool_.get(), inline_pool_.get(), ann_ ? &*ann_ : nullptr, quantization_ ? &*quantization_ : nullptr,
+                       &footprint_};
   return std::make_unique<PreparedQuery<Params, Answer>>(Current(), std::move(params), answer, env, runs_inline);
 }
 
-std::unique_ptr<PreparedRead> Store::Prepare(ReadRoute route, std::string_view body, const std::vector<float>* query) {
+std::unique_ptr<PreparedRead> Store::Prepare(ReadRoute route, std::string_view body, const std::vector<float>* query, bool may_run_inline) {
   if (query != nullptr && route != ReadRoute::kSearch) throw Internal("a query vector beside the body is for /search only");
   switch (route) {
     case ReadRoute::kSearch: {
       SearchParams params = ParseSearch(body, dim_, metric_, query);
       SnapshotPtr snap = Current();
-      bool runs_inline = SearchRunsInline(*snap, params);
+      bool runs_inline = may_run_inline && SearchRunsInline(*snap, params);
       return PrepareQuery(std::move(params), &VectorSearch, runs_inline);
     }
     case ReadRoute::kSimilar: {

@@ -49,6 +49,8 @@ struct FootprintCounters {
   std::atomic<uint64_t> derived_mapped{0}, derived_built{0};
   // Sealed segments whose attributes are read column by column (their column file opened).
   std::atomic<uint64_t> column_segments{0};
+  // Reads run where they were prepared (cheap enough, see kInlineMaxBytes) and on the query threads.
+  std::atomic<uint64_t> reads_inline{0}, reads_queued{0};
 };
 
 // Where a test makes the next compaction fail (Store::InjectCompactionFault).
@@ -84,8 +86,10 @@ class Store {
   std::unique_ptr<RecordsCursor> OpenRecords(const std::string& name);
   // Parses a read route's body against the current snapshot (Error(400) for a bad body; nothing is
   // scanned yet). query: the search vector passed as floats beside a body that leaves it out
-  // (ReadRoute::kSearch only). Run the result where it says (runs_inline) or through Submit.
-  std::unique_ptr<PreparedRead> Prepare(ReadRoute route, std::string_view body, const std::vector<float>* query = nullptr);
+  // (ReadRoute::kSearch only). Run the result where it says (runs_inline) or through Submit;
+  // may_run_inline false: it will run on a query thread whatever it costs.
+  std::unique_ptr<PreparedRead> Prepare(ReadRoute route, std::string_view body, const std::vector<float>* query = nullptr,
+                                        bool may_run_inline = true);
   // Runs job on the query threads, behind the requests already queued. job must not throw.
   void Submit(std::function<void()> job);
   std::string Stats();
@@ -142,7 +146,7 @@ class Store {
   void Publish(std::shared_ptr<const Snapshot> snap);
   // params bound to the current snapshot and to answer, the function that runs them.
   template <typename Params, typename Answer>
-  std::unique_ptr<PreparedRead> PrepareQuery(Params params, Answer answer, bool runs_inline = false) const;
+  std::unique_ptr<PreparedRead> PrepareQuery(Params params, Answer answer, bool runs_inline = false);
   // Commits the write through the group-commit leader; returns its result or rethrows its error.
   uint64_t Write(PendingWrite&& write);
   void CommitGroup(std::deque<PendingWrite*>& group);

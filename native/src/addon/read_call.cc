@@ -24,7 +24,7 @@ Napi::Value StartRead(Napi::Env env, std::shared_ptr<tessera::Store> store, tess
   bool floats = route == tessera::ReadRoute::kSearch && !query.empty();
   if (body.size() > kParseInlineMaxBytes) {
     completions.Submit(std::move(store), deferred, [&s, route, body = std::string(body), query = std::move(query), floats, token] {
-      return s.Prepare(route, body, floats ? &query : nullptr)->Run(*token);
+      return s.Prepare(route, body, floats ? &query : nullptr, false)->Run(*token);
     });
     return Napi::Value(env, promise);
   }

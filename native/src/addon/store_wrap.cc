@@ -283,6 +283,8 @@ Napi::Value StoreWrap::Footprint(const Napi::CallbackInfo& info) {
   o.Set("derived_mapped", double(f.derived_mapped.load()));
   o.Set("derived_built", double(f.derived_built.load()));
   o.Set("column_segments", double(f.column_segments.load()));
+  o.Set("reads_inline", double(f.reads_inline.load()));
+  o.Set("reads_queued", double(f.reads_queued.load()));
   return o;
 }
 

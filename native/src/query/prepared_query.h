@@ -6,6 +6,7 @@
 
 #include "query/context.h"
 #include "tessera/prepared_read.h"
+#include "tessera/store.h"
 
 namespace tessera {
 
@@ -16,6 +17,7 @@ struct QueryEnvironment {
   ThreadPool* inline_pool;  // no threads: a read run inline never hands tasks over
   const AnnConfig* ann;     // null: exact search
   const QuantizationConfig* quantization;
+  FootprintCounters* counters;  // reads_inline, reads_queued
 };
 
 template <typename Params, typename Answer>
@@ -28,6 +30,7 @@ class PreparedQuery final : public PreparedRead {
 
   std::string Run(const CancelToken& cancel) override {
     ThreadPool& pool = runs_inline_ ? *env_.inline_pool : *env_.pool;
+    (runs_inline_ ? env_.counters->reads_inline : env_.counters->reads_queued).fetch_add(1, std::memory_order_relaxed);
     return answer_(QueryContext{*snap_, env_.metric, pool, cancel, env_.ann, env_.quantization}, std::move(params_));
   }
 
