@@ -1,22 +1,34 @@
-// HTTP front benchmark: POST /search top-10 on a 1,000 x 128 store through Tessera's uWebSockets.js
-// server, against (b) a bare uWebSockets.js endpoint answering the same number of bytes and
-// (c) the same search behind node:http + the library. The last line of output is one JSON object.
+// HTTP front benchmark (issue 15): what the request path costs over the bare socket.
 //
-// Each server runs in its own process (this file, forked with a role argument); autocannon drives
-// them from this one. The three targets are measured in alternating rounds and each reports its
-// best round, so a burst of unrelated load on a shared machine does not decide the ratio.
-// BENCH_SECONDS sets the length of one run (default 5), BENCH_ROUNDS the number of rounds (default 3).
+// Cases: /search top-10 on 1,000 x 128 (seeded random unit vectors, synthetic: small enough to run
+// inline), /search top-10 on 100,000 x 128 (queued on the query threads), /text-search top-10 on
+// real English text (the first 20,000 sentences of nlp-corpus@4.4.0). Each through Tessera's
+// uWebSockets.js server (`tessera serve`), against a bare uWebSockets.js endpoint answering the
+// same number of bytes, and (1,000 x 128 search) against node:http in front of the same library.
+// Throughput: autocannon at 16 and 64 connections, targets alternated round by round, best round
+// each. Latency: one connection, one request at a time over a raw keep-alive socket, timed in
+// microseconds. The library's own time for the same text queries is measured in this process.
+// Every server runs in its own process (this file forked with a role argument). The last line of
+// output is one JSON object.
+//
+// BENCH_SECONDS: one autocannon run (default 3); BENCH_ROUNDS (default 2); BENCH_LATENCY_N:
+// requests per latency run (default 2,000); BENCH_BIG_N: rows of the large case (default 100,000).
 import { type ChildProcess, fork } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import uWS from 'uWebSockets.js';
 import { Store } from '../lib/index';
+import { Rng, emit, log, pkgRoot, randomUnitVectors } from './common';
 
-const ROWS = 1_000;
 const DIM = 128;
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = 16;
+const SMALL_N = 1_000;
+const BIG_N = Number(process.env.BENCH_BIG_N ?? 100_000);
+const TEXT_N = 20_000;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const LATENCY_N = Number(process.env.BENCH_LATENCY_N ?? 2_000);
 const QUERIES = 64;
 
 interface Histogram {
@@ -38,39 +50,48 @@ type Autocannon = (opts: {
 }) => Promise<AutocannonResult>;
 const autocannon: Autocannon = require('autocannon');
 
-/** Seeded (mulberry32) so every process builds the same store and queries. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+function vectorRecords(n: number, seed: number): string[] {
+  const v = randomUnitVectors(new Rng(seed), n, DIM);
+  const bodies: string[] = [];
+  for (let b = 0; b < n; b += 2000) {
+    const records = [];
+    for (let i = b; i < Math.min(n, b + 2000); i++) records.push({ id: `doc-${i}`, vector: Array.from(v.subarray(i * DIM, (i + 1) * DIM)), attrs: { n: { Int: i } } });
+    bodies.push(JSON.stringify({ records }));
+  }
+  return bodies;
 }
 
-function unitVector(rand: () => number): number[] {
-  const v = Array.from({ length: DIM }, () => rand() * 2 - 1);
-  const norm = Math.hypot(...v);
-  return v.map((x) => x / norm);
+function searchBodies(): string[] {
+  const v = randomUnitVectors(new Rng(2), QUERIES, DIM);
+  return Array.from({ length: QUERIES }, (_, i) => JSON.stringify({ query: Array.from(v.subarray(i * DIM, (i + 1) * DIM)), top_k: 10 }));
 }
 
-const records = () => {
-  const rand = prng(1);
-  return Array.from({ length: ROWS }, (_, i) => ({ id: `doc-${i}`, vector: unitVector(rand), attrs: { n: { Int: i } } }));
-};
+/** The first TEXT_N sentences of nlp-corpus (a devDependency), and 2-word queries drawn from them. */
+function textCorpus(): { bodies: string[]; queries: string[] } {
+  const dir = path.join(pkgRoot('nlp-corpus'), 'builds');
+  const texts: string[] = [];
+  for (let f = 0; texts.length < TEXT_N; f++) texts.push(...(JSON.parse(fs.readFileSync(path.join(dir, `doc-${f}.json`), 'utf8')) as string[]));
+  texts.length = TEXT_N;
+  const bodies: string[] = [];
+  for (let b = 0; b < TEXT_N; b += 2000) {
+    bodies.push(JSON.stringify({ records: texts.slice(b, b + 2000).map((t, i) => ({ id: `s${b + i}`, attrs: { text: { Str: t } } })) }));
+  }
+  const rng = new Rng(7);
+  const queries: string[] = [];
+  while (queries.length < QUERIES) {
+    const words = (texts[rng.int(texts.length)].toLowerCase().match(/[a-z]{4,}/g) ?? []).slice(0, 6);
+    if (words.length >= 2) queries.push(JSON.stringify({ scope: ['text'], field: 'text', query: `${words[0]} ${words[words.length - 1]}`, top_k: 10 }));
+  }
+  return { bodies, queries };
+}
 
-const queryBodies = () => {
-  const rand = prng(2);
-  return Array.from({ length: QUERIES }, () => JSON.stringify({ query: unitVector(rand), top_k: 10 }));
-};
-
-/** Reads a whole request body from uWebSockets.js, then answers with `body`. */
-function serveBare(bytes: number): void {
-  const body = Buffer.alloc(bytes, 'x');
+/** Answers every POST with as many bytes as the path was given at start (path=bytes arguments). */
+function serveBare(sizes: string[]): void {
+  const bodies = new Map(sizes.map((s) => s.split('=')).map(([p, n]) => [p, Buffer.alloc(Number(n), 'x')]));
   uWS
     .App()
-    .post('/search', (res) => {
+    .post('/*', (res, req) => {
+      const body = bodies.get(req.getUrl()) ?? Buffer.alloc(0);
       let aborted = false;
       res.onAborted(() => (aborted = true));
       res.onData((_chunk, isLast) => {
@@ -84,7 +105,7 @@ function serveBare(bytes: number): void {
 
 async function serveNodeHttp(): Promise<void> {
   const store = await Store.open({ inMemory: true, dimension: DIM });
-  await store.upsert('bench', { records: records() });
+  for (const body of vectorRecords(SMALL_N, 1)) await store.upsert('bench', Buffer.from(body));
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -99,84 +120,172 @@ async function serveNodeHttp(): Promise<void> {
 }
 
 /** Forks a server process and resolves its base URL once it prints its port. */
-function start(args: string[], script = __filename): Promise<{ url: string; proc: ChildProcess }> {
+function start(args: string[], script = __filename): Promise<{ url: string; port: number; proc: ChildProcess }> {
   const proc = fork(script, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     let out = '';
     proc.stdout!.on('data', (d) => {
       out += d;
       const m = /listening (?:on )?(?:http:\/\/127\.0\.0\.1:)?(\d+)/.exec(out);
-      if (m) resolve({ url: `http://127.0.0.1:${m[1]}`, proc });
+      if (m) resolve({ url: `http://127.0.0.1:${m[1]}`, port: Number(m[1]), proc });
     });
     proc.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
   });
 }
 
-async function run(name: string, url: string, bodies: string[]): Promise<AutocannonResult> {
+async function post(url: string, body: string): Promise<string> {
+  const r = await fetch(url, { method: 'POST', body });
+  const text = await r.text();
+  if (r.status !== 200) throw new Error(`${url}: ${r.status} ${text}`);
+  return text;
+}
+
+async function throughput(name: string, url: string, route: string, bodies: string[], connections: number): Promise<AutocannonResult> {
   const result = await autocannon({
     url,
-    connections: CONNECTIONS,
+    connections,
     duration: SECONDS,
-    requests: bodies.map((body) => ({ method: 'POST', path: '/search', body, headers: { 'content-type': 'application/json' } })),
+    requests: bodies.map((body) => ({ method: 'POST', path: route, body, headers: { 'content-type': 'application/json' } })),
   });
   if (result.non2xx || result.errors) throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  console.log(`${name.padEnd(12)} ${result.requests.average.toFixed(0).padStart(7)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms`);
+  log(`${name.padEnd(28)} ${connections} conns ${result.requests.average.toFixed(0).padStart(7)} req/s`);
   return result;
 }
 
-async function main(): Promise<void> {
-  const bodies = queryBodies();
-  const cli = path.join(__dirname, '..', 'lib', `cli${path.extname(__filename)}`);
-  const tessera = await start(['serve', '--in-memory', '--dimension', String(DIM), '--port', '0', '--log-level', 'warn'], cli);
-  const servers = [tessera.proc];
-  try {
-    const upsert = await fetch(`${tessera.url}/collections/bench/upsert`, { method: 'POST', body: JSON.stringify({ records: records() }) });
-    if (upsert.status !== 200) throw new Error(`loading the store failed: ${upsert.status} ${await upsert.text()}`);
-    const sample = await fetch(`${tessera.url}/search`, { method: 'POST', body: bodies[0] });
-    const responseBytes = (await sample.arrayBuffer()).byteLength;
+/** One request at a time on one keep-alive connection: per-request microseconds, p50 and p99. */
+async function latency(port: number, route: string, bodies: string[]): Promise<{ p50_us: number; p99_us: number }> {
+  const requests = bodies.map((b) => Buffer.from(`POST ${route} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`));
+  const socket = net.connect(port, '127.0.0.1');
+  socket.setNoDelay(true);
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const times: number[] = [];
+  let pending: { resolve: () => void; buf: string } | null = null;
+  socket.on('data', (chunk: Buffer) => {
+    if (!pending) return;
+    pending.buf += chunk.toString('latin1');
+    const head = pending.buf.indexOf('\r\n\r\n');
+    if (head < 0) return;
+    const length = Number(/content-length: (\d+)/i.exec(pending.buf.slice(0, head))?.[1] ?? 0);
+    if (pending.buf.length - head - 4 >= length) pending.resolve();
+  });
+  for (let i = 0; i < LATENCY_N + 200; i++) {
+    const t = process.hrtime.bigint();
+    await new Promise<void>((resolve) => {
+      pending = { resolve, buf: '' };
+      socket.write(requests[i % requests.length]);
+    });
+    if (i >= 200) times.push(Number(process.hrtime.bigint() - t) / 1e3);
+  }
+  socket.destroy();
+  times.sort((a, b) => a - b);
+  return { p50_us: Math.round(times[Math.floor(times.length / 2)]), p99_us: Math.round(times[Math.floor(times.length * 0.99)]) };
+}
 
-    const bare = await start(['bare', String(responseBytes)]);
+async function libraryTextP50(corpus: { bodies: string[]; queries: string[] }): Promise<number> {
+  const store = await Store.open({ inMemory: true, dimension: DIM });
+  await store.createCollection('text');
+  await store.setFtsSchema('text', ['text']);
+  for (const body of corpus.bodies) await store.upsert('text', Buffer.from(body));
+  const queries = corpus.queries.map((q) => Buffer.from(q));
+  const times: number[] = [];
+  for (let i = 0; i < LATENCY_N + 200; i++) {
+    const t = process.hrtime.bigint();
+    await store.textSearchJson(queries[i % queries.length]);
+    if (i >= 200) times.push(Number(process.hrtime.bigint() - t) / 1e3);
+  }
+  await store.close();
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+async function main(): Promise<void> {
+  const cli = path.join(__dirname, '..', 'lib', `cli${path.extname(__filename)}`);
+  const serve = ['serve', '--in-memory', '--dimension', String(DIM), '--port', '0', '--log-level', 'warn'];
+  const search = searchBodies();
+  const corpus = textCorpus();
+  const servers: ChildProcess[] = [];
+  try {
+    const small = await start(serve, cli);
+    servers.push(small.proc);
+    for (const body of vectorRecords(SMALL_N, 1)) await post(`${small.url}/collections/bench/upsert`, body);
+    const big = await start(serve, cli);
+    servers.push(big.proc);
+    log(`loading ${BIG_N} x ${DIM} and ${TEXT_N} sentences`);
+    for (const body of vectorRecords(BIG_N, 3)) await post(`${big.url}/collections/bench/upsert`, body);
+    if ((await fetch(`${big.url}/collections/text`, { method: 'POST' })).status >= 300) throw new Error('creating the text collection failed');
+    await post(`${big.url}/collections/text/fts-schema`, JSON.stringify({ fields: ['text'] }));
+    for (const body of corpus.bodies) await post(`${big.url}/collections/text/upsert`, body);
+    const sizes = [
+      `/search-small=${(await post(`${small.url}/search`, search[0])).length}`,
+      `/search-big=${(await post(`${big.url}/search`, search[0])).length}`,
+      `/text=${(await post(`${big.url}/text-search`, corpus.queries[0])).length}`,
+    ];
+    const bare = await start(['bare', ...sizes]);
     servers.push(bare.proc);
     const nodeHttp = await start(['node-http']);
     servers.push(nodeHttp.proc);
 
-    const targets = [['uws+core', tessera.url], ['bare uws', bare.url], ['node:http', nodeHttp.url]];
-    const best = new Map<string, AutocannonResult>();
-    for (let round = 1; round <= ROUNDS; round++) {
-      for (const [name, url] of targets) {
-        const result = await run(`${name} #${round}`, url, bodies);
-        if (result.requests.average > (best.get(name)?.requests.average ?? -1)) best.set(name, result);
+    const targets: [string, string, string, string[]][] = [
+      ['search_1k', small.url, '/search', search],
+      ['bare_search_1k', bare.url, '/search-small', search],
+      ['node_http_search_1k', nodeHttp.url, '/search', search],
+      ['search_100k', big.url, '/search', search],
+      ['bare_search_100k', bare.url, '/search-big', search],
+      ['text', big.url, '/text-search', corpus.queries],
+      ['bare_text', bare.url, '/text', corpus.queries],
+    ];
+    const rps: Record<string, number> = {};
+    for (const connections of [16, 64]) {
+      for (let round = 1; round <= ROUNDS; round++) {
+        for (const [name, url, route, bodies] of targets) {
+          const key = `${name}_${connections}`;
+          rps[key] = Math.max(rps[key] ?? 0, Math.round((await throughput(`${key} #${round}`, url, route, bodies, connections)).requests.average));
+        }
       }
     }
-    const [search, bareResult, nodeResult] = targets.map(([name]) => best.get(name)!);
+    const ports = new Map([
+      [small.url, small.port],
+      [big.url, big.port],
+      [bare.url, bare.port],
+      [nodeHttp.url, nodeHttp.port],
+    ]);
+    const lat: Record<string, { p50_us: number; p99_us: number }> = {};
+    for (const [name, url, route, bodies] of targets) {
+      lat[name] = await latency(ports.get(url)!, route, bodies);
+      log(`${name.padEnd(28)} 1 conn p50 ${lat[name].p50_us} us, p99 ${lat[name].p99_us} us`);
+    }
+    const textLibraryUs = await libraryTextP50(corpus);
+    log(`text library p50 ${textLibraryUs.toFixed(0)} us`);
 
-    console.log(
-      JSON.stringify({
-        bench: 'http',
-        data: `${ROWS} x ${DIM} random unit vectors (seeded), top_k 10, ${QUERIES} distinct queries`,
-        response_bytes: responseBytes,
-        connections: CONNECTIONS,
-        seconds: SECONDS,
-        rounds: ROUNDS,
-        search_rps: Math.round(search.requests.average),
-        bare_rps: Math.round(bareResult.requests.average),
-        ratio: Number((search.requests.average / bareResult.requests.average).toFixed(3)),
-        node_http_rps: Math.round(nodeResult.requests.average),
-        p50_ms: search.latency.p50,
-        p99_ms: search.latency.p99,
-        bare_p50_ms: bareResult.latency.p50,
-        bare_p99_ms: bareResult.latency.p99,
-        node_http_p50_ms: nodeResult.latency.p50,
-        node_http_p99_ms: nodeResult.latency.p99,
-      }),
-    );
+    const ratio = (a: number, b: number) => Number((a / b).toFixed(3));
+    emit({
+      bench: 'http',
+      data: {
+        search_1k: `${SMALL_N} x ${DIM} seeded random unit vectors (synthetic), top_k 10, ${QUERIES} distinct queries`,
+        search_100k: `${BIG_N} x ${DIM} seeded random unit vectors (synthetic), top_k 10`,
+        text: `first ${TEXT_N} sentences of nlp-corpus@4.4.0 (real), ${QUERIES} two-word queries from them, top_k 10`,
+      },
+      seconds: SECONDS,
+      rounds: ROUNDS,
+      latency_requests: LATENCY_N,
+      ratio: ratio(rps.search_1k_16, rps.bare_search_1k_16),
+      ratio_64: ratio(rps.search_1k_64, rps.bare_search_1k_64),
+      ratio_100k: ratio(rps.search_100k_16, rps.bare_search_100k_16),
+      text_ratio: ratio(rps.text_16, rps.bare_text_16),
+      p50_over_bare_p50_1conn: ratio(lat.search_1k.p50_us, lat.bare_search_1k.p50_us),
+      text_p50_ms_http: Number((lat.text.p50_us / 1000).toFixed(3)),
+      text_p50_ms_library: Number((textLibraryUs / 1000).toFixed(3)),
+      node_http_ratio: ratio(rps.search_1k_16, rps.node_http_search_1k_16),
+      rps,
+      latency_us: lat,
+    });
   } finally {
     for (const proc of servers) proc.kill();
   }
 }
 
-const [role, arg] = process.argv.slice(2);
-if (role === 'bare') serveBare(Number(arg));
+const [role, ...args] = process.argv.slice(2);
+if (role === 'bare') serveBare(args);
 else if (role === 'node-http') void serveNodeHttp();
 else
   main().catch((err) => {

@@ -1,7 +1,7 @@
 // The query threads: they run whole requests handed over by Submit (the core's own queue, fed by
 // the addon straight from the JS thread) and the tasks a request splits into with ParallelFor.
-// An idle thread spins briefly before it parks, so a request arriving within the spin costs no
-// futex wake; a submitter wakes a parked thread only when none is spinning.
+// An idle thread (one at a time) spins briefly before it parks, so a request arriving within the
+// spin costs no futex wake; a submitter wakes a parked thread only when none is spinning.
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -45,7 +45,8 @@ class ThreadPool {
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
   std::atomic<size_t> queued_{0};  // queue_.size(), readable while spinning
-  size_t parked_ = 0;              // threads waiting on cv_; under mu_
+  std::atomic<bool> spinning_{false};
+  size_t parked_ = 0;  // threads waiting on cv_; under mu_
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 };
