@@ -12,7 +12,12 @@ export const CLIENT_GONE = 499;
 
 const PIECE_BYTES = 64 * 1024;
 
-const statusLine = (status: number): string => `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+const statusLines = new Map<number, string>();
+const statusLine = (status: number): string => {
+  let line = statusLines.get(status);
+  if (line === undefined) statusLines.set(status, (line = `${status} ${STATUS_CODES[status] ?? 'Unknown'}`));
+  return line;
+};
 
 /**
  * One request/response pair over a uWebSockets.js response, which must never be touched after the

@@ -1,5 +1,5 @@
 // Prometheus: the registry /metrics serves and the per-route request count and duration hook.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Hook } from './hooks';
 
 /** Prometheus text format 0.0.4, as the spec names it. */
@@ -12,38 +12,75 @@ export function createRegistry(): Registry {
   return registry;
 }
 
-/** Counts and times every request by route template, never by concrete path. */
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** One route template's counts: by status class, and durations per bucket (not cumulative). */
+class RouteCounts {
+  readonly byStatus = new Map<string, number>();
+  readonly buckets = new Float64Array(BUCKETS.length + 1); // the last one is +Inf
+  sum = 0;
+  count = 0;
+
+  record(status: number, seconds: number): void {
+    const statusClass = `${Math.floor(status / 100)}xx`;
+    this.byStatus.set(statusClass, (this.byStatus.get(statusClass) ?? 0) + 1);
+    let b = 0;
+    while (b < BUCKETS.length && seconds > BUCKETS[b]) b++;
+    this.buckets[b]++;
+    this.sum += seconds;
+    this.count++;
+  }
+}
+
+interface MetricValue {
+  value: number;
+  labels: Record<string, string | number>;
+  metricName?: string;
+}
+
+/** A metric the registry reads at scrape time (prom-client takes any object with this shape). */
+const scraped = (name: string, help: string, type: 'counter' | 'histogram', values: () => MetricValue[]) => ({
+  name,
+  help,
+  type,
+  aggregator: 'sum' as const,
+  get: async () => ({ name, help, type, aggregator: 'sum' as const, values: values() }),
+});
+
+/**
+ * Counts and times every request by route template, never by concrete path. The counts are plain
+ * numbers per route, turned into Prometheus series only when scraped: a labelled prom-client
+ * observation hashes its labels on every request, which shows at tens of thousands a second.
+ */
 export function httpMetrics(registry: Registry): Hook {
-  const requests = new Counter({
-    name: 'svc_http_requests_total',
-    help: 'HTTP requests by route template and status class',
-    labelNames: ['route', 'status'] as const,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'svc_http_request_duration_seconds',
-    help: 'HTTP request duration by route template',
-    labelNames: ['route'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [registry],
-  });
-  // Label children are looked up once per route: hashing labels on every request is measurable.
-  const byRoute = new Map<string, { timing: ReturnType<typeof duration.labels>; counts: Map<string, ReturnType<typeof requests.labels>> }>();
+  const routes = new Map<string, RouteCounts>();
+  const requests = scraped('svc_http_requests_total', 'HTTP requests by route template and status class', 'counter', () =>
+    [...routes].flatMap(([route, c]) => [...c.byStatus].map(([status, value]) => ({ value, labels: { route, status } }))),
+  );
+  const durations = scraped('svc_http_request_duration_seconds', 'HTTP request duration by route template', 'histogram', () =>
+    [...routes].flatMap(([route, c]) => {
+      let cumulative = 0;
+      const buckets = [...BUCKETS, '+Inf'].map((le, i) => {
+        cumulative += c.buckets[i];
+        return { value: cumulative, labels: { le, route }, metricName: 'svc_http_request_duration_seconds_bucket' };
+      });
+      return [
+        ...buckets,
+        { value: c.sum, labels: { route }, metricName: 'svc_http_request_duration_seconds_sum' },
+        { value: c.count, labels: { route }, metricName: 'svc_http_request_duration_seconds_count' },
+      ];
+    }),
+  );
+  registry.registerMetric(requests as unknown as Parameters<Registry['registerMetric']>[0]);
+  registry.registerMetric(durations as unknown as Parameters<Registry['registerMetric']>[0]);
   return {
     onResponse(req, status) {
-      let route = byRoute.get(req.route);
-      if (!route) {
-        route = { timing: duration.labels({ route: req.route }), counts: new Map() };
-        byRoute.set(req.route, route);
+      let counts = routes.get(req.route);
+      if (!counts) {
+        counts = new RouteCounts();
+        routes.set(req.route, counts);
       }
-      const statusClass = `${Math.floor(status / 100)}xx`;
-      let count = route.counts.get(statusClass);
-      if (!count) {
-        count = requests.labels({ route: req.route, status: statusClass });
-        route.counts.set(statusClass, count);
-      }
-      count.inc();
-      route.timing.observe(req.elapsedSeconds());
+      counts.record(status, req.elapsedSeconds());
     },
   };
 }

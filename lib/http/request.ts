@@ -1,11 +1,17 @@
 // Request: what a hook or handler may know about one HTTP request, copied out of uWebSockets.js,
 // and the cancel handles of the work it started.
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { HttpRequest } from 'uWebSockets.js';
 import { HttpError } from './errors';
 
 const EMPTY = Buffer.alloc(0);
+
+// Request ids: this process's random prefix and a counter, unique across restarts without the
+// cost of a random UUID per request.
+const ID_PREFIX = randomBytes(6).toString('hex');
+let idCounter = 0;
+const nextId = (): string => `${ID_PREFIX}-${(++idCounter).toString(36)}`;
 
 /** What this layer needs of a library call's cancellation: the library's own handle satisfies it. */
 export interface CancelHandle {
@@ -26,7 +32,8 @@ export class Request<B = unknown> {
   readonly authorization: string;
   /** Declared Content-Length, or null for a chunked or bodiless request. */
   readonly contentLength: number | null;
-  readonly startedAt = process.hrtime.bigint();
+  /** performance.now() when the request arrived. */
+  readonly startedAt = performance.now();
   bytes: Buffer = EMPTY;
   body!: B;
   private logger: Logger | null = null;
@@ -39,7 +46,7 @@ export class Request<B = unknown> {
     paramNames: string[],
     private readonly rootLogger: Logger,
   ) {
-    this.id = raw.getHeader('x-request-id') || randomUUID();
+    this.id = raw.getHeader('x-request-id') || nextId();
     this.method = raw.getCaseSensitiveMethod();
     this.path = raw.getUrl();
     this.route = route ?? 'unmatched';
@@ -95,6 +102,6 @@ export class Request<B = unknown> {
   }
 
   elapsedSeconds(): number {
-    return Number(process.hrtime.bigint() - this.startedAt) / 1e9;
+    return (performance.now() - this.startedAt) / 1e3;
   }
 }

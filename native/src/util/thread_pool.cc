@@ -121,8 +121,9 @@ void ThreadPool::ParallelFor(size_t tasks, const std::function<void(size_t)>& fn
       }
     }
   };
-  // A single task runs here alone: waking a thread for nothing costs a context switch.
-  size_t helpers = std::min(workers_.size(), tasks - 1);
+  // The caller is one of size() threads working on it (a query thread running a request, or the
+  // index builder); a single task runs here alone, as waking a thread for nothing costs a switch.
+  size_t helpers = std::min(workers_.empty() ? 0 : workers_.size() - 1, tasks - 1);
   if (helpers > 0) Push(run, Priority::kTask, helpers);
   run();
   std::unique_lock<std::mutex> lock(shared->mu);

@@ -30,8 +30,8 @@ class ThreadPool {
   // started request finishes before a new one starts). job must not throw.
   void Submit(std::function<void()> job);
 
-  // Runs fn(task) for task in [0, tasks) over the pool and the caller, which blocks until every
-  // task has run. The first exception thrown is rethrown here.
+  // Runs fn(task) for task in [0, tasks) on the caller and up to size() - 1 pool threads; the
+  // caller blocks until every task has run. The first exception thrown is rethrown here.
   void ParallelFor(size_t tasks, const std::function<void(size_t)>& fn);
 
  private:
