@@ -15,7 +15,10 @@ const PIECE_BYTES = 64 * 1024;
 const statusLines = new Map<number, string>();
 const statusLine = (status: number): string => {
   let line = statusLines.get(status);
-  if (line === undefined) statusLines.set(status, (line = `${status} ${STATUS_CODES[status] ?? 'Unknown'}`));
+  if (line === undefined) {
+    line = `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+    statusLines.set(status, line);
+  }
   return line;
 };
 
