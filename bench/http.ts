@@ -6,8 +6,8 @@
 // uWebSockets.js server (`tessera serve`), against a bare uWebSockets.js endpoint answering the
 // same number of bytes, and (1,000 x 128 search) against node:http in front of the same library.
 // Throughput: autocannon at 16 and 64 connections, targets alternated round by round, best round
-// each. Latency: one connection, one request at a time over a raw keep-alive socket, timed in
-// microseconds. The library's own time for the same text queries is measured in this process.
+// each. Latency: one connection per target, one request at a time over a raw keep-alive socket,
+// the targets taking turns in blocks of 100 requests, timed in microseconds. The library's own time for the same text queries is measured in this process.
 // Every server runs in its own process (this file forked with a role argument). The last line of
 // output is one JSON object.
 //
@@ -30,6 +30,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const LATENCY_N = Number(process.env.BENCH_LATENCY_N ?? 2_000);
 const QUERIES = 64;
+const LATENCY_BLOCK = 100;
+const LATENCY_WARMUP = 20;
 
 interface Histogram {
   average: number;
@@ -152,13 +154,12 @@ async function throughput(name: string, url: string, route: string, bodies: stri
   return result;
 }
 
-/** One request at a time on one keep-alive connection: per-request microseconds, p50 and p99. */
-async function latency(port: number, route: string, bodies: string[]): Promise<{ p50_us: number; p99_us: number }> {
+/** A keep-alive connection sending one request at a time; `send` resolves once the whole answer arrived. */
+async function connection(port: number, route: string, bodies: string[]) {
   const requests = bodies.map((b) => Buffer.from(`POST ${route} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`));
   const socket = net.connect(port, '127.0.0.1');
   socket.setNoDelay(true);
   await new Promise((resolve) => socket.once('connect', resolve));
-  const times: number[] = [];
   let pending: { resolve: () => void; buf: string } | null = null;
   socket.on('data', (chunk: Buffer) => {
     if (!pending) return;
@@ -168,17 +169,41 @@ async function latency(port: number, route: string, bodies: string[]): Promise<{
     const length = Number(/content-length: (\d+)/i.exec(pending.buf.slice(0, head))?.[1] ?? 0);
     if (pending.buf.length - head - 4 >= length) pending.resolve();
   });
-  for (let i = 0; i < LATENCY_N + 200; i++) {
-    const t = process.hrtime.bigint();
-    await new Promise<void>((resolve) => {
-      pending = { resolve, buf: '' };
-      socket.write(requests[i % requests.length]);
-    });
-    if (i >= 200) times.push(Number(process.hrtime.bigint() - t) / 1e3);
+  return {
+    send: (i: number) =>
+      new Promise<void>((resolve) => {
+        pending = { resolve, buf: '' };
+        socket.write(requests[((i % requests.length) + requests.length) % requests.length]);
+      }),
+    close: () => socket.destroy(),
+  };
+}
+
+/**
+ * One request at a time per target over its own keep-alive connection, the targets taking turns
+ * every LATENCY_BLOCK requests: each runs warm, as one client's requests to one server would, and
+ * all share the machine's drifts. Per target, p50 and p99 microseconds.
+ */
+async function latencies(targets: { name: string; port: number; route: string; bodies: string[] }[]): Promise<Record<string, { p50_us: number; p99_us: number }>> {
+  const conns = await Promise.all(targets.map((t) => connection(t.port, t.route, t.bodies)));
+  const times: number[][] = targets.map(() => []);
+  for (let block = 0; block < LATENCY_N / LATENCY_BLOCK; block++) {
+    for (let k = 0; k < conns.length; k++) {
+      // The block's first requests warm the connection's path up and are not counted.
+      for (let i = -LATENCY_WARMUP; i < LATENCY_BLOCK; i++) {
+        const t = process.hrtime.bigint();
+        await conns[k].send(block * LATENCY_BLOCK + i);
+        if (i >= 0) times[k].push(Number(process.hrtime.bigint() - t) / 1e3);
+      }
+    }
   }
-  socket.destroy();
-  times.sort((a, b) => a - b);
-  return { p50_us: Math.round(times[Math.floor(times.length / 2)]), p99_us: Math.round(times[Math.floor(times.length * 0.99)]) };
+  for (const c of conns) c.close();
+  const out: Record<string, { p50_us: number; p99_us: number }> = {};
+  targets.forEach((t, k) => {
+    const sorted = times[k].sort((a, b) => a - b);
+    out[t.name] = { p50_us: Math.round(sorted[Math.floor(sorted.length / 2)]), p99_us: Math.round(sorted[Math.floor(sorted.length * 0.99)]) };
+  });
+  return out;
 }
 
 async function libraryTextP50(corpus: { bodies: string[]; queries: string[] }): Promise<number> {
@@ -188,10 +213,10 @@ async function libraryTextP50(corpus: { bodies: string[]; queries: string[] }): 
   for (const body of corpus.bodies) await store.upsert('text', Buffer.from(body));
   const queries = corpus.queries.map((q) => Buffer.from(q));
   const times: number[] = [];
-  for (let i = 0; i < LATENCY_N + 200; i++) {
+  for (let i = -LATENCY_WARMUP; i < LATENCY_N; i++) {
     const t = process.hrtime.bigint();
-    await store.textSearchJson(queries[i % queries.length]);
-    if (i >= 200) times.push(Number(process.hrtime.bigint() - t) / 1e3);
+    await store.textSearchJson(queries[(i + QUERIES) % queries.length]);
+    if (i >= 0) times.push(Number(process.hrtime.bigint() - t) / 1e3);
   }
   await store.close();
   times.sort((a, b) => a - b);
@@ -249,11 +274,8 @@ async function main(): Promise<void> {
       [bare.url, bare.port],
       [nodeHttp.url, nodeHttp.port],
     ]);
-    const lat: Record<string, { p50_us: number; p99_us: number }> = {};
-    for (const [name, url, route, bodies] of targets) {
-      lat[name] = await latency(ports.get(url)!, route, bodies);
-      log(`${name.padEnd(28)} 1 conn p50 ${lat[name].p50_us} us, p99 ${lat[name].p99_us} us`);
-    }
+    const lat = await latencies(targets.map(([name, url, route, bodies]) => ({ name, port: ports.get(url)!, route, bodies })));
+    for (const [name, l] of Object.entries(lat)) log(`${name.padEnd(28)} 1 conn p50 ${l.p50_us} us, p99 ${l.p99_us} us`);
     const textLibraryUs = await libraryTextP50(corpus);
     log(`text library p50 ${textLibraryUs.toFixed(0)} us`);
 

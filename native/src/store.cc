@@ -652,10 +652,10 @@ std::unique_ptr<RecordsCursor> Store::OpenRecords(const std::string& name) {
 }
 
 template <typename Params, typename Answer>
-std::unique_ptr<PreparedRead> Store::PrepareQuery(Params params, Answer answer, bool runs_inline) {
+std::unique_ptr<PreparedRead> Store::PrepareQuery(SnapshotPtr snap, Params params, Answer answer, bool runs_inline) {
   QueryEnvironment env{metric_,    pool_.get(), inline_pool_.get(), ann_ ? &*ann_ : nullptr, quantization_ ? &*quantization_ : nullptr,
                        &footprint_};
-  return std::make_unique<PreparedQuery<Params, Answer>>(Current(), std::move(params), answer, env, runs_inline);
+  return std::make_unique<PreparedQuery<Params, Answer>>(std::move(snap), std::move(params), answer, env, runs_inline);
 }
 
 std::unique_ptr<PreparedRead> Store::Prepare(ReadRoute route, std::string_view body, const std::vector<float>* query, bool may_run_inline) {
@@ -665,19 +665,30 @@ std::unique_ptr<PreparedRead> Store::Prepare(ReadRoute route, std::string_view b
       SearchParams params = ParseSearch(body, dim_, metric_, query);
       SnapshotPtr snap = Current();
       bool runs_inline = may_run_inline && SearchRunsInline(*snap, params);
-      return PrepareQuery(std::move(params), &VectorSearch, runs_inline);
+      return PrepareQuery(std::move(snap), std::move(params), &VectorSearch, runs_inline);
     }
     case ReadRoute::kSimilar: {
       SimilarParams params = ParseSimilar(body);
       if (dim_ == 0) throw BadRequest("this store has dimension 0 (keyword-only); vector search is not possible");
-      return PrepareQuery(std::move(params), &SimilarSearch);
+      return PrepareQuery(Current(), std::move(params), &SimilarSearch);
     }
-    case ReadRoute::kBatch: return PrepareQuery(ParseBatch(body, dim_, metric_), &BatchSearch);
-    case ReadRoute::kText: return PrepareQuery(ParseTextSearch(body), &tessera::TextSearch);
-    case ReadRoute::kHybrid: return PrepareQuery(ParseHybridSearch(body, dim_, metric_), &tessera::HybridSearch);
-    case ReadRoute::kSuggest: return PrepareQuery(ParseSuggest(body), &tessera::Suggest);
-    case ReadRoute::kList: return PrepareQuery(ParseList(body), &ListRecords);
-    case ReadRoute::kAggregate: return PrepareQuery(ParseAggregate(body), &tessera::Aggregate);
+    case ReadRoute::kBatch: return PrepareQuery(Current(), ParseBatch(body, dim_, metric_), &BatchSearch);
+    case ReadRoute::kText: {
+      TextSearchParams params = ParseTextSearch(body);
+      SnapshotPtr snap = Current();
+      if (!may_run_inline || !TextSearchMayRunInline(*snap, params))
+        return PrepareQuery(std::move(snap), std::move(params), &tessera::TextSearch);
+      // Preparing the text here (analysis, term lookups) tells whether the whole search is cheap;
+      // the run reuses it against the same snapshot.
+      PreparedText text = PrepareText(*snap, params.text, params.search.scope);
+      PreparedTextSearch search{std::move(params), std::move(text)};
+      bool runs_inline = TextSearchRunsInline(search);
+      return PrepareQuery(std::move(snap), std::move(search), &RunTextSearch, runs_inline);
+    }
+    case ReadRoute::kHybrid: return PrepareQuery(Current(), ParseHybridSearch(body, dim_, metric_), &tessera::HybridSearch);
+    case ReadRoute::kSuggest: return PrepareQuery(Current(), ParseSuggest(body), &tessera::Suggest);
+    case ReadRoute::kList: return PrepareQuery(Current(), ParseList(body), &ListRecords);
+    case ReadRoute::kAggregate: return PrepareQuery(Current(), ParseAggregate(body), &tessera::Aggregate);
   }
   throw Internal("unknown read route");
 }

@@ -47,13 +47,36 @@ test('a search over more stored data than the inline bound is queued', async (t)
   await store.close();
 });
 
-test('routes other than /search always run on the query threads', async (t) => {
+test('/list and /aggregate always run on the query threads', async (t) => {
   const store = await storeOf(10);
   const before = counts(store);
   await store.list({ limit: 3 });
   await store.aggregate({ group_by: 'n' });
-  await store.textSearch({ field: 'body', query: 'anything' });
-  t.deepEqual(counts(store), { inline: before.inline, queued: before.queued + 3 });
+  t.deepEqual(counts(store), { inline: before.inline, queued: before.queued + 2 });
+  await store.close();
+});
+
+test('a text search reading few postings runs inline; a prefix query, or one past the postings bound, is queued', async (t) => {
+  const store = await Store.open({ inMemory: true, dimension: 0 });
+  await store.createCollection('docs');
+  await store.setFtsSchema('docs', ['body']);
+  // "common" is in every document (5,000 postings, past kInlineMaxPostings); "rare" in ten.
+  const records = Array.from({ length: 5000 }, (_, i) => ({ id: `d${i}`, attrs: { body: { Str: `common words ${i % 500 === 0 ? 'rare' : 'plain'}` } } }));
+  await store.upsert('docs', { records });
+  const run = async (body: object) => {
+    const before = counts(store);
+    const hits = await store.textSearchJson(Buffer.from(JSON.stringify({ field: 'body', top_k: 5, ...body })));
+    const after = counts(store);
+    return { where: after.inline > before.inline ? 'inline' : 'queued', hits: JSON.parse(hits.toString()).length };
+  };
+  t.deepEqual(await run({ query: 'rare' }), { where: 'inline', hits: 5 });
+  t.deepEqual(await run({ query: 'common' }), { where: 'queued', hits: 5 });
+  t.deepEqual(await run({ query: 'ra', prefix: true }), { where: 'queued', hits: 5 });
+  t.deepEqual(await run({ query: 'rare', filter: [{ Eq: ['body', { Str: 'x' }] }] }), { where: 'queued', hits: 0 });
+  // The same ranking either way: a filter every document passes sends the query to the threads.
+  const inline = await store.textSearchJson(Buffer.from(JSON.stringify({ field: 'body', query: 'rare', top_k: 20 })));
+  const queued = await store.textSearchJson(Buffer.from(JSON.stringify({ field: 'body', query: 'rare', top_k: 20, filter: [{ Ne: ['body', { Str: 'x' }] }] })));
+  t.is(inline.toString(), queued.toString());
   await store.close();
 });
 

@@ -144,9 +144,9 @@ class Store {
   void OpenDirectory();
   std::shared_ptr<const Snapshot> Current() const;
   void Publish(std::shared_ptr<const Snapshot> snap);
-  // params bound to the current snapshot and to answer, the function that runs them.
+  // params bound to snap and to answer, the function that runs them.
   template <typename Params, typename Answer>
-  std::unique_ptr<PreparedRead> PrepareQuery(Params params, Answer answer, bool runs_inline = false);
+  std::unique_ptr<PreparedRead> PrepareQuery(std::shared_ptr<const Snapshot> snap, Params params, Answer answer, bool runs_inline = false);
   // Commits the write through the group-commit leader; returns its result or rethrows its error.
   uint64_t Write(PendingWrite&& write);
   void CommitGroup(std::deque<PendingWrite*>& group);

@@ -1,5 +1,7 @@
 #include "query/inline_estimate.h"
 
+#include <algorithm>
+
 #include "tessera/prepared_read.h"
 
 namespace tessera {
@@ -26,6 +28,39 @@ bool SearchRunsInline(const Snapshot& snap, const SearchParams& p) {
     }
   }
   return true;
+}
+
+bool TextSearchMayRunInline(const Snapshot& snap, const TextSearchParams& params) {
+  const SearchParams& p = params.search;
+  if (!p.filter.empty() || p.rank_by || p.limit_per || p.diversity || params.text.highlight) return false;
+  if (uint64_t(p.offset) + p.top_k > kInlineMaxWindow) return false;
+  uint64_t words = 0;
+  for (const TextClause& clause : params.text.clauses) {
+    if (clause.prefix) return false;
+    words += 1 + uint64_t(std::count(clause.query.begin(), clause.query.end(), ' '));
+  }
+  std::vector<const CollectionState*> scope;
+  if (p.scope.empty())
+    for (const auto& [name, c] : snap.collections) scope.push_back(c.get());
+  for (const std::string& name : p.scope)
+    if (const CollectionState* c = snap.Resolve(name)) scope.push_back(c);
+  uint64_t chunks = 0;
+  size_t segments = 0;
+  for (const CollectionState* c : scope) {
+    for (const SegmentRef& ref : c->segments) {
+      if (++segments > kMaxSegmentsCounted) return false;
+      if (const SegmentTextPtr& text = ref.indexes->text()) chunks += text->chunks().size();
+    }
+  }
+  return chunks * words <= kInlineMaxLookups;
+}
+
+bool TextSearchRunsInline(const PreparedTextSearch& search) {
+  if (search.text.postings > kInlineMaxPostings) return false;
+  uint64_t largest = 0;
+  for (const CollectionState* c : search.text.scope)
+    for (const SegmentRef& ref : c->segments) largest = std::max(largest, ref.segment->max_record_bytes());
+  return largest * kInlineMaxWindow <= kInlineMaxBytes;
 }
 
 }  // namespace tessera

@@ -3,6 +3,8 @@
 #pragma once
 #include "catalog/snapshot.h"
 #include "query/search_params.h"
+#include "query/text_params.h"
+#include "query/text_search.h"
 
 namespace tessera {
 
@@ -10,5 +12,13 @@ namespace tessera {
 // holds at most kInlineMaxBytes of vectors, ids and attributes: then no path (exact, quantized or
 // a walk) reads more than those bytes. Looks at no more than a few dozen segments.
 bool SearchRunsInline(const Snapshot& snap, const SearchParams& p);
+
+// Whether a text search is worth preparing where it arrives (PrepareText): no prefix expansion
+// (which walks a field's whole vocabulary), nothing costlier than ranking and writing the window
+// (filter, rank_by, limit_per, diversity, highlighting), and few term lookups (kInlineMaxLookups).
+bool TextSearchMayRunInline(const Snapshot& snap, const TextSearchParams& params);
+// Whether the prepared search then reads few enough postings (kInlineMaxPostings) and writes few
+// enough record bytes (kInlineMaxWindow hits of the largest record in scope) to run there.
+bool TextSearchRunsInline(const PreparedTextSearch& search);
 
 }  // namespace tessera

@@ -30,9 +30,8 @@ bool ExhaustiveTextSearch() {
 }
 
 struct TextRanking {
-  std::vector<const CollectionState*> scope;
-  std::vector<PreparedCollection> prepared;  // parallel to scope
-  std::vector<Candidate> ranked;             // best first, window deep
+  PreparedText text;
+  std::vector<Candidate> ranked;  // best first, window deep
 };
 
 struct TextTask {
@@ -43,15 +42,13 @@ struct TextTask {
 // Scores every live document matching the query in the scope, keeping the best `window` that pass
 // the filter (and rank_by / min_score when given). Lists whose documents cannot reach the window
 // are skipped (dynamic pruning) only where that cannot change the result.
-TextRanking RankText(const QueryContext& ctx, const TextQuery& q, const SearchParams& p, size_t window) {
-  TextRanking result;
-  result.scope = ResolveScope(ctx.snap, p.scope);
+TextRanking RankText(const QueryContext& ctx, PreparedText text, const TextQuery& q, const SearchParams& p, size_t window) {
+  TextRanking result{std::move(text), {}};
   std::vector<TextTask> tasks;
-  for (uint32_t i = 0; i < result.scope.size(); ++i) {
-    result.prepared.push_back(Prepare(CollectionText(*result.scope[i], ctx.snap.version), q));
-    const PreparedCollection& pc = result.prepared.back();
+  for (uint32_t i = 0; i < result.text.scope.size(); ++i) {
+    const PreparedCollection& pc = result.text.prepared[i];
     if (std::any_of(pc.clauses.begin(), pc.clauses.end(), [](const PreparedClause& x) { return !x.terms.empty(); }))
-      for (const SegmentRef& ref : result.scope[i]->segments)
+      for (const SegmentRef& ref : result.text.scope[i]->segments)
         if (ref.indexes->text()) tasks.push_back({i, &ref});
   }
   // Pruning needs the final score to be the sum of every list's contribution and every scored
@@ -65,7 +62,7 @@ TextRanking RankText(const QueryContext& ctx, const TextQuery& q, const SearchPa
     // The postings hold only visible rows' scores; the filter is asked of scores the window wants.
     RowFilter admit(seg, ctx.snap.version, p.filter, std::nullopt);
     CandidateCollector collector(window, task.scope_index, seg, p, &shared_floor);
-    ChunkScorer scorer(result.prepared[task.scope_index], q, *task.ref, prunable);
+    ChunkScorer scorer(result.text.prepared[task.scope_index], q, *task.ref, prunable);
     for (const TextChunkPtr& chunk : task.ref->indexes->text()->chunks()) {
       ctx.cancel.ThrowIfCancelled();
       scorer.Score(*chunk, window, shared_floor.load(std::memory_order_relaxed), [&](uint32_t row, float score) {
@@ -76,11 +73,7 @@ TextRanking RankText(const QueryContext& ctx, const TextQuery& q, const SearchPa
   };
   // Waking the query threads costs tens of microseconds: a query reading few postings is faster
   // on the calling thread alone.
-  uint64_t postings = 0;
-  for (const PreparedCollection& pc : result.prepared)
-    for (const PreparedClause& clause : pc.clauses)
-      for (const ScoredTerm& term : clause.terms) postings += term.df;
-  if (postings < kInlinePostings) {
+  if (result.text.postings < kInlinePostings) {
     for (size_t t = 0; t < tasks.size(); ++t) score_segment(t);
   } else {
     ctx.pool.ParallelFor(tasks.size(), score_segment);
@@ -95,18 +88,34 @@ uint32_t Dimension(const std::vector<Candidate>& ranked) { return ranked.empty()
 
 }  // namespace
 
+PreparedText PrepareText(const Snapshot& snap, const TextQuery& q, const std::vector<std::string>& scope) {
+  PreparedText text;
+  text.scope = ResolveScope(snap, scope);
+  for (const CollectionState* c : text.scope) {
+    text.prepared.push_back(Prepare(CollectionText(*c, snap.version), q));
+    for (const PreparedClause& clause : text.prepared.back().clauses)
+      for (const ScoredTerm& term : clause.terms) text.postings += term.df;
+  }
+  return text;
+}
+
 std::string TextSearch(const QueryContext& ctx, const TextSearchParams& params) {
+  return RunTextSearch(ctx, PreparedTextSearch{params, PrepareText(ctx.snap, params.text, params.search.scope)});
+}
+
+std::string RunTextSearch(const QueryContext& ctx, const PreparedTextSearch& search) {
+  const TextSearchParams& params = search.params;
   const SearchParams& p = params.search;
-  TextRanking r = RankText(ctx, params.text, p, RankWindow(p));
+  TextRanking r = RankText(ctx, search.text, params.text, p, RankWindow(p));
   ApplyRankPasses(r.ranked, p, Dimension(r.ranked));
   Annotator annotate;
   if (params.text.explain || params.text.highlight)
     annotate = [&](JsonWriter& w, const Candidate& c) {
       ctx.cancel.ThrowIfCancelled();  // highlighting reads and analyzes each hit's stored text
       JsonWriter::Scope annotations = w.Object();
-      WriteTextAnnotations(w, params.text, r.prepared[c.collection], c);
+      WriteTextAnnotations(w, params.text, r.text.prepared[c.collection], c);
     };
-  return HitsJson(r.ranked, p.offset, p.top_k, ScopeNames(r.scope), p.projection, annotate);
+  return HitsJson(r.ranked, p.offset, p.top_k, ScopeNames(r.text.scope), p.projection, annotate);
 }
 
 std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
@@ -118,7 +127,7 @@ std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
   leg.limit_per.reset();
   leg.diversity.reset();
   RankedSearch vector = RankByVector(ctx, leg);
-  TextRanking text = RankText(ctx, params.text, leg, params.candidates);
+  TextRanking text = RankText(ctx, PrepareText(ctx.snap, params.text, leg.scope), params.text, leg, params.candidates);
 
   // Each record either leg returned, with its 0-based rank and score in each (-1: not returned).
   struct Fused {
@@ -167,7 +176,7 @@ std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
         leg("vector", f.vector_rank, f.vector_score);
         leg("text", f.text_rank, f.text_score);
       }
-      WriteTextAnnotations(w, params.text, text.prepared[c.collection], c);
+      WriteTextAnnotations(w, params.text, text.text.prepared[c.collection], c);
     };
   auto hits = [&](JsonWriter& w) {
     WriteHits(w, fused, params.search.offset, params.search.top_k, ScopeNames(vector.scope), params.search.projection, annotate);

@@ -119,7 +119,9 @@ uint32_t Segment::AppendRow(std::string_view id, std::string_view attrs, const f
   uint32_t row = appended_;
   ids_[row] = CopyToArena(id);
   attrs_[row] = CopyToArena(attrs);
-  record_bytes_.store(record_bytes_.load(std::memory_order_relaxed) + id.size() + attrs.size(), std::memory_order_relaxed);
+  uint64_t bytes = id.size() + attrs.size();
+  record_bytes_.store(record_bytes_.load(std::memory_order_relaxed) + bytes, std::memory_order_relaxed);
+  if (bytes > max_record_bytes_.load(std::memory_order_relaxed)) max_record_bytes_.store(bytes, std::memory_order_relaxed);
   size_t vec_bytes = size_t(dim_) * sizeof(float);
   if (vector != nullptr) {
     std::memcpy(static_cast<float*>(vectors_.data()) + size_t(row) * dim_, vector, vec_bytes);
@@ -206,10 +208,13 @@ std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id
   body.Raw(12);
   for (const std::string& n : names) body.Raw(4 + n.size());
   body.Raw(size_t(rows) * (1 + names.size()));
+  uint64_t max_bytes = 0;
   for (uint32_t row = 0; row < rows; ++row) {
     s->ids_[row] = body.Bytes();
     s->attrs_[row] = body.Bytes();
+    max_bytes = std::max<uint64_t>(max_bytes, s->ids_[row].size() + s->attrs_[row].size());
   }
+  s->max_record_bytes_.store(max_bytes, std::memory_order_relaxed);
   if (!del_file.empty()) {
     std::string bitmap = ReadWholeFile(dir + "/" + del_file);
     if (bitmap.size() != (rows + 7) / 8) throw Internal("corrupt deletion bitmap " + del_file);

@@ -62,6 +62,8 @@ class Segment {
   // Bytes of every row's id and attributes, at most (a bound on what writing any rows' records
   // costs; a snapshot seeing fewer rows sees fewer bytes).
   uint64_t record_bytes() const { return record_bytes_.load(std::memory_order_relaxed); }
+  // The largest row's id and attributes, in bytes (what writing one hit's record can cost).
+  uint64_t max_record_bytes() const { return max_record_bytes_.load(std::memory_order_relaxed); }
   // The attributes column by column; null for memory segments and sealed ones without a usable
   // column file (readers then read row_attrs).
   const SegmentColumns* columns() const { return columns_.get(); }
@@ -125,7 +127,7 @@ class Segment {
   bool sealed_;
   uint32_t appended_ = 0;
   uint32_t deleted_rows_ = 0;
-  std::atomic<uint64_t> record_bytes_{0};
+  std::atomic<uint64_t> record_bytes_{0}, max_record_bytes_{0};
 
   Region vectors_;
   // Sized to the capacity but committed only as rows arrive.
