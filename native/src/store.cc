@@ -141,10 +141,13 @@ std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
     }
     if (s->role_ == Role::kWriter) {
       s->versions_->RemoveOrphans();
-      s->saver_ = std::make_unique<SealedIndexSaver>(options.path, [store = s.get()] {
-        std::lock_guard<std::mutex> lock(store->snap_mu_);
-        return store->snap_;
-      });
+      s->saver_ = std::make_unique<SealedIndexSaver>(
+          options.path,
+          [store = s.get()] {
+            std::lock_guard<std::mutex> lock(store->snap_mu_);
+            return store->snap_;
+          },
+          [versions = s->versions_.get()](uint64_t id) { return versions->Retired(id); });
     }
   }
   s->Publish(s->versions_->Current());

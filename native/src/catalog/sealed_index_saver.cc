@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "catalog/sealed_indexes.h"
+#include "storage/file_names.h"
 
 namespace tessera {
 namespace {
@@ -31,7 +32,14 @@ void SealedIndexSaver::SaveNow() {
     for (const SegmentRef& ref : c->segments) {
       if (!ref.segment->sealed()) continue;
       try {
-        SaveSealedSegmentIndexes(dir_, *ref.segment, *c->schema, *ref.indexes);
+        // A compaction that replaced the segment meanwhile may have removed its files before these
+        // were written: they are taken back, or they would outlive it. (It marks the segment
+        // retired before it lists the files to remove, so one of the two sees these.)
+        if (SaveSealedSegmentIndexes(dir_, *ref.segment, *c->schema, *ref.indexes) > 0 && retired_(ref.segment->id())) {
+          uint64_t id = ref.segment->id();
+          for (const std::string& path : {SegmentTextPath(dir_, id), SegmentFilterPath(dir_, id), SegmentIdsPath(dir_, id)})
+            std::remove(path.c_str());
+        }
       } catch (const std::exception& e) {
         // A compaction that replaced the segment meanwhile removed its files: nothing was lost.
         if (!Holds(*current_(), ref.segment.get())) continue;

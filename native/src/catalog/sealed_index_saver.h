@@ -16,8 +16,10 @@ namespace tessera {
 
 class SealedIndexSaver {
  public:
-  // current returns the snapshot a pass saves from.
-  SealedIndexSaver(std::string dir, std::function<SnapshotPtr()> current) : dir_(std::move(dir)), current_(std::move(current)) {}
+  // current returns the snapshot a pass saves from; retired says whether a compaction replaced a
+  // segment (VersionSet::Retired).
+  SealedIndexSaver(std::string dir, std::function<SnapshotPtr()> current, std::function<bool(uint64_t)> retired)
+      : dir_(std::move(dir)), current_(std::move(current)), retired_(std::move(retired)) {}
 
   void SaveLater();
   // One pass on the caller's thread (closing, once the thread has stopped).
@@ -30,6 +32,7 @@ class SealedIndexSaver {
  private:
   std::string dir_;
   std::function<SnapshotPtr()> current_;
+  std::function<bool(uint64_t)> retired_;
   std::atomic<bool> queued_{false};
   BackgroundWorker worker_;
 };

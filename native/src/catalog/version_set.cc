@@ -280,6 +280,10 @@ bool VersionSet::InstallCompaction(const CompactionJob& job, const CompactedSegm
   CrashPoint("compaction-before-manifest");
   ReplaceManifest(std::move(m));
   CrashPoint("compaction-after-manifest");
+  {
+    std::lock_guard<std::mutex> lock(retired_mu_);
+    for (const SegmentRef& ref : job.inputs) retired_.insert(ref.segment->id());
+  }
   RemoveUnnamedFiles(manifest_);
   return true;
 }

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -80,6 +82,12 @@ class VersionSet {
   // The writer at open: removes files a crash left behind (an unfinished compaction's output,
   // deletion bitmaps of an older manifest, temporary files).
   void RemoveOrphans() { RemoveUnnamedFiles(manifest_); }
+  // Whether a compaction replaced the segment (its files are removed, or about to be). Any thread:
+  // a file written for the segment after this says true must be removed by its writer.
+  bool Retired(uint64_t segment_id) const {
+    std::lock_guard<std::mutex> lock(retired_mu_);
+    return retired_.count(segment_id) > 0;
+  }
 
  private:
   void LoadAtOnce(uint64_t target);
@@ -115,6 +123,8 @@ class VersionSet {
   uint64_t wal_offset_ = 0;     // a reader's place in the log
   uint64_t next_sequence_ = 0;  // of the next kept manifest
   uint64_t compacting_ = 0;     // a running compaction's output segment id, 0 when none
+  mutable std::mutex retired_mu_;
+  std::set<uint64_t> retired_;  // inputs of installed compactions, marked before their files go
 };
 
 }  // namespace tessera
