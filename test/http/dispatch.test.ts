@@ -128,3 +128,28 @@ test.serial('a client that never reads its answers does not make the server buff
   socket.destroy();
   t.is((await call(server, 'GET', '/health')).status, 200);
 });
+
+test.serial('probes and /metrics answer while the query threads are busy with a backlog of searches', async (t) => {
+  t.timeout(120_000);
+  // One query thread and deep rankings: the backlog takes a while to drain, and the probes must not
+  // wait for it (they never touch the store's threads).
+  const busy = await startServer(['--in-memory', '--dimension', String(DIM), '--query-threads', '1', '--max-concurrent-requests', '1000']);
+  t.teardown(() => busy.stop());
+  const rand = prng(21);
+  for (let i = 0; i < 50_000; i += 10_000) {
+    t.is((await call(busy, 'POST', '/collections/c/upsert', { records: unitRecords(10_000, DIM, rand, `b${i}-`) })).status, 200);
+  }
+  const body = JSON.stringify({ query: unitRecords(1, DIM, rand)[0].vector, top_k: 5000 });
+  let finished = 0;
+  const backlog = Array.from({ length: 200 }, () => call(busy, 'POST', '/search', body).then((r) => {
+      finished++;
+      return r.status;
+    }),
+  );
+  const [health, metrics, ready] = await Promise.all([call(busy, 'GET', '/health'), call(busy, 'GET', '/metrics'), call(busy, 'GET', '/ready')]);
+  const finishedAtProbes = finished;
+  t.deepEqual([health.status, metrics.status, ready.status], [200, 200, 200]);
+  t.true(finishedAtProbes < 200, 'the probes answered before the backlog drained');
+  t.deepEqual(new Set(await Promise.all(backlog)), new Set([200]));
+});
+
