@@ -15,12 +15,14 @@ reports="$build/sanitizer-reports"
 node node_modules/cmake-js/bin/cmake-js compile --debug --out "$build" --CDTESSERA_SANITIZE=ON --CDTESSERA_NATIVE_TESTS=ON
 node node_modules/typescript/bin/tsc -p .
 
-# Parsing, writes, vector and text search, filters, the records cursor, the stemmer and every C++ self-test.
+# Parsing, writes, vector and text search (inline and on the query threads), filters, the records
+# cursor, the stemmer and every C++ self-test.
 slice=(
   dist/test/native/selftests.test.js
   dist/test/native/stemmer.test.js
   dist/test/core/writes.test.js
   dist/test/core/search.test.js
+  dist/test/core/dispatch.test.js
   dist/test/filters/predicates.test.js
   dist/test/text/bm25.test.js
   dist/test/http/bad-input.test.js

@@ -1,6 +1,7 @@
 // Compiled with -mavx2 -mfma -mpopcnt only; called only after CPU detection says all three exist.
 #include <immintrin.h>
 
+#include "kernels/four_rows.h"
 #include "tessera/kernels.h"
 
 namespace tessera {
@@ -58,46 +59,16 @@ float L2sq(const float* a, const float* b, size_t n) {
   return HorizontalSum(_mm256_add_ps(acc0, acc1));
 }
 
-// Four rows per pass: one load of q feeds four independent FMA chains.
-template <bool kL2>
-void Rows(const float* q, const float* rows, size_t n, size_t count, float* out) {
-  size_t r = 0;
-  for (; r + 4 <= count; r += 4) {
-    const float* a = rows + r * n;
-    const float *b = a + n, *c = b + n, *d = c + n;
-    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-    size_t i = 0;
-    auto step = [&](__m256 x, __m256 va, __m256 vb, __m256 vc, __m256 vd) {
-      if constexpr (kL2) {
-        va = _mm256_sub_ps(x, va);
-        vb = _mm256_sub_ps(x, vb);
-        vc = _mm256_sub_ps(x, vc);
-        vd = _mm256_sub_ps(x, vd);
-        s0 = _mm256_fmadd_ps(va, va, s0);
-        s1 = _mm256_fmadd_ps(vb, vb, s1);
-        s2 = _mm256_fmadd_ps(vc, vc, s2);
-        s3 = _mm256_fmadd_ps(vd, vd, s3);
-      } else {
-        s0 = _mm256_fmadd_ps(x, va, s0);
-        s1 = _mm256_fmadd_ps(x, vb, s1);
-        s2 = _mm256_fmadd_ps(x, vc, s2);
-        s3 = _mm256_fmadd_ps(x, vd, s3);
-      }
-    };
-    for (; i + 8 <= n; i += 8)
-      step(_mm256_loadu_ps(q + i), _mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), _mm256_loadu_ps(c + i), _mm256_loadu_ps(d + i));
-    if (i < n) {
-      __m256i m = _mm256_castps_si256(TailMask(n - i));
-      step(_mm256_maskload_ps(q + i, m), _mm256_maskload_ps(a + i, m), _mm256_maskload_ps(b + i, m), _mm256_maskload_ps(c + i, m),
-           _mm256_maskload_ps(d + i, m));
-    }
-    out[r] = HorizontalSum(s0);
-    out[r + 1] = HorizontalSum(s1);
-    out[r + 2] = HorizontalSum(s2);
-    out[r + 3] = HorizontalSum(s3);
-  }
-  for (; r < count; ++r) out[r] = kL2 ? L2sq(q, rows + r * n, n) : Dot(q, rows + r * n, n);
-}
+struct Avx2 {
+  using Reg = __m256;
+  static constexpr size_t kWidth = 8;
+  static Reg Zero() { return _mm256_setzero_ps(); }
+  static Reg Load(const float* p) { return _mm256_loadu_ps(p); }
+  static Reg LoadTail(const float* p, size_t left) { return _mm256_maskload_ps(p, _mm256_castps_si256(TailMask(left))); }
+  static Reg Sub(Reg a, Reg b) { return _mm256_sub_ps(a, b); }
+  static Reg Fmadd(Reg a, Reg b, Reg acc) { return _mm256_fmadd_ps(a, b, acc); }
+  static float Sum(Reg v) { return HorizontalSum(v); }
+};
 
 inline int32_t HorizontalSumI32(__m256i v) {
   __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
@@ -187,8 +158,8 @@ const Kernels& Avx2Kernels() {
   static const Kernels k{"avx2",
                          Dot,
                          L2sq,
-                         Rows<false>,
-                         Rows<true>,
+                         FourRows<Avx2, false, Dot>,
+                         FourRows<Avx2, true, L2sq>,
                          DotI8,
                          DotI8Rows,
                          Popcount<false>,

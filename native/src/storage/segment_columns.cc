@@ -194,7 +194,7 @@ std::string SegmentColumns::Encode(const Segment& segment) {
       }
     }
   }
-  std::memcpy(base + sizeof(FileHeader), dir.data(), dir.size() * sizeof(DirEntry));
+  if (!dir.empty()) std::memcpy(base + sizeof(FileHeader), dir.data(), dir.size() * sizeof(DirEntry));  // no names: no directory
 
   ForEachEntry(segment, [&](uint32_t r, size_t k, std::string_view key, const ValueView& v) {
     ColumnSink& s = sinks[table.Lookup(key, k)];
