@@ -2,28 +2,39 @@
 // so their deadlines pass in arrival order: a list in that order and one timer armed for its head
 // serve them all, where a timer per request shows at tens of thousands of requests a second.
 
-/** One request's place in the list; `cancel()` takes it out once the request is settled. */
-export interface Deadline {
-  cancel(): void;
+/** What a deadline expires: told once, unless its deadline was cancelled first. */
+export interface Expiring {
+  expire(): void;
 }
 
-interface Entry extends Deadline {
-  at: number;
-  expire: () => void;
-  prev: Entry | null;
-  next: Entry | null;
+/** One request's place in the list; `cancel()` takes it out once the request is settled. */
+export class Deadline {
+  prev: Deadline | null;
+  next: Deadline | null = null;
+
+  constructor(
+    private readonly list: Deadlines,
+    readonly at: number,
+    readonly target: Expiring,
+  ) {
+    this.prev = list.tail;
+  }
+
+  cancel(): void {
+    this.list.remove(this);
+  }
 }
 
 export class Deadlines {
-  private head: Entry | null = null;
-  private tail: Entry | null = null;
+  head: Deadline | null = null;
+  tail: Deadline | null = null;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly ms: number) {}
 
-  /** Calls `expire` once `ms` have passed, unless cancelled first. */
-  add(expire: () => void): Deadline {
-    const entry: Entry = { at: performance.now() + this.ms, expire, prev: this.tail, next: null, cancel: () => this.remove(entry) };
+  /** Expires `target` once `ms` have passed, unless the returned deadline is cancelled first. */
+  add(target: Expiring): Deadline {
+    const entry = new Deadline(this, performance.now() + this.ms, target);
     if (this.tail) this.tail.next = entry;
     else this.head = entry;
     this.tail = entry;
@@ -31,7 +42,7 @@ export class Deadlines {
     return entry;
   }
 
-  private remove(entry: Entry): void {
+  remove(entry: Deadline): void {
     if (entry.prev) entry.prev.next = entry.next;
     else if (this.head === entry) this.head = entry.next;
     else return; // expired or removed already
@@ -50,7 +61,7 @@ export class Deadlines {
     while (this.head && this.head.at <= now) {
       const entry = this.head;
       this.remove(entry);
-      entry.expire();
+      entry.target.expire();
     }
     this.arm();
   }

@@ -2,7 +2,7 @@
 // deadline, the reply (whole or streamed with backpressure) and error answers.
 import { STATUS_CODES } from 'node:http';
 import type { HttpResponse } from 'uWebSockets.js';
-import type { Deadline, Deadlines } from './deadlines';
+import type { Deadline, Deadlines, Expiring } from './deadlines';
 import { type ErrorStatus, HttpError, answerFor } from './errors';
 import type { PieceSource, Reply } from './reply';
 import type { Request } from './request';
@@ -26,13 +26,14 @@ const statusLine = (status: number): string => {
  * One request/response pair over a uWebSockets.js response, which must never be touched after the
  * client aborted or after it was ended; every write goes through here to keep that promise.
  */
-export class Exchange {
+export class Exchange implements Expiring {
   private state: 'pending' | 'streaming' | 'done' = 'pending';
   /** Set when body bytes are left unread on the wire: the connection cannot be reused. */
   private closeAfterReply = false;
   private wakeWriter: (() => void) | null = null;
   private stopReading: ((reason: Error) => void) | null = null;
   private deadline: Deadline | undefined;
+  private timeoutError: (() => HttpError) | null = null;
 
   constructor(
     private readonly res: HttpResponse,
@@ -56,7 +57,13 @@ export class Exchange {
 
   /** Abandons the request with `err` once its deadline passes. It covers the time to the status line: a stream is paced by its reader. */
   expireAfter(deadlines: Deadlines, err: () => HttpError): void {
-    this.deadline = deadlines.add(() => this.abandon(err()));
+    this.timeoutError = err;
+    this.deadline = deadlines.add(this);
+  }
+
+  /** The deadline passed (Expiring). */
+  expire(): void {
+    if (this.timeoutError) this.abandon(this.timeoutError());
   }
 
   /** Refuses a declared Content-Length above the limit before a byte of the body is read. */
@@ -76,8 +83,10 @@ export class Exchange {
         received += chunk.byteLength;
         if (received > limit) return reject(this.tooLarge(limit));
         // uWebSockets.js neuters the chunk when this callback returns: copy it.
-        chunks.push(Buffer.from(new Uint8Array(chunk)));
-        if (isLast) resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
+        const copy = Buffer.from(new Uint8Array(chunk));
+        if (isLast && chunks.length === 0) return resolve(copy);
+        chunks.push(copy);
+        if (isLast) resolve(Buffer.concat(chunks, received));
       });
     });
   }
@@ -141,7 +150,7 @@ export class Exchange {
     this.res.writeStatus(statusLine(status));
     this.res.writeHeader('X-Request-Id', this.req.id);
     this.res.writeHeader('Content-Type', contentType);
-    for (const [k, v] of Object.entries(headers)) this.res.writeHeader(k, v);
+    for (const k in headers) this.res.writeHeader(k, headers[k]);
   }
 
   /**
