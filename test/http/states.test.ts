@@ -1,5 +1,5 @@
 import test from 'ava';
-import { call, sleep, startServer, unitRecords } from './helpers';
+import { call, sleep, startServer, unitRecords, until } from './helpers';
 
 test('a fault inside the write lock poisons the store: /health and /ready answer 503 for good', async (t) => {
   const server = await startServer([], { TESSERA_TEST_FAULTS: '1' });
@@ -55,11 +55,17 @@ test('logs: a debug line per request carries its request id; SVC_SLOW_QUERY_MS l
   t.teardown(() => server.stop());
   await call(server, 'POST', '/collections/logged/upsert', { records: unitRecords(3, 4) });
   t.is((await call(server, 'POST', '/search', { query: [1, 0, 0, 0] }, { 'X-Request-Id': 'find-me' })).status, 200);
-  await sleep(100);
-  const lines = server.stderr().trim().split('\n').map((l) => JSON.parse(l));
-  const mine = lines.filter((l) => l.reqId === 'find-me');
-  t.true(mine.some((l) => l.msg === 'request' && l.level === 20 && l.route === '/search' && l.status === 200));
-  t.true(mine.some((l) => l.msg === 'slow query' && l.level === 40));
+  const mine = () =>
+    server
+      .stderr()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.reqId === 'find-me');
+  // The access line is written when the response is, which may follow the client's read of it.
+  await until(() => mine().some((l) => l.msg === 'request'), 'the access line of the request');
+  t.true(mine().some((l) => l.msg === 'request' && l.level === 20 && l.route === '/search' && l.status === 200));
+  t.true(mine().some((l) => l.msg === 'slow query' && l.level === 40));
 });
 
 test('SVC_SLOW_QUERY_MS: a slow vector search logs its short plan (path, total_us, rows scanned) without plan: true', async (t) => {
