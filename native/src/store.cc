@@ -52,6 +52,10 @@ struct PendingWrite {
 
 namespace {
 
+// Writes, flushes and the other blocking calls run this many at a time (libuv's default pool size,
+// where they ran before): concurrent writes still meet in one group commit.
+constexpr size_t kBlockingThreads = 4;
+
 // {"<key>": value}
 template <typename T>
 std::string OneMember(const char* key, const T& value) {
@@ -122,6 +126,7 @@ std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
   size_t threads = options.query_threads ? options.query_threads : std::max(1u, std::thread::hardware_concurrency());
   s->pool_ = std::make_unique<ThreadPool>(threads);
   s->inline_pool_ = std::make_unique<ThreadPool>(0);
+  s->blocking_pool_ = std::make_unique<ThreadPool>(kBlockingThreads, false);
   if (options.in_memory) {
     s->role_ = Role::kInMemory;
     s->dim_ = *options.dimension;
@@ -697,6 +702,8 @@ std::unique_ptr<PreparedRead> Store::Prepare(ReadRoute route, std::string_view b
 }
 
 void Store::Submit(std::function<void()> job) { pool_->Submit(std::move(job)); }
+
+void Store::SubmitBlocking(std::function<void()> job) { blocking_pool_->Submit(std::move(job)); }
 
 std::string Store::Stats() {
   SnapshotPtr snap = Current();

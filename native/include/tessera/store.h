@@ -92,6 +92,10 @@ class Store {
                                         bool may_run_inline = true);
   // Runs job on the query threads, behind the requests already queued. job must not throw.
   void Submit(std::function<void()> job);
+  // Runs job on the store's blocking threads: the calls that may wait on the disk or on background
+  // work (writes and their group commit, flush, compaction, metadata), kept off the query threads
+  // so a reader never waits behind an fsync. job must not throw.
+  void SubmitBlocking(std::function<void()> job);
   std::string Stats();
   // Makes every acknowledged write part of sealed segment files and empties the log.
   std::string Flush();
@@ -184,7 +188,8 @@ class Store {
   std::string writer_holder_;
   std::unique_ptr<WriterLock> lock_;
   std::unique_ptr<ThreadPool> pool_;
-  std::unique_ptr<ThreadPool> inline_pool_;  // no threads: the pool a read run inline splits over
+  std::unique_ptr<ThreadPool> inline_pool_;    // no threads: the pool a read run inline splits over
+  std::unique_ptr<ThreadPool> blocking_pool_;  // SubmitBlocking's
   std::unique_ptr<VersionSet> versions_;
   std::atomic<bool> closed_{false};
   // Index builds and compactions run in turn on one thread, which fans each out over the query pool.

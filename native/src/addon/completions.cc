@@ -7,12 +7,16 @@ Completions::Completions(Napi::Env env) : env_(env) {
   signal_.Unref(env);
 }
 
-void Completions::Submit(std::shared_ptr<tessera::Store> store, napi_deferred deferred, std::function<std::string()> work) {
+void Completions::Submit(std::shared_ptr<tessera::Store> store, napi_deferred deferred, std::function<std::string()> work, Lane lane) {
   tessera::Store& s = *store;
   if (outstanding_++ == 0) signal_.Ref(env_);
-  s.Submit([this, deferred, work = std::move(work), store = std::move(store)]() mutable {
+  auto job = [this, deferred, work = std::move(work), store = std::move(store)]() mutable {
     Finish(Finished{deferred, Outcome::Of(work), std::move(store)});
-  });
+  };
+  if (lane == Lane::kRead)
+    s.Submit(std::move(job));
+  else
+    s.SubmitBlocking(std::move(job));
 }
 
 void Completions::Finish(Finished finished) {

@@ -19,10 +19,14 @@ class Completions {
  public:
   explicit Completions(Napi::Env env);
 
-  // Runs work on store's query threads and settles deferred with its outcome on the JS thread.
+  // Where a call runs: a read on the query threads, anything that may wait on the disk on the
+  // store's blocking threads.
+  enum class Lane { kRead, kBlocking };
+
+  // Runs work on one of store's lanes and settles deferred with its outcome on the JS thread.
   // JS thread only. The store reference is dropped on the JS thread too: the last reference
   // closing a store on one of its own threads could not join them.
-  void Submit(std::shared_ptr<tessera::Store> store, napi_deferred deferred, std::function<std::string()> work);
+  void Submit(std::shared_ptr<tessera::Store> store, napi_deferred deferred, std::function<std::string()> work, Lane lane = Lane::kRead);
 
  private:
   struct Finished {

@@ -43,4 +43,12 @@ Napi::Value StartRead(Napi::Env env, std::shared_ptr<tessera::Store> store, tess
   return Napi::Value(env, promise);
 }
 
+Napi::Value StartCall(Napi::Env env, std::shared_ptr<tessera::Store> store, std::function<std::string()> work) {
+  napi_deferred deferred;
+  napi_value promise;
+  NAPI_THROW_IF_FAILED(env, napi_create_promise(env, &deferred, &promise), Napi::Value());
+  env.GetInstanceData<AddonData>()->completions->Submit(std::move(store), deferred, std::move(work), Completions::Lane::kBlocking);
+  return Napi::Value(env, promise);
+}
+
 }  // namespace tessera_addon

@@ -1,10 +1,13 @@
-// A read route's call from JS: the body is parsed where it arrives when small, a read cheap enough
-// runs there too (tessera/prepared_read.h bounds it), and the rest goes straight to the core's
-// query threads (Completions), with no libuv hop.
+// A store call from JS, straight into the core's own queues (Completions), with no libuv hop. A
+// read's body is parsed where it arrives when small, and a read cheap enough runs there too
+// (tessera/prepared_read.h bounds it); other reads go to the query threads, and every call that
+// may wait on the disk (writes, flush, compaction, metadata) to the store's blocking threads.
 #pragma once
 #include <napi.h>
 
+#include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -15,5 +18,8 @@ namespace tessera_addon {
 // A promise of the read's JSON bytes (a Buffer) or of its Error. body is read before this returns.
 Napi::Value StartRead(Napi::Env env, std::shared_ptr<tessera::Store> store, tessera::ReadRoute route, std::string_view body,
                       std::vector<float> query, std::shared_ptr<tessera::CancelToken> token);
+
+// A promise of work's bytes (a Buffer) or of its Error; work runs on store's blocking threads.
+Napi::Value StartCall(Napi::Env env, std::shared_ptr<tessera::Store> store, std::function<std::string()> work);
 
 }  // namespace tessera_addon

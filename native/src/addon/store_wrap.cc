@@ -190,19 +190,21 @@ template <auto Method>
 Napi::Value StoreWrap::Call(const Napi::CallbackInfo& info) {
   using M = decltype(Method);
   Napi::Env env = info.Env();
-  auto s = shared(env);
+  std::shared_ptr<Store> shared_store = shared(env);
+  // The work holds the store by pointer: StartCall keeps it alive and drops it on the JS thread.
+  Store* s = shared_store.get();
   if constexpr (std::is_same_v<M, std::string (Store::*)()>) {
-    return CoreTask::Run(env, [s] { return ((*s).*Method)(); });
+    return StartCall(env, shared_store, [s] { return ((*s).*Method)(); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(const std::string&)>) {
-    return CoreTask::Run(env, [s, name = StringArg(info, 0)] { return ((*s).*Method)(name); });
+    return StartCall(env, shared_store, [s, name = StringArg(info, 0)] { return ((*s).*Method)(name); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(uint64_t)>) {
     if (info.Length() < 1 || !info[0].IsNumber()) throw Napi::TypeError::New(env, "expected a version number");
-    return CoreTask::Run(env, [s, v = uint64_t(info[0].As<Napi::Number>().Int64Value())] { return ((*s).*Method)(v); });
+    return StartCall(env, shared_store, [s, v = uint64_t(info[0].As<Napi::Number>().Int64Value())] { return ((*s).*Method)(v); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(const std::string&, std::string_view)>) {
-    return CoreTask::Run(env, [s, name = StringArg(info, 0), body = BytesArg(info, 1)] { return ((*s).*Method)(name, body); });
+    return StartCall(env, shared_store, [s, name = StringArg(info, 0), body = BytesArg(info, 1)] { return ((*s).*Method)(name, body); });
   } else {
     static_assert(std::is_same_v<M, std::string (Store::*)(std::string_view)>);
-    return CoreTask::Run(env, [s, body = BytesArg(info, 0)] { return ((*s).*Method)(body); });
+    return StartCall(env, shared_store, [s, body = BytesArg(info, 0)] { return ((*s).*Method)(body); });
   }
 }
 

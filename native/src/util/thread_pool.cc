@@ -25,7 +25,7 @@ constexpr auto kSpin = std::chrono::microseconds(200);
 
 }  // namespace
 
-ThreadPool::ThreadPool(size_t threads) {
+ThreadPool::ThreadPool(size_t threads, bool spin) : spin_(spin) {
   for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
 }
 
@@ -77,7 +77,7 @@ void ThreadPool::WorkerLoop() {
     {
       std::unique_lock<std::mutex> lock(mu_);
       // One idle thread spins at a time: enough to catch the next request, and only one core spent.
-      if (queue_.empty() && !stopping_ && !spinning_.exchange(true)) {
+      if (spin_ && queue_.empty() && !stopping_ && !spinning_.exchange(true)) {
         lock.unlock();
         SpinForWork();
         spinning_.store(false);

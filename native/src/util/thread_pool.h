@@ -18,7 +18,8 @@ class ThreadPool {
  public:
   // threads 0: no threads at all; ParallelFor runs every task on its caller (a request run inline,
   // on the JS thread) and Submit is not allowed.
-  explicit ThreadPool(size_t threads);
+  // spin false: idle threads park at once (for work that waits on the disk anyway).
+  explicit ThreadPool(size_t threads, bool spin = true);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -48,6 +49,7 @@ class ThreadPool {
   std::atomic<bool> spinning_{false};
   size_t parked_ = 0;  // threads waiting on cv_; under mu_
   bool stopping_ = false;
+  const bool spin_;
   std::vector<std::thread> workers_;
 };
 
