@@ -1,6 +1,7 @@
 // Runs one core call on a libuv worker and settles a promise with its bytes (a Buffer), or with
-// the Error of its Outcome. Used for the calls that may block on disk (writes, open, close,
-// flush); reads go through the core's own queue (read_call.h).
+// the Error of its Outcome. Used where there is no store (yet) to own a queue: open and check,
+// and for close and the records cursor; every other call goes through the core's own queues
+// (read_call.h).
 #pragma once
 #include <napi.h>
 

@@ -1,6 +1,7 @@
 // NativeStore in JS: one method per core Store method, bound from a table. Each converts its
 // arguments and resolves the core's JSON bytes: reads through StartRead (the core's own queue, or
-// inline when cheap), everything else on a libuv worker (CoreTask).
+// inline when cheap), every other call on an open store through StartCall (the store's blocking
+// threads); open, check, close and records on a libuv worker (CoreTask).
 #pragma once
 #include <napi.h>
 
