@@ -19,17 +19,7 @@ type RawSearch = (store: Store, bytes: Uint8Array, options: CallOptions) => Prom
 
 /** The request bytes go to the core as they are and its JSON comes back as bytes. */
 export function searchRoutes(slot: StoreSlot, { registry, slowQueryMs }: SearchOptions): Route[] {
-  // Counted in a plain number, handed to the registry when scraped.
-  let queries = 0;
-  new Counter({
-    name: 'svc_search_queries_total',
-    help: 'Search queries handed to the store',
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(queries);
-    },
-  });
+  const queries = new Counter({ name: 'svc_search_queries_total', help: 'Search queries handed to the store', registers: [registry] });
   const searchRoute = (path: string, search: RawSearch): Route =>
     route({
       method: 'POST',
@@ -38,7 +28,7 @@ export function searchRoutes(slot: StoreSlot, { registry, slowQueryMs }: SearchO
       body: 'raw',
       handle: async (req: Request) => {
         const store = slot.get();
-        queries++;
+        queries.inc();
         return jsonBytes(
           await cancellable(req, async (options) => {
             const started = performance.now();

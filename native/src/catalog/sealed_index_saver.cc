@@ -35,11 +35,8 @@ void SealedIndexSaver::SaveNow() {
         // A compaction that replaced the segment meanwhile may have removed its files before these
         // were written: they are taken back, or they would outlive it. (It marks the segment
         // retired before it lists the files to remove, so one of the two sees these.)
-        if (SaveSealedSegmentIndexes(dir_, *ref.segment, *c->schema, *ref.indexes) > 0 && retired_(ref.segment->id())) {
-          uint64_t id = ref.segment->id();
-          for (const std::string& path : {SegmentTextPath(dir_, id), SegmentFilterPath(dir_, id), SegmentIdsPath(dir_, id)})
-            std::remove(path.c_str());
-        }
+        if (SaveSealedSegmentIndexes(dir_, *ref.segment, *c->schema, *ref.indexes) > 0 && retired_(ref.segment->id()))
+          for (const std::string& name : SegmentFileNames(ref.segment->id())) std::remove((dir_ + "/" + name).c_str());
       } catch (const std::exception& e) {
         // A compaction that replaced the segment meanwhile removed its files: nothing was lost.
         if (!Holds(*current_(), ref.segment.get())) continue;

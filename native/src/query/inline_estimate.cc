@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "query/scan.h"
 #include "tessera/prepared_read.h"
 
 namespace tessera {
@@ -39,14 +40,9 @@ bool TextSearchMayRunInline(const Snapshot& snap, const TextSearchParams& params
     if (clause.prefix) return false;
     words += 1 + uint64_t(std::count(clause.query.begin(), clause.query.end(), ' '));
   }
-  std::vector<const CollectionState*> scope;
-  if (p.scope.empty())
-    for (const auto& [name, c] : snap.collections) scope.push_back(c.get());
-  for (const std::string& name : p.scope)
-    if (const CollectionState* c = snap.Resolve(name)) scope.push_back(c);
   uint64_t chunks = 0;
   size_t segments = 0;
-  for (const CollectionState* c : scope) {
+  for (const CollectionState* c : ResolveScope(snap, p.scope)) {
     for (const SegmentRef& ref : c->segments) {
       if (++segments > kMaxSegmentsCounted) return false;
       if (const SegmentTextPtr& text = ref.indexes->text()) chunks += text->chunks().size();

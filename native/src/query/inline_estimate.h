@@ -16,6 +16,7 @@ bool SearchRunsInline(const Snapshot& snap, const SearchParams& p);
 // Whether a text search is worth preparing where it arrives (PrepareText): no prefix expansion
 // (which walks a field's whole vocabulary), nothing costlier than ranking and writing the window
 // (filter, rank_by, limit_per, diversity, highlighting), and few term lookups (kInlineMaxLookups).
+// Error(404) for a collection in scope that does not exist, as the search itself would answer.
 bool TextSearchMayRunInline(const Snapshot& snap, const TextSearchParams& params);
 // Whether the prepared search then reads few enough postings (kInlineMaxPostings) and writes few
 // enough record bytes (kInlineMaxWindow hits of the largest record in scope) to run there.

@@ -60,15 +60,14 @@ void ThreadPool::Push(std::function<void()> job, Priority priority, size_t count
   if (wake) count == 1 ? cv_.notify_one() : cv_.notify_all();
 }
 
-bool ThreadPool::SpinForWork() const {
+void ThreadPool::SpinForWork() const {
   auto until = std::chrono::steady_clock::now() + kSpin;
   do {
     for (int i = 0; i < 64; ++i) {
-      if (queued_.load(std::memory_order_acquire) > 0) return true;
+      if (queued_.load(std::memory_order_acquire) > 0) return;
       TESSERA_CPU_RELAX();
     }
   } while (std::chrono::steady_clock::now() < until);
-  return false;
 }
 
 void ThreadPool::WorkerLoop() {

@@ -39,8 +39,8 @@ class ThreadPool {
   enum class Priority { kTask, kRequest };
   void Push(std::function<void()> job, Priority priority, size_t count);
   void WorkerLoop();
-  // Spins up to the spin time for work to appear; true when some did.
-  bool SpinForWork() const;
+  // Spins until work appears or the spin time has passed.
+  void SpinForWork() const;
 
   std::mutex mu_;
   std::condition_variable cv_;
