@@ -136,13 +136,40 @@ export class Exchange implements Expiring {
     this.finished(status);
   }
 
+  /**
+   * Sends a whole answer. What the socket does not take at once is not copied into uWS's buffer:
+   * it goes out from `bytes` as the socket drains, and the request counts as finished (its slot
+   * held) until then. A client that pipelines requests and never reads its answers therefore
+   * holds one answer, not all of them: uWebSockets.js closes the connection when the next
+   * pipelined request arrives while this answer is still pending.
+   */
   private end(status: number, contentType: string, body: string | Uint8Array, headers: Record<string, string>): void {
     if (this.state !== 'pending') return;
-    this.settle();
+    this.settle('streaming');
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    let start = 0;
+    let done = false;
     this.res.cork(() => {
       this.head(status, contentType, headers);
-      this.res.end(body, this.closeAfterReply);
+      if (this.closeAfterReply) {
+        this.res.end(bytes, true);
+        done = true;
+        return;
+      }
+      start = this.res.getWriteOffset();
+      done = this.res.tryEnd(bytes, bytes.byteLength)[1];
     });
+    if (done) return this.sent(status);
+    this.res.onWritable((offset) => {
+      const [ok, ended] = this.res.tryEnd(bytes.subarray(offset - start), bytes.byteLength);
+      if (ended) this.sent(status);
+      return ok;
+    });
+  }
+
+  /** The last byte of the answer was handed to the socket. */
+  private sent(status: number): void {
+    this.settle();
     this.finished(status);
   }
 
