@@ -159,7 +159,10 @@ export class Exchange implements Expiring {
       start = this.res.getWriteOffset();
       done = this.res.tryEnd(bytes, bytes.byteLength)[1];
     });
-    if (done) return this.sent(status);
+    if (done) {
+      this.sent(status);
+      return;
+    }
     this.res.onWritable((offset) => {
       const [ok, ended] = this.res.tryEnd(bytes.subarray(offset - start), bytes.byteLength);
       if (ended) this.sent(status);
