@@ -44,6 +44,25 @@ for (const c of cases) {
   });
 }
 
+test('HNSW + Int8 walks with the query\'s ef and rescores the best (offset + top_k) x rescore rows it finds', async (t) => {
+  const dir = tempDir('int8-ef');
+  await (await indexedStore(data, { quantization: 'int8', distance: 'Euclidean', ann: 'hnsw' }, dir)).store.close();
+  // overscan 1: ef = max(efSearch, top_k). Rescored rows are the plan's survivors.
+  const survivors = async (efSearch: number, top_k: number) => {
+    const store = await Store.open({ path: dir, readOnly: true, ann: 'hnsw', quantization: 'int8', overscan: 1, efSearch });
+    try {
+      const { plan } = await store.search({ query: queries[2], top_k, plan: true });
+      t.is(plan.path, 'ann');
+      return plan.candidates!.survived;
+    } finally {
+      await store.close();
+    }
+  };
+  t.is(await survivors(12, 10), 12, 'a walk with ef 12 below 10 x 4 rescores all it found');
+  t.is(await survivors(64, 10), 40, 'ef 64: the best 10 x 4 are rescored');
+  t.is(await survivors(64, 5), 20, 'ef 64, top_k 5: the best 5 x 4');
+});
+
 test('the quantized path returns exact scores (rescored), never a row failing the filter', async (t) => {
   const { store } = await indexedStore(data, { quantization: 'int8' });
   t.teardown(() => store.close());

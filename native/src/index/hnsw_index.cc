@@ -61,10 +61,13 @@ std::shared_ptr<const HnswIndex> HnswIndex::Build(const std::string& path, const
 void HnswIndex::Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
                        const CancelToken& cancel, SearchTrace& trace) const {
   uint32_t ef = query.ef;
-  if (codes_) {
-    // Every row the walk returns is rescored: window x rescore of them, twice that for Binary,
-    // whose estimates rank a walk's neighbourhood too coarsely to cut it to the window x rescore best.
-    size_t rescored = size_t(query.window) * query.rescore * (codes_->kind() == QuantizationKind::kBinary ? 2 : 1);
+  bool binary = codes_ && codes_->kind() == QuantizationKind::kBinary;
+  // Int8 estimates rank a neighbourhood almost as f32 does, so the walk keeps the query's ef and
+  // the best window x rescore of what it finds are rescored. Binary estimates are too coarse for
+  // that cut: its walk keeps twice window x rescore rows and every one is rescored.
+  size_t rescored = codes_ ? size_t(query.window) * query.rescore : 0;
+  if (binary) {
+    rescored *= 2;
     ef = uint32_t(std::max<size_t>(ef, rescored));
   }
   // A walk computes about ef x 2M distances per result set.
@@ -78,7 +81,7 @@ void HnswIndex::Search(const Segment& segment, const VectorQuery& query, const R
         graph_->Search(space.get(), codes_ ? static_cast<const void*>(&prepared) : query.vector, ef, walk_admission, cancel);
     // Only a walk that admitted every node is sure to have left none out.
     bool exhausted = found.size() >= graph_->nodes();
-    size_t rescore = codes_ ? found.size() : 0;
+    size_t rescore = binary ? found.size() : rescored;
     return AnnFound{std::move(found), exhausted, rescore};
   });
 }
