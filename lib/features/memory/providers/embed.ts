@@ -30,13 +30,18 @@ export class HttpEmbedder implements Embedder {
       const answer = await this.client.post(this.api.path, this.api.body(batch), s);
       const rows = this.api.vectors(answer, batch.length);
       if (rows?.length !== batch.length) throw this.client.malformed(`${this.api.shape} with ${batch.length} vectors`, answer);
-      return rows.map((row) => this.vector(row, answer));
+      const vectors = rows.map((row) => this.vector(row, answer));
+      const length = vectors[0]?.length;
+      const odd = vectors.find((v) => v.length !== length);
+      if (odd) throw this.client.error(`answered vectors of different lengths (${length} and ${odd.length})`);
+      return vectors;
     });
   }
 
   private vector(row: unknown, answer: unknown): Float32Array {
     // null would silently become 0 in a Float32Array; a number too large for f32 becomes Infinity.
-    if (!Array.isArray(row) || !row.every((x) => typeof x === 'number')) throw this.client.malformed(`${this.api.shape} of number arrays`, answer);
+    if (!Array.isArray(row) || row.length === 0 || !row.every((x) => typeof x === 'number'))
+      throw this.client.malformed(`${this.api.shape} of non-empty number arrays`, answer);
     const vector = Float32Array.from(row as number[]);
     if (this.dimension !== undefined && vector.length !== this.dimension)
       throw this.client.error(`returns ${vector.length}-dimensional vectors but the store's dimension is ${this.dimension}`);
