@@ -7,6 +7,12 @@ import { words } from './words';
 
 const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
+/**
+ * A segment ending in one of these (or in an initial) does not end a sentence: Intl.Segmenter runs
+ * ICU's rules without its abbreviation list, so "Dr. Smith" would otherwise come out as two sentences.
+ */
+const ABBREVIATION = /(?:^|[\s(])(?:[A-Z]|Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|Mt|No|vs|etc|cf|Inc|Ltd|Co|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.$/;
+
 export class ExtractiveSummarizer implements Summarizer {
   readonly identity: string;
 
@@ -16,7 +22,7 @@ export class ExtractiveSummarizer implements Summarizer {
 
   async summarize(text: string, signal?: AbortSignal): Promise<string> {
     signal?.throwIfAborted();
-    const all = Array.from(sentenceSegmenter.segment(text), (s) => s.segment.trim()).filter((s) => s !== '');
+    const all = sentences(text);
     if (all.length <= this.sentences) return all.join(' ');
     const scores = centrality(all.map(words));
     const best = all
@@ -26,6 +32,20 @@ export class ExtractiveSummarizer implements Summarizer {
       .sort((a, b) => a - b);
     return best.map((i) => all[i]).join(' ');
   }
+}
+
+/** The text's sentences, trimmed, without empty ones. */
+function sentences(text: string): string[] {
+  const out: string[] = [];
+  let pending = '';
+  for (const { segment } of sentenceSegmenter.segment(text)) {
+    pending += segment;
+    if (ABBREVIATION.test(pending.trimEnd())) continue;
+    if (pending.trim() !== '') out.push(pending.trim());
+    pending = '';
+  }
+  if (pending.trim() !== '') out.push(pending.trim());
+  return out;
 }
 
 /** Cosine of each sentence's TF-IDF vector with the sum of them all. */

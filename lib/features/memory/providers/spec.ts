@@ -59,9 +59,9 @@ function baseUrl(text: string, fail: (problem: string) => ProviderSpecError, rol
   } catch {
     throw fail(`"${text}" is not a URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw fail(`the URL must start with http:// or https://, got "${url.protocol}"`);
   // Not echoed: whatever is there is likely a secret.
   if (url.username || url.password) throw fail(`the URL must not carry credentials: put the API key in ${KEY_VARIABLE[role]}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw fail(`the URL must start with http:// or https://, got "${text}"`);
   if (url.search || url.hash) throw fail(`the URL "${text}" has a query or fragment; give the base URL the API path is appended to`);
   return url.origin + url.pathname.replace(/\/+$/, '');
 }
