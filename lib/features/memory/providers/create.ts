@@ -106,7 +106,7 @@ function create<T>(role: Role, text: string, options: ProviderOptions, kinds: Re
     role,
     identity: httpIdentity(spec),
     url: spec.url,
-    apiKey: settings.env[KEY_VARIABLE[role]] || undefined,
+    apiKey: settings.env[KEY_VARIABLE[role]]?.trim() || undefined,
     timeoutMs: settings.timeoutMs,
     maxRetries: settings.maxRetries,
     concurrency: settings.concurrency,

@@ -22,6 +22,12 @@
  * API keys come only from TESSERA_EMBED_API_KEY, TESSERA_SUMMARIZE_API_KEY and TESSERA_RERANK_API_KEY
  * (sent as `Authorization: Bearer`), never from the SPEC; an identity (`kind:model@url`) holds no key.
  * hash is lexical, not semantic; extractive picks sentences, it does not write new ones.
+ *
+ * Every HTTP kind shares one transport (transport.ts): embedding texts and rerank documents go in
+ * batches, at most `concurrency` requests per client are in flight, each request has `timeoutMs`
+ * for all its attempts, and a 429, a 5xx or a reset connection is retried with backoff (or after
+ * the Retry-After the server gives) up to `maxRetries` times. A failure rejects the whole call
+ * with a ProviderError; the caller's AbortSignal rejects it with the signal's reason.
  */
 export { createEmbedder, createReranker, createSummarizer } from './create';
 export { ProviderError, ProviderSpecError } from './errors';

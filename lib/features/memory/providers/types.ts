@@ -31,7 +31,7 @@ export interface ProviderOptions {
   maxRetries?: number;
   /** Requests one client has in flight at most (default 4). */
   concurrency?: number;
-  /** Texts per embedding request (default 64). */
+  /** Texts per embedding request and documents per rerank request (default 64; tei 32, its server's limit; cohere and jina 1000). */
   batchSize?: number;
   /** Where the API key variables are read (default process.env). */
   env?: NodeJS.ProcessEnv;
