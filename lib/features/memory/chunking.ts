@@ -17,8 +17,8 @@
 // - A separator (the whole whitespace run) stays with the piece before it, so with no overlap the
 //   next chunk starts on text; chunks end with the whitespace that followed them.
 // - Overlap: the next chunk starts exactly overlap_chars before the previous chunk's end, even when
-//   that reaches back past the previous chunk's start (after a short piece); only the span's first
-//   character bounds it. Each chunk ends strictly after the previous one, so the chunker always
+//   that reaches back past the previous chunk's start (a first chunk, or one after skipped
+//   whitespace, may be shorter than overlap_chars); only the span's first character bounds it. Each chunk ends strictly after the previous one, so the chunker always
 //   progresses (by a single character at worst, when overlap_chars = max_chars - 1).
 // - One exception to that start: when the max_chars characters from it are all whitespace (a
 //   whitespace run at least max_chars long), the chunk would be whitespace only, so it starts at the
