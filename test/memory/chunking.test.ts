@@ -2,11 +2,19 @@
 // errors, the invariants every chunking keeps (checked over seeded random texts), which separator
 // wins, Markdown's headings and fences, Sentence's naive breaks, and code points as the unit.
 import test from 'ava';
-import { type Chunk, type ChunkOptions, ChunkingError, type ChunkStrategy, chunkText, parseChunkOptions } from '../../lib/features/memory/chunking';
+import {
+  type Chunk,
+  type ChunkOptions,
+  ChunkingError,
+  type ChunkStrategy,
+  chunkText,
+  parseChunkOptions,
+} from '../../lib/features/memory/chunking';
 import { prng } from '../core/helpers';
 
 const texts = (chunks: Chunk[]) => chunks.map((c) => c.text);
 const length = (c: Chunk) => [...c.text].length;
+const end = (c: Chunk) => c.char_start + length(c);
 const isBlank = (s: string) => /^\s*$/u.test(s);
 
 // --- Options ------------------------------------------------------------------------------------
@@ -20,7 +28,7 @@ test('default options are Recursive, max_chars 1000, overlap_chars 100', (t) => 
   t.deepEqual(chunks, chunkText(text, { strategy: 'Recursive', max_chars: 1000, overlap_chars: 100 }));
   t.true(chunks.length > 2);
   for (const c of chunks) t.true(length(c) <= 1000);
-  for (let i = 1; i < chunks.length; i++) t.is(chunks[i].char_start, chunks[i - 1].char_start + length(chunks[i - 1]) - 100);
+  for (let i = 1; i < chunks.length; i++) t.is(chunks[i].char_start, end(chunks[i - 1]) - 100);
 });
 
 test('max_chars 0 is an error naming chunking.max_chars', (t) => {
@@ -51,24 +59,29 @@ test('negative, fractional and wrongly typed options are errors naming the field
     [{ strategy: 3 }, 'chunking.strategy'],
   ];
   for (const [value, field] of cases) {
-    t.throws(() => parseChunkOptions(value), { instanceOf: ChunkingError, message: new RegExp(field.replace('.', '\\.')) }, JSON.stringify(value));
+    const e = t.throws(() => parseChunkOptions(value), { instanceOf: ChunkingError }, JSON.stringify(value));
+    t.true(e.message.startsWith(`${field} `), e.message);
   }
 });
 
 test('unknown keys and a chunking value that is no object are errors', (t) => {
-  t.throws(() => parseChunkOptions({ max_tokens: 100 }), { instanceOf: ChunkingError, message: /chunking\.max_tokens is not a chunking option/ });
+  const unknown = { instanceOf: ChunkingError, message: /chunking\.max_tokens is not a chunking option/ };
+  t.throws(() => parseChunkOptions({ max_tokens: 100 }), unknown);
   t.throws(() => parseChunkOptions({ toString: 1 }), { instanceOf: ChunkingError, message: /chunking\.toString/ });
   for (const value of [null, 5, 'Recursive', [1000, 100]]) {
     t.throws(() => parseChunkOptions(value), { instanceOf: ChunkingError, message: /^chunking must be an object/ }, String(value));
   }
-  t.deepEqual(parseChunkOptions({ strategy: 'Markdown', max_chars: 300, overlap_chars: 0 }), { strategy: 'Markdown', max_chars: 300, overlap_chars: 0 });
+  const valid = { strategy: 'Markdown', max_chars: 300, overlap_chars: 0 };
+  t.deepEqual(parseChunkOptions(valid), valid);
 });
 
 // --- Invariants over seeded random texts -----------------------------------------------------------
 
-const WORDS = ['alpha', 'beta', 'x', 'Tessera', 'café', 'naïve', '中文', '漢字かな', '😀', '👍🏽', '𝔘𝔫𝔦', '3.14', 'e.g', 'averylongwordwithoutanyspace', '😀😀😀😀😀😀😀😀😀😀'];
+const WORDS = ['alpha', 'beta', 'x', 'Tessera', 'café', 'naïve', '中文', '漢字かな', '😀', '👍🏽', '𝔘𝔫𝔦', '3.14', 'e.g'];
+WORDS.push('averylongwordwithoutanyspace', '😀'.repeat(10));
 const SEPARATORS = [' ', ' ', ' ', '  ', '\t', '\n', '\n\n', '\n \n', '\r\n', '. ', '! ', '? ', '.', '\u00a0', '\u3000', '   \n\n\n   '];
-const MARKDOWN = ['\n# Heading\n', '\n## Sub heading\n', '\n```\ncode line\n\n# not a heading\n```\n', '\n~~~\n~~~\n', '\n```js\nunclosed '];
+const MARKDOWN = ['\n# Heading\n', '\n## Sub heading\n', '\n```\ncode line\n\n# not a heading\n```\n', '\n~~~\n~~~\n'];
+MARKDOWN.push('\n```js\nunclosed ');
 const PAIRS: Array<[number, number]> = [[1, 0], [2, 1], [7, 0], [7, 6], [16, 3], [40, 0], [40, 39], [120, 20], [1000, 100]];
 const STRATEGIES: ChunkStrategy[] = ['Recursive', 'Markdown', 'Sentence'];
 
@@ -129,7 +142,7 @@ test('every chunk is an exact slice of the source at its char_start, indexed in 
   everyCase(t, ({ source, chunks }) => {
     for (const [i, c] of chunks.entries()) {
       if (c.index !== i) return `chunk ${i} has index ${c.index}`;
-      if (source.slice(c.char_start, c.char_start + length(c)).join('') !== c.text) return `chunk ${i} is not the slice at ${c.char_start}`;
+      if (source.slice(c.char_start, end(c)).join('') !== c.text) return `chunk ${i} is not the slice at ${c.char_start}`;
     }
     return null;
   });
@@ -154,8 +167,7 @@ test('the next chunk starts exactly overlap_chars before the previous end, unles
   everyCase(t, ({ source, chunks, options }) => {
     const [lo] = textSpan(source);
     for (let i = 1; i < chunks.length; i++) {
-      const previousEnd = chunks[i - 1].char_start + length(chunks[i - 1]);
-      const exact = Math.max(lo, previousEnd - options.overlap_chars);
+      const exact = Math.max(lo, end(chunks[i - 1]) - options.overlap_chars);
       const start = chunks[i].char_start;
       if (start === exact) continue;
       // The one exception: max_chars or more of whitespace from there, skipped to the next text.
@@ -170,7 +182,7 @@ test('the next chunk starts exactly overlap_chars before the previous end, unles
 test('each chunk ends strictly after the previous one, so chunking terminates', (t) => {
   everyCase(t, ({ chunks }) => {
     for (let i = 1; i < chunks.length; i++) {
-      if (chunks[i].char_start + length(chunks[i]) <= chunks[i - 1].char_start + length(chunks[i - 1])) return `chunk ${i} does not progress`;
+      if (end(chunks[i]) <= end(chunks[i - 1])) return `chunk ${i} does not progress`;
     }
     return null;
   });
@@ -181,9 +193,9 @@ test('chunks cover every non-whitespace character, from the first to the last', 
     const [lo, hi] = textSpan(source);
     if (lo < 0) return null;
     const last = chunks[chunks.length - 1];
-    if (chunks[0].char_start !== lo || last.char_start + length(last) !== hi) return `chunks span ${chunks[0].char_start}..${last.char_start + length(last)}, not ${lo}..${hi}`;
+    if (chunks[0].char_start !== lo || end(last) !== hi) return `chunks span ${chunks[0].char_start}..${end(last)}, not ${lo}..${hi}`;
     const covered = new Array<boolean>(source.length).fill(false);
-    for (const c of chunks) covered.fill(true, c.char_start, c.char_start + length(c));
+    for (const c of chunks) covered.fill(true, c.char_start, end(c));
     const missed = source.findIndex((ch, i) => !covered[i] && !isBlank(ch));
     return missed < 0 ? null : `character ${missed} is in no chunk`;
   });
@@ -194,7 +206,8 @@ test('chunks cover every non-whitespace character, from the first to the last', 
 const recursive = (text: string, max_chars: number, overlap_chars = 0) => texts(chunkText(text, { max_chars, overlap_chars }));
 
 test('a paragraph break wins over later line, sentence and space breaks', (t) => {
-  t.deepEqual(recursive('One two.\n\nThree four. Five six\nseven eight nine', 40), ['One two.\n\n', 'Three four. Five six\nseven eight nine']);
+  const text = 'One two.\n\nThree four. Five six\nseven eight nine';
+  t.deepEqual(recursive(text, 40), ['One two.\n\n', 'Three four. Five six\nseven eight nine']);
 });
 
 test('a line break wins over later sentence and space breaks', (t) => {
@@ -226,7 +239,8 @@ test('a hard cut never splits a surrogate pair', (t) => {
 });
 
 test('leading and trailing whitespace is in no chunk', (t) => {
-  t.deepEqual(chunkText('\n\n  Hello there.  \n', { max_chars: 100, overlap_chars: 0 }), [{ index: 0, text: 'Hello there.', char_start: 4 }]);
+  const chunks = chunkText('\n\n  Hello there.  \n', { max_chars: 100, overlap_chars: 0 });
+  t.deepEqual(chunks, [{ index: 0, text: 'Hello there.', char_start: 4 }]);
 });
 
 test('a whitespace run of max_chars or more is skipped, not chunked', (t) => {
@@ -260,7 +274,7 @@ test('char_start counts code points, not UTF-16 units or bytes', (t) => {
 
 // --- Markdown ----------------------------------------------------------------------------------------
 
-const markdown = (text: string, max_chars: number, overlap_chars = 0) => texts(chunkText(text, { strategy: 'Markdown', max_chars, overlap_chars }));
+const markdown = (text: string, max_chars: number) => texts(chunkText(text, { strategy: 'Markdown', max_chars, overlap_chars: 0 }));
 
 test('Markdown: every heading begins a new chunk, sections are not packed together', (t) => {
   const text = '# A\nalpha text\n## B\nbeta text\n# C\ngamma';

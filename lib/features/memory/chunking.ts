@@ -15,21 +15,25 @@
 //   ladder is paragraph break, line break, sentence break, space; Sentence tries sentence breaks
 //   first, then that ladder; the last resort is a hard cut at exactly max_chars.
 // - A separator (the whole whitespace run) stays with the piece before it, so with no overlap the
-//   next chunk starts on text; chunks end with the whitespace that followed them.
+//   next chunk starts on text; chunks end with the whitespace that followed them. Whitespace is
+//   JavaScript's \s (so no-break and ideographic spaces too); a line break is \n (\r\n included).
 // - Overlap: the next chunk starts exactly overlap_chars before the previous chunk's end, even when
 //   that reaches back past the previous chunk's start (a first chunk, or one after skipped
-//   whitespace, may be shorter than overlap_chars); only the span's first character bounds it. Each chunk ends strictly after the previous one, so the chunker always
-//   progresses (by a single character at worst, when overlap_chars = max_chars - 1).
+//   whitespace, may be shorter than overlap_chars); only the span's first character bounds it.
+//   Each chunk ends strictly after the previous one, so the chunker always progresses (by a single
+//   character at worst, when overlap_chars = max_chars - 1).
 // - One exception to that start: when the max_chars characters from it are all whitespace (a
 //   whitespace run at least max_chars long), the chunk would be whitespace only, so it starts at the
 //   next non-whitespace character instead. No chunk is whitespace only.
+// - Options: the rule is applied as written, so max_chars under 101 with the default overlap_chars
+//   (100) is an error too; its message says to lower overlap_chars.
 // - Markdown: each ATX heading line outside a fence begins a new section, and a chunk always ends
 //   right before a heading, so sections are never packed together; a section larger than max_chars
 //   is cut on the Recursive ladder using only places outside fenced code blocks. A fence that cannot
-//   fit in one chunk together with the overlap in front of it is cut inside, on the Recursive ladder
-//   (line breaks first), as a last resort: chunks never exceed max_chars, the bound an embedding
-//   model's input limit rests on (a longer chunk would be truncated there, silently). A chunk may
-//   start inside a fence through overlap; that repeats text, it does not cut the fence.
+//   fit in one chunk together with the overlap in front of it is cut inside, on the Recursive ladder,
+//   as a last resort: chunks never exceed max_chars, the bound an embedding model's input limit
+//   rests on (a longer chunk would be truncated there, silently). A chunk may start inside a fence
+//   through overlap; that repeats text, it does not cut the fence. Setext headings are not sections.
 import { type Layout, layout, markdownShape, outsideFences } from './chunk-boundaries';
 
 export type ChunkStrategy = 'Recursive' | 'Markdown' | 'Sentence';
@@ -65,26 +69,31 @@ export function parseChunkOptions(value: unknown): Required<ChunkOptions> {
     throw new ChunkingError(`chunking must be an object such as {"strategy":"Recursive","max_chars":1000}; got ${show(value)}`);
   const fields = value as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
-    if (!Object.hasOwn(DEFAULTS, key)) throw new ChunkingError(`chunking.${key} is not a chunking option: use strategy, max_chars or overlap_chars`);
+    if (!Object.hasOwn(DEFAULTS, key))
+      throw new ChunkingError(`chunking.${key} is not a chunking option: use strategy, max_chars or overlap_chars`);
   }
-  const strategy = fields.strategy === undefined ? DEFAULTS.strategy : fields.strategy;
+  // An absent field (or one a TypeScript caller left undefined) takes its default; JSON null does not.
+  const given = (name: keyof ChunkOptions): unknown => (fields[name] === undefined ? DEFAULTS[name] : fields[name]);
+  const strategy = given('strategy');
   if (!STRATEGIES.includes(strategy as ChunkStrategy))
     throw new ChunkingError(`chunking.strategy must be one of ${STRATEGIES.map((s) => `"${s}"`).join(', ')}; got ${show(strategy)}`);
-  const max = count(fields, 'max_chars', 1);
-  const overlap = count(fields, 'overlap_chars', 0);
+  const max = size('max_chars', given('max_chars'), 1);
+  const overlap = size('overlap_chars', given('overlap_chars'), 0);
   if (overlap >= max)
-    throw new ChunkingError(`chunking.overlap_chars (${overlap}) must be less than chunking.max_chars (${max}): lower overlap_chars or raise max_chars`);
+    throw new ChunkingError(
+      `chunking.overlap_chars (${overlap}) must be less than chunking.max_chars (${max}): lower overlap_chars or raise max_chars`,
+    );
   return { strategy: strategy as ChunkStrategy, max_chars: max, overlap_chars: overlap };
 }
 
-/** A size field: an integer number of characters, at least `least`, or the default when absent. */
-function count(fields: Record<string, unknown>, name: 'max_chars' | 'overlap_chars', least: number): number {
-  const value = fields[name] === undefined ? DEFAULTS[name] : fields[name];
+/** A size field's value: an integer number of characters, at least `least`. */
+function size(name: string, value: unknown, least: number): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < least)
     throw new ChunkingError(`chunking.${name} must be a whole number of characters, at least ${least}; got ${show(value)}`);
   return value;
 }
 
+/** A received value as an error message quotes it. */
 function show(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (value === null) return 'null';
