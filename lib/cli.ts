@@ -9,6 +9,8 @@ import { HttpServer } from './http/server';
 import { StoreError } from './store/errors';
 import { Store } from './store/store';
 import type { Distance, IndexSettingInfo, OpenOptions } from './types';
+import { anyText, duration, exit, integer, oneOf, type Parse, size, UsageError } from './cli_flags';
+import { INGEST_USAGE, ingestCommand } from './ingest';
 
 /** How long in-flight requests may run on after SIGTERM/SIGINT before they are cancelled. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -36,49 +38,11 @@ interface ServeConfig {
   mmap: boolean;
   /** ANN and quantization flags by open option (`efSearch`), as typed: the core alone judges them. */
   index: Record<string, string>;
+  embedProvider?: string;
+  summarizeProvider?: string;
   logLevel: LogLevel;
 }
 
-/** A bad command line: reported on one line, exit status 2. */
-class UsageError extends Error {}
-
-type Parse = (raw: string, flag: string) => unknown;
-
-const integer =
-  (min: number, max = Number.MAX_SAFE_INTEGER): Parse =>
-  (raw, flag) => {
-    const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!(n >= min && n <= max)) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got "${raw}"`);
-    return n;
-  };
-
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-const duration: Parse = (raw, flag) => {
-  const m = /^(\d+)(ms|s|m|h)$/.exec(raw);
-  const ms = m ? Number(m[1]) * DURATION_UNITS[m[2]] : 0;
-  if (!(ms > 0)) throw new UsageError(`${flag} must be a positive duration like 250ms, 5s or 2m, got "${raw}"`);
-  return ms;
-};
-
-const SIZE_UNITS: Record<string, number> = { '': 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40 };
-
-/** A byte count, plain or with a binary unit: 1048576, 512KiB, 64MiB, 8GiB, 2TiB. */
-const size: Parse = (raw, flag) => {
-  const m = /^(\d+)(KiB|MiB|GiB|TiB)?$/.exec(raw);
-  const bytes = m ? Number(m[1]) * SIZE_UNITS[m[2] ?? ''] : 0;
-  if (!(bytes >= 1 && bytes <= Number.MAX_SAFE_INTEGER)) throw new UsageError(`${flag} must be a size like 1048576, 512KiB, 64MiB or 8GiB, got "${raw}"`);
-  return bytes;
-};
-
-const oneOf =
-  (choices: readonly string[]): Parse =>
-  (raw, flag) => {
-    if (!choices.includes(raw)) throw new UsageError(`${flag} must be one of ${choices.join(', ')}, got "${raw}"`);
-    return raw;
-  };
-
-const anyText: Parse = (raw) => raw;
 
 interface Flag {
   name: string;
@@ -150,11 +114,13 @@ const FLAGS: Flag[] = [
   { name: '--mmap', key: 'mmap', value: true, help: 'map sealed vector files (default on)' },
   { name: '--no-mmap', key: 'mmap', value: false, help: 'read sealed vector files into memory instead' },
   ...indexFlags(Store.indexSettings()),
+  { name: '--embed-provider', key: 'embedProvider', parse: anyText, arg: 'SPEC', help: 'embedder of remember/recall: hash:DIM (offline, lexical), openai:MODEL@URL, ollama:MODEL@URL, tei@URL (README "Providers"; default none)' },
+  { name: '--summarize-provider', key: 'summarizeProvider', parse: anyText, arg: 'SPEC', help: "summarizer of remember's summarize mode: extractive[:N] (offline), openai:MODEL@URL, ollama:MODEL@URL (default none)" },
   { name: '--log-level', key: 'logLevel', parse: oneOf(LOG_LEVELS), arg: 'LEVEL', help: `${LOG_LEVELS.join(' | ')}; logs are JSON lines on stderr (default info)` },
 ];
 
 /** Flags of features that do not exist yet: refused rather than silently ignored. */
-const NOT_YET = ['--namespaced', '--embed-provider', '--summarize-provider', '--rerank-provider'];
+const NOT_YET = ['--namespaced', '--rerank-provider'];
 
 const USAGE = `usage: tessera serve [flags]
 
@@ -171,6 +137,7 @@ ${FLAGS.map((f) => `  ${`${f.name}${f.arg ? ` ${f.arg}` : ''}`.padEnd(34)} ${f.h
 environment:
   ${'TESSERA_TOKEN'.padEnd(34)} bearer token when --token is absent
   ${'SVC_SLOW_QUERY_MS'.padEnd(34)} log searches at least this slow, at warn (default off)
+  ${'TESSERA_EMBED_API_KEY'.padEnd(34)} bearer key sent to the embed provider (also _SUMMARIZE_, _RERANK_)
 `;
 
 function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
@@ -250,6 +217,8 @@ async function serve(config: ServeConfig): Promise<void> {
     historyVersions: config.historyVersions,
     atVersion: config.atVersion,
     maxVectorBytes: config.maxVectorBytes,
+    embedProvider: config.embedProvider,
+    summarizeProvider: config.summarizeProvider,
     ...config.index,
   };
   // Whatever the store would refuse is refused before listening (exit 2, like a bad flag), so a
@@ -300,11 +269,6 @@ function refused(config: ServeConfig, err: Error, code: number): never {
   exit(`cannot open the store ${config.inMemory ? 'in memory' : `at ${config.data}`}: ${err.message}`, code);
 }
 
-/** One line on stderr, then exit. */
-function exit(message: string, code: number): never {
-  process.stderr.write(`tessera: ${message}\n`);
-  process.exit(code);
-}
 
 /** A bug: the stack is worth the extra lines. */
 const crash = (err: unknown): never => exit((err as Error)?.stack ?? String(err), 1);
@@ -315,8 +279,13 @@ function main(argv: string[]): void {
     process.stdout.write(USAGE);
     return;
   }
+  if (command === 'ingest') {
+    if (rest.includes('--help') || rest.includes('-h')) process.stdout.write(INGEST_USAGE);
+    else ingestCommand(rest);
+    return;
+  }
   try {
-    if (command !== 'serve') throw new UsageError(command === undefined ? 'missing command; usage: tessera serve [flags]' : `unknown command "${command}"; usage: tessera serve [flags]`);
+    if (command !== 'serve') throw new UsageError(command === undefined ? 'missing command; usage: tessera serve [flags] | tessera ingest [flags] FILE...' : `unknown command "${command}"; usage: tessera serve [flags] | tessera ingest [flags] FILE...`);
     serve(parseServe(rest, process.env)).catch(crash);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;

@@ -3,17 +3,17 @@ import { randomBytes } from 'node:crypto';
 // JSON with exact 64-bit integers: Int and DateTime values parse to bigint (JSON.parse would round
 // them to a double) and bigint serializes as digits (JSON.stringify throws on it).
 
-// The core writes Int and DateTime values as {"Int":<digits>} (no spaces), and a quote inside a
-// JSON string is always escaped, so this pattern can only match a Value. Its digits are re-quoted
-// with a marker that no other string in the core's output can start with, and the reviver turns
+// Int and DateTime values are {"Int":<digits>} (the core writes no spaces; a caller's body may),
+// and a quote inside a JSON string is always escaped, so this pattern can only match a Value. Its
+// digits are re-quoted with a marker that no other string can start with, and the reviver turns
 // exactly those into bigint instead of a rounded double.
-const EXACT_INT = /\{"(Int|DateTime)":(-?\d+)\}/g;
+const EXACT_INT = /\{\s*"(Int|DateTime)"\s*:\s*(-?\d+)\s*\}/g;
 const INT_MARK = '\u0001';
 
 export function parseExact<T>(bytes: Buffer | string): T {
   const text = typeof bytes === 'string' ? bytes : bytes.toString('utf8');
   // Most answers hold no Int or DateTime; a reviver would slow their parse several times over.
-  if (!text.includes('{"Int":') && !text.includes('{"DateTime":')) return JSON.parse(text) as T;
+  if (!text.includes('"Int"') && !text.includes('"DateTime"')) return JSON.parse(text) as T;
   return JSON.parse(text.replace(EXACT_INT, '{"$1":"\\u0001$2"}'), (key, value) =>
     (key === 'Int' || key === 'DateTime') && typeof value === 'string' && value.startsWith(INT_MARK)
       ? BigInt(value.slice(1))

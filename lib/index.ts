@@ -6,3 +6,5 @@ export { RecordsCursor } from './store/cursor';
 export { StoreError } from './store/errors';
 export { Store } from './store/store';
 export * from './types';
+export type { RecallRequest, RememberRequest, RememberResponse } from './features/memory/requests';
+export type { ChunkOptions, ChunkStrategy } from './features/memory/chunking';

@@ -41,6 +41,10 @@ export interface NativeStore {
   putAlias(name: string, body: Uint8Array): Promise<Buffer>;
   dropAlias(name: string): Promise<Buffer>;
   upsert(name: string, body: Uint8Array): Promise<Buffer>;
+  /** An upsert keeping svc.* attributes (the memory routes' own writes). */
+  upsertStamped(name: string, body: Uint8Array): Promise<Buffer>;
+  /** {ids, now, extend_ttl_ms?} -> {reinforced}. */
+  reinforce(name: string, body: Uint8Array): Promise<Buffer>;
   delete(name: string, body: Uint8Array): Promise<Buffer>;
   records(name: string): Promise<NativeRecordsCursor>;
   search(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;

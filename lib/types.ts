@@ -265,6 +265,8 @@ export interface Stats {
   text_index_bytes: number;
   /** SIMD kernel family in use: avx512-icl, avx512, avx2, neon-dotprod, neon or scalar. */
   kernels: string;
+  /** Build features this package was built with (`memory`; `rerank`, `mcp` and `code` are not built yet). */
+  features: string[];
 }
 
 /** GET /cluster: role and currency. */
@@ -346,6 +348,12 @@ export interface OpenOptions {
   quantization?: 'none' | 'int8' | 'binary';
   /** The quantized pass keeps rescore x (offset + top_k) candidates for exact rescoring (default 4 for int8, 16 for binary). */
   rescore?: number | string;
+  /** The embedder of the memory routes, as `--embed-provider` takes it (README "Providers"). */
+  embedProvider?: string;
+  /** The summarizer of remember's `summarize` mode, as `--summarize-provider` takes it. */
+  summarizeProvider?: string;
+  /** Epoch milliseconds for the memory routes' stamps and expiry checks (default Date.now; tests set it). */
+  clock?: () => number;
 }
 
 /** One ANN or quantization setting of `OpenOptions`, as the core validates it (`Store.indexSettings()`). */

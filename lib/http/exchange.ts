@@ -57,6 +57,7 @@ export class Exchange implements Expiring {
 
   /** Abandons the request with `err` once its deadline passes. It covers the time to the status line: a stream is paced by its reader. */
   expireAfter(deadlines: Deadlines, err: () => HttpError): void {
+    this.deadline?.cancel(); // a request its body made a write moves to the write timeout
     this.timeoutError = err;
     this.deadline = deadlines.add(this);
   }

@@ -8,6 +8,8 @@ import type { Route } from './route';
 export interface Hook {
   /** Runs before the body is read; throwing an HttpError answers the request instead of the route. */
   onRequest?(req: Request, route: Route | null): void;
+  /** Runs when a read route's body made the request a write (Route.writeWhen); throwing answers it. */
+  onWrite?(req: Request): void;
   /** Runs exactly once per request: after the last byte was sent, or when the client went away. */
   onResponse?(req: Request, status: number): void;
 }
@@ -30,9 +32,13 @@ export function authenticate(token: string): Hook {
 }
 
 /** `--read-only`: every write route answers 403 before any work starts. */
+const readOnly = () => new HttpError(403, 'this server is read-only (--read-only); writes are refused');
 export const refuseWrites: Hook = {
   onRequest(_req, route) {
-    if (route?.access === 'write') throw new HttpError(403, 'this server is read-only (--read-only); writes are refused');
+    if (route?.access === 'write') throw readOnly();
+  },
+  onWrite() {
+    throw readOnly();
   },
 };
 

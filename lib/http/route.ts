@@ -25,6 +25,11 @@ export interface RouteHead<B = unknown> {
    * A schema: the body is parsed as JSON and checked before the handler runs.
    */
   body?: 'raw' | Schema<B>;
+  /**
+   * A `read` route whose body can make it a write (a reinforced recall): once the body is read,
+   * true makes the request a write, refused by `--read-only` and judged on `--write-timeout`.
+   */
+  writeWhen?(req: Request<B>): boolean;
 }
 
 export interface Route<B = unknown> extends RouteHead<B> {

@@ -118,6 +118,10 @@ export class HttpServer {
         req.bytes = await ex.readBody(this.options.maxBodyBytes);
         if (route.body !== 'raw') req.body = parseJson(req.bytes, route.body);
       }
+      if (route.writeWhen?.(req)) {
+        for (const hook of this.options.hooks) hook.onWrite?.(req);
+        ex.expireAfter(...this.writeDeadlines);
+      }
       await ex.send(await route.handle(req));
     } catch (err) {
       ex.fail(err);

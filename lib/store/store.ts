@@ -32,6 +32,10 @@ import type {
   TextSearchRequest,
   Versions,
 } from '../types';
+import { hasFeature, BUILT_FEATURES } from '../features/built';
+import { Memory, type MemoryProviders, type MemoryStore } from '../features/memory/memory';
+import { createEmbedder, createSummarizer, ProviderSpecError } from '../features/memory/providers';
+import { checkRecall, checkRemember, type RecallRequest, type RememberRequest, type RememberResponse } from '../features/memory/requests';
 import { call, isCancelled } from './call';
 import { RecordsCursor } from './cursor';
 import { StoreError, cancelledError, toStoreError } from './errors';
@@ -57,6 +61,21 @@ export const FAULTS = [...WRITE_FAULTS, ...(Object.keys(COMPACTION_FAULTS) as (k
 export type Fault = (typeof FAULTS)[number];
 
 /** What the addon's option reader takes for granted (it reads dimension and queryThreads as numbers). */
+/** A memory route's body: JSON bytes (an HTTP body) are parsed with exact integers. */
+function requestBody(body: object | Uint8Array): unknown {
+  if (!(body instanceof Uint8Array)) return body;
+  try {
+    return parseExact(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+  } catch (e) {
+    throw new StoreError(400, `malformed JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** The options the core reads: the memory routes' own stay in the library. */
+function coreOptions({ embedProvider: _e, summarizeProvider: _s, clock: _c, ...core }: OpenOptions): OpenOptions {
+  return core;
+}
+
 function checkOptionShapes(options: OpenOptions): void {
   if (!options.inMemory && !options.path) throw new StoreError(400, 'open() needs a path, or inMemory: true');
   if (options.dimension !== undefined && !(Number.isInteger(options.dimension) && options.dimension >= 0 && options.dimension <= 65536))
@@ -96,9 +115,13 @@ export class Store {
   /** When a Reader last refreshed successfully (or opened): the age of the state it serves. */
   private refreshedAt = Date.now();
 
+  /** The memory routes, when the package was built with them. */
+  private memory: Memory | null = null;
+
   private constructor(
     private readonly core: NativeStore,
     private readonly maxStalenessMs: number | null,
+    private readonly openedReadOnly: boolean,
   ) {
     const info = core.info();
     this.role = info.role;
@@ -114,11 +137,21 @@ export class Store {
   /** Opens (or creates) a store. A store directory another process writes opens as a Reader. */
   static async open(options: OpenOptions): Promise<Store> {
     checkOptionShapes(options);
+    Store.providersOf(options, options.dimension);
+    let store: Store;
     try {
-      return new Store(await native.NativeStore.open({ ...options }), options.maxStalenessMs ?? null);
+      store = new Store(await native.NativeStore.open(coreOptions(options)), options.maxStalenessMs ?? null, options.readOnly === true);
     } catch (e) {
       throw toStoreError(e, settingOption);
     }
+    try {
+      const providers = Store.providersOf(options, store.dimension);
+      store.memory = providers && new Memory(store.memoryStore(), providers, options.clock ?? Date.now);
+    } catch (e) {
+      await store.close();
+      throw e;
+    }
+    return store;
   }
 
   /**
@@ -128,8 +161,9 @@ export class Store {
    */
   static async check(options: OpenOptions): Promise<void> {
     checkOptionShapes(options);
+    Store.providersOf(options, options.dimension);
     try {
-      await native.NativeStore.check({ ...options });
+      await native.NativeStore.check(coreOptions(options));
     } catch (e) {
       throw toStoreError(e, settingOption);
     }
@@ -218,7 +252,76 @@ export class Store {
   }
 
   async stats(o?: CallOptions): Promise<Stats> {
-    return json(await call(o, () => this.core.stats()));
+    const stats: Stats = json(await call(o, () => this.core.stats()));
+    return { ...stats, features: [...BUILT_FEATURES] };
+  }
+
+  /** Whether writes are refused: opened read-only, a Reader, or serving a pinned version. */
+  get readOnly(): boolean {
+    return this.openedReadOnly || this.role === 'Reader' || this.pinned() !== null;
+  }
+
+  /**
+   * POST /collections/{name}/remember: embeds the text (or, in `summarize` mode, its summary) with
+   * the store's embedder and upserts it with the svc.* stamps; `chunking` splits it into records
+   * `{id}#{index}`, and `dedupe_threshold` updates the nearest entry in place instead.
+   */
+  async remember(name: string, body: RememberRequest | Uint8Array, o?: CallOptions): Promise<RememberResponse> {
+    return this.memoryFeature('remember').remember(name, checkRemember(requestBody(body)), o);
+  }
+
+  /**
+   * POST /collections/{name}/recall: embeds the query and searches the collection, never returning
+   * an expired entry; `reinforce` then stamps svc.access_count and svc.last_accessed on the hits (on
+   * a read-only handle it is skipped with a process warning).
+   */
+  async recall(name: string, body: RecallRequest | Uint8Array, o?: CallOptions): Promise<Hit[]> {
+    return parseExact(await this.recallJson(name, body, o));
+  }
+
+  /** recall answering the hit array as JSON bytes (what the HTTP route sends). */
+  async recallJson(name: string, body: RecallRequest | Uint8Array, o?: CallOptions): Promise<Buffer> {
+    return this.memoryFeature('recall').recall(name, checkRecall(requestBody(body)), o);
+  }
+
+  private memoryFeature(route: string): Memory {
+    if (!this.memory) throw new StoreError(404, `${route} is not in this build (feature memory)`);
+    return this.memory;
+  }
+
+  /** The memory routes' providers from their specs (null in a build without memory); a bad spec is a 400. */
+  private static providersOf(o: OpenOptions, dimension: number | undefined): MemoryProviders | null {
+    if (!hasFeature('memory')) {
+      if (o.embedProvider || o.summarizeProvider) throw new StoreError(400, 'embedProvider and summarizeProvider need a build with feature memory');
+      return null;
+    }
+    try {
+      return {
+        embedder: o.embedProvider ? createEmbedder(o.embedProvider, dimension === undefined ? {} : { dimension }) : null,
+        summarizer: o.summarizeProvider ? createSummarizer(o.summarizeProvider) : null,
+      };
+    } catch (e) {
+      throw e instanceof ProviderSpecError ? new StoreError(400, e.message) : e;
+    }
+  }
+
+  /** What the memory routes use: the ordinary calls, plus the stamped upsert and reinforcement kept off the public surface. */
+  private memoryStore(): MemoryStore {
+    const store = this;
+    return {
+      dimension: this.dimension,
+      get readOnly() {
+        return store.readOnly;
+      },
+      getMeta: (name, o) => this.getMeta(name, o),
+      putMeta: (name, meta, o) => this.putMeta(name, meta, o),
+      collections: (o) => this.collections(o),
+      search: (body, o) => this.search(body, o),
+      searchJson: async ({ query, ...rest }, o) => call(o, (token) => this.core.searchVector(bytes(rest), query, token)),
+      delete: (name, body, o) => this.delete(name, body, o),
+      upsertStamped: async (name, body, o) => json(await call(o, () => this.core.upsertStamped(name, bytes(body)))),
+      reinforce: async (name, body, o) => json(await call(o, () => this.core.reinforce(name, bytes(body)))),
+    };
   }
 
   async collections(o?: CallOptions): Promise<string[]> {

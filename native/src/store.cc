@@ -19,6 +19,7 @@
 #include "query/parse/search_parser.h"
 #include "query/parse/text_parser.h"
 #include "query/parse/write_parser.h"
+#include "query/reinforce.h"
 #include "query/prepared_query.h"
 #include "query/records_cursor.h"
 #include "query/scan.h"
@@ -579,6 +580,35 @@ std::string Store::Upsert(const std::string& name, std::string_view body) {
   CheckWritable();
   return OneMember("upserted",
                    Write(PendingWrite{ParseUpsert(body, name, dim_, metric_), ResolveAliasIn(*versions_, &UpsertOp::collection)}));
+}
+
+std::string Store::UpsertStamped(const std::string& name, std::string_view body) {
+  CheckWritable();
+  UpsertOp op = ParseUpsert(body, name, dim_, metric_, ReservedKeys::kKeep);
+  return OneMember("upserted", Write(PendingWrite{std::move(op), ResolveAliasIn(*versions_, &UpsertOp::collection)}));
+}
+
+std::string Store::Reinforce(const std::string& name, std::string_view body) {
+  CheckWritable();
+  ReinforceRequest req = ParseReinforce(body);
+  {
+    // Nothing to stamp writes nothing (an empty upsert would create a missing collection).
+    SnapshotPtr snap = Current();
+    const CollectionState* c = snap->Resolve(name);
+    if (c == nullptr || ReinforceUpsert(*snap, *c, req, dim_).records.empty()) return OneMember("reinforced", 0);
+  }
+  auto resolve = ResolveAliasIn(*versions_, &UpsertOp::collection);
+  PendingWrite write{UpsertOp{name, {}, {}}, nullptr};
+  // The stamps are read by the leader, so a reinforcement counts every one committed before it.
+  write.prepare = [this, req = std::move(req), resolve](Op& op) {
+    resolve(op);
+    UpsertOp& upsert = std::get<UpsertOp>(op);
+    SnapshotPtr snap = versions_->Current();
+    auto it = snap->collections.find(upsert.collection);
+    if (it == snap->collections.end()) return;  // validation reports the missing collection
+    upsert = ReinforceUpsert(*snap, *it->second, req, dim_);
+  };
+  return OneMember("reinforced", Write(std::move(write)));
 }
 
 std::string Store::Delete(const std::string& name, std::string_view body) {

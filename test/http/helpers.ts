@@ -47,11 +47,11 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, as: { uid?: 
  * Starts `tessera serve --port 0` exactly as a user would and waits for the `listening on` line,
  * then for /ready. `args` come after the defaults, so they can add any flag.
  */
-export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = {}, { waitReady = true } = {}): Promise<Server> {
+export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = {}, { waitReady = true, cli = CLI } = {}): Promise<Server> {
   const hasData = args.includes('--data') || args.includes('--in-memory');
   const defaults = ['--port', '0', '--log-level', 'warn', ...(hasData ? [] : ['--data', tempDir()])];
   if (!args.includes('--dimension')) defaults.push('--dimension', '4');
-  const proc = spawn(process.execPath, [CLI, 'serve', ...defaults, ...args], { env: { ...process.env, ...env } });
+  const proc = spawn(process.execPath, [cli, 'serve', ...defaults, ...args], { env: { ...process.env, ...env } });
   let stderr = '';
   proc.stderr!.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => proc.on('close', (code) => resolve(code)));  // after stdio drained

@@ -82,6 +82,12 @@ class Store {
   std::string PutAlias(const std::string& name, std::string_view body);
   std::string DropAlias(const std::string& name);
   std::string Upsert(const std::string& name, std::string_view body);
+  // An upsert that keeps svc.* attributes: the store's own memory writes (remember), never a
+  // caller's body, which could forge them.
+  std::string UpsertStamped(const std::string& name, std::string_view body);
+  // A reinforced recall's stamps on the live records among body's ids: {"ids": [...], "now":
+  // epoch ms, "extend_ttl_ms"?}. Answers {"reinforced": records written}.
+  std::string Reinforce(const std::string& name, std::string_view body);
   std::string Delete(const std::string& name, std::string_view body);
   std::unique_ptr<RecordsCursor> OpenRecords(const std::string& name);
   // Parses a read route's body against the current snapshot (Error(400) for a bad body; nothing is

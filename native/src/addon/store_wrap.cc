@@ -34,6 +34,8 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::Call<&Store::PutAlias>>("putAlias"),
                          InstanceMethod<&StoreWrap::Call<&Store::DropAlias>>("dropAlias"),
                          InstanceMethod<&StoreWrap::Call<&Store::Upsert>>("upsert"),
+                         InstanceMethod<&StoreWrap::Call<&Store::UpsertStamped>>("upsertStamped"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Reinforce>>("reinforce"),
                          InstanceMethod<&StoreWrap::Call<&Store::Delete>>("delete"),
                          InstanceMethod<&StoreWrap::Records>("records"),
                          InstanceMethod<&StoreWrap::Read<ReadRoute::kSearch>>("search"),

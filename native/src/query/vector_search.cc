@@ -33,26 +33,6 @@ void CheckNames(const std::vector<const CollectionState*>& scope, const SearchPa
   }
 }
 
-// The row holding id at version: through the id index of each sealed segment, by a scan of the
-// memory segments' ids (which have no id index). Leaves *seg null when id is absent.
-void FindLiveRow(const CollectionState& c, uint64_t version, std::string_view id, const Segment** seg, uint32_t* row) {
-  for (const SegmentRef& ref : c.segments) {
-    auto offer = [&](uint32_t r) {
-      if (r < ref.rows && ref.segment->visible(r, version)) {
-        *seg = ref.segment.get();
-        *row = r;
-      }
-    };
-    if (const IdIndexPtr& ids = ref.indexes->ids()) {
-      ids->ForEachRow(*ref.segment, id, offer);
-    } else {
-      for (uint32_t r = 0; r < ref.rows && *seg == nullptr; ++r)
-        if (ref.segment->row_id(r) == id) offer(r);
-    }
-    if (*seg != nullptr) return;
-  }
-}
-
 VectorQuery QueryOf(const SearchParams& p, Metric metric) {
   VectorQuery q;
   q.vector = p.query.data();

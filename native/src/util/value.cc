@@ -43,6 +43,18 @@ void AttrEncoder::AddList(std::string_view key, const std::vector<std::string_vi
   Put(key, std::move(enc));
 }
 
+void AttrEncoder::Add(std::string_view key, const ValueView& v) {
+  switch (v.tag) {
+    case ValueTag::kStr: AddStr(key, v.s); break;
+    case ValueTag::kInt: AddInt(key, v.i); break;
+    case ValueTag::kDateTime: AddDateTime(key, v.i); break;
+    case ValueTag::kBool: AddBool(key, v.i != 0); break;
+    case ValueTag::kFloat: AddFloat(key, v.f); break;
+    case ValueTag::kList: AddList(key, ListElements(v)); break;
+    case ValueTag::kNull: AddNull(key); break;
+  }
+}
+
 std::string AttrEncoder::Finish() {
   if (entries_.empty()) return {};
   std::string out;

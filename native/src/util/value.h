@@ -31,6 +31,8 @@ class AttrEncoder {
   void AddFloat(std::string_view key, double v);
   void AddNull(std::string_view key);
   void AddList(std::string_view key, const std::vector<std::string_view>& items);
+  // A value read from another blob, whatever its type.
+  void Add(std::string_view key, const ValueView& v);
   // Later entries with an existing key replace it (JSON's last-one-wins).
   std::string Finish();
 

@@ -66,6 +66,11 @@ uint32_t ExpectCount(element e, const std::string& field, uint32_t max) {
   return uint32_t(v);
 }
 
+int64_t ExpectInt64(element e, const std::string& field) {
+  if (e.type() != element_type::INT64) Bad(field + " must be a whole number of at most 19 digits");
+  return e.get_int64().value();
+}
+
 std::vector<std::string> ExpectStrings(element e, const std::string& field) {
   std::vector<std::string> out;
   size_t i = 0;

@@ -37,6 +37,8 @@ double ExpectFinite(simdjson::dom::element e, const std::string& field);
 bool ExpectBool(simdjson::dom::element e, const std::string& field);
 // A whole number from 0 to max.
 uint32_t ExpectCount(simdjson::dom::element e, const std::string& field, uint32_t max);
+// A JSON integer that fits a signed 64-bit value (no fraction, no exponent form).
+int64_t ExpectInt64(simdjson::dom::element e, const std::string& field);
 std::vector<std::string> ExpectStrings(simdjson::dom::element e, const std::string& field);
 
 [[noreturn]] void UnknownField(std::string_view key, const std::string& where, const char* allowed);

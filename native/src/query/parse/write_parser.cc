@@ -29,7 +29,7 @@ bool IsReserved(std::string_view key) { return key.substr(0, 4) == "svc."; }
 
 }  // namespace
 
-UpsertOp ParseUpsert(std::string_view body, const std::string& collection, uint32_t dim, Metric metric) {
+UpsertOp ParseUpsert(std::string_view body, const std::string& collection, uint32_t dim, Metric metric, ReservedKeys reserved) {
   RequestBody parsed(body);
   UpsertOp op;
   op.collection = collection;
@@ -64,7 +64,7 @@ UpsertOp ParseUpsert(std::string_view body, const std::string& collection, uint3
         } else if (k == "attrs") {
           AttrEncoder enc;
           for (auto [ak, av] : ExpectObject(v, where + ".attrs")) {
-            if (IsReserved(ak)) continue;
+            if (reserved == ReservedKeys::kDrop && IsReserved(ak)) continue;
             if (ak.size() > 0xFFFF) Bad(where + ".attrs has a key longer than 65535 bytes");
             ReadValue(enc, ak, av, where + ".attrs." + std::string(ak));
           }
@@ -98,6 +98,30 @@ DeleteRequest ParseDelete(std::string_view body) {
     }
   }
   if (!seen) Bad("the delete body needs ids or a filter: {\"ids\": [\"a\", \"b\"]} or {\"filter\": [...]}");
+  return req;
+}
+
+ReinforceRequest ParseReinforce(std::string_view body) {
+  RequestBody parsed(body);
+  ReinforceRequest req;
+  bool has_ids = false, has_now = false;
+  for (auto [key, value] : parsed.Object()) {
+    if (key == "ids") {
+      req.ids = ExpectStrings(value, "ids");
+      has_ids = true;
+    } else if (key == "now") {
+      req.now = ExpectInt64(value, "now");
+      has_now = true;
+    } else if (key == "extend_ttl_ms") {
+      if (value.type() == element_type::NULL_VALUE) continue;
+      int64_t ms = ExpectInt64(value, "extend_ttl_ms");
+      if (ms < 0) Bad("extend_ttl_ms must not be negative");
+      req.extend_ttl_ms = ms;
+    } else {
+      UnknownField(key, " in the reinforce body", "ids, now, extend_ttl_ms");
+    }
+  }
+  if (!has_ids || !has_now) Bad("the reinforce body needs ids and now (epoch ms): {\"ids\": [\"a\"], \"now\": 1700000000000}");
   return req;
 }
 

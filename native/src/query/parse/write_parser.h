@@ -11,7 +11,20 @@
 
 namespace tessera {
 
-UpsertOp ParseUpsert(std::string_view body, const std::string& collection, uint32_t dim, Metric metric);
+// Caller-supplied svc.* attributes are dropped unless stamped: the store's own memory writes
+// (remember) are the only stamped writes.
+enum class ReservedKeys { kDrop, kKeep };
+UpsertOp ParseUpsert(std::string_view body, const std::string& collection, uint32_t dim, Metric metric,
+                     ReservedKeys reserved = ReservedKeys::kDrop);
+
+// Stamps of a reinforced recall: svc.access_count + 1 and svc.last_accessed = now on each live id;
+// with extend_ttl_ms, an existing svc.expires_at moves to now + extend_ttl_ms unless it is later.
+struct ReinforceRequest {
+  std::vector<std::string> ids;
+  int64_t now = 0;  // epoch ms
+  std::optional<int64_t> extend_ttl_ms;
+};
+ReinforceRequest ParseReinforce(std::string_view body);
 
 // A delete names ids, or a filter (which wins when both are sent).
 struct DeleteRequest {

@@ -1,0 +1,49 @@
+// What the `tessera` commands share: the value parsers of their flags, the usage error and the
+// one-line exit.
+
+/** A bad command line: reported on one line, exit status 2. */
+export class UsageError extends Error {}
+
+export type Parse = (raw: string, flag: string) => unknown;
+
+export const integer =
+  (min: number, max = Number.MAX_SAFE_INTEGER): Parse =>
+  (raw, flag) => {
+    const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!(n >= min && n <= max)) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got "${raw}"`);
+    return n;
+  };
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+export const duration: Parse = (raw, flag) => {
+  const m = /^(\d+)(ms|s|m|h)$/.exec(raw);
+  const ms = m ? Number(m[1]) * DURATION_UNITS[m[2]] : 0;
+  if (!(ms > 0)) throw new UsageError(`${flag} must be a positive duration like 250ms, 5s or 2m, got "${raw}"`);
+  return ms;
+};
+
+const SIZE_UNITS: Record<string, number> = { '': 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40 };
+
+/** A byte count, plain or with a binary unit: 1048576, 512KiB, 64MiB, 8GiB, 2TiB. */
+export const size: Parse = (raw, flag) => {
+  const m = /^(\d+)(KiB|MiB|GiB|TiB)?$/.exec(raw);
+  const bytes = m ? Number(m[1]) * SIZE_UNITS[m[2] ?? ''] : 0;
+  if (!(bytes >= 1 && bytes <= Number.MAX_SAFE_INTEGER)) throw new UsageError(`${flag} must be a size like 1048576, 512KiB, 64MiB or 8GiB, got "${raw}"`);
+  return bytes;
+};
+
+export const oneOf =
+  (choices: readonly string[]): Parse =>
+  (raw, flag) => {
+    if (!choices.includes(raw)) throw new UsageError(`${flag} must be one of ${choices.join(', ')}, got "${raw}"`);
+    return raw;
+  };
+
+export const anyText: Parse = (raw) => raw;
+
+/** One line on stderr, then exit. */
+export function exit(message: string, code: number): never {
+  process.stderr.write(`tessera: ${message}\n`);
+  process.exit(code);
+}

@@ -1,0 +1,193 @@
+// Text-native memory (spec, "Memory routes"): remember embeds text (or its summary) and upserts it
+// with the store's svc.* stamps; recall embeds a query and searches one collection, leaving out
+// expired entries, and may reinforce what it returned. Everything below runs on the library's
+// ordinary calls, plus two the store keeps to itself: an upsert that keeps svc.* keys, and the
+// reinforcement write.
+import { StoreError } from '../../store/errors';
+import type { CallOptions, Filter, Hit, Predicate, Value } from '../../types';
+import { chunkText } from './chunking';
+import type { Embedder, Summarizer } from './providers';
+import type { RecallRequest, RememberRequest, RememberResponse } from './requests';
+
+/** What memory needs from the store; `Store` provides it. */
+export interface MemoryStore {
+  readonly dimension: number;
+  /** True when writes are refused (a read-only handle, a Reader, a pinned version). */
+  readonly readOnly: boolean;
+  getMeta(name: string, o?: CallOptions): Promise<Record<string, string>>;
+  putMeta(name: string, meta: Record<string, string>, o?: CallOptions): Promise<{ ok: true }>;
+  collections(o?: CallOptions): Promise<string[]>;
+  search(body: SearchBody, o?: CallOptions): Promise<Hit[]>;
+  /** The same search answering the core's hit array bytes (Int values exact). */
+  searchJson(body: SearchBody, o?: CallOptions): Promise<Buffer>;
+  delete(name: string, body: { filter: Filter }, o?: CallOptions): Promise<{ deleted: number }>;
+  upsertStamped(name: string, body: { records: StampedRecord[] }, o?: CallOptions): Promise<{ upserted: number }>;
+  reinforce(name: string, body: { ids: string[]; now: number; extend_ttl_ms?: number }, o?: CallOptions): Promise<{ reinforced: number }>;
+}
+
+export type SearchBody = { query: Float32Array; scope: string[]; top_k: number; filter?: Filter } & Record<string, unknown>;
+
+export interface StampedRecord {
+  id: string;
+  vector: Float32Array;
+  attrs: Record<string, Value>;
+}
+
+export interface MemoryProviders {
+  embedder: Embedder | null;
+  summarizer: Summarizer | null;
+}
+
+const DEFAULT_TOP_K = 10;
+const EMBEDDER_KEY = 'svc.embedder';
+const DIM_KEY = 'svc.dim';
+
+const str = (s: string): Value => ({ Str: s });
+const dateTime = (ms: number): Value => ({ DateTime: BigInt(ms) });
+
+/** Recall's own predicate: entries whose svc.expires_at has passed never return (an absent one never expires). */
+export const notExpired = (now: number): Predicate => ({ Not: { Lt: ['svc.expires_at', dateTime(now)] } });
+
+/** Caller attributes without the reserved keys, which only the store stamps. */
+function callerAttrs(attrs: Record<string, Value> | undefined): Record<string, Value> {
+  const out: Record<string, Value> = {};
+  for (const [k, v] of Object.entries(attrs ?? {})) if (!k.startsWith('svc.')) out[k] = v;
+  return out;
+}
+
+export class Memory {
+  // Dedupe reads the nearest entry and then writes: one collection's deduping writes take turns,
+  // so two near-duplicates sent together cannot both insert.
+  private readonly dedupeTurns = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly providers: MemoryProviders,
+    private readonly now: () => number,
+  ) {}
+
+  async remember(name: string, req: RememberRequest, o?: CallOptions): Promise<RememberResponse> {
+    const embedder = this.embedder();
+    const summarizer = req.mode === 'summarize' ? this.providers.summarizer : null;
+    if (req.mode === 'summarize' && !summarizer)
+      throw new StoreError(400, 'mode "summarize" needs a summarizer: start the server with --summarize-provider SPEC (for example extractive)');
+    if (this.store.readOnly) throw new StoreError(403, 'this store is read-only; remember writes');
+    await this.checkEmbedder(name, embedder, o);
+    const written = req.chunking ? await this.rememberChunks(name, req, embedder, o) : await this.rememberWhole(name, req, embedder, summarizer, o);
+    if (written.upserted > 0) await this.recordEmbedder(name, embedder, o);
+    return written;
+  }
+
+  /** The hit array as the core wrote it (JSON bytes), after any reinforcement. */
+  async recall(name: string, req: RecallRequest, o?: CallOptions): Promise<Buffer> {
+    const embedder = this.embedder();
+    await this.checkEmbedder(name, embedder, o);
+    const now = this.now();
+    const [vector] = await embedder.embed([req.query], o?.signal);
+    const { query: _text, top_k, filter, reinforce: _reinforce, extend_ttl_seconds, ...passed } = req;
+    const answer = await this.store.searchJson(
+      { ...passed, query: vector, scope: [name], top_k: top_k || DEFAULT_TOP_K, filter: [...(filter ?? []), notExpired(now)] },
+      o,
+    );
+    // Only the ids are read here, so a plain parse serves (attribute values are not used).
+    const hits = req.reinforce ? (JSON.parse(answer.toString('utf8')) as { id: string }[]) : [];
+    if (hits.length > 0) {
+      if (this.store.readOnly) {
+        process.emitWarning('recall: reinforce skipped, this store handle is read-only', { code: 'TESSERA_REINFORCE_SKIPPED' });
+      } else {
+        const extend = extend_ttl_seconds === undefined ? {} : { extend_ttl_ms: Math.round(extend_ttl_seconds * 1000) };
+        await this.store.reinforce(name, { ids: hits.map((h) => h.id), now, ...extend }, o);
+      }
+    }
+    return answer;
+  }
+
+  private embedder(): Embedder {
+    const e = this.providers.embedder;
+    if (!e) throw new StoreError(400, 'no embedder is configured: start the server with --embed-provider SPEC (for example hash:384, or openai:MODEL@URL)');
+    return e;
+  }
+
+  /** A collection embedded by another provider or model lives in another space: refused, naming both. */
+  private async checkEmbedder(name: string, embedder: Embedder, o?: CallOptions): Promise<void> {
+    if (!(await this.store.collections(o)).includes(name)) return;
+    const recorded = (await this.store.getMeta(name, o))[EMBEDDER_KEY];
+    if (recorded !== undefined && recorded !== embedder.identity)
+      throw new StoreError(400, `collection '${name}' was embedded by ${recorded}; this store embeds with ${embedder.identity}, whose vectors are not comparable`);
+  }
+
+  private async recordEmbedder(name: string, embedder: Embedder, o?: CallOptions): Promise<void> {
+    const meta = await this.store.getMeta(name, o);
+    if (meta[EMBEDDER_KEY] === embedder.identity && meta[DIM_KEY] === String(this.store.dimension)) return;
+    await this.store.putMeta(name, { ...meta, [EMBEDDER_KEY]: embedder.identity, [DIM_KEY]: String(this.store.dimension) }, o);
+  }
+
+  /** The stamps every remember write carries; created_at is carried forward by a dedupe update. */
+  private stamps(text: string, now: number, req: RememberRequest, createdAt: Value | undefined): Record<string, Value> {
+    const attrs: Record<string, Value> = { ...callerAttrs(req.attrs), 'svc.text': str(text), 'svc.created_at': createdAt ?? dateTime(now), 'svc.updated_at': dateTime(now) };
+    if (req.ttl_seconds !== undefined) attrs['svc.expires_at'] = dateTime(now + Math.round(req.ttl_seconds * 1000));
+    return attrs;
+  }
+
+  private async rememberWhole(name: string, req: RememberRequest, embedder: Embedder, summarizer: Summarizer | null, o?: CallOptions): Promise<RememberResponse> {
+    const summary = summarizer ? await summarizer.summarize(req.text, o?.signal) : null;
+    const [vector] = await embedder.embed([summary ?? req.text], o?.signal);
+    const write = async (): Promise<RememberResponse> => {
+      const now = this.now();
+      const nearest = req.dedupe_threshold === undefined ? null : await this.nearest(name, vector, req.dedupe_threshold, now, o);
+      const attrs = this.stamps(req.text, now, req, nearest?.attrs['svc.created_at']);
+      if (summary !== null) attrs['svc.summary'] = str(summary);
+      if (nearest) for (const kept of ['svc.access_count', 'svc.last_accessed']) if (nearest.attrs[kept] !== undefined) attrs[kept] = nearest.attrs[kept];
+      const id = nearest?.id ?? req.id;
+      const { upserted } = await this.store.upsertStamped(name, { records: [{ id, vector, attrs }] }, o);
+      return { ok: true, upserted, id, deduped: nearest !== null };
+    };
+    return req.dedupe_threshold === undefined ? write() : this.inTurn(name, write);
+  }
+
+  /** The live, unexpired entry nearest to vector when its score reaches threshold. */
+  private async nearest(name: string, vector: Float32Array, threshold: number, now: number, o?: CallOptions): Promise<Hit | null> {
+    if (!(await this.store.collections(o)).includes(name)) return null;
+    const [hit] = await this.store.search({ query: vector, scope: [name], top_k: 1, filter: [notExpired(now)] }, o);
+    return hit && hit.score >= threshold ? hit : null;
+  }
+
+  private async inTurn<T>(name: string, run: () => Promise<T>): Promise<T> {
+    const before = this.dedupeTurns.get(name) ?? Promise.resolve();
+    const mine = before.then(run, run);
+    const settled = mine.catch(() => undefined);
+    this.dedupeTurns.set(name, settled);
+    void settled.then(() => {
+      if (this.dedupeTurns.get(name) === settled) this.dedupeTurns.delete(name);
+    });
+    return mine;
+  }
+
+  /**
+   * One record per chunk, `{id}#{index}`, then the chunks a longer earlier version left beyond the
+   * new last index are deleted. Empty text writes and prunes nothing (spec, "Chunking rules").
+   */
+  private async rememberChunks(name: string, req: RememberRequest, embedder: Embedder, o?: CallOptions): Promise<RememberResponse> {
+    const chunks = chunkText(req.text, req.chunking);
+    if (chunks.length === 0) return { ok: true, upserted: 0, id: req.id, deduped: false };
+    const vectors = await embedder.embed(
+      chunks.map((c) => c.text),
+      o?.signal,
+    );
+    const now = this.now();
+    const records = chunks.map((c, i) => ({
+      id: `${req.id}#${c.index}`,
+      vector: vectors[i],
+      attrs: {
+        ...this.stamps(c.text, now, req, undefined),
+        'svc.parent_id': str(req.id),
+        'svc.chunk_index': { Int: BigInt(c.index) },
+        'svc.char_start': { Int: BigInt(c.char_start) },
+      },
+    }));
+    const { upserted } = await this.store.upsertStamped(name, { records }, o);
+    const stale: Filter = [{ Eq: ['svc.parent_id', str(req.id)] }, { Ge: ['svc.chunk_index', { Int: BigInt(chunks.length) }] }];
+    await this.store.delete(name, { filter: stale }, o);
+    return { ok: true, upserted, id: req.id, deduped: false };
+  }
+}

@@ -1,0 +1,183 @@
+// `tessera ingest`: chunks text files, or JSONL lines of {id, text, attrs?}, into a collection of a
+// store through the memory route `remember` (one document at a time per worker), showing progress
+// on stderr and a one-line JSON summary on stdout.
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { anyText, exit, integer, oneOf, type Parse, UsageError } from './cli_flags';
+import type { ChunkStrategy } from './features/memory/chunking';
+import { StoreError } from './store/errors';
+import { Store } from './store/store';
+import type { Value } from './types';
+
+const STRATEGIES: readonly ChunkStrategy[] = ['Recursive', 'Markdown', 'Sentence'];
+/** Documents remembered at once: embedding calls overlap, writes share group commits. */
+const WORKERS = 4;
+
+interface IngestConfig {
+  data: string;
+  collection?: string;
+  dimension?: number;
+  embedProvider?: string;
+  strategy?: ChunkStrategy;
+  maxChars?: number;
+  overlapChars?: number;
+  jsonl: boolean;
+  files: string[];
+}
+
+interface Flag {
+  name: string;
+  key: keyof IngestConfig;
+  parse?: Parse;
+  arg?: string;
+  help: string;
+}
+
+const FLAGS: Flag[] = [
+  { name: '--data', key: 'data', parse: anyText, arg: 'DIR', help: 'store directory (default ./data); the store must not be served meanwhile' },
+  { name: '--collection', key: 'collection', parse: anyText, arg: 'NAME', help: 'collection to write (required)' },
+  { name: '--dimension', key: 'dimension', parse: integer(1, 65536), arg: 'N', help: 'dimension of a new store' },
+  { name: '--embed-provider', key: 'embedProvider', parse: anyText, arg: 'SPEC', help: 'embedder, as tessera serve takes it (required)' },
+  { name: '--strategy', key: 'strategy', parse: oneOf(STRATEGIES), arg: 'S', help: 'Recursive | Markdown | Sentence (default Markdown for .md files, else Recursive)' },
+  { name: '--max-chars', key: 'maxChars', parse: integer(1), arg: 'N', help: 'chunk size in characters (default 1000)' },
+  { name: '--overlap-chars', key: 'overlapChars', parse: integer(0), arg: 'N', help: 'characters a chunk repeats of the previous one (default 100)' },
+  { name: '--jsonl', key: 'jsonl', help: 'read every file as JSONL lines {"id", "text", "attrs"?} (default: only *.jsonl files)' },
+];
+
+export const INGEST_USAGE = `usage: tessera ingest --collection NAME --embed-provider SPEC [flags] FILE...
+
+Chunks each text file (its id is the path as given) or each JSONL line into records {id}#{index}
+of the collection, embedding them with the provider, like POST /collections/{name}/remember with
+chunking. Progress goes to stderr; the last stdout line is {"documents", "chunks", "seconds"}.
+
+flags:
+${FLAGS.map((f) => `  ${`${f.name}${f.arg ? ` ${f.arg}` : ''}`.padEnd(28)} ${f.help}`).join('\n')}
+`;
+
+export function parseIngest(args: string[]): IngestConfig {
+  const config: IngestConfig = { data: './data', jsonl: false, files: [] };
+  for (let i = 0; i < args.length; i++) {
+    const [name, inline] = args[i].split(/=(.*)/s, 2);
+    if (!name.startsWith('--')) {
+      config.files.push(args[i]);
+      continue;
+    }
+    const flag = FLAGS.find((f) => f.name === name);
+    if (!flag) throw new UsageError(`unknown flag ${args[i]} (see tessera ingest --help)`);
+    if (!flag.parse) {
+      (config as unknown as Record<string, unknown>)[flag.key] = true;
+      continue;
+    }
+    const raw = inline ?? args[++i];
+    if (raw === undefined) throw new UsageError(`${name} needs a value`);
+    (config as unknown as Record<string, unknown>)[flag.key] = flag.parse(raw, name);
+  }
+  if (!config.collection) throw new UsageError('--collection NAME is required');
+  if (!config.embedProvider) throw new UsageError('--embed-provider SPEC is required (for example hash:384)');
+  if (config.files.length === 0) throw new UsageError('name at least one FILE to ingest');
+  return config;
+}
+
+interface Document {
+  id: string;
+  text: string;
+  attrs?: Record<string, Value>;
+  strategy: ChunkStrategy;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The documents of one file: the file itself, or one per JSONL line. */
+function documentsOf(file: string, config: IngestConfig): Document[] {
+  let text: string;
+  try {
+    text = utf8.decode(readFileSync(file));
+  } catch (e) {
+    throw new Error(`${file}: ${e instanceof TypeError ? 'not valid UTF-8 text' : (e as Error).message}`);
+  }
+  const strategy = config.strategy ?? (/\.(md|markdown)$/i.test(file) ? 'Markdown' : 'Recursive');
+  if (!config.jsonl && path.extname(file).toLowerCase() !== '.jsonl') return [{ id: file, text, strategy }];
+  return text.split('\n').flatMap((line, i) => {
+    if (line.trim() === '') return [];
+    const where = `${file}:${i + 1}`;
+    let doc: { id?: unknown; text?: unknown; attrs?: unknown };
+    try {
+      doc = JSON.parse(line);
+    } catch {
+      throw new Error(`${where}: not a JSON line`);
+    }
+    if (typeof doc.id !== 'string' || doc.id === '' || typeof doc.text !== 'string') throw new Error(`${where}: a line needs a string "id" and a string "text"`);
+    return [{ id: doc.id, text: doc.text, attrs: doc.attrs as Record<string, Value> | undefined, strategy }];
+  });
+}
+
+/** A progress line: redrawn in place on a terminal, else printed at each tenth. */
+class Progress {
+  private shownTenth = -1;
+  private lastDraw = 0;
+  constructor(private readonly total: number) {}
+
+  update(done: number, chunks: number, final = false): void {
+    const tty = process.stderr.isTTY;
+    const now = Date.now();
+    const tenth = Math.floor((done / Math.max(1, this.total)) * 10);
+    if (!final && (tty ? now - this.lastDraw < 100 : tenth === this.shownTenth)) return;
+    this.lastDraw = now;
+    this.shownTenth = tenth;
+    const width = 30;
+    const filled = Math.round((done / Math.max(1, this.total)) * width);
+    const line = `ingest [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${this.total} documents, ${chunks} chunks`;
+    process.stderr.write(tty ? `\r${line}${final ? '\n' : ''}` : `${line}\n`);
+  }
+}
+
+export async function runIngest(config: IngestConfig): Promise<void> {
+  const collection = config.collection ?? '';
+  const documents = config.files.flatMap((f) => documentsOf(f, config));
+  const store = await Store.open({ path: config.data, dimension: config.dimension, embedProvider: config.embedProvider });
+  const started = Date.now();
+  const progress = new Progress(documents.length);
+  let done = 0;
+  let chunks = 0;
+  try {
+    if (store.role === 'Reader') throw new Error(`${config.data} is being written by ${store.writerHolder ?? 'another process'}; stop it first`);
+    const chunking = {
+      ...(config.maxChars === undefined ? {} : { max_chars: config.maxChars }),
+      ...(config.overlapChars === undefined ? {} : { overlap_chars: config.overlapChars }),
+    };
+    let next = 0;
+    let failed = false;
+    const worker = async () => {
+      while (next < documents.length && !failed) {
+        const doc = documents[next++];
+        const body = { id: doc.id, text: doc.text, attrs: doc.attrs, chunking: { ...chunking, strategy: doc.strategy } };
+        const written = await store.remember(collection, body).catch((e: Error) => {
+          failed = true; // the other workers stop before their next document
+          throw new Error(`${doc.id}: ${e.message}`);
+        });
+        chunks += written.upserted;
+        progress.update(++done, chunks);
+      }
+    };
+    const workers = Array.from({ length: Math.min(WORKERS, documents.length) }, worker);
+    const settled = await Promise.allSettled(workers);
+    const failure = settled.find((r) => r.status === 'rejected');
+    if (failure) throw (failure as PromiseRejectedResult).reason;
+    progress.update(done, chunks, true);
+  } finally {
+    await store.close();
+  }
+  process.stdout.write(`${JSON.stringify({ documents: done, chunks, seconds: (Date.now() - started) / 1000 })}\n`);
+}
+
+/** `tessera ingest ...`: exit 2 for a bad command line or a store that refuses the options, 1 for a failure. */
+export function ingestCommand(args: string[]): void {
+  let config: IngestConfig;
+  try {
+    config = parseIngest(args);
+  } catch (e) {
+    if (e instanceof UsageError) exit(e.message, 2);
+    throw e;
+  }
+  runIngest(config).catch((e: Error) => exit(e.message, e instanceof StoreError && e.status === 400 ? 2 : 1));
+}

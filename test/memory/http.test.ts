@@ -1,0 +1,103 @@
+// The memory routes over HTTP (spec, "Memory routes", cross-cutting rule 6): remember and recall
+// through `tessera serve --embed-provider`, a reinforced recall as a write, and a package built
+// without feature memory answering 404.
+import test from 'ava';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
+import * as path from 'node:path';
+import { call, runCli, startServer, tempDir } from '../http/helpers';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const serverArgs = ['--dimension', '16', '--embed-provider', 'hash:16'];
+
+test('remember answers {ok, upserted, id, deduped}; recall answers hits found by meaning', async (t) => {
+  const server = await startServer(serverArgs);
+  t.teardown(() => server.stop());
+  const r = await call(server, 'POST', '/collections/notes/remember', '{"id": "a", "text": "sourdough bread needs a starter", "attrs": {"n": {"Int": 9007199254740993}}}');
+  t.is(r.status, 200);
+  t.deepEqual(r.json, { ok: true, upserted: 1, id: 'a', deduped: false });
+  await call(server, 'POST', '/collections/notes/remember', { id: 'b', text: 'tax returns are due in April' });
+  const hits = await call(server, 'POST', '/collections/notes/recall', { query: 'bread starter', top_k: 1 });
+  t.is(hits.status, 200);
+  t.is(hits.json[0].id, 'a');
+  t.regex(hits.text, /"n":\{"Int":9007199254740993\}/, 'Int values stay exact through remember');
+});
+
+test('remember and recall bodies the store refuses are 400 naming the field', async (t) => {
+  const server = await startServer(serverArgs);
+  t.teardown(() => server.stop());
+  const missingId = await call(server, 'POST', '/collections/notes/remember', { text: 'x' });
+  t.is(missingId.status, 400);
+  t.regex(missingId.json.error, /id is required/);
+  const broken = await call(server, 'POST', '/collections/notes/recall', '{"query": ');
+  t.is(broken.status, 400);
+  const noQuery = await call(server, 'POST', '/collections/notes/recall', { top_k: 3 });
+  t.is(noQuery.status, 400);
+  t.regex(noQuery.json.error, /query is required/);
+});
+
+test('without an embedder remember and recall are 400 naming --embed-provider', async (t) => {
+  const server = await startServer(['--dimension', '16']);
+  t.teardown(() => server.stop());
+  for (const [route, body] of [
+    ['remember', { id: 'a', text: 'x' }],
+    ['recall', { query: 'x' }],
+  ] as const) {
+    const r = await call(server, 'POST', `/collections/notes/${route}`, body);
+    t.is(r.status, 400, route);
+    t.regex(r.json.error, /--embed-provider/, route);
+  }
+});
+
+test('--read-only: a plain recall is served, a reinforced recall and remember are 403', async (t) => {
+  const data = tempDir();
+  const writer = await startServer([...serverArgs, '--data', data]);
+  await call(writer, 'POST', '/collections/notes/remember', { id: 'a', text: 'read only recall' });
+  await writer.stop('SIGTERM');
+  const server = await startServer([...serverArgs, '--data', data, '--read-only']);
+  t.teardown(() => server.stop());
+  const plain = await call(server, 'POST', '/collections/notes/recall', { query: 'read only recall' });
+  t.is(plain.status, 200);
+  t.is(plain.json[0].id, 'a');
+  t.is((await call(server, 'POST', '/collections/notes/recall', { query: 'read only recall', reinforce: true })).status, 403);
+  t.is((await call(server, 'POST', '/collections/notes/remember', { id: 'b', text: 'x' })).status, 403);
+});
+
+test('a reinforced recall over HTTP stamps the returned entries', async (t) => {
+  const server = await startServer(serverArgs);
+  t.teardown(() => server.stop());
+  await call(server, 'POST', '/collections/notes/remember', { id: 'a', text: 'kettle boils water' });
+  await call(server, 'POST', '/collections/notes/recall', { query: 'kettle', reinforce: true });
+  const [hit] = (await call(server, 'POST', '/collections/notes/recall', { query: 'kettle' })).json;
+  t.deepEqual(hit.attrs['svc.access_count'], { Int: 1 });
+});
+
+test('/stats reports the build features', async (t) => {
+  const server = await startServer(serverArgs);
+  t.teardown(() => server.stop());
+  t.deepEqual((await call(server, 'GET', '/stats')).json.features, ['memory']);
+});
+
+test('a bad --embed-provider exits 2 before listening, naming the flag', async (t) => {
+  const r = await runCli(['serve', '--port', '0', '--in-memory', '--dimension', '16', '--embed-provider', 'nonsense']);
+  t.is(r.code, 2);
+  t.regex(r.stderr, /--embed-provider/);
+  t.false(r.stdout.includes('listening'));
+});
+
+test('a package built without feature memory answers 404 on remember and recall and reports no features', async (t) => {
+  // The package as `TESSERA_FEATURES= npm run compile` builds it: the same compiled files, the
+  // feature list written by scripts/features.js.
+  const pkg = tempDir();
+  cpSync(path.join(ROOT, 'dist'), path.join(pkg, 'dist'), { recursive: true });
+  for (const file of ['package.json', 'CMakeLists.txt']) cpSync(path.join(ROOT, file), path.join(pkg, file));
+  mkdirSync(path.join(pkg, 'scripts'));
+  cpSync(path.join(ROOT, 'scripts/features.js'), path.join(pkg, 'scripts/features.js'));
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(pkg, 'node_modules'));
+  symlinkSync(path.join(ROOT, 'build'), path.join(pkg, 'build'));
+  execFileSync(process.execPath, [path.join(pkg, 'scripts/features.js')], { env: { ...process.env, TESSERA_FEATURES: '' } });
+  const server = await startServer(['--dimension', '16'], {}, { cli: path.join(pkg, 'dist/lib/cli.js') });
+  t.teardown(() => server.stop());
+  for (const route of ['remember', 'recall']) t.is((await call(server, 'POST', `/collections/notes/${route}`, { id: 'a', text: 'x', query: 'x' })).status, 404, route);
+  t.deepEqual((await call(server, 'GET', '/stats')).json.features, []);
+});
