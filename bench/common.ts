@@ -218,6 +218,7 @@ export interface TimingSummary {
   n: number;
   p50_ms: number;
   p90_ms: number;
+  p99_ms: number;
   mean_ms: number;
   min_ms: number;
 }
@@ -225,7 +226,7 @@ export interface TimingSummary {
 export function summarize(ms: number[]): TimingSummary {
   const s = [...ms].sort((a, b) => a - b);
   const mean = ms.reduce((a, b) => a + b, 0) / ms.length;
-  return { n: ms.length, p50_ms: round(percentile(s, 50), 3), p90_ms: round(percentile(s, 90), 3), mean_ms: round(mean, 3), min_ms: round(s[0], 3) };
+  return { n: ms.length, p50_ms: round(percentile(s, 50), 3), p90_ms: round(percentile(s, 90), 3), p99_ms: round(percentile(s, 99), 3), mean_ms: round(mean, 3), min_ms: round(s[0], 3) };
 }
 
 export function round(x: number, digits = 3): number {
@@ -312,4 +313,14 @@ export function pkgRoot(name: string): string {
     dir = up;
   }
   return dir;
+}
+
+/** The first `max` sentences of nlp-corpus (a devDependency: builds/doc-0..99.json, 1,000 English sentences each). */
+export function nlpSentences(max: number): string[] {
+  const dir = path.join(pkgRoot('nlp-corpus'), 'builds');
+  const texts: string[] = [];
+  for (let f = 0; texts.length < max && fs.existsSync(path.join(dir, `doc-${f}.json`)); f++)
+    texts.push(...(JSON.parse(fs.readFileSync(path.join(dir, `doc-${f}.json`), 'utf8')) as string[]));
+  texts.length = Math.min(texts.length, max);
+  return texts;
 }

@@ -14,13 +14,12 @@
 // BENCH_SECONDS: one autocannon run (default 3); BENCH_ROUNDS (default 2); BENCH_LATENCY_N:
 // requests per latency run (default 2,000); BENCH_BIG_N: rows of the large case (default 100,000).
 import { type ChildProcess, fork } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import uWS from 'uWebSockets.js';
 import { Store } from '../lib/index';
-import { Rng, emit, log, pkgRoot, randomUnitVectors } from './common';
+import { Rng, emit, log, nlpSentences, randomUnitVectors } from './common';
 
 const DIM = 128;
 const SMALL_N = 1_000;
@@ -70,10 +69,7 @@ function searchBodies(): string[] {
 
 /** The first TEXT_N sentences of nlp-corpus (a devDependency), and 2-word queries drawn from them. */
 function textCorpus(): { bodies: string[]; queries: string[] } {
-  const dir = path.join(pkgRoot('nlp-corpus'), 'builds');
-  const texts: string[] = [];
-  for (let f = 0; texts.length < TEXT_N; f++) texts.push(...(JSON.parse(fs.readFileSync(path.join(dir, `doc-${f}.json`), 'utf8')) as string[]));
-  texts.length = TEXT_N;
+  const texts = nlpSentences(TEXT_N);
   const bodies: string[] = [];
   for (let b = 0; b < TEXT_N; b += 2000) {
     bodies.push(JSON.stringify({ records: texts.slice(b, b + 2000).map((t, i) => ({ id: `s${b + i}`, attrs: { text: { Str: t } } })) }));
