@@ -35,6 +35,11 @@ export interface Hit {
   attrs: Record<string, Value>;
   /** Only when `explain` or `highlight` was requested. */
   annotations?: Annotations;
+  /**
+   * Only with `expand`, and only on a hit that is a chunk (parent, index and text attributes of
+   * the right types): its text and `radius` neighbouring chunks of its document, stitched.
+   */
+  context?: string;
 }
 
 export interface Annotations {
@@ -85,6 +90,22 @@ export interface DecayRank {
   count_lambda?: number;
 }
 
+/**
+ * `expand`: each hit's chunk widened by `radius` chunks on either side, read from the stored
+ * records (projection does not hide them) and stitched into `Hit.context`. Payload only: hits,
+ * scores and order are the same with and without it.
+ */
+export interface ExpandOptions {
+  /** Chunks on either side, 0 to 100; 0 (the default) reports the hit's own text. */
+  radius?: number;
+  /** Str attribute grouping a document's chunks; default `svc.parent_id`. */
+  parent_field?: string;
+  /** Int attribute ordering a document's chunks; default `svc.chunk_index`. */
+  index_field?: string;
+  /** Str attribute holding a chunk's text; default `svc.text`. */
+  text_field?: string;
+}
+
 /** Options shared by /search, /search/similar and each /search/batch leg. */
 export interface RankedOptions {
   scope?: string[];
@@ -98,6 +119,8 @@ export interface RankedOptions {
   limit_per?: { field: string; max: number };
   diversity?: number;
   rank_by?: { Decay: DecayRank };
+  /** Adds `context` to each hit of the page; `null` is the same as leaving it out. */
+  expand?: ExpandOptions | null;
 }
 
 export interface SearchRequest extends RankedOptions {
@@ -139,6 +162,7 @@ export interface PlannedHits {
 }
 
 export interface BatchRequest {
+  /** Each leg's own options; fused hits are written as the first leg asks (projection, expand). */
   queries: SearchRequest[];
   /** Reciprocal rank fusion: score = sum over legs of weight / (rrf_k + rank), rank 1-based. */
   fuse?: { rrf_k?: number; weights?: number[]; top_k?: number };
@@ -182,6 +206,8 @@ export interface HybridSearchRequest extends TextLegOptions {
   exclude_attributes?: string[];
   limit_per?: { field: string; max: number };
   diversity?: number;
+  /** Applied to the fused ranking's page. */
+  expand?: ExpandOptions | null;
   rrf_k?: number;
   candidates?: number;
   vector_weight?: number;
