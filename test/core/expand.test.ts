@@ -197,6 +197,31 @@ test('expand: null is the same as leaving it out', async (t) => {
   t.deepEqual(await store.search({ ...body, expand: null }), await store.search(body));
 });
 
+test('radius 0 may run inline and a radius goes to the query threads; both answer the same contexts', async (t) => {
+  const store = await Store.open({ inMemory: true, dimension: DIM });
+  const rand = prng(13);
+  const chunks = chunksOf('kb', 'd', [0, 1, 2]);
+  await store.upsert('kb', { records: chunks.map((c) => recordOf(c, rand)) });
+  await store.setFtsSchema('kb', ['body']);
+  const counts = () => {
+    const { reads_inline, reads_queued } = store.footprintCached();
+    return { inline: reads_inline, queued: reads_queued };
+  };
+  for (const [route, run] of [
+    ['/search', (radius: number) => store.search({ query: [1, 0, 0, 0], expand: expand(radius) })],
+    ['/text-search', (radius: number) => store.textSearch({ field: 'body', query: 'river', expand: expand(radius) })],
+  ] as const) {
+    const before = counts();
+    const own = await run(0);
+    t.deepEqual(counts(), { inline: before.inline + 1, queued: before.queued }, `${route}: radius 0 inline`);
+    const wide = await run(1);
+    t.deepEqual(counts(), { inline: before.inline + 1, queued: before.queued + 1 }, `${route}: radius 1 queued`);
+    t.deepEqual(withoutContext(wide), withoutContext(own), route);
+    for (const h of own) t.is(h.context, expected(chunks, h, 0), `${route}: ${h.id}`);
+    for (const h of wide) t.is(h.context, expected(chunks, h, 1), `${route}: ${h.id}`);
+  }
+});
+
 // ---- payload only: every route answers the same hits in the same order -------------------------
 
 /**
