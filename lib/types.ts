@@ -35,6 +35,11 @@ export interface Hit {
   attrs: Record<string, Value>;
   /** Only when `explain` or `highlight` was requested. */
   annotations?: Annotations;
+  /**
+   * Only with `expand`, and only on a hit that is a chunk (parent, index and text attributes of
+   * the right types): its text and `radius` neighbouring chunks of its document, stitched.
+   */
+  context?: string;
 }
 
 export interface Annotations {
@@ -73,6 +78,14 @@ export type Filter = Predicate[];
 /** A filter-index declaration entry: a field name, or the field with either structure turned off. */
 export type FilterIndexEntry = string | { field: string; tokens?: boolean; trigrams?: boolean };
 
+/** At most `max` hits per distinct stored value of `field`. */
+export interface LimitPer {
+  field: string;
+  max: number;
+  /** Records missing the field: one shared group (`shared`, the default, the spec's rule) or a group each (`own`). */
+  missing?: 'shared' | 'own';
+}
+
 export interface DecayRank {
   field: string;
   origin: number | bigint;
@@ -85,6 +98,22 @@ export interface DecayRank {
   count_lambda?: number;
 }
 
+/**
+ * `expand`: each hit's chunk widened by `radius` chunks on either side, read from the stored
+ * records (projection does not hide them) and stitched into `Hit.context`. Payload only: hits,
+ * scores and order are the same with and without it.
+ */
+export interface ExpandOptions {
+  /** Chunks on either side, 0 to 100; 0 (the default) reports the hit's own text. */
+  radius?: number;
+  /** Str attribute grouping a document's chunks; default `svc.parent_id`. */
+  parent_field?: string;
+  /** Int attribute ordering a document's chunks; default `svc.chunk_index`. */
+  index_field?: string;
+  /** Str attribute holding a chunk's text; default `svc.text`. */
+  text_field?: string;
+}
+
 /** Options shared by /search, /search/similar and each /search/batch leg. */
 export interface RankedOptions {
   scope?: string[];
@@ -95,9 +124,11 @@ export interface RankedOptions {
   filter?: Filter;
   include_attributes?: string[];
   exclude_attributes?: string[];
-  limit_per?: { field: string; max: number };
+  limit_per?: LimitPer;
   diversity?: number;
   rank_by?: { Decay: DecayRank };
+  /** Adds `context` to each hit of the page; `null` is the same as leaving it out. */
+  expand?: ExpandOptions | null;
 }
 
 export interface SearchRequest extends RankedOptions {
@@ -139,6 +170,7 @@ export interface PlannedHits {
 }
 
 export interface BatchRequest {
+  /** Each leg's own options; fused hits are written as the first leg asks (projection, expand). */
   queries: SearchRequest[];
   /** Reciprocal rank fusion: score = sum over legs of weight / (rrf_k + rank), rank 1-based. */
   fuse?: { rrf_k?: number; weights?: number[]; top_k?: number };
@@ -180,8 +212,10 @@ export interface HybridSearchRequest extends TextLegOptions {
   filter?: Filter;
   include_attributes?: string[];
   exclude_attributes?: string[];
-  limit_per?: { field: string; max: number };
+  limit_per?: LimitPer;
   diversity?: number;
+  /** Applied to the fused ranking's page. */
+  expand?: ExpandOptions | null;
   rrf_k?: number;
   candidates?: number;
   vector_weight?: number;

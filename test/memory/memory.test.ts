@@ -250,3 +250,41 @@ test('stats report the build features', async (t) => {
   t.teardown(() => store.close());
   t.deepEqual((await store.stats()).features, ['memory']);
 });
+
+test('rollup caps recall at per_parent hits per document (an unchunked memory is its own) and widens each by neighbours', async (t) => {
+  const { store } = await memoryStore();
+  t.teardown(() => store.close());
+  const doc = (topic: string) => Array.from({ length: 6 }, (_, i) => `Part ${i} of the ${topic} story keeps talking about ${topic}.`).join(' ');
+  const garden = doc('garden');
+  await store.remember('notes', { id: 'garden', text: garden, chunking: { max_chars: 60, overlap_chars: 10 } });
+  await store.remember('notes', { id: 'kitchen', text: doc('kitchen'), chunking: { max_chars: 60, overlap_chars: 10 } });
+  await store.remember('notes', { id: 'loose1', text: 'the garden story in one line' });
+  await store.remember('notes', { id: 'loose2', text: 'another garden story line' });
+  const hits = await store.recall('notes', { query: 'garden story', top_k: 10, rollup: { per_parent: 0 } });
+  const parents = hits.map((h) => (h.attrs['svc.parent_id'] as { Str: string } | undefined)?.Str ?? h.id);
+  t.is(new Set(parents).size, parents.length, 'one hit per document');
+  t.true(parents.includes('loose1') && parents.includes('loose2'), 'each unchunked memory is a document of its own');
+  const plain = await store.recall('notes', { query: 'garden story', top_k: 10 });
+  t.true(plain.filter((h) => h.id.startsWith('garden#')).length > 1, 'without rollup a document fills several hits');
+  const [widened] = (await store.recall('notes', { query: 'garden story', top_k: 10, rollup: { neighbours: 1 } })).filter((h) => h.id.startsWith('garden#'));
+  const index = Number((widened.attrs['svc.chunk_index'] as { Int: bigint }).Int);
+  const chunks = (await store.list({ scope: ['notes'], filter: [{ Eq: ['svc.parent_id', { Str: 'garden' }] }], order_by: { field: 'svc.chunk_index' } })).map((h) => ({
+    start: Number((h.attrs['svc.char_start'] as { Int: bigint }).Int),
+    text: (h.attrs['svc.text'] as { Str: string }).Str,
+  }));
+  const from = chunks[Math.max(0, index - 1)];
+  const to = chunks[Math.min(chunks.length - 1, index + 1)];
+  t.is(widened.context, [...garden].slice(from.start, to.start + [...to.text].length).join(''), 'the chunk and one either side, stitched without repeating overlap');
+  t.regex((await t.throwsAsync(store.recall('notes', { query: 'x', rollup: { neighbours: -1 } })))!.message, /rollup.neighbours/);
+  t.regex((await t.throwsAsync(store.recall('notes', { query: 'x', rollup: { per_document: 1 } as never })))!.message, /unknown field 'per_document'/);
+});
+
+test('limit_per with missing "own" makes each record without the field a group of its own; "shared" (the default) one group', async (t) => {
+  const store = await Store.open({ path: tempDir('memory'), dimension: 2 });
+  t.teardown(() => store.close());
+  await store.upsert('c', { records: [{ id: 'a', vector: [1, 0] }, { id: 'b', vector: [1, 0.1] }, { id: 'c', vector: [1, 0.2], attrs: { g: { Str: 'x' } } }] });
+  const query = [1, 0];
+  t.deepEqual(ids(await store.search({ query, limit_per: { field: 'g', max: 1 } })), ['a', 'c']);
+  t.deepEqual(ids(await store.search({ query, limit_per: { field: 'g', max: 1, missing: 'own' } })), ['a', 'b', 'c']);
+  t.regex((await t.throwsAsync(store.search({ query, limit_per: { field: 'g', max: 1, missing: 'all' as never } })))!.message, /limit_per.missing/);
+});

@@ -84,9 +84,14 @@ export class Memory {
     await this.checkEmbedder(name, embedder, o);
     const now = this.now();
     const [vector] = await embedder.embed([req.query], o?.signal);
-    const { query: _text, top_k, filter, reinforce: _reinforce, extend_ttl_seconds, ...passed } = req;
+    const { query: _text, top_k, filter, reinforce: _reinforce, extend_ttl_seconds, rollup, ...passed } = req;
+    // rollup is the per-document cap (a memory never chunked is a document by itself) with widening.
+    const rolled = rollup && {
+      limit_per: { field: 'svc.parent_id', max: rollup.per_parent ?? 1, missing: 'own' },
+      expand: { radius: rollup.neighbours ?? 0 },
+    };
     const answer = await this.store.searchJson(
-      { ...passed, query: vector, scope: [name], top_k: top_k || DEFAULT_TOP_K, filter: [...(filter ?? []), notExpired(now)] },
+      { ...passed, ...rolled, query: vector, scope: [name], top_k: top_k || DEFAULT_TOP_K, filter: [...(filter ?? []), notExpired(now)] },
       o,
     );
     // Only the ids are read here, so a plain parse serves (attribute values are not used).

@@ -39,6 +39,8 @@ export interface RecallRequest {
   reinforce?: boolean;
   /** With reinforce: push an existing svc.expires_at forward to now plus this; never creates or shortens one. */
   extend_ttl_seconds?: number;
+  /** At most per_parent hits per document (svc.parent_id; 0 reads as 1), each widened by `neighbours` chunks either side into `context`. */
+  rollup?: { per_parent?: number; neighbours?: number };
 }
 
 const bad = (message: string) => new StoreError(400, message);
@@ -92,20 +94,29 @@ export function checkRemember(raw: unknown): RememberRequest {
   return req;
 }
 
+function wholeNumber(value: unknown, field: string, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) throw bad(`${field} must be a whole number from 0 to ${max}, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function checkRollup(value: unknown): { per_parent: number; neighbours: number } {
+  const rollup = objectBody(value, 'rollup');
+  onlyKeys(rollup, 'rollup', ['per_parent', 'neighbours']);
+  const perParent = rollup.per_parent === undefined || rollup.per_parent === null ? 1 : wholeNumber(rollup.per_parent, 'rollup.per_parent', 10_000);
+  const neighbours = rollup.neighbours === undefined || rollup.neighbours === null ? 0 : wholeNumber(rollup.neighbours, 'rollup.neighbours', 100);
+  return { per_parent: perParent || 1, neighbours };
+}
+
 const RECALL_KEYS = ['query', 'top_k', 'min_score', 'filter', 'diversity', 'rollup', 'rerank', 'reinforce', 'extend_ttl_seconds', 'rank_by'] as const;
 
 export function checkRecall(raw: unknown): RecallRequest {
   const body = objectBody(raw, 'recall');
   onlyKeys(body, 'recall', RECALL_KEYS);
   if (typeof body.query !== 'string') throw bad('query is required and must be a string: the text to recall by');
-  for (const later of ['rollup', 'rerank'] as const)
-    if (body[later] !== undefined && body[later] !== null) throw bad(`${later} on recall is not available in this version of the store`);
+  if (body.rerank !== undefined && body.rerank !== null) throw bad('rerank on recall is not available in this version of the store');
   const req: RecallRequest = { query: body.query };
-  if (body.top_k !== undefined && body.top_k !== null) {
-    const k = body.top_k;
-    if (typeof k !== 'number' || !Number.isInteger(k) || k < 0 || k > 10_000) throw bad(`top_k must be a whole number from 0 to 10000 (0 means 10), got ${JSON.stringify(k)}`);
-    req.top_k = k;
-  }
+  if (body.rollup !== undefined && body.rollup !== null) req.rollup = checkRollup(body.rollup);
+  if (body.top_k !== undefined && body.top_k !== null) req.top_k = wholeNumber(body.top_k, 'top_k (0 means 10)', 10_000);
   if (body.min_score !== undefined && body.min_score !== null) {
     if (typeof body.min_score !== 'number' || !Number.isFinite(body.min_score)) throw bad('min_score must be a finite number');
     req.min_score = body.min_score;

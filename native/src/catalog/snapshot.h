@@ -5,7 +5,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "catalog/collection_schema.h"
@@ -31,10 +30,6 @@ struct CollectionState {
 };
 
 using CollectionPtr = std::shared_ptr<const CollectionState>;
-
-// The row holding id at version: through the id index of each sealed segment, by a scan of the
-// memory segments' ids (which have no id index). Leaves *seg null when id is absent.
-void FindLiveRow(const CollectionState& c, uint64_t version, std::string_view id, const Segment** seg, uint32_t* row);
 
 struct Snapshot {
   uint64_t version = 0;

@@ -56,7 +56,7 @@ class AttrsWriter {
 }  // namespace
 
 void WriteHits(JsonWriter& w, const std::vector<Candidate>& candidates, size_t offset, size_t limit,
-               const std::vector<std::string_view>& collection_names, const Projection& projection, const Annotator& annotate) {
+               const std::vector<std::string_view>& collection_names, const Projection& projection, const HitExtras& extras) {
   AttrsWriter attrs(projection);
   JsonWriter::Scope hits = w.Array();
   size_t end = std::min(candidates.size(), offset + limit);
@@ -68,16 +68,17 @@ void WriteHits(JsonWriter& w, const std::vector<Candidate>& candidates, size_t o
     w.Member("score", c.score);
     w.Key("attrs");
     attrs.Write(w, c);
-    if (annotate) {
+    if (extras.annotate) {
       w.Key("annotations");
-      annotate(w, c);
+      extras.annotate(w, c);
     }
+    if (!extras.contexts.empty() && extras.contexts[i - offset]) w.Member("context", *extras.contexts[i - offset]);
   }
 }
 
 std::string HitsJson(const std::vector<Candidate>& candidates, size_t offset, size_t limit,
-                     const std::vector<std::string_view>& collection_names, const Projection& projection, const Annotator& annotate) {
-  return JsonText([&](JsonWriter& w) { WriteHits(w, candidates, offset, limit, collection_names, projection, annotate); });
+                     const std::vector<std::string_view>& collection_names, const Projection& projection, const HitExtras& extras) {
+  return JsonText([&](JsonWriter& w) { WriteHits(w, candidates, offset, limit, collection_names, projection, extras); });
 }
 
 }  // namespace tessera

@@ -12,12 +12,18 @@ namespace {
 // More segments than this mean a store too big to scan inline anyway; stop counting.
 constexpr size_t kMaxSegmentsCounted = 64;
 
+// An expand with a radius reads records beyond the hits (a scan of a collection, when its chunks
+// lack the store's ids) and writes up to 2 x radius + 1 chunks per hit; radius 0 writes each
+// hit's own text once more, within the bound on what writing the hits costs.
+bool WidensChunks(const SearchParams& p) { return p.expand && p.expand->radius > 0; }
+
 }  // namespace
 
 bool SearchRunsInline(const Snapshot& snap, const SearchParams& p) {
   // Each of these can cost more than the bytes scanned: a filter's regex or fuzzy predicates,
-  // diversity's pairwise distances, limit_per's deeper window, one scan per named vector.
-  if (!p.filter.empty() || !p.names.empty() || p.diversity || p.limit_per) return false;
+  // diversity's pairwise distances, limit_per's deeper window, one scan per named vector, the
+  // chunks an expand with a radius writes for each hit.
+  if (!p.filter.empty() || !p.names.empty() || p.diversity || p.limit_per || WidensChunks(p)) return false;
   if (uint64_t(p.offset) + p.top_k > kInlineMaxWindow) return false;
   uint64_t bytes = 0;
   size_t segments = 0;
@@ -33,7 +39,7 @@ bool SearchRunsInline(const Snapshot& snap, const SearchParams& p) {
 
 bool TextSearchMayRunInline(const Snapshot& snap, const TextSearchParams& params) {
   const SearchParams& p = params.search;
-  if (!p.filter.empty() || p.rank_by || p.limit_per || p.diversity || params.text.highlight) return false;
+  if (!p.filter.empty() || p.rank_by || p.limit_per || p.diversity || params.text.highlight || WidensChunks(p)) return false;
   if (uint64_t(p.offset) + p.top_k > kInlineMaxWindow) return false;
   uint64_t words = 0;
   for (const TextClause& clause : params.text.clauses) {

@@ -8,14 +8,16 @@
 
 namespace tessera {
 
-// True when p asks for nothing beyond a plain ranked scan and every segment of snap together
-// holds at most kInlineMaxBytes of vectors, ids and attributes: then no path (exact, quantized or
-// a walk) reads more than those bytes. Looks at no more than a few dozen segments.
+// True when p asks for nothing beyond a plain ranked scan (an expand only with radius 0) and every
+// segment of snap together holds at most kInlineMaxBytes of vectors, ids and attributes: then no
+// path (exact, quantized or a walk) reads more than those bytes. Looks at no more than a few dozen
+// segments.
 bool SearchRunsInline(const Snapshot& snap, const SearchParams& p);
 
 // Whether a text search is worth preparing where it arrives (PrepareText): no prefix expansion
 // (which walks a field's whole vocabulary), nothing costlier than ranking and writing the window
-// (filter, rank_by, limit_per, diversity, highlighting), and few term lookups (kInlineMaxLookups).
+// (filter, rank_by, limit_per, diversity, highlighting, expand with a radius), and few term
+// lookups (kInlineMaxLookups).
 // Error(404) for a collection in scope that does not exist, as the search itself would answer.
 bool TextSearchMayRunInline(const Snapshot& snap, const TextSearchParams& params);
 // Whether the prepared search then reads few enough postings (kInlineMaxPostings) and writes few

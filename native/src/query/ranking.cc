@@ -41,7 +41,12 @@ std::vector<Candidate> CapPerValue(std::vector<Candidate> ranked, const LimitPer
   FieldReader field(lp.field);
   for (const Candidate& c : ranked) {
     ValueView v;
-    std::string key = field.Find(*c.segment, c.row, &v) ? ValueKey(v) : std::string();
+    bool found = field.Find(*c.segment, c.row, &v);
+    if (!found && lp.missing_own_group) {
+      out.push_back(c);  // a group of one, never over a max of at least 1
+      continue;
+    }
+    std::string key = found ? ValueKey(v) : std::string();
     if (++seen[key] <= lp.max) out.push_back(c);
   }
   return out;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "query/live_rows.h"
 #include "util/value.h"
 
 namespace tessera {
@@ -38,15 +39,16 @@ std::string StampedAttrs(std::string_view blob, const ReinforceRequest& req) {
 UpsertOp ReinforceUpsert(const Snapshot& snap, const CollectionState& c, const ReinforceRequest& req, uint32_t dim) {
   UpsertOp op;
   op.collection = c.name;
-  std::set<std::string_view> seen;
-  for (const std::string& id : req.ids) {
-    if (!seen.insert(id).second) continue;  // a record returned twice is reinforced once
-    const Segment* seg = nullptr;
-    uint32_t row = 0;
-    FindLiveRow(c, snap.version, id, &seg, &row);
+  std::set<std::string_view> distinct(req.ids.begin(), req.ids.end());  // a record returned twice is reinforced once
+  std::vector<std::string_view> ids(distinct.begin(), distinct.end());
+  CancelToken never;  // a handful of ids: the lookup is short
+  std::vector<LiveRow> rows = FindLiveRows(c, snap.version, ids, never);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const Segment* seg = rows[i].segment;
+    uint32_t row = rows[i].row;
     if (seg == nullptr) continue;
     RecordInput rec;
-    rec.id = id;
+    rec.id = ids[i];
     auto copy = [&](const float* v) {
       size_t at = op.floats.size();
       op.floats.insert(op.floats.end(), v, v + dim);

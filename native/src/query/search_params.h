@@ -1,6 +1,6 @@
 // What a vector search asks for, as parsed from /search, /search/similar and /search/batch bodies:
 // plain values, no JSON. The ranking options (paging, filter, projection, limit_per, diversity,
-// rank_by) are shared by every ranked route.
+// rank_by) and the expand payload are shared by every ranked route.
 #pragma once
 #include <cfloat>
 #include <cmath>
@@ -23,6 +23,9 @@ enum class Pool { kMax, kSum };
 struct LimitPer {
   std::string field;
   uint32_t max = 1;
+  // Records missing the field share one group (the spec's rule), or each is a group of its own
+  // (recall's rollup: a memory that was never chunked is a document by itself).
+  bool missing_own_group = false;
 };
 
 // Score = base - lambda x (1 - decay^(age / scale)) - count_lambda x (1 - n / (n + count_scale)).
@@ -37,6 +40,19 @@ struct DecayRank {
   double count_scale = 10.0;
   double count_lambda = 1.0;
 };
+
+// expand (spec: "expand and rollup"): each hit's chunk widened by radius chunks on either side,
+// the chunks found by these attributes of the stored records (query/expand.h).
+struct ExpandParams {
+  uint32_t radius = 0;
+  std::string parent_field = "svc.parent_id";
+  std::string index_field = "svc.chunk_index";
+  std::string text_field = "svc.text";
+};
+
+// 201 chunks (about 200,000 characters at the default chunk size) are more context than a reader
+// of one hit can use; the bound keeps a page's reads at most 201 chunks per hit.
+constexpr uint32_t kMaxExpandRadius = 100;
 
 struct SearchParams {
   std::vector<float> query;  // normalized for Cosine
@@ -54,6 +70,7 @@ struct SearchParams {
   std::optional<LimitPer> limit_per;
   std::optional<double> diversity;
   std::optional<DecayRank> rank_by;
+  std::optional<ExpandParams> expand;  // payload only: never changes the ranking
 };
 
 // min_score at the precision scores have (a float), so a floor copied from a returned score keeps

@@ -9,6 +9,7 @@
 
 #include "query/candidate_collector.h"
 #include "query/chunk_scorer.h"
+#include "query/expand.h"
 #include "query/hit_writer.h"
 #include "query/ranking.h"
 #include "query/scan.h"
@@ -115,7 +116,9 @@ std::string RunTextSearch(const QueryContext& ctx, const PreparedTextSearch& sea
       JsonWriter::Scope annotations = w.Object();
       WriteTextAnnotations(w, params.text, r.text.prepared[c.collection], c);
     };
-  return HitsJson(r.ranked, p.offset, p.top_k, ScopeNames(r.text.scope), p.projection, annotate);
+  std::vector<std::string_view> names = ScopeNames(r.text.scope);
+  return HitsJson(r.ranked, p.offset, p.top_k, names, p.projection,
+                  {annotate, ExpandPage(ctx, p.expand, r.ranked, p.offset, p.top_k, names)});
 }
 
 std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
@@ -179,7 +182,9 @@ std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
       WriteTextAnnotations(w, params.text, text.text.prepared[c.collection], c);
     };
   auto hits = [&](JsonWriter& w) {
-    WriteHits(w, fused, params.search.offset, params.search.top_k, ScopeNames(vector.scope), params.search.projection, annotate);
+    const SearchParams& p = params.search;
+    std::vector<std::string_view> names = ScopeNames(vector.scope);
+    WriteHits(w, fused, p.offset, p.top_k, names, p.projection, {annotate, ExpandPage(ctx, p.expand, fused, p.offset, p.top_k, names)});
   };
   if (!params.search.plan) return JsonText(hits);
   // The plan is the vector leg's; its total covers the whole fused query.

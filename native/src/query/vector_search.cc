@@ -7,7 +7,9 @@
 #include <optional>
 
 #include "query/candidate_collector.h"
+#include "query/expand.h"
 #include "query/hit_writer.h"
+#include "query/live_rows.h"
 #include "query/query_plan.h"
 #include "query/ranking.h"
 #include "query/scan.h"
@@ -108,14 +110,16 @@ RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vec
   return result;
 }
 
-void WriteRanked(JsonWriter& w, const RankedSearch& r, const SearchParams& p) {
-  WriteHits(w, r.ranked, p.offset, p.top_k, ScopeNames(r.scope), p.projection);
+// The page p asks for, its hits expanded as p asks.
+void WriteRanked(const QueryContext& ctx, JsonWriter& w, const RankedSearch& r, const SearchParams& p) {
+  std::vector<std::string_view> names = ScopeNames(r.scope);
+  WriteHits(w, r.ranked, p.offset, p.top_k, names, p.projection, {nullptr, ExpandPage(ctx, p.expand, r.ranked, p.offset, p.top_k, names)});
 }
 
 // The hit array, or with plan: true {"hits": [...], "plan": {...}}.
-std::string RankedJson(const RankedSearch& r, const SearchParams& p) {
-  if (!p.plan) return HitsJson(r.ranked, p.offset, p.top_k, ScopeNames(r.scope), p.projection);
-  return HitsAndPlanJson([&](JsonWriter& w) { WriteRanked(w, r, p); }, r.plan);
+std::string RankedJson(const QueryContext& ctx, const RankedSearch& r, const SearchParams& p) {
+  auto hits = [&](JsonWriter& w) { WriteRanked(ctx, w, r, p); };
+  return p.plan ? HitsAndPlanJson(hits, r.plan) : JsonText(hits);
 }
 
 // Reciprocal rank fusion over each leg's page, ranks 1-based: score = sum of w / (rrf_k + rank).
@@ -155,21 +159,19 @@ std::vector<Candidate> Fuse(const std::vector<RankedSearch>& legs, const BatchPa
 RankedSearch RankByVector(const QueryContext& ctx, const SearchParams& params) { return Rank(ctx, params, params.scope, nullptr); }
 
 std::string VectorSearch(const QueryContext& ctx, const SearchParams& params) {
-  return RankedJson(Rank(ctx, params, params.scope, nullptr), params);
+  return RankedJson(ctx, Rank(ctx, params, params.scope, nullptr), params);
 }
 
 std::string SimilarSearch(const QueryContext& ctx, SimilarParams sp) {
   const CollectionState* c = ctx.snap.Resolve(sp.collection);
   if (c == nullptr) throw BadRequest("collection '" + sp.collection + "' does not exist, so source record '" + sp.id + "' cannot be read");
-  const Segment* seg = nullptr;
-  uint32_t row = 0;
-  FindLiveRow(*c, ctx.snap.version, sp.id, &seg, &row);
+  auto [seg, row] = FindLiveRows(*c, ctx.snap.version, {sp.id}, ctx.cancel)[0];
   if (seg == nullptr) throw BadRequest("source record '" + sp.id + "' does not exist in collection '" + c->name + "'");
   if (!seg->has_vector(row)) throw BadRequest("source record '" + sp.id + "' has no stored vector (it is text-only)");
   sp.search.query.assign(seg->vector(row), seg->vector(row) + seg->dim());
   Exclusion exclude{c->name, sp.id};
   std::vector<std::string> scope = sp.search.scope.empty() ? std::vector<std::string>{c->name} : sp.search.scope;
-  return RankedJson(Rank(ctx, sp.search, scope, &exclude), sp.search);
+  return RankedJson(ctx, Rank(ctx, sp.search, scope, &exclude), sp.search);
 }
 
 std::string BatchSearch(const QueryContext& ctx, const BatchParams& batch) {
@@ -182,12 +184,14 @@ std::string BatchSearch(const QueryContext& ctx, const BatchParams& batch) {
     std::vector<std::string_view> names;
     std::vector<Candidate> fused = Fuse(legs, batch, &names);
     w.Key("fused");
-    // Fused hits take the first leg's projection.
-    WriteHits(w, fused, 0, batch.fuse->top_k, names, batch.queries[0].projection);
+    // Fused hits are written as the first leg asks: its projection and expand.
+    const SearchParams& first = batch.queries[0];
+    WriteHits(w, fused, 0, batch.fuse->top_k, names, first.projection,
+              {nullptr, ExpandPage(ctx, first.expand, fused, 0, batch.fuse->top_k, names)});
   } else {
     w.Key("results");
     w.BeginArray();
-    for (size_t i = 0; i < legs.size(); ++i) WriteRanked(w, legs[i], batch.queries[i]);
+    for (size_t i = 0; i < legs.size(); ++i) WriteRanked(ctx, w, legs[i], batch.queries[i]);
     w.EndArray();
   }
   w.EndObject();

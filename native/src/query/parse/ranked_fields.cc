@@ -16,17 +16,17 @@ const char* AllowedFields(SearchKind kind) {
   switch (kind) {
     case SearchKind::kSimilar:
       return "collection, id, scope, top_k, offset, min_score, exact, filter, include_attributes, exclude_attributes, "
-             "limit_per, diversity, rank_by, plan";
+             "limit_per, diversity, rank_by, expand, plan";
     case SearchKind::kText:
       return "field, query, prefix, clauses, combine, explain, highlight, scope, top_k, offset, min_score, filter, "
-             "include_attributes, exclude_attributes, limit_per, diversity, rank_by";
+             "include_attributes, exclude_attributes, limit_per, diversity, rank_by, expand";
     case SearchKind::kHybrid:
       return "vector, field, text, prefix, clauses, combine, explain, highlight, scope, top_k, offset, filter, "
-             "include_attributes, exclude_attributes, limit_per, diversity, rrf_k, candidates, vector_weight, "
+             "include_attributes, exclude_attributes, limit_per, diversity, expand, rrf_k, candidates, vector_weight, "
              "text_weight, plan";
     default:
       return "query, scope, top_k, offset, min_score, exact, filter, include_attributes, exclude_attributes, "
-             "limit_per, diversity, rank_by, names, name_weights, pool, plan";
+             "limit_per, diversity, rank_by, expand, names, name_weights, pool, plan";
   }
 }
 
@@ -40,8 +40,13 @@ LimitPer ReadLimitPer(element e, const std::string& field) {
     } else if (k == "max") {
       lp.max = ExpectCount(v, field + ".max", UINT32_MAX);
       has_max = true;
+    } else if (k == "missing") {
+      std::string missing = JsonString(v, field + ".missing");
+      if (missing != "shared" && missing != "own")
+        Bad(field + ".missing must be \"shared\" (one group) or \"own\" (a group each), got \"" + missing + "\"");
+      lp.missing_own_group = missing == "own";
     } else {
-      UnknownField(k, " in " + field, "field, max");
+      UnknownField(k, " in " + field, "field, max, missing");
     }
   }
   if (!has_field || lp.field.empty()) Bad(field + ".field is required: the attribute whose values are capped");
@@ -97,6 +102,31 @@ DecayRank ReadRankBy(element e, const std::string& field) {
   return d;
 }
 
+// An attribute name of expand: a string naming the attribute, never empty (spec).
+std::string ReadExpandField(element e, const std::string& field, const char* holds) {
+  std::string name = JsonString(e, field);
+  if (name.empty()) Bad(field + " must not be empty: name the attribute holding " + holds + " (or leave it out for the default)");
+  return name;
+}
+
+ExpandParams ReadExpand(element e, const std::string& field) {
+  ExpandParams x;
+  for (auto [k, v] : ExpectObject(e, field)) {
+    std::string f = field + "." + std::string(k);
+    if (k == "radius")
+      x.radius = ExpectCount(v, f, kMaxExpandRadius);
+    else if (k == "parent_field")
+      x.parent_field = ReadExpandField(v, f, "each chunk's parent document id");
+    else if (k == "index_field")
+      x.index_field = ReadExpandField(v, f, "each chunk's position in its parent");
+    else if (k == "text_field")
+      x.text_field = ReadExpandField(v, f, "each chunk's text");
+    else
+      UnknownField(k, " in " + field, "radius, parent_field, index_field, text_field");
+  }
+  return x;
+}
+
 }  // namespace
 
 // Consumes one field of a /search-shaped body; kind says which fields this route accepts.
@@ -144,6 +174,8 @@ void ReadSearchField(std::string_view key, element value, SearchParams& p, Searc
     p.diversity = lambda;
   } else if (key == "rank_by") {
     if (value.type() != element_type::NULL_VALUE) p.rank_by = ReadRankBy(value, f);
+  } else if (key == "expand") {
+    if (value.type() != element_type::NULL_VALUE) p.expand = ReadExpand(value, f);
   } else if (key == "names" && vector_fields) {
     p.names = ExpectStrings(value, f);
   } else if (key == "name_weights" && vector_fields) {
@@ -163,7 +195,7 @@ void ReadSearchField(std::string_view key, element value, SearchParams& p, Searc
   } else if (kind == SearchKind::kSimilar &&
              (key == "query" || key == "names" || key == "name_weights" || key == "pool" || key == "rerank")) {
     Bad(f + " is not accepted by /search/similar: it always searches with the source record's default vector");
-  } else if (key == "rerank" || key == "expand") {
+  } else if (key == "rerank") {
     Bad(f + " is not available in this version of the store");
   } else {
     unknown();
