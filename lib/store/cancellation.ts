@@ -10,12 +10,20 @@ import { native, type NativeCancelToken } from '../native';
 export class Cancellation {
   readonly token: NativeCancelToken = new native.CancelToken();
   private done = false;
+  private controller: AbortController | null = null;
   get cancelled(): boolean {
     return this.done;
+  }
+  /** An AbortSignal that fires with cancel(), for work outside the core (a provider's HTTP call); made on first use. */
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.done) this.controller.abort();
+    return this.controller.signal;
   }
   cancel(): void {
     this.done = true;
     this.token.cancel();
+    this.controller?.abort();
   }
 }
 

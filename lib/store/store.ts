@@ -313,6 +313,7 @@ export class Store {
       get readOnly() {
         return store.readOnly;
       },
+      commitVersion: () => this.commitVersion(),
       getMeta: (name, o) => this.getMeta(name, o),
       putMeta: (name, meta, o) => this.putMeta(name, meta, o),
       collections: (o) => this.collections(o),

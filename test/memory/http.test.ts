@@ -5,7 +5,18 @@ import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
+import { createServer } from 'node:net';
 import { call, runCli, startServer, tempDir } from '../http/helpers';
+import { fakeProvider, reply } from './providers-server';
+
+/** A port nothing listens on: bound, then released. */
+async function deadPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
 
 const ROOT = path.resolve(__dirname, '../../..');
 const serverArgs = ['--dimension', '16', '--embed-provider', 'hash:16'];
@@ -100,4 +111,23 @@ test('a package built without feature memory answers 404 on remember and recall 
   t.teardown(() => server.stop());
   for (const route of ['remember', 'recall']) t.is((await call(server, 'POST', `/collections/notes/${route}`, { id: 'a', text: 'x', query: 'x' })).status, 404, route);
   t.deepEqual((await call(server, 'GET', '/stats')).json.features, []);
+});
+
+test('a provider that fails, answers the wrong dimension or is unreachable makes remember 502 naming it, and writes nothing', async (t) => {
+  const failing = await fakeProvider(t, (_call, res) => reply(res, 500, { error: 'model overloaded' }));
+  const narrow = await fakeProvider(t, (call, res) => reply(res, 200, { data: (call.body.input as string[]).map((_, index) => ({ index, embedding: [0.1, 0.2, 0.3] })) }));
+  const dead = await deadPort();
+  const cases: [string, RegExp[]][] = [
+    [`openai:m@${failing.url}`, [/openai:m@/, /500/, /model overloaded/]],
+    [`openai:m@${narrow.url}`, [/\b3\b/, /\b16\b/]],
+    [`openai:m@http://127.0.0.1:${dead}`, [/unreachable/]],
+  ];
+  for (const [spec, messages] of cases) {
+    const server = await startServer(['--dimension', '16', '--embed-provider', spec]);
+    const r = await call(server, 'POST', '/collections/notes/remember', { id: 'a', text: 'hello' });
+    t.is(r.status, 502, spec);
+    for (const m of messages) t.regex(r.json.error, m, spec);
+    t.deepEqual((await call(server, 'GET', '/collections')).json, [], 'nothing written');
+    await server.stop();
+  }
 });

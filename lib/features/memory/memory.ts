@@ -6,7 +6,7 @@
 import { StoreError } from '../../store/errors';
 import type { CallOptions, Filter, Hit, Predicate, Value } from '../../types';
 import { chunkText } from './chunking';
-import type { Embedder, Summarizer } from './providers';
+import { type Embedder, ProviderError, type Summarizer } from './providers';
 import type { RecallRequest, RememberRequest, RememberResponse } from './requests';
 
 /** What memory needs from the store; `Store` provides it. */
@@ -14,6 +14,8 @@ export interface MemoryStore {
   readonly dimension: number;
   /** True when writes are refused (a read-only handle, a Reader, a pinned version). */
   readonly readOnly: boolean;
+  /** The commit version served: any write moves it (metadata included). */
+  commitVersion(): number;
   getMeta(name: string, o?: CallOptions): Promise<Record<string, string>>;
   putMeta(name: string, meta: Record<string, string>, o?: CallOptions): Promise<{ ok: true }>;
   collections(o?: CallOptions): Promise<string[]>;
@@ -48,6 +50,21 @@ const dateTime = (ms: number): Value => ({ DateTime: BigInt(ms) });
 /** Recall's own predicate: entries whose svc.expires_at has passed never return (an absent one never expires). */
 export const notExpired = (now: number): Predicate => ({ Not: { Lt: ['svc.expires_at', dateTime(now)] } });
 
+/** What cancels a provider call: the caller's signal, or the signal of its Cancellation (the server's deadline). */
+const signalOf = (o: CallOptions | undefined): AbortSignal | undefined => o?.signal ?? o?.cancellation?.signal;
+
+/**
+ * A provider's failure is not the store's: 502 with the provider's own message (it names the
+ * provider and what it answered), never an internal error.
+ */
+export async function provided<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (e) {
+    throw e instanceof ProviderError ? new StoreError(502, e.message) : e;
+  }
+}
+
 /** Caller attributes without the reserved keys, which only the store stamps. */
 function callerAttrs(attrs: Record<string, Value> | undefined): Record<string, Value> {
   const out: Record<string, Value> = {};
@@ -59,6 +76,8 @@ export class Memory {
   // Dedupe reads the nearest entry and then writes: one collection's deduping writes take turns,
   // so two near-duplicates sent together cannot both insert.
   private readonly dedupeTurns = new Map<string, Promise<unknown>>();
+  /** Collections whose embedder was found fine, by the commit version it was checked at. */
+  private readonly checkedAt = new Map<string, number>();
 
   constructor(
     private readonly store: MemoryStore,
@@ -83,7 +102,7 @@ export class Memory {
     const embedder = this.embedder();
     await this.checkEmbedder(name, embedder, o);
     const now = this.now();
-    const [vector] = await embedder.embed([req.query], o?.signal);
+    const [vector] = await provided(embedder.embed([req.query], signalOf(o)));
     const { query: _text, top_k, filter, reinforce: _reinforce, extend_ttl_seconds, rollup, ...passed } = req;
     // rollup is the per-document cap (a memory never chunked is a document by itself) with widening.
     const rolled = rollup && {
@@ -113,12 +132,21 @@ export class Memory {
     return e;
   }
 
-  /** A collection embedded by another provider or model lives in another space: refused, naming both. */
+  /**
+   * A collection embedded by another provider or model lives in another space: refused, naming
+   * both. A collection found fine stays so until the store commits again, so a run of recalls
+   * checks once.
+   */
   private async checkEmbedder(name: string, embedder: Embedder, o?: CallOptions): Promise<void> {
-    if (!(await this.store.collections(o)).includes(name)) return;
-    const recorded = (await this.store.getMeta(name, o))[EMBEDDER_KEY];
-    if (recorded !== undefined && recorded !== embedder.identity)
-      throw new StoreError(400, `collection '${name}' was embedded by ${recorded}; this store embeds with ${embedder.identity}, whose vectors are not comparable`);
+    const version = this.store.commitVersion();
+    if (this.checkedAt.get(name) === version) return;
+    if ((await this.store.collections(o)).includes(name)) {
+      const recorded = (await this.store.getMeta(name, o))[EMBEDDER_KEY];
+      if (recorded !== undefined && recorded !== embedder.identity)
+        throw new StoreError(400, `collection '${name}' was embedded by ${recorded}; this store embeds with ${embedder.identity}, whose vectors are not comparable`);
+    }
+    if (this.checkedAt.size > 10_000) this.checkedAt.clear();
+    this.checkedAt.set(name, version);
   }
 
   private async recordEmbedder(name: string, embedder: Embedder, o?: CallOptions): Promise<void> {
@@ -135,8 +163,8 @@ export class Memory {
   }
 
   private async rememberWhole(name: string, req: RememberRequest, embedder: Embedder, summarizer: Summarizer | null, o?: CallOptions): Promise<RememberResponse> {
-    const summary = summarizer ? await summarizer.summarize(req.text, o?.signal) : null;
-    const [vector] = await embedder.embed([summary ?? req.text], o?.signal);
+    const summary = summarizer ? await provided(summarizer.summarize(req.text, signalOf(o))) : null;
+    const [vector] = await provided(embedder.embed([summary ?? req.text], signalOf(o)));
     const write = async (): Promise<RememberResponse> => {
       const now = this.now();
       const nearest = req.dedupe_threshold === undefined ? null : await this.nearest(name, vector, req.dedupe_threshold, now, o);
@@ -175,9 +203,11 @@ export class Memory {
   private async rememberChunks(name: string, req: RememberRequest, embedder: Embedder, o?: CallOptions): Promise<RememberResponse> {
     const chunks = chunkText(req.text, req.chunking);
     if (chunks.length === 0) return { ok: true, upserted: 0, id: req.id, deduped: false };
-    const vectors = await embedder.embed(
-      chunks.map((c) => c.text),
-      o?.signal,
+    const vectors = await provided(
+      embedder.embed(
+        chunks.map((c) => c.text),
+        signalOf(o),
+      ),
     );
     const now = this.now();
     const records = chunks.map((c, i) => ({
