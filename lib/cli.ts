@@ -40,6 +40,7 @@ interface ServeConfig {
   index: Record<string, string>;
   embedProvider?: string;
   summarizeProvider?: string;
+  rerankProvider?: string;
   logLevel: LogLevel;
 }
 
@@ -115,12 +116,13 @@ const FLAGS: Flag[] = [
   { name: '--no-mmap', key: 'mmap', value: false, help: 'read sealed vector files into memory instead' },
   ...indexFlags(Store.indexSettings()),
   { name: '--embed-provider', key: 'embedProvider', parse: anyText, arg: 'SPEC', help: 'embedder of remember/recall: hash:DIM (offline, lexical), openai:MODEL@URL, ollama:MODEL@URL, tei@URL (README "Providers"; default none)' },
+  { name: '--rerank-provider', key: 'rerankProvider', parse: anyText, arg: 'SPEC', help: 'cross-encoder of rerank: cohere:MODEL@URL, jina:MODEL@URL, tei@URL (default none)' },
   { name: '--summarize-provider', key: 'summarizeProvider', parse: anyText, arg: 'SPEC', help: "summarizer of remember's summarize mode: extractive[:N] (offline), openai:MODEL@URL, ollama:MODEL@URL (default none)" },
   { name: '--log-level', key: 'logLevel', parse: oneOf(LOG_LEVELS), arg: 'LEVEL', help: `${LOG_LEVELS.join(' | ')}; logs are JSON lines on stderr (default info)` },
 ];
 
 /** Flags of features that do not exist yet: refused rather than silently ignored. */
-const NOT_YET = ['--namespaced', '--rerank-provider'];
+const NOT_YET = ['--namespaced'];
 
 const USAGE = `usage: tessera serve [flags]
 
@@ -137,7 +139,8 @@ ${FLAGS.map((f) => `  ${`${f.name}${f.arg ? ` ${f.arg}` : ''}`.padEnd(34)} ${f.h
 environment:
   ${'TESSERA_TOKEN'.padEnd(34)} bearer token when --token is absent
   ${'SVC_SLOW_QUERY_MS'.padEnd(34)} log searches at least this slow, at warn (default off)
-  ${'TESSERA_EMBED_API_KEY'.padEnd(34)} bearer key sent to the embed provider (also _SUMMARIZE_, _RERANK_)
+  ${'TESSERA_EMBED_API_KEY'.padEnd(34)} bearer key sent to the embed provider (TESSERA_SUMMARIZE_API_KEY,
+  ${''.padEnd(34)} TESSERA_RERANK_API_KEY for the others)
 `;
 
 function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
@@ -219,6 +222,7 @@ async function serve(config: ServeConfig): Promise<void> {
     maxVectorBytes: config.maxVectorBytes,
     embedProvider: config.embedProvider,
     summarizeProvider: config.summarizeProvider,
+    rerankProvider: config.rerankProvider,
     ...config.index,
   };
   // Whatever the store would refuse is refused before listening (exit 2, like a bad flag), so a

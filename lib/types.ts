@@ -114,6 +114,19 @@ export interface ExpandOptions {
   text_field?: string;
 }
 
+/**
+ * `rerank` (feature rerank): the (offset + top_k) x overscan best candidates re-scored by the
+ * rerank provider; candidates without usable text follow the re-scored ones in their order.
+ */
+export interface RerankOptions {
+  /** Text read against each candidate; required on /search, /hybrid-search and /text-search with clauses. */
+  query?: string;
+  /** Candidates retrieved: top_k x overscan (default 10). */
+  overscan?: number;
+  /** Attribute holding each candidate's text (default svc.text). */
+  text_attr?: string;
+}
+
 /** Options shared by /search, /search/similar and each /search/batch leg. */
 export interface RankedOptions {
   scope?: string[];
@@ -133,6 +146,8 @@ export interface RankedOptions {
 
 export interface SearchRequest extends RankedOptions {
   query: number[] | Float32Array;
+  /** Re-scores the candidate window with the rerank provider (not in a batch leg, not on /search/similar). */
+  rerank?: RerankOptions | null;
   names?: string[];
   name_weights?: Record<string, number>;
   pool?: 'Max' | 'Sum';
@@ -200,6 +215,8 @@ interface TextLegOptions {
 }
 
 export interface TextSearchRequest extends TextLegOptions, Omit<RankedOptions, 'exact'> {
+  /** Re-scores the candidate window; `query` may be left out with the single field + query spelling. */
+  rerank?: RerankOptions | null;
   query?: string;
 }
 
@@ -216,6 +233,8 @@ export interface HybridSearchRequest extends TextLegOptions {
   diversity?: number;
   /** Applied to the fused ranking's page. */
   expand?: ExpandOptions | null;
+  /** Re-scores the fused ranking's window; `query` is required. */
+  rerank?: RerankOptions | null;
   rrf_k?: number;
   candidates?: number;
   vector_weight?: number;
@@ -299,7 +318,7 @@ export interface Stats {
   text_index_bytes: number;
   /** SIMD kernel family in use: avx512-icl, avx512, avx2, neon-dotprod, neon or scalar. */
   kernels: string;
-  /** Build features this package was built with (`memory`; `rerank`, `mcp` and `code` are not built yet). */
+  /** Build features this package was built with (`memory`, `rerank`; `mcp` and `code` are not built yet). */
   features: string[];
 }
 
@@ -386,6 +405,8 @@ export interface OpenOptions {
   embedProvider?: string;
   /** The summarizer of remember's `summarize` mode, as `--summarize-provider` takes it. */
   summarizeProvider?: string;
+  /** The cross-encoder of `rerank`, as `--rerank-provider` takes it. */
+  rerankProvider?: string;
   /** Epoch milliseconds for the memory routes' stamps and expiry checks (default Date.now; tests set it). */
   clock?: () => number;
 }

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Chooses the build features (spec, cross-cutting rule 6) when the package is built:
-// TESSERA_FEATURES=memory (the default: all) or TESSERA_FEATURES= (none) writes the list to
+// TESSERA_FEATURES=memory,rerank (the default: all) or TESSERA_FEATURES= (none) writes the list to
 // dist/lib/features/built.json, which lib/features/built.ts reads at load.
 const fs = require('node:fs');
 const path = require('node:path');
 
-const ALL = ['memory'];
+const ALL = ['memory', 'rerank'];
 const given = process.env.TESSERA_FEATURES;
 const chosen = given === undefined ? ALL : given.split(',').map((f) => f.trim()).filter(Boolean);
 const unknown = chosen.filter((f) => !ALL.includes(f));

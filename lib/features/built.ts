@@ -1,10 +1,10 @@
 // The build features this package was built with (spec, cross-cutting rule 6; DESIGN §1). They are
-// chosen when the package is built: `TESSERA_FEATURES= npm run compile` writes built.json
+// chosen when the package is built: `TESSERA_FEATURES=rerank npm run compile` writes built.json
 // beside this file (scripts/features.js), and a package without that file has every feature.
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
-export const ALL_FEATURES = ['memory'] as const;
+export const ALL_FEATURES = ['memory', 'rerank'] as const;
 export type FeatureName = (typeof ALL_FEATURES)[number];
 
 function load(): readonly FeatureName[] {

@@ -33,8 +33,9 @@ import type {
   Versions,
 } from '../types';
 import { hasFeature, BUILT_FEATURES } from '../features/built';
-import { Memory, type MemoryProviders, type MemoryStore } from '../features/memory/memory';
-import { createEmbedder, createSummarizer, ProviderSpecError } from '../features/memory/providers';
+import { Memory, type MemoryProviders, type MemoryStore, signalOf } from '../features/memory/memory';
+import { createEmbedder, createReranker, createSummarizer, ProviderSpecError, type Reranker } from '../features/memory/providers';
+import { mayRerank, reranked } from '../features/rerank/rerank';
 import { checkRecall, checkRemember, type RecallRequest, type RememberRequest, type RememberResponse } from '../features/memory/requests';
 import { call, isCancelled } from './call';
 import { RecordsCursor } from './cursor';
@@ -72,7 +73,7 @@ function requestBody(body: object | Uint8Array): unknown {
 }
 
 /** The options the core reads: the memory routes' own stay in the library. */
-function coreOptions({ embedProvider: _e, summarizeProvider: _s, clock: _c, ...core }: OpenOptions): OpenOptions {
+function coreOptions({ embedProvider: _e, summarizeProvider: _s, rerankProvider: _r, clock: _c, ...core }: OpenOptions): OpenOptions {
   return core;
 }
 
@@ -117,6 +118,8 @@ export class Store {
 
   /** The memory routes, when the package was built with them. */
   private memory: Memory | null = null;
+  /** The cross-encoder of `rerank`, when one is configured (feature rerank). */
+  private rerankProvider: Reranker | null = null;
 
   private constructor(
     private readonly core: NativeStore,
@@ -146,7 +149,8 @@ export class Store {
     }
     try {
       const providers = Store.providersOf(options, store.dimension);
-      store.memory = providers && new Memory(store.memoryStore(), providers, options.clock ?? Date.now);
+      store.rerankProvider = providers.reranker;
+      store.memory = hasFeature('memory') ? new Memory(store.memoryStore(), providers, options.clock ?? Date.now) : null;
     } catch (e) {
       await store.close();
       throw e;
@@ -289,16 +293,15 @@ export class Store {
     return this.memory;
   }
 
-  /** The memory routes' providers from their specs (null in a build without memory); a bad spec is a 400. */
-  private static providersOf(o: OpenOptions, dimension: number | undefined): MemoryProviders | null {
-    if (!hasFeature('memory')) {
-      if (o.embedProvider || o.summarizeProvider) throw new StoreError(400, 'embedProvider and summarizeProvider need a build with feature memory');
-      return null;
-    }
+  /** The providers from their specs, each only in a build with its feature; a bad spec is a 400. */
+  private static providersOf(o: OpenOptions, dimension: number | undefined): MemoryProviders {
+    if (!hasFeature('memory') && (o.embedProvider || o.summarizeProvider)) throw new StoreError(400, 'embedProvider and summarizeProvider need a build with feature memory');
+    if (!hasFeature('rerank') && o.rerankProvider) throw new StoreError(400, 'rerankProvider needs a build with feature rerank');
     try {
       return {
         embedder: o.embedProvider ? createEmbedder(o.embedProvider, dimension === undefined ? {} : { dimension }) : null,
         summarizer: o.summarizeProvider ? createSummarizer(o.summarizeProvider) : null,
+        reranker: o.rerankProvider ? createReranker(o.rerankProvider) : null,
       };
     } catch (e) {
       throw e instanceof ProviderSpecError ? new StoreError(400, e.message) : e;
@@ -415,14 +418,15 @@ export class Store {
 
   /** Raw /search body in, the hit array as JSON bytes out. */
   async searchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return call(o, (token) => this.core.search(body, token));
+    const run = (b: Uint8Array) => call(o, (token) => this.core.search(b, token));
+    return mayRerank(body) ? this.reranked(body, run, () => undefined, o) : run(body);
   }
 
   /** Nearest-neighbour search; Int and DateTime values come back as bigint. With `plan: true`, `{hits, plan}`. */
   async search(body: SearchRequest & { plan: true }, o?: CallOptions): Promise<PlannedHits>;
   async search(body: SearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[]>;
   async search(body: SearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[] | PlannedHits> {
-    if (!(body instanceof Uint8Array) && body.query instanceof Float32Array) {
+    if (!(body instanceof Uint8Array) && body.query instanceof Float32Array && !body.rerank) {
       // A Float32Array query travels as floats beside the rest of the body: no number text at all.
       const { query, ...rest } = body;
       return parseExact(await call(o, (token) => this.core.searchVector(bytes(rest), query, token)));
@@ -456,7 +460,10 @@ export class Store {
   }
 
   async textSearchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return call(o, (token) => this.core.textSearch(body, token));
+    const run = (b: Uint8Array) => call(o, (token) => this.core.textSearch(b, token));
+    // rerank.query may be left out of the single field + query spelling: it reads that query.
+    const ownQuery = (b: Record<string, unknown>) => (b.clauses === undefined && typeof b.query === 'string' ? b.query : undefined);
+    return mayRerank(body) ? this.reranked(body, run, ownQuery, o) : run(body);
   }
 
   /** /hybrid-search: a vector leg and a BM25 leg fused with reciprocal rank fusion; `plan: true` adds the vector leg's plan. */
@@ -467,7 +474,27 @@ export class Store {
   }
 
   async hybridSearchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return call(o, (token) => this.core.hybridSearch(body, token));
+    const run = (b: Uint8Array) => call(o, (token) => this.core.hybridSearch(b, token));
+    return mayRerank(body) ? this.reranked(body, run, () => undefined, o) : run(body);
+  }
+
+  /**
+   * A ranked route's body that mentions rerank: with a `rerank` object the candidates are ranked by
+   * `run` and re-scored by the rerank provider; otherwise (the word was only inside a value, or
+   * rerank is null) the body goes to the core as it would have.
+   */
+  private async reranked(body: Uint8Array, run: (b: Uint8Array) => Promise<Buffer>, ownQuery: (b: Record<string, unknown>) => string | undefined, o?: CallOptions): Promise<Buffer> {
+    const parsed = requestBody(body);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !('rerank' in parsed)) return run(body);
+    const { rerank, ...rest } = parsed as Record<string, unknown>;
+    if (rerank === null) return run(bytes(rest));
+    return reranked(parsed as Record<string, unknown>, (b) => run(bytes(b)), this.rerankerFor(), ownQuery(rest), signalOf(o));
+  }
+
+  private rerankerFor(): Reranker {
+    if (!hasFeature('rerank')) throw new StoreError(400, 'rerank is not in this build (feature rerank)');
+    if (!this.rerankProvider) throw new StoreError(400, 'rerank needs a rerank provider: start the server with --rerank-provider SPEC (for example cohere:MODEL@URL or tei@URL)');
+    return this.rerankProvider;
   }
 
   /** /suggest: completions of the phrase's final word from a full-text field's vocabulary. */

@@ -57,7 +57,7 @@ test('a bad command line exits 2 with one line on stderr and never listens', asy
 });
 
 test('flags of features not built yet are refused, not ignored', async (t) => {
-  for (const args of [['--namespaced'], ['--rerank-provider', 'x']]) {
+  for (const args of [['--namespaced']]) {
     const r = await runCli(['serve', '--port', '0', '--in-memory', ...args]);
     t.is(r.code, 2, args.join(' '));
     t.regex(r.stderr, /not supported yet/);

@@ -86,7 +86,7 @@ test('a reinforced recall over HTTP stamps the returned entries', async (t) => {
 test('/stats reports the build features', async (t) => {
   const server = await startServer(serverArgs);
   t.teardown(() => server.stop());
-  t.deepEqual((await call(server, 'GET', '/stats')).json.features, ['memory']);
+  t.deepEqual((await call(server, 'GET', '/stats')).json.features, ['memory', 'rerank']);
 });
 
 test('a bad --embed-provider exits 2 before listening, naming the flag', async (t) => {
@@ -96,7 +96,7 @@ test('a bad --embed-provider exits 2 before listening, naming the flag', async (
   t.false(r.stdout.includes('listening'));
 });
 
-test('a package built without feature memory answers 404 on remember and recall and reports no features', async (t) => {
+test('a package built without features answers 404 on remember and recall, 400 on rerank, and reports no features', async (t) => {
   // The package as `TESSERA_FEATURES= npm run compile` builds it: the same compiled files, the
   // feature list written by scripts/features.js.
   const pkg = tempDir();
@@ -111,6 +111,9 @@ test('a package built without feature memory answers 404 on remember and recall 
   t.teardown(() => server.stop());
   for (const route of ['remember', 'recall']) t.is((await call(server, 'POST', `/collections/notes/${route}`, { id: 'a', text: 'x', query: 'x' })).status, 404, route);
   t.deepEqual((await call(server, 'GET', '/stats')).json.features, []);
+  const rerank = await call(server, 'POST', '/search', { query: Array(16).fill(0.5), rerank: { query: 'x' } });
+  t.is(rerank.status, 400);
+  t.regex(rerank.json.error, /not in this build \(feature rerank\)/);
 });
 
 test('a provider that fails, answers the wrong dimension or is unreachable makes remember 502 naming it, and writes nothing', async (t) => {

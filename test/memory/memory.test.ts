@@ -5,6 +5,7 @@ import test from 'ava';
 import { Store } from '../../lib/index';
 import type { Hit, OpenOptions, Value } from '../../lib/index';
 import { tempDir } from '../core/helpers';
+import { fakeProvider, reply } from './providers-server';
 
 const DIM = 64;
 const EMBED = `hash:${DIM}`;
@@ -248,7 +249,7 @@ test('an embedder whose dimension differs from the store is refused at open, nam
 test('stats report the build features', async (t) => {
   const { store } = await memoryStore();
   t.teardown(() => store.close());
-  t.deepEqual((await store.stats()).features, ['memory']);
+  t.deepEqual((await store.stats()).features, ['memory', 'rerank']);
 });
 
 test('rollup caps recall at per_parent hits per document (an unchunked memory is its own) and widens each by neighbours', async (t) => {
@@ -287,4 +288,20 @@ test('limit_per with missing "own" makes each record without the field a group o
   t.deepEqual(ids(await store.search({ query, limit_per: { field: 'g', max: 1 } })), ['a', 'c']);
   t.deepEqual(ids(await store.search({ query, limit_per: { field: 'g', max: 1, missing: 'own' } })), ['a', 'b', 'c']);
   t.regex((await t.throwsAsync(store.search({ query, limit_per: { field: 'g', max: 1, missing: 'all' as never } })))!.message, /limit_per.missing/);
+});
+
+test('recall with rerank re-scores by the rerank provider, reading the recall query when rerank.query is left out', async (t) => {
+  const provider = await fakeProvider(t, (c, res) => reply(res, 200, (c.body.texts as string[]).map((text, index) => ({ index, score: text.includes('lemon') ? 10 : 1 }))));
+  const { store } = await memoryStore({ rerankProvider: `tei@${provider.url}` });
+  t.teardown(() => store.close());
+  await store.remember('notes', { id: 'tea', text: 'green tea with honey' });
+  await store.remember('notes', { id: 'lemon', text: 'green tea with lemon' });
+  await store.remember('notes', { id: 'car', text: 'car engine oil' });
+  const hits = await store.recall('notes', { query: 'green tea honey', top_k: 2, rerank: {} });
+  t.is(hits[0].id, 'lemon');
+  t.is(hits[0].score, 10);
+  t.is(provider.calls[0].body.query, 'green tea honey');
+  const plain = await memoryStore();
+  t.teardown(() => plain.store.close());
+  t.regex((await t.throwsAsync(plain.store.recall('notes', { query: 'x', rerank: {} })))!.message, /--rerank-provider/);
 });

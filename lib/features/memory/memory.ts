@@ -5,8 +5,9 @@
 // reinforcement write.
 import { StoreError } from '../../store/errors';
 import type { CallOptions, Filter, Hit, Predicate, Value } from '../../types';
+import { reranked } from '../rerank/rerank';
 import { chunkText } from './chunking';
-import { type Embedder, ProviderError, type Summarizer } from './providers';
+import { type Embedder, ProviderError, type Reranker, type Summarizer } from './providers';
 import type { RecallRequest, RememberRequest, RememberResponse } from './requests';
 
 /** What memory needs from the store; `Store` provides it. */
@@ -38,6 +39,7 @@ export interface StampedRecord {
 export interface MemoryProviders {
   embedder: Embedder | null;
   summarizer: Summarizer | null;
+  reranker: Reranker | null;
 }
 
 const DEFAULT_TOP_K = 10;
@@ -51,7 +53,7 @@ const dateTime = (ms: number): Value => ({ DateTime: BigInt(ms) });
 export const notExpired = (now: number): Predicate => ({ Not: { Lt: ['svc.expires_at', dateTime(now)] } });
 
 /** What cancels a provider call: the caller's signal, or the signal of its Cancellation (the server's deadline). */
-const signalOf = (o: CallOptions | undefined): AbortSignal | undefined => o?.signal ?? o?.cancellation?.signal;
+export const signalOf = (o: CallOptions | undefined): AbortSignal | undefined => o?.signal ?? o?.cancellation?.signal;
 
 /**
  * A provider's failure is not the store's: 502 with the provider's own message (it names the
@@ -103,16 +105,15 @@ export class Memory {
     await this.checkEmbedder(name, embedder, o);
     const now = this.now();
     const [vector] = await provided(embedder.embed([req.query], signalOf(o)));
-    const { query: _text, top_k, filter, reinforce: _reinforce, extend_ttl_seconds, rollup, ...passed } = req;
+    const { query: _text, top_k, filter, reinforce: _reinforce, extend_ttl_seconds, rollup, rerank, ...passed } = req;
     // rollup is the per-document cap (a memory never chunked is a document by itself) with widening.
     const rolled = rollup && {
       limit_per: { field: 'svc.parent_id', max: rollup.per_parent ?? 1, missing: 'own' },
       expand: { radius: rollup.neighbours ?? 0 },
     };
-    const answer = await this.store.searchJson(
-      { ...passed, ...rolled, query: vector, scope: [name], top_k: top_k || DEFAULT_TOP_K, filter: [...(filter ?? []), notExpired(now)] },
-      o,
-    );
+    const body: SearchBody = { ...passed, ...rolled, query: vector, scope: [name], top_k: top_k || DEFAULT_TOP_K, filter: [...(filter ?? []), notExpired(now)] };
+    const run = (b: Record<string, unknown>) => this.store.searchJson(b as SearchBody, o);
+    const answer = rerank ? await reranked({ ...body, rerank }, run, this.reranker(), req.query, signalOf(o)) : await run(body);
     // Only the ids are read here, so a plain parse serves (attribute values are not used).
     const hits = req.reinforce ? (JSON.parse(answer.toString('utf8')) as { id: string }[]) : [];
     if (hits.length > 0) {
@@ -124,6 +125,12 @@ export class Memory {
       }
     }
     return answer;
+  }
+
+  private reranker(): Reranker {
+    const r = this.providers.reranker;
+    if (!r) throw new StoreError(400, 'rerank needs a rerank provider: start the server with --rerank-provider SPEC (for example cohere:MODEL@URL or tei@URL)');
+    return r;
   }
 
   private embedder(): Embedder {

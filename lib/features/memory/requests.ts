@@ -1,7 +1,8 @@
 // The memory routes' request bodies (spec, "Memory routes"), checked field by field: every error
 // names the field and the fix, and nothing is written or embedded before a body passed.
 import { StoreError } from '../../store/errors';
-import type { Filter, Value } from '../../types';
+import type { Filter, RerankOptions, Value } from '../../types';
+import { checkRerank } from '../rerank/rerank';
 import { ChunkingError, type ChunkOptions, parseChunkOptions } from './chunking';
 
 export interface RememberRequest {
@@ -41,6 +42,8 @@ export interface RecallRequest {
   extend_ttl_seconds?: number;
   /** At most per_parent hits per document (svc.parent_id; 0 reads as 1), each widened by `neighbours` chunks either side into `context`. */
   rollup?: { per_parent?: number; neighbours?: number };
+  /** Re-score the candidates with the rerank provider; `query` defaults to the recall query. */
+  rerank?: RerankOptions;
 }
 
 const bad = (message: string) => new StoreError(400, message);
@@ -113,9 +116,9 @@ export function checkRecall(raw: unknown): RecallRequest {
   const body = objectBody(raw, 'recall');
   onlyKeys(body, 'recall', RECALL_KEYS);
   if (typeof body.query !== 'string') throw bad('query is required and must be a string: the text to recall by');
-  if (body.rerank !== undefined && body.rerank !== null) throw bad('rerank on recall is not available in this version of the store');
   const req: RecallRequest = { query: body.query };
   if (body.rollup !== undefined && body.rollup !== null) req.rollup = checkRollup(body.rollup);
+  if (body.rerank !== undefined && body.rerank !== null) req.rerank = checkRerank(body.rerank, body.query);
   if (body.top_k !== undefined && body.top_k !== null) req.top_k = wholeNumber(body.top_k, 'top_k (0 means 10)', 10_000);
   if (body.min_score !== undefined && body.min_score !== null) {
     if (typeof body.min_score !== 'number' || !Number.isFinite(body.min_score)) throw bad('min_score must be a finite number');

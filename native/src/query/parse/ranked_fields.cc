@@ -196,7 +196,8 @@ void ReadSearchField(std::string_view key, element value, SearchParams& p, Searc
              (key == "query" || key == "names" || key == "name_weights" || key == "pool" || key == "rerank")) {
     Bad(f + " is not accepted by /search/similar: it always searches with the source record's default vector");
   } else if (key == "rerank") {
-    Bad(f + " is not available in this version of the store");
+    // The library reranks (it calls the provider) and hands the core the candidates' request.
+    Bad(f + " is answered by the library's rerank feature, not by the core's parser");
   } else {
     unknown();
   }
