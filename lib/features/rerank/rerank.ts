@@ -68,9 +68,8 @@ function capPerValue(hits: Hit[], lp: LimitPer): Hit[] {
 }
 
 function project(hit: Hit, include: string[] | undefined, exclude: string[] | undefined): Hit {
-  if (!include && !exclude) return hit;
-  const attrs = Object.fromEntries(Object.entries(hit.attrs).filter(([k]) => (include ? include.includes(k) : !exclude!.includes(k))));
-  return { ...hit, attrs };
+  const keep = include ? (k: string) => include.includes(k) : exclude ? (k: string) => !exclude.includes(k) : null;
+  return keep ? { ...hit, attrs: Object.fromEntries(Object.entries(hit.attrs).filter(([k]) => keep(k))) } : hit;
 }
 
 /** The spec's order: score descending, then collection, then id. */
