@@ -7,7 +7,7 @@ import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { createServer } from 'node:net';
 import { call, runCli, startServer, tempDir } from '../http/helpers';
-import { fakeProvider, reply } from './providers-server';
+import { closed, fakeProvider, reply } from './providers-server';
 
 /** A port nothing listens on: bound, then released. */
 async function deadPort(): Promise<number> {
@@ -133,4 +133,15 @@ test('a provider that fails, answers the wrong dimension or is unreachable makes
     t.deepEqual((await call(server, 'GET', '/collections')).json, [], 'nothing written');
     await server.stop();
   }
+});
+
+test('a provider slower than --write-timeout: remember answers 504 and the provider call is abandoned', async (t) => {
+  const slow = await fakeProvider(t, () => undefined); // never answers
+  const server = await startServer(['--dimension', '16', '--embed-provider', `openai:m@${slow.url}`, '--write-timeout', '300ms']);
+  t.teardown(() => server.stop());
+  const r = await call(server, 'POST', '/collections/notes/remember', { id: 'a', text: 'hello' });
+  t.is(r.status, 504);
+  t.is(slow.calls.length, 1);
+  await closed(slow.calls[0]);
+  t.pass('the provider saw its request abandoned');
 });
