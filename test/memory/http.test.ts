@@ -145,3 +145,17 @@ test('a provider slower than --write-timeout: remember answers 504 and the provi
   await closed(slow.calls[0]);
   t.pass('the provider saw its request abandoned');
 });
+
+test('a reinforced recall is judged on --write-timeout, a plain recall on --read-timeout', async (t) => {
+  // The provider answers each embedding after 600 ms: past the read timeout, well inside the write timeout.
+  const slow = await fakeProvider(t, (c, res) => {
+    setTimeout(() => reply(res, 200, { data: (c.body.input as string[]).map((_, index) => ({ index, embedding: Array(16).fill(0.25) })) }), 600);
+  });
+  const server = await startServer(['--dimension', '16', '--embed-provider', `openai:m@${slow.url}`, '--read-timeout', '200ms', '--write-timeout', '20s']);
+  t.teardown(() => server.stop());
+  t.is((await call(server, 'POST', '/collections/notes/remember', { id: 'a', text: 'x' })).status, 200);
+  t.is((await call(server, 'POST', '/collections/notes/recall', { query: 'x' })).status, 504);
+  const reinforced = await call(server, 'POST', '/collections/notes/recall', { query: 'x', reinforce: true });
+  t.is(reinforced.status, 200);
+  t.is(reinforced.json[0].id, 'a');
+});

@@ -305,3 +305,16 @@ test('recall with rerank re-scores by the rerank provider, reading the recall qu
   t.teardown(() => plain.store.close());
   t.regex((await t.throwsAsync(plain.store.recall('notes', { query: 'x', rerank: {} })))!.message, /--rerank-provider/);
 });
+
+test('recall takes rank_by, so it can rank on the reinforcement stamps', async (t) => {
+  const { store, clock } = await memoryStore();
+  t.teardown(() => store.close());
+  await store.remember('notes', { id: 'a', text: 'same words here', attrs: { k: { Str: 'a' } } });
+  await store.remember('notes', { id: 'b', text: 'same words here', attrs: { k: { Str: 'b' } } });
+  t.deepEqual(ids(await store.recall('notes', { query: 'same words' })), ['a', 'b'], 'a tie resolves on id');
+  for (let i = 0; i < 2; i++) await store.recall('notes', { query: 'same words', filter: [{ Eq: ['k', { Str: 'b' }] }], reinforce: true });
+  const rankBy = { Decay: { field: '', origin: clock.now, count_field: 'svc.access_count', count_lambda: 1 } };
+  const ranked = await store.recall('notes', { query: 'same words', rank_by: rankBy });
+  t.deepEqual(ids(ranked), ['b', 'a'], 'b, reinforced twice, pays less of the count penalty');
+  t.true(ranked[0].score > ranked[1].score);
+});
