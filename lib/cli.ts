@@ -191,6 +191,7 @@ async function serve(config: ServeConfig): Promise<void> {
     registry,
     slowQueryMs: slowQuery > 0 ? slowQuery : null,
     testFaults: process.env.TESSERA_TEST_FAULTS === '1',
+    readOnly: config.readOnly,
   });
   const server = new HttpServer(routes, {
     host: config.host,

@@ -22,10 +22,12 @@ export interface ApiOptions {
   slowQueryMs: number | null;
   /** Mount the fault-injection routes the tests use (TESSERA_TEST_FAULTS=1). */
   testFaults: boolean;
+  /** `--read-only` (the hooks refuse write routes; families answering writes otherwise need to know). */
+  readOnly: boolean;
 }
 
 /** Every route of the service, one module per route family. */
-export const apiRoutes = (slot: StoreSlot, { registry, slowQueryMs, testFaults }: ApiOptions): Route[] => [
+export const apiRoutes = (slot: StoreSlot, { registry, slowQueryMs, testFaults, readOnly }: ApiOptions): Route[] => [
   ...probeRoutes(slot, registry),
   ...introspectionRoutes(slot),
   ...collectionRoutes(slot),
@@ -34,6 +36,6 @@ export const apiRoutes = (slot: StoreSlot, { registry, slowQueryMs, testFaults }
   ...searchRoutes(slot, { registry, slowQueryMs }),
   ...metadataRoutes(slot),
   ...maintenanceRoutes(slot),
-  ...FEATURES.flatMap((feature) => feature.routes(slot)),
+  ...FEATURES.flatMap((feature) => feature.routes(slot, { readOnly })),
   ...(testFaults ? faultRoutes(slot) : []),
 ];

@@ -4,8 +4,10 @@ import { STATUS_CODES } from 'node:http';
 import type { HttpResponse } from 'uWebSockets.js';
 import type { Deadline, Deadlines, Expiring } from './deadlines';
 import { type ErrorStatus, HttpError, answerFor } from './errors';
-import type { PieceSource, Reply } from './reply';
+import type { Reply } from './reply';
 import type { Request } from './request';
+
+type StreamedReply = Extract<Reply, { pieces: unknown }>;
 
 /** Recorded when the client left before the response was complete (nginx's convention). */
 export const CLIENT_GONE = 499;
@@ -98,8 +100,8 @@ export class Exchange implements Expiring {
   }
 
   async send(reply: Reply): Promise<void> {
-    if ('body' in reply) return this.end(reply.status, reply.contentType, reply.body, {});
-    await this.stream(reply.status, reply.contentType, reply.pieces);
+    if ('body' in reply) return this.end(reply.status, reply.contentType, reply.body, reply.headers ?? {});
+    await this.stream(reply);
   }
 
   /**
@@ -186,14 +188,15 @@ export class Exchange implements Expiring {
 
   /**
    * Streams pieces with backpressure: the next piece is fetched only once the socket drained.
-   * The first piece is fetched before the status line so an early error still gets a clean answer.
+   * The first piece is fetched before the status line so an early error still gets a clean
+   * answer, unless the reply asks for its head first.
    */
-  private async stream(status: number, contentType: string, pieces: PieceSource): Promise<void> {
+  private async stream({ status, contentType, pieces, headers = {}, headFirst = false }: StreamedReply): Promise<void> {
     try {
+      if (headFirst && this.state === 'pending') this.startStream(status, contentType, headers);
       let piece = await pieces.next(PIECE_BYTES);
-      if (this.state !== 'pending') return;
-      this.settle('streaming');
-      this.res.cork(() => this.head(status, contentType, {}));
+      if (this.state === 'pending') this.startStream(status, contentType, headers);
+      if (!this.streaming()) return;
       while (piece !== null) {
         const drained = this.write(piece);
         if (!drained) await this.untilWritable();
@@ -213,6 +216,12 @@ export class Exchange implements Expiring {
     } finally {
       pieces.close();
     }
+  }
+
+  /** Sends the status line and headers; the deadline ends here (a stream is paced by its reader). */
+  private startStream(status: number, contentType: string, headers: Record<string, string>): void {
+    this.settle('streaming');
+    this.res.cork(() => this.head(status, contentType, headers));
   }
 
   /** A method, not a property test: TypeScript must not carry narrowing of `state` across awaits. */

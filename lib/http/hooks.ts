@@ -32,13 +32,13 @@ export function authenticate(token: string): Hook {
 }
 
 /** `--read-only`: every write route answers 403 before any work starts. */
-const readOnly = () => new HttpError(403, 'this server is read-only (--read-only); writes are refused');
+export const readOnlyRefusal = () => new HttpError(403, 'this server is read-only (--read-only); writes are refused');
 export const refuseWrites: Hook = {
   onRequest(_req, route) {
-    if (route?.access === 'write') throw readOnly();
+    if (route?.access === 'write') throw readOnlyRefusal();
   },
   onWrite() {
-    throw readOnly();
+    throw readOnlyRefusal();
   },
 };
 

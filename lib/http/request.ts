@@ -32,6 +32,8 @@ export class Request<B = unknown> {
   readonly authorization: string;
   /** Declared Content-Length, or null for a chunked or bodiless request. */
   readonly contentLength: number | null;
+  /** The headers the route asked for (RouteHead.headers) that the request sent, by lowercase name. */
+  readonly headers: Readonly<Record<string, string>> = {};
   /** performance.now() when the request arrived. */
   readonly startedAt = performance.now();
   bytes: Buffer = EMPTY;
@@ -45,6 +47,7 @@ export class Request<B = unknown> {
     route: string | null,
     paramNames: string[],
     private readonly rootLogger: Logger,
+    headerNames: readonly string[] = [],
   ) {
     this.id = raw.getHeader('x-request-id') || nextId();
     this.method = raw.getCaseSensitiveMethod();
@@ -53,6 +56,10 @@ export class Request<B = unknown> {
     this.authorization = raw.getHeader('authorization');
     const length = raw.getHeader('content-length');
     this.contentLength = length === '' ? null : Number(length);
+    for (const name of headerNames) {
+      const value = raw.getHeader(name);
+      if (value !== '') (this.headers as Record<string, string>)[name] = value;
+    }
     paramNames.forEach((name, i) => {
       this.params[name] = raw.getParameter(i);
     });

@@ -30,10 +30,23 @@ export interface RouteHead<B = unknown> {
    * true makes the request a write, refused by `--read-only` and judged on `--write-timeout`.
    */
   writeWhen?(req: Request<B>): boolean;
+  /**
+   * A `read` route whose body can carry a write it refuses itself on `--read-only` (an MCP tool
+   * call answers the refusal as a tool error): true only judges the request on `--write-timeout`.
+   */
+  writeTimeoutWhen?(req: Request<B>): boolean;
+  /**
+   * Request headers the handler reads beyond the ones every route gets (lowercase names). uWS
+   * frees its request object once dispatch returns, so they are copied up front, and only for the
+   * routes that ask.
+   */
+  headers?: readonly string[];
 }
 
 export interface Route<B = unknown> extends RouteHead<B> {
   handle(req: Request<B>): Promise<Reply> | Reply;
+  /** Runs once when the server stops accepting: a route holding long-lived streams ends them here, so they finish cleanly. */
+  close?(): void;
 }
 
 /** Lets TypeScript infer the body type from the schema while typing the handler. */

@@ -37,7 +37,7 @@ export class HttpServer {
   private readonly writeDeadlines: [Deadlines, () => HttpError];
 
   constructor(
-    routes: Route[],
+    private readonly routes: Route[],
     private readonly options: ServerOptions,
   ) {
     const deadlines = (flag: string, ms: number): [Deadlines, () => HttpError] => [
@@ -85,6 +85,7 @@ export class HttpServer {
     this.closing = true;
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = null;
+    for (const route of this.routes) route.close?.();
     const idle = new Promise<void>((resolve) => (this.onIdle = resolve));
     if (this.inFlight.size === 0) return;
     const timer = setTimeout(() => {
@@ -95,7 +96,7 @@ export class HttpServer {
   }
 
   private dispatch(res: uWS.HttpResponse, raw: uWS.HttpRequest, route: Route | null, names: string[]): void {
-    const req = new Request(raw, route?.path ?? null, names, this.options.logger);
+    const req = new Request(raw, route?.path ?? null, names, this.options.logger, route?.headers);
     const ex = new Exchange(res, req, (status) => this.finished(ex, status), this.options.errorStatus);
     this.inFlight.add(ex);
     try {
@@ -120,6 +121,8 @@ export class HttpServer {
       }
       if (route.writeWhen?.(req)) {
         for (const hook of this.options.hooks) hook.onWrite?.(req);
+        ex.expireAfter(...this.writeDeadlines);
+      } else if (route.writeTimeoutWhen?.(req)) {
         ex.expireAfter(...this.writeDeadlines);
       }
       await ex.send(await route.handle(req));

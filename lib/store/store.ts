@@ -288,6 +288,11 @@ export class Store {
     return this.memoryFeature('recall').recall(name, checkRecall(requestBody(body)), o);
   }
 
+  /** Embeds one text with the store's embedder (feature memory); without one it is 400 naming --embed-provider. */
+  async embed(text: string, o?: CallOptions): Promise<Float32Array> {
+    return this.memoryFeature('embed').embed(text, o);
+  }
+
   private memoryFeature(route: string): Memory {
     if (!this.memory) throw new StoreError(404, `${route} is not in this build (feature memory)`);
     return this.memory;
@@ -414,6 +419,21 @@ export class Store {
       cursor.close();
     }
     return parseExact(Buffer.concat(pieces));
+  }
+
+  /**
+   * The live records of `ids` in one collection, without vectors, in the order asked; absent ids
+   * are left out. It reads the collection's records once (no id lookup in the core yet), so it
+   * costs a pass over the collection.
+   */
+  async get(name: string, ids: string[], o?: CallOptions): Promise<{ id: string; attrs: StoredRecord['attrs'] }[]> {
+    const wanted = new Set(ids);
+    const found = new Map<string, StoredRecord['attrs']>();
+    for (const r of await this.records(name, o)) if (wanted.has(r.id)) found.set(r.id, r.attrs);
+    return [...wanted].flatMap((id) => {
+      const attrs = found.get(id);
+      return attrs ? [{ id, attrs }] : [];
+    });
   }
 
   /** Raw /search body in, the hit array as JSON bytes out. */

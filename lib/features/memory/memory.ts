@@ -127,6 +127,12 @@ export class Memory {
     return answer;
   }
 
+  /** The store's embedder on one text: the vector leg of a text-only hybrid search (MCP). */
+  async embed(text: string, o?: CallOptions): Promise<Float32Array> {
+    const [vector] = await provided(this.embedder().embed([text], signalOf(o)));
+    return vector;
+  }
+
   private reranker(): Reranker {
     const r = this.providers.reranker;
     if (!r) throw new StoreError(400, 'rerank needs a rerank provider: start the server with --rerank-provider SPEC (for example cohere:MODEL@URL or tei@URL)');

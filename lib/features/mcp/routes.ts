@@ -1,0 +1,106 @@
+// The /mcp routes (feature `mcp`): POST, GET and DELETE /mcp bridged to the MCP SDK's Streamable
+// HTTP transport, which speaks Fetch-API Request/Response. They run inside the server's middleware
+// like any route (token, --max-body-bytes, shedding, metrics, request ids); an event-stream answer
+// goes out piece by piece at the pace the client reads.
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { StoreSlot } from '../../api/slot';
+import { type PieceSource, type Reply, json } from '../../http/reply';
+import type { Request } from '../../http/request';
+import { type Method, type Route, route } from '../../http/route';
+import type { FeatureOptions } from '../index';
+import { carrying, mcpServer } from './server';
+import { Sessions } from './sessions';
+import { TOOLS } from './tools';
+
+/** The request headers the transport reads. */
+const HEADERS = ['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'] as const;
+
+/** Response headers the HTTP layer writes itself (uWebSockets.js frames the body and keeps the connection). */
+const OWN_HEADERS = new Set(['content-type', 'content-length', 'connection', 'transfer-encoding']);
+
+/** A JSON-RPC error answered before any transport is involved, shaped as the SDK shapes its own. */
+const rpcError = (status: number, code: number, message: string): Reply => json({ jsonrpc: '2.0', error: { code, message }, id: null }, status);
+
+/** The JSON-RPC messages of a POST body (one, or a batch); null for a body that is not JSON. */
+function messagesOf(bytes: Buffer): unknown[] | null {
+  try {
+    const parsed: unknown = JSON.parse(bytes.toString('utf8'));
+    return Array.isArray(parsed) ? parsed : [parsed];
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a POST calls a tool that writes: judged on --write-timeout, like the write routes. */
+function callsWritingTool(req: Request): boolean {
+  if (!req.bytes.includes('"tools/call"')) return false;
+  return (messagesOf(req.bytes) ?? []).some((m) => {
+    const { method, params } = (m ?? {}) as { method?: unknown; params?: { name?: unknown; arguments?: Record<string, unknown> } };
+    return method === 'tools/call' && TOOLS.some((t) => t.name === params?.name && t.writes(params?.arguments ?? {}));
+  });
+}
+
+/** The Fetch-API request the transport reads: method, path, the headers it needs, the body. */
+function webRequest(method: Method, req: Request): globalThis.Request {
+  return new globalThis.Request(new URL(req.path, 'http://localhost'), { method, headers: req.headers, body: method === 'POST' ? (req.bytes as Uint8Array<ArrayBuffer>) : undefined });
+}
+
+/** A response body stream as pieces; the request's cancellation (client gone, shutdown grace over) cancels it. */
+function pieces(req: Request, body: ReadableStream<Uint8Array>): PieceSource {
+  const reader = body.getReader();
+  const release = () => void reader.cancel().catch(() => undefined);
+  req.cancelWith({ cancel: release });
+  return {
+    next: async () => {
+      const { done, value } = await reader.read();
+      return done ? null : value;
+    },
+    close: release,
+  };
+}
+
+/** The transport's Response as our Reply: an event stream streamed, anything else whole. */
+async function reply(method: Method, req: Request, response: Response): Promise<Reply> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (!OWN_HEADERS.has(name)) headers[name] = value;
+  });
+  const contentType = response.headers.get('content-type') ?? 'application/json';
+  if (response.body && contentType.startsWith('text/event-stream')) {
+    // A GET stream carries server-initiated messages, which may never come: its head goes out at
+    // once (ending the deadline). A POST's stream waits for its first event, the tool's answer
+    // as a rule, so the deadline still covers the call.
+    return { status: response.status, contentType, headers, pieces: pieces(req, response.body), headFirst: method === 'GET' };
+  }
+  return { status: response.status, contentType, headers, body: new Uint8Array(await response.arrayBuffer()) };
+}
+
+export function mcpRoutes(slot: StoreSlot, options: FeatureOptions): Route[] {
+  const sessions = new Sessions(() => mcpServer(slot, options));
+
+  /** The session's transport; a new one for an initialize; or the error the SDK would answer. */
+  async function transportFor(method: Method, req: Request): Promise<WebStandardStreamableHTTPServerTransport | Reply> {
+    const id = req.headers['mcp-session-id'];
+    if (id !== undefined) return sessions.find(id) ?? rpcError(404, -32001, 'Session not found');
+    if (method !== 'POST') return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    const messages = messagesOf(req.bytes);
+    if (messages === null) return rpcError(400, -32700, 'Parse error: Invalid JSON');
+    if (!messages.some(isInitializeRequest)) return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required (send initialize first)');
+    return sessions.open();
+  }
+
+  const handle = (method: Method) => async (req: Request): Promise<Reply> => {
+    const transport = await transportFor(method, req);
+    if (!('handleRequest' in transport)) return transport;
+    return reply(method, req, await transport.handleRequest(webRequest(method, req), { authInfo: carrying(req) }));
+  };
+
+  const mcpRoute = (method: Method): Route =>
+    route({ method, path: '/mcp', access: 'read', headers: HEADERS, ...(method === 'POST' ? { body: 'raw' as const, writeTimeoutWhen: callsWritingTool } : {}), handle: handle(method) });
+  return [
+    mcpRoute('POST'),
+    { ...mcpRoute('GET'), close: () => sessions.endStreams() },
+    mcpRoute('DELETE'),
+  ];
+}

@@ -1,0 +1,58 @@
+// One session's MCP server: the tools, each run as one Store call tied to the HTTP request that
+// carried it, and its failure answered as an MCP tool error with the HTTP route's message.
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { cancellable, storeErrorStatus } from '../../api/store_route';
+import type { StoreSlot } from '../../api/slot';
+import { answerFor } from '../../http/errors';
+import { readOnlyRefusal } from '../../http/hooks';
+import type { Request } from '../../http/request';
+import type { FeatureOptions } from '../index';
+import { TOOLS, type Tool } from './tools';
+
+const VERSION: string = JSON.parse(readFileSync(path.join(__dirname, '../../../../package.json'), 'utf8')).version;
+
+/**
+ * The SDK hands `authInfo` from handleRequest to the tool handlers untouched: the one channel from
+ * an HTTP request to the tool calls it carries, so their Store calls are cancelled with it (client
+ * gone, deadline passed).
+ */
+export const carrying = (req: Request): AuthInfo => ({ token: '', clientId: 'tessera', scopes: [], extra: { request: req } });
+
+const carried = (auth: AuthInfo | undefined): Request => {
+  const req = auth?.extra?.request as Request | undefined;
+  if (!req) throw new Error('an MCP tool call arrived without its HTTP request');
+  return req;
+};
+
+const failure = (message: string): CallToolResult => ({ content: [{ type: 'text', text: message }], isError: true });
+
+async function call(tool: Tool, slot: StoreSlot, { readOnly }: FeatureOptions, args: Record<string, unknown>, req: Request): Promise<CallToolResult> {
+  try {
+    if (readOnly && tool.writes(args)) throw readOnlyRefusal();
+    const store = slot.get();
+    const answer = await cancellable(req, (o) => tool.run(store, args, o));
+    return { content: [{ type: 'text', text: Buffer.from(answer).toString('utf8') }] };
+  } catch (err) {
+    // Exactly what the HTTP route would answer: the same mapping, its `error` message.
+    const { body, unexpected } = answerFor(err, req.id, storeErrorStatus);
+    if (unexpected) req.log.error({ err, tool: tool.name }, 'MCP tool failed');
+    return failure(String(body.error));
+  }
+}
+
+/** A new MCP server offering every tool; each session gets its own (the SDK binds one transport to a server). */
+export function mcpServer(slot: StoreSlot, options: FeatureOptions): McpServer {
+  const server = new McpServer({ name: 'tessera', version: VERSION }, { capabilities: { tools: {} } });
+  for (const tool of TOOLS) {
+    server.registerTool(
+      tool.name,
+      { description: tool.description, inputSchema: tool.input, annotations: { readOnlyHint: tool.readOnly } },
+      (args: Record<string, unknown>, extra) => call(tool, slot, options, args, carried(extra.authInfo)),
+    );
+  }
+  return server;
+}
