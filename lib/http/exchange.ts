@@ -188,15 +188,14 @@ export class Exchange implements Expiring {
 
   /**
    * Streams pieces with backpressure: the next piece is fetched only once the socket drained.
-   * The first piece is fetched before the status line so an early error still gets a clean
-   * answer, unless the reply asks for its head first.
+   * The first piece is fetched before the status line so an early error still gets a clean answer.
    */
-  private async stream({ status, contentType, pieces, headers = {}, headFirst = false }: StreamedReply): Promise<void> {
+  private async stream({ status, contentType, pieces, headers = {} }: StreamedReply): Promise<void> {
     try {
-      if (headFirst && this.state === 'pending') this.startStream(status, contentType, headers);
       let piece = await pieces.next(PIECE_BYTES);
-      if (this.state === 'pending') this.startStream(status, contentType, headers);
-      if (!this.streaming()) return;
+      if (this.state !== 'pending') return;
+      this.settle('streaming');
+      this.res.cork(() => this.head(status, contentType, headers));
       while (piece !== null) {
         const drained = this.write(piece);
         if (!drained) await this.untilWritable();
@@ -216,12 +215,6 @@ export class Exchange implements Expiring {
     } finally {
       pieces.close();
     }
-  }
-
-  /** Sends the status line and headers; the deadline ends here (a stream is paced by its reader). */
-  private startStream(status: number, contentType: string, headers: Record<string, string>): void {
-    this.settle('streaming');
-    this.res.cork(() => this.head(status, contentType, headers));
   }
 
   /** A method, not a property test: TypeScript must not carry narrowing of `state` across awaits. */

@@ -8,18 +8,7 @@ export interface PieceSource {
 /** What a route answers. Bodies the core already serialized pass through as bytes; `headers` join the response's own. */
 export type Reply =
   | { status: number; contentType: string; body: string | Uint8Array; headers?: Record<string, string> }
-  | {
-      status: number;
-      contentType: string;
-      pieces: PieceSource;
-      headers?: Record<string, string>;
-      /**
-       * Send the status line before the first piece, which ends the deadline: an event stream's
-       * first event may be long in coming. Otherwise the first piece is awaited first, so an early
-       * error still gets a clean answer.
-       */
-      headFirst?: boolean;
-    };
+  | { status: number; contentType: string; pieces: PieceSource; headers?: Record<string, string> };
 
 const JSON_TYPE = 'application/json';
 

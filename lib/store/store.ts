@@ -423,7 +423,7 @@ export class Store {
 
   /**
    * The live records of `ids` in one collection, without vectors, in the order asked; absent ids
-   * are left out. It reads the collection's records once (no id lookup in the core yet), so it
+   * are left out; a missing collection is 404. It reads the collection's records once (no id lookup in the core yet), so it
    * costs a pass over the collection.
    */
   async get(name: string, ids: string[], o?: CallOptions): Promise<{ id: string; attrs: StoredRecord['attrs'] }[]> {

@@ -86,7 +86,7 @@ test('a reinforced recall over HTTP stamps the returned entries', async (t) => {
 test('/stats reports the build features', async (t) => {
   const server = await startServer(serverArgs);
   t.teardown(() => server.stop());
-  t.deepEqual((await call(server, 'GET', '/stats')).json.features, ['memory', 'rerank']);
+  t.deepEqual((await call(server, 'GET', '/stats')).json.features, ['memory', 'rerank', 'mcp']);
 });
 
 test('a bad --embed-provider exits 2 before listening, naming the flag', async (t) => {
@@ -96,7 +96,7 @@ test('a bad --embed-provider exits 2 before listening, naming the flag', async (
   t.false(r.stdout.includes('listening'));
 });
 
-test('a package built without features answers 404 on remember and recall, 400 on rerank, and reports no features', async (t) => {
+test('a package built without features answers 404 on remember, recall and /mcp, 400 on rerank, and reports no features', async (t) => {
   // The package as `TESSERA_FEATURES= npm run compile` builds it: the same compiled files, the
   // feature list written by scripts/features.js.
   const pkg = tempDir();
@@ -110,6 +110,7 @@ test('a package built without features answers 404 on remember and recall, 400 o
   const server = await startServer(['--dimension', '16'], {}, { cli: path.join(pkg, 'dist/lib/cli.js') });
   t.teardown(() => server.stop());
   for (const route of ['remember', 'recall']) t.is((await call(server, 'POST', `/collections/notes/${route}`, { id: 'a', text: 'x', query: 'x' })).status, 404, route);
+  for (const method of ['POST', 'GET', 'DELETE']) t.is((await call(server, method, '/mcp', method === 'POST' ? { jsonrpc: '2.0', id: 1, method: 'initialize' } : undefined)).status, 404, `${method} /mcp`);
   t.deepEqual((await call(server, 'GET', '/stats')).json.features, []);
   const rerank = await call(server, 'POST', '/search', { query: Array(16).fill(0.5), rerank: { query: 'x' } });
   t.is(rerank.status, 400);

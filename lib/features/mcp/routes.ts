@@ -46,13 +46,29 @@ function webRequest(method: Method, req: Request): globalThis.Request {
   return new globalThis.Request(new URL(req.path, 'http://localhost'), { method, headers: req.headers, body: method === 'POST' ? (req.bytes as Uint8Array<ArrayBuffer>) : undefined });
 }
 
-/** A response body stream as pieces; the request's cancellation (client gone, shutdown grace over) cancels it. */
-function pieces(req: Request, body: ReadableStream<Uint8Array>): PieceSource {
+/**
+ * An SSE comment, which clients skip: uWebSockets.js ends a response's head only with its first
+ * body bytes, and a GET stream's first event may be long in coming (and the deadline runs until
+ * the head is out).
+ */
+const OPENING = Buffer.from(': stream open\n\n');
+
+/**
+ * A response body stream as pieces, after `first` when given; the request's cancellation (client
+ * gone, shutdown grace over) cancels it.
+ */
+function pieces(req: Request, body: ReadableStream<Uint8Array>, first: Uint8Array | null): PieceSource {
   const reader = body.getReader();
   const release = () => void reader.cancel().catch(() => undefined);
   req.cancelWith({ cancel: release });
+  let opening = first;
   return {
     next: async () => {
+      if (opening) {
+        const piece = opening;
+        opening = null;
+        return piece;
+      }
       const { done, value } = await reader.read();
       return done ? null : value;
     },
@@ -68,10 +84,10 @@ async function reply(method: Method, req: Request, response: Response): Promise<
   });
   const contentType = response.headers.get('content-type') ?? 'application/json';
   if (response.body && contentType.startsWith('text/event-stream')) {
-    // A GET stream carries server-initiated messages, which may never come: its head goes out at
-    // once (ending the deadline). A POST's stream waits for its first event, the tool's answer
-    // as a rule, so the deadline still covers the call.
-    return { status: response.status, contentType, headers, pieces: pieces(req, response.body), headFirst: method === 'GET' };
+    // A GET stream carries server-initiated messages, which may never come: it opens at once. A
+    // POST's stream waits for its first event, the tool's answer as a rule, so the deadline still
+    // covers the call.
+    return { status: response.status, contentType, headers, pieces: pieces(req, response.body, method === 'GET' ? OPENING : null) };
   }
   return { status: response.status, contentType, headers, body: new Uint8Array(await response.arrayBuffer()) };
 }

@@ -1,0 +1,94 @@
+// /mcp inside the server's middleware (spec, "/mcp", "Authentication"): bearer token, body limit,
+// the session's GET event stream (not cut by --read-timeout, ended cleanly by DELETE and by
+// shutdown), deadlines of tool calls, and the route label in metrics.
+import test from 'ava';
+import { call, startServer } from '../http/helpers';
+import { reply, fakeProvider } from '../memory/providers-server';
+import { POST_HEADERS, bareSession, connect, eventStream, inSession, tool } from './helpers';
+
+const serverArgs = ['--dimension', '16', '--embed-provider', 'hash:16'];
+
+test('with --token, /mcp answers 401 without it and serves the SDK client that sends it', async (t) => {
+  const server = await startServer([...serverArgs, '--token', 's3cret']);
+  t.teardown(() => server.stop());
+  const refused = await call(server, 'POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, POST_HEADERS);
+  t.is(refused.status, 401);
+  t.regex(refused.json.error, /bearer token/);
+  await t.throwsAsync(connect(t, server), { message: /bearer token/ });
+  const client = await connect(t, server, { Authorization: 'Bearer s3cret' });
+  t.is((await client.listTools()).tools.length, 11);
+});
+
+test('a body above --max-body-bytes is 413 before the transport sees it', async (t) => {
+  const server = await startServer([...serverArgs, '--max-body-bytes', '2048']);
+  t.teardown(() => server.stop());
+  const client = await connect(t, server);
+  t.false((await tool(client, 'remember', { collection: 'notes', id: 'a', text: 'small enough' })).isError);
+  await t.throwsAsync(tool(client, 'remember', { collection: 'notes', id: 'b', text: 'x'.repeat(4096) }), { message: /--max-body-bytes/ });
+  const raw = await call(server, 'POST', '/mcp', 'x'.repeat(4096), POST_HEADERS);
+  t.is(raw.status, 413);
+  t.regex(raw.json.error, /--max-body-bytes/);
+});
+
+test('requests outside a session: no session id is 400, an unknown one 404, as the SDK answers', async (t) => {
+  const server = await startServer(serverArgs);
+  t.teardown(() => server.stop());
+  const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+  const none = await call(server, 'POST', '/mcp', list, POST_HEADERS);
+  t.is(none.status, 400);
+  t.regex(none.json.error.message, /Mcp-Session-Id/);
+  const unknown = await call(server, 'POST', '/mcp', list, { ...POST_HEADERS, ...inSession('no-such-session') });
+  t.is(unknown.status, 404);
+  t.is(unknown.json.error.message, 'Session not found');
+  t.is((await call(server, 'GET', '/mcp', undefined, { accept: 'text/event-stream' })).status, 400);
+});
+
+test('the GET event stream opens at once, DELETE ends the session and its stream cleanly; metrics label the route /mcp', async (t) => {
+  const server = await startServer(serverArgs);
+  t.teardown(() => server.stop());
+  const id = await bareSession(server);
+  const stream = await eventStream(server, id);
+  t.is(stream.res.status, 200);
+  t.is(stream.res.headers.get('content-type'), 'text/event-stream');
+  t.is(stream.res.headers.get('mcp-session-id'), id);
+  t.truthy(stream.res.headers.get('x-request-id'));
+  const second = await call(server, 'GET', '/mcp', undefined, { accept: 'text/event-stream', ...inSession(id) });
+  t.is(second.status, 409, 'one GET stream per session');
+  const deleted = await call(server, 'DELETE', '/mcp', undefined, inSession(id));
+  t.is(deleted.status, 200);
+  t.true(await stream.ended, 'the stream ended cleanly');
+  const after = await call(server, 'POST', '/mcp', { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { ...POST_HEADERS, ...inSession(id) });
+  t.is(after.status, 404);
+  const metrics = (await call(server, 'GET', '/metrics')).text;
+  t.regex(metrics, /svc_http_requests_total\{route="\/mcp",status="2xx"\} \d+/);
+});
+
+test('--read-timeout never cuts a GET stream; a writing tool call is judged on --write-timeout, a reading one on --read-timeout', async (t) => {
+  // The provider answers each embedding after 600 ms: past the read timeout, well inside the write timeout.
+  const slow = await fakeProvider(t, (c, res) => {
+    setTimeout(() => reply(res, 200, { data: (c.body.input as string[]).map((_, index) => ({ index, embedding: Array(16).fill(0.25) })) }), 600);
+  });
+  const server = await startServer(['--dimension', '16', '--embed-provider', `openai:m@${slow.url}`, '--read-timeout', '200ms', '--write-timeout', '20s']);
+  t.teardown(() => server.stop());
+  const id = await bareSession(server);
+  const stream = await eventStream(server, id);
+  let ended = false;
+  void stream.ended.then(() => (ended = true));
+  const client = await connect(t, server);
+  t.false((await tool(client, 'remember', { collection: 'notes', id: 'a', text: 'x' })).isError, 'a write waits past --read-timeout');
+  await t.throwsAsync(tool(client, 'recall', { collection: 'notes', query: 'x' }), { message: /--read-timeout/ });
+  t.false(ended, 'the GET stream outlived --read-timeout three times over');
+  t.is((await call(server, 'DELETE', '/mcp', undefined, inSession(id))).status, 200);
+  t.true(await stream.ended);
+});
+
+test('shutdown ends an open GET stream cleanly and the server exits 0 without waiting out its grace', async (t) => {
+  const server = await startServer(serverArgs);
+  const id = await bareSession(server);
+  const stream = await eventStream(server, id);
+  const started = performance.now();
+  const code = server.stop('SIGTERM');
+  t.true(await stream.ended, 'the stream ended cleanly');
+  t.is(await code, 0);
+  t.true(performance.now() - started < 5000, 'well inside the 10 s grace');
+});
