@@ -92,6 +92,15 @@ export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = 
   return server;
 }
 
+/** A `--read-only` server over a fresh store that a writer started with `args` filled through `seed` first. */
+export async function readOnlyServer(args: string[], seed: (writer: Server) => Promise<unknown>): Promise<Server> {
+  const data = tempDir();
+  const writer = await startServer([...args, '--data', data]);
+  await seed(writer);
+  await writer.stop('SIGTERM');
+  return startServer([...args, '--data', data, '--read-only']);
+}
+
 export async function untilReady(server: Server, timeoutMs = 15_000): Promise<void> {
   await until(async () => (await fetch(`${server.url}/ready`).catch(() => null))?.status === 200, `server ready; stderr:\n${server.stderr()}`, timeoutMs);
 }

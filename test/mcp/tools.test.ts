@@ -1,7 +1,7 @@
 // The MCP tools (spec, "/mcp") through the SDK's own client over HTTP: the tool list, every tool
 // on real data, and tool errors carrying exactly the HTTP route's message.
 import test from 'ava';
-import { call, startServer, tempDir } from '../http/helpers';
+import { call, readOnlyServer, startServer } from '../http/helpers';
 import { connect, tool } from './helpers';
 
 const serverArgs = ['--dimension', '16', '--embed-provider', 'hash:16'];
@@ -120,11 +120,7 @@ test('without an embedder remember, recall and hybrid_search are tool errors nam
 });
 
 test('--read-only: reads are served; remember, forget and a reinforced recall answer the HTTP layer\'s 403 message', async (t) => {
-  const data = tempDir();
-  const writer = await startServer([...serverArgs, '--data', data]);
-  await call(writer, 'POST', '/collections/notes/remember', { id: 'a', text: 'read only recall' });
-  await writer.stop('SIGTERM');
-  const server = await startServer([...serverArgs, '--data', data, '--read-only']);
+  const server = await readOnlyServer(serverArgs, (writer) => call(writer, 'POST', '/collections/notes/remember', { id: 'a', text: 'read only recall' }));
   t.teardown(() => server.stop());
   const client = await connect(t, server);
   const refusal = (await call(server, 'POST', '/collections/notes/remember', { id: 'b', text: 'x' })).json.error;

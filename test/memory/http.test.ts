@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { createServer } from 'node:net';
-import { call, runCli, startServer, tempDir } from '../http/helpers';
+import { call, readOnlyServer, runCli, startServer, tempDir } from '../http/helpers';
 import { closed, fakeProvider, reply } from './providers-server';
 
 /** A port nothing listens on: bound, then released. */
@@ -61,11 +61,7 @@ test('without an embedder remember and recall are 400 naming --embed-provider', 
 });
 
 test('--read-only: a plain recall is served, a reinforced recall and remember are 403', async (t) => {
-  const data = tempDir();
-  const writer = await startServer([...serverArgs, '--data', data]);
-  await call(writer, 'POST', '/collections/notes/remember', { id: 'a', text: 'read only recall' });
-  await writer.stop('SIGTERM');
-  const server = await startServer([...serverArgs, '--data', data, '--read-only']);
+  const server = await readOnlyServer(serverArgs, (writer) => call(writer, 'POST', '/collections/notes/remember', { id: 'a', text: 'read only recall' }));
   t.teardown(() => server.stop());
   const plain = await call(server, 'POST', '/collections/notes/recall', { query: 'read only recall' });
   t.is(plain.status, 200);
