@@ -2,6 +2,9 @@
 // the session's GET event stream (not cut by --read-timeout, ended cleanly by DELETE and by
 // shutdown), deadlines of tool calls, and the route label in metrics.
 import test from 'ava';
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { call, startServer } from '../http/helpers';
 import { reply, fakeProvider } from '../memory/providers-server';
 import { POST_HEADERS, bareSession, connect, eventStream, inSession, tool } from './helpers';
@@ -91,4 +94,26 @@ test('shutdown ends an open GET stream cleanly and the server exits 0 without wa
   t.true(await stream.ended, 'the stream ended cleanly');
   t.is(await code, 0);
   t.true(performance.now() - started < 5000, 'well inside the 10 s grace');
+});
+
+test('protocol versions are negotiated as the SDK does: an unknown one at initialize gets the latest, a later unsupported header is 400', async (t) => {
+  const server = await startServer(serverArgs);
+  t.teardown(() => server.stop());
+  const init = await fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers: POST_HEADERS,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 'old', version: '1' } } }),
+  });
+  const event = (await init.text()).split('\n').find((l) => l.startsWith('data: '))!;
+  t.is(JSON.parse(event.slice(6)).result.protocolVersion, LATEST_PROTOCOL_VERSION);
+  const id = init.headers.get('mcp-session-id')!;
+  const bogus = await call(server, 'POST', '/mcp', { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { ...POST_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '1999-01-01' });
+  t.is(bogus.status, 400);
+  t.regex(bogus.json.error.message, /Unsupported protocol version/);
+});
+
+test('a build choosing mcp without memory is refused', (t) => {
+  const run = spawnSync(process.execPath, [path.resolve(__dirname, '../../../scripts/features.js')], { env: { ...process.env, TESSERA_FEATURES: 'rerank,mcp' }, encoding: 'utf8' });
+  t.is(run.status, 2);
+  t.regex(run.stderr, /mcp needs memory/);
 });
