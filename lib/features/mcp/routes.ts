@@ -47,21 +47,25 @@ function webRequest(method: Method, req: Request): globalThis.Request {
 }
 
 /**
- * An SSE comment, which clients skip: uWebSockets.js ends a response's head only with its first
- * body bytes, and a GET stream's first event may be long in coming (and the deadline runs until
- * the head is out).
+ * An SSE comment, which clients skip, opening a GET stream: uWebSockets.js ends a response's head
+ * only with its first body bytes, a GET stream's first event may be long in coming, and the
+ * deadline runs until the head is out.
  */
 const OPENING = Buffer.from(': stream open\n\n');
+const COLON = 0x3a;
 
 /**
- * A response body stream as pieces, after `first` when given; the request's cancellation (client
- * gone, shutdown grace over) cancels it.
+ * A response body stream as pieces; the request's cancellation (client gone, shutdown grace over)
+ * cancels it. A GET stream starts with OPENING. A POST's stream skips the SDK's keep-alive comments
+ * before its first event: they would send the head early and so end the deadline of a slow call.
+ * (The SDK writes each event and each comment as one chunk.)
  */
-function pieces(req: Request, body: ReadableStream<Uint8Array>, first: Uint8Array | null): PieceSource {
+function pieces(method: Method, req: Request, body: ReadableStream<Uint8Array>): PieceSource {
   const reader = body.getReader();
   const release = () => void reader.cancel().catch(() => undefined);
   req.cancelWith({ cancel: release });
-  let opening = first;
+  let opening = method === 'GET' ? OPENING : null;
+  let beforeFirstEvent = method === 'POST';
   return {
     next: async () => {
       if (opening) {
@@ -69,8 +73,13 @@ function pieces(req: Request, body: ReadableStream<Uint8Array>, first: Uint8Arra
         opening = null;
         return piece;
       }
-      const { done, value } = await reader.read();
-      return done ? null : value;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return null;
+        if (beforeFirstEvent && value[0] === COLON) continue;
+        beforeFirstEvent = false;
+        return value;
+      }
     },
     close: release,
   };
@@ -84,10 +93,7 @@ async function reply(method: Method, req: Request, response: Response): Promise<
   });
   const contentType = response.headers.get('content-type') ?? 'application/json';
   if (response.body && contentType.startsWith('text/event-stream')) {
-    // A GET stream carries server-initiated messages, which may never come: it opens at once. A
-    // POST's stream waits for its first event, the tool's answer as a rule, so the deadline still
-    // covers the call.
-    return { status: response.status, contentType, headers, pieces: pieces(req, response.body, method === 'GET' ? OPENING : null) };
+    return { status: response.status, contentType, headers, pieces: pieces(method, req, response.body) };
   }
   return { status: response.status, contentType, headers, body: new Uint8Array(await response.arrayBuffer()) };
 }
