@@ -46,6 +46,8 @@ export interface NativeStore {
   /** {ids, now, extend_ttl_ms?} -> {reinforced}. */
   reinforce(name: string, body: Uint8Array): Promise<Buffer>;
   delete(name: string, body: Uint8Array): Promise<Buffer>;
+  /** {ids} -> [{id, attrs}] of the live ones, in the order asked. */
+  get(name: string, body: Uint8Array): Promise<Buffer>;
   records(name: string): Promise<NativeRecordsCursor>;
   search(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
   /** /search with the query vector beside a body that leaves it out: no text for the floats. */

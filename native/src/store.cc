@@ -13,6 +13,7 @@
 #include "catalog/version_set.h"
 #include "index/ann_index.h"
 #include "query/inline_estimate.h"
+#include "query/live_rows.h"
 #include "query/metadata_reads.h"
 #include "query/parse/metadata_parser.h"
 #include "query/parse/schema_parser.h"
@@ -609,6 +610,15 @@ std::string Store::Reinforce(const std::string& name, std::string_view body) {
     upsert = ReinforceUpsert(*snap, *it->second, req, dim_);
   };
   return OneMember("reinforced", Write(std::move(write)));
+}
+
+std::string Store::Get(const std::string& name, std::string_view body) {
+  std::vector<std::string> ids = ParseGet(body);
+  SnapshotPtr snap = Current();
+  const CollectionState* c = snap->Resolve(name);
+  if (c == nullptr) throw NotFound("collection '" + name + "' does not exist");
+  CancelToken never;  // the ids asked for: sealed segments answer by index, memory ones in one pass
+  return LiveRecordsJson(*c, snap->version, ids, never);
 }
 
 std::string Store::Delete(const std::string& name, std::string_view body) {

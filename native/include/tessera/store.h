@@ -89,6 +89,9 @@ class Store {
   // epoch ms, "extend_ttl_ms"?}. Answers {"reinforced": records written}.
   std::string Reinforce(const std::string& name, std::string_view body);
   std::string Delete(const std::string& name, std::string_view body);
+  // The live records of body's ids ({"ids": [...]}): [{"id", "attrs"}] in the order asked, each id
+  // once, ids not stored left out, never a vector. Error(404) for a missing collection.
+  std::string Get(const std::string& name, std::string_view body);
   std::unique_ptr<RecordsCursor> OpenRecords(const std::string& name);
   // Parses a read route's body against the current snapshot (Error(400) for a bad body; nothing is
   // scanned yet). query: the search vector passed as floats beside a body that leaves it out

@@ -37,6 +37,7 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::Call<&Store::UpsertStamped>>("upsertStamped"),
                          InstanceMethod<&StoreWrap::Call<&Store::Reinforce>>("reinforce"),
                          InstanceMethod<&StoreWrap::Call<&Store::Delete>>("delete"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Get>>("get"),
                          InstanceMethod<&StoreWrap::Records>("records"),
                          InstanceMethod<&StoreWrap::Read<ReadRoute::kSearch>>("search"),
                          InstanceMethod<&StoreWrap::SearchVector>("searchVector"),

@@ -1,8 +1,11 @@
 #include "query/live_rows.h"
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "util/id_hash.h"
+#include "util/json_writer.h"
+#include "util/value.h"
 
 namespace tessera {
 namespace {
@@ -48,6 +51,24 @@ std::vector<LiveRow> FindLiveRows(const CollectionState& c, uint64_t version, co
     }
   }
   return found;
+}
+
+std::string LiveRecordsJson(const CollectionState& c, uint64_t version, const std::vector<std::string>& ids, const CancelToken& cancel) {
+  std::vector<std::string_view> distinct;  // FindLiveRows takes each id once; the first asking keeps its place
+  std::unordered_set<std::string_view> seen;
+  for (const std::string& id : ids)
+    if (seen.insert(id).second) distinct.push_back(id);
+  std::vector<LiveRow> rows = FindLiveRows(c, version, distinct, cancel);
+  return JsonText([&](JsonWriter& w) {
+    JsonWriter::Scope records = w.Array();
+    for (size_t i = 0; i < distinct.size(); ++i) {
+      if (rows[i].segment == nullptr) continue;
+      JsonWriter::Scope record = w.Object();
+      w.Member("id", distinct[i]);
+      w.Key("attrs");
+      WriteAttrsJson(w, rows[i].segment->row_attrs(rows[i].row), [](std::string_view) { return true; });
+    }
+  });
 }
 
 }  // namespace tessera

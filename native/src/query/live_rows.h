@@ -1,7 +1,8 @@
 // Records of one collection found by id at a snapshot's version: what /search/similar reads its
-// source through, and expand its neighbouring chunks.
+// source through, expand its neighbouring chunks, and Store::Get the records asked for.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -20,5 +21,9 @@ struct LiveRow {
 // polling cancel, so a lookup of many ids costs one pass over them rather than one per id.
 std::vector<LiveRow> FindLiveRows(const CollectionState& c, uint64_t version, const std::vector<std::string_view>& ids,
                                   const CancelToken& cancel);
+
+// Store::Get's answer: [{"id", "attrs"}] for each live one of ids, in their order, each id once;
+// never a vector.
+std::string LiveRecordsJson(const CollectionState& c, uint64_t version, const std::vector<std::string>& ids, const CancelToken& cancel);
 
 }  // namespace tessera

@@ -1,5 +1,7 @@
 #include "query/parse/metadata_parser.h"
 
+#include <optional>
+
 #include "query/parse/body_reader.h"
 #include "query/search_params.h"
 #include "util/json_reader.h"
@@ -72,6 +74,19 @@ AggregateParams ParseAggregate(std::string_view body) {
     }
   }
   return p;
+}
+
+std::vector<std::string> ParseGet(std::string_view body) {
+  RequestBody parsed(body);
+  std::optional<std::vector<std::string>> ids;
+  for (auto [key, value] : parsed.Object()) {
+    if (key == "ids")
+      ids = ExpectStrings(value, "ids");
+    else
+      UnknownField(key, " in the get body", "ids");
+  }
+  if (!ids) Bad("the get body needs ids: {\"ids\": [\"a\", \"b\"]}");
+  return std::move(*ids);
 }
 
 }  // namespace tessera
