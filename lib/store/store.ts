@@ -35,7 +35,7 @@ import type {
 import { hasFeature, BUILT_FEATURES } from '../features/built';
 import { Memory, type MemoryProviders, type MemoryStore, signalOf } from '../features/memory/memory';
 import { createEmbedder, createReranker, createSummarizer, ProviderSpecError, type Reranker } from '../features/memory/providers';
-import { mayRerank, reranked } from '../features/rerank/rerank';
+import { mayRerank, reranked, rerankerOrRefuse } from '../features/rerank/rerank';
 import { checkRecall, checkRemember, type RecallRequest, type RememberRequest, type RememberResponse } from '../features/memory/requests';
 import { call, isCancelled } from './call';
 import { RecordsCursor } from './cursor';
@@ -488,13 +488,7 @@ export class Store {
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !('rerank' in parsed)) return run(body);
     const { rerank, ...rest } = parsed as Record<string, unknown>;
     if (rerank === null) return run(bytes(rest));
-    return reranked(parsed as Record<string, unknown>, (b) => run(bytes(b)), this.rerankerFor(), ownQuery(rest), signalOf(o));
-  }
-
-  private rerankerFor(): Reranker {
-    if (!hasFeature('rerank')) throw new StoreError(400, 'rerank is not in this build (feature rerank)');
-    if (!this.rerankProvider) throw new StoreError(400, 'rerank needs a rerank provider: start the server with --rerank-provider SPEC (for example cohere:MODEL@URL or tei@URL)');
-    return this.rerankProvider;
+    return reranked(parsed as Record<string, unknown>, (b) => run(bytes(b)), rerankerOrRefuse(this.rerankProvider), ownQuery(rest), signalOf(o));
   }
 
   /** /suggest: completions of the phrase's final word from a full-text field's vocabulary. */
