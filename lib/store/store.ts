@@ -63,10 +63,18 @@ export type Fault = (typeof FAULTS)[number];
 
 /** What the addon's option reader takes for granted (it reads dimension and queryThreads as numbers). */
 /** A memory route's body: JSON bytes (an HTTP body) are parsed with exact integers. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 function requestBody(body: object | Uint8Array): unknown {
   if (!(body instanceof Uint8Array)) return body;
+  let text: string;
   try {
-    return parseExact(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    text = utf8.decode(body);
+  } catch {
+    throw new StoreError(400, 'the body is not valid UTF-8: send JSON text encoded as UTF-8');
+  }
+  try {
+    return parseExact(text);
   } catch (e) {
     throw new StoreError(400, `malformed JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
