@@ -35,7 +35,7 @@ import type {
 import { hasFeature, BUILT_FEATURES } from '../features/built';
 import { Memory, type MemoryProviders, type MemoryStore, signalOf } from '../features/memory/memory';
 import { createEmbedder, createReranker, createSummarizer, ProviderSpecError, type Reranker } from '../features/memory/providers';
-import { mayRerank, reranked } from '../features/rerank/rerank';
+import { mayRerank, reranked, rerankerOrRefuse } from '../features/rerank/rerank';
 import { checkRecall, checkRemember, type RecallRequest, type RememberRequest, type RememberResponse } from '../features/memory/requests';
 import { call, isCancelled } from './call';
 import { RecordsCursor } from './cursor';
@@ -63,10 +63,18 @@ export type Fault = (typeof FAULTS)[number];
 
 /** What the addon's option reader takes for granted (it reads dimension and queryThreads as numbers). */
 /** A memory route's body: JSON bytes (an HTTP body) are parsed with exact integers. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 function requestBody(body: object | Uint8Array): unknown {
   if (!(body instanceof Uint8Array)) return body;
+  let text: string;
   try {
-    return parseExact(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    text = utf8.decode(body);
+  } catch {
+    throw new StoreError(400, 'the body is not valid UTF-8: send JSON text encoded as UTF-8');
+  }
+  try {
+    return parseExact(text);
   } catch (e) {
     throw new StoreError(400, `malformed JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -502,13 +510,7 @@ export class Store {
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !('rerank' in parsed)) return run(body);
     const { rerank, ...rest } = parsed as Record<string, unknown>;
     if (rerank === null) return run(bytes(rest));
-    return reranked(parsed as Record<string, unknown>, (b) => run(bytes(b)), this.rerankerFor(), ownQuery(rest), signalOf(o));
-  }
-
-  private rerankerFor(): Reranker {
-    if (!hasFeature('rerank')) throw new StoreError(400, 'rerank is not in this build (feature rerank)');
-    if (!this.rerankProvider) throw new StoreError(400, 'rerank needs a rerank provider: start the server with --rerank-provider SPEC (for example cohere:MODEL@URL or tei@URL)');
-    return this.rerankProvider;
+    return reranked(parsed as Record<string, unknown>, (b) => run(bytes(b)), rerankerOrRefuse(this.rerankProvider), ownQuery(rest), signalOf(o));
   }
 
   /** /suggest: completions of the phrase's final word from a full-text field's vocabulary. */

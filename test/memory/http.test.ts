@@ -42,6 +42,11 @@ test('remember and recall bodies the store refuses are 400 naming the field', as
   t.regex(missingId.json.error, /id is required/);
   const broken = await call(server, 'POST', '/collections/notes/recall', '{"query": ');
   t.is(broken.status, 400);
+  const invalid = await call(server, 'POST', '/collections/notes/remember', Buffer.from([...Buffer.from('{"id": "a", "text": "'), 0xff, 0xfe, ...Buffer.from('"}')]));
+  t.is(invalid.status, 400);
+  t.regex(invalid.json.error, /not valid UTF-8/);
+  const deep = await call(server, 'POST', '/collections/notes/remember', `{"id": "a", "text": "x", "attrs": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+  t.is(deep.status, 400);
   const noQuery = await call(server, 'POST', '/collections/notes/recall', { top_k: 3 });
   t.is(noQuery.status, 400);
   t.regex(noQuery.json.error, /query is required/);

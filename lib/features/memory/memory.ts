@@ -5,7 +5,7 @@
 // reinforcement write.
 import { StoreError } from '../../store/errors';
 import type { CallOptions, Filter, Hit, Predicate, Value } from '../../types';
-import { reranked } from '../rerank/rerank';
+import { reranked, rerankerOrRefuse } from '../rerank/rerank';
 import { chunkText } from './chunking';
 import { type Embedder, ProviderError, type Reranker, type Summarizer } from './providers';
 import type { RecallRequest, RememberRequest, RememberResponse } from './requests';
@@ -113,7 +113,7 @@ export class Memory {
     };
     const body: SearchBody = { ...passed, ...rolled, query: vector, scope: [name], top_k: top_k || DEFAULT_TOP_K, filter: [...(filter ?? []), notExpired(now)] };
     const run = (b: Record<string, unknown>) => this.store.searchJson(b as SearchBody, o);
-    const answer = rerank ? await reranked({ ...body, rerank }, run, this.reranker(), req.query, signalOf(o)) : await run(body);
+    const answer = rerank ? await reranked({ ...body, rerank }, run, rerankerOrRefuse(this.providers.reranker), req.query, signalOf(o)) : await run(body);
     // Only the ids are read here, so a plain parse serves (attribute values are not used).
     const hits = req.reinforce ? (JSON.parse(answer.toString('utf8')) as { id: string }[]) : [];
     if (hits.length > 0) {
@@ -131,12 +131,6 @@ export class Memory {
   async embed(text: string, o?: CallOptions): Promise<Float32Array> {
     const [vector] = await provided(this.embedder().embed([text], signalOf(o)));
     return vector;
-  }
-
-  private reranker(): Reranker {
-    const r = this.providers.reranker;
-    if (!r) throw new StoreError(400, 'rerank needs a rerank provider: start the server with --rerank-provider SPEC (for example cohere:MODEL@URL or tei@URL)');
-    return r;
   }
 
   private embedder(): Embedder {

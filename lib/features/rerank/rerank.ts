@@ -6,12 +6,20 @@
 // original order, limit_per is applied again, the page is cut and projected.
 import { parseExact, stringifyExact } from '../../exact_json';
 import { StoreError } from '../../store/errors';
+import { hasFeature } from '../built';
 import type { Hit, RerankOptions, Value } from '../../types';
 import { provided } from '../memory/memory';
 import type { Reranker } from '../memory/providers';
 
 const MAX_DEPTH = 10_000;
 const bad = (message: string) => new StoreError(400, message);
+
+/** The configured reranker, or the 400 a request for rerank gets without one (or without the feature). */
+export function rerankerOrRefuse(reranker: Reranker | null): Reranker {
+  if (!hasFeature('rerank')) throw bad('rerank is not in this build (feature rerank)');
+  if (!reranker) throw bad('rerank needs a rerank provider: start the server with --rerank-provider SPEC (for example cohere:MODEL@URL or tei@URL)');
+  return reranker;
+}
 
 /** Whether a body may ask for rerank: bodies that cannot go to the core untouched, unparsed. */
 export const mayRerank = (body: Uint8Array): boolean => Buffer.from(body.buffer, body.byteOffset, body.byteLength).includes('"rerank"');
