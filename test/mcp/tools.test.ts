@@ -21,6 +21,7 @@ test('initialize names the server; every tool has a description and an object in
   for (const x of tools) {
     t.true((x.description ?? '').length > 40, x.name);
     t.is(x.inputSchema.type, 'object', x.name);
+    t.is(x.inputSchema.additionalProperties, false, `${x.name} refuses arguments it does not know`);
   }
   const recall = tools.find((x) => x.name === 'recall')!;
   t.truthy(recall.inputSchema.properties?.rollup, 'recall offers rollup');
@@ -44,7 +45,7 @@ test('every tool on real data: remember, recall, text and hybrid search, suggest
   t.deepEqual(recalled.json[0].attrs.n, { Int: 3 });
 
   t.is((await call(server, 'POST', '/collections/notes/fts-schema', { fields: ['svc.text'] })).status, 200);
-  const text = await tool(client, 'text_search', { scope: ['notes'], field: 'svc.text', query: 'April' });
+  const text = await tool(client, 'text_search', { scope: ['notes'], field: 'svc.text', query: 'April', rank_by: { Decay: { field: 'svc.created_at', origin: Date.now() } } });
   t.deepEqual(
     text.json.map((h: { id: string }) => h.id),
     ['b'],
@@ -100,6 +101,9 @@ test('a refused call is an MCP tool error carrying exactly the HTTP route\'s mes
     t.true(answer.isError, name);
     t.is(answer.text, route.json.error, name);
   }
+  const unknown = await tool(client, 'recall', { collection: 'notes', query: 'x', expand: { radius: 1 } });
+  t.true(unknown.isError, 'an argument the tool does not know is refused, not dropped');
+  t.regex(unknown.text, /expand/);
 });
 
 test('without an embedder remember, recall and hybrid_search are tool errors naming --embed-provider, as remember\'s route says', async (t) => {

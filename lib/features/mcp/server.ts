@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { cancellable, storeErrorStatus } from '../../api/store_route';
 import type { StoreSlot } from '../../api/slot';
 import { answerFor } from '../../http/errors';
@@ -50,7 +51,8 @@ export function mcpServer(slot: StoreSlot, options: FeatureOptions): McpServer {
   for (const tool of TOOLS) {
     server.registerTool(
       tool.name,
-      { description: tool.description, inputSchema: tool.input, annotations: { readOnlyHint: tool.readOnly } },
+      // Strict: an argument the tool does not know is refused, never silently dropped.
+      { description: tool.description, inputSchema: z.strictObject(tool.input), annotations: { readOnlyHint: tool.readOnly } },
       (args: Record<string, unknown>, extra) => call(tool, slot, options, args, carried(extra.authInfo)),
     );
   }

@@ -135,6 +135,12 @@ export const TOOLS: readonly Tool[] = [
       scope: scope.optional(),
       top_k: topK.optional(),
       min_score: z.number().describe('raw BM25 floor').optional(),
+      rank_by: z
+        .object({ Decay: z.record(z.string(), z.unknown()) })
+        .describe(
+          '{"Decay": {field, origin, scale?, decay?, lambda?, missing?, count_field?, count_scale?, count_lambda?}}: subtract a recency penalty (age of the epoch-ms `field` before `origin`) and optionally a reinforcement-count penalty from each score',
+        )
+        .optional(),
       ...ranking,
       ...projection,
     },
