@@ -55,7 +55,7 @@ export async function bareSession(server: Pick<Server, 'url'>): Promise<string> 
   return id;
 }
 
-/** Opens the session's GET event stream; `ended` resolves once its body ends (true when cleanly). */
+/** Opens the session's GET event stream; `ended` resolves once its body ends (true when cleanly); `cancel` leaves it. */
 export async function eventStream(server: Pick<Server, 'url'>, id: string) {
   const res = await fetch(`${server.url}/mcp`, { headers: { accept: 'text/event-stream', ...inSession(id) } });
   const reader = res.body!.getReader();
@@ -67,5 +67,5 @@ export async function eventStream(server: Pick<Server, 'url'>, id: string) {
       return false;
     }
   })();
-  return { res, ended };
+  return { res, ended, cancel: () => reader.cancel() };
 }

@@ -5,7 +5,7 @@ import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { call, startServer } from '../http/helpers';
+import { call, startServer, until } from '../http/helpers';
 import { reply, fakeProvider } from '../memory/providers-server';
 import { POST_HEADERS, bareSession, connect, eventStream, inSession, tool } from './helpers';
 
@@ -31,6 +31,21 @@ test('a body above --max-body-bytes is 413 before the transport sees it', async 
   const raw = await call(server, 'POST', '/mcp', 'x'.repeat(4096), POST_HEADERS);
   t.is(raw.status, 413);
   t.regex(raw.json.error, /--max-body-bytes/);
+});
+
+test('--max-concurrent-requests counts an open GET stream: beyond it /mcp is shed with 503 until the client leaves the stream', async (t) => {
+  const server = await startServer([...serverArgs, '--max-concurrent-requests', '1']);
+  t.teardown(() => server.stop());
+  const id = await bareSession(server);
+  const stream = await eventStream(server, id);
+  const shed = await call(server, 'POST', '/mcp', { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { ...POST_HEADERS, ...inSession(id) });
+  t.is(shed.status, 503);
+  t.is(shed.headers.get('retry-after'), '1');
+  await stream.cancel();
+  await until(async () => (await call(server, 'POST', '/mcp', { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { ...POST_HEADERS, ...inSession(id) })).status === 200, 'the slot freed once the client left its stream');
+  const again = await eventStream(server, id);
+  t.is(again.res.status, 200, 'the session may open its GET stream again (the SDK let the old one go)');
+  await again.cancel();
 });
 
 test('requests outside a session: no session id is 400, an unknown one 404, as the SDK answers', async (t) => {
