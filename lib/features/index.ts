@@ -4,6 +4,7 @@
 import type { StoreSlot } from '../api/slot';
 import type { Route } from '../http/route';
 import { type FeatureName, hasFeature } from './built';
+import { codeRoutes } from './code/routes';
 import { memoryRoutes } from './memory/routes';
 
 /** One optional route family: its build feature's name and the routes it adds. */
@@ -12,7 +13,10 @@ export interface Feature {
   routes(slot: StoreSlot): Route[];
 }
 
-const FAMILIES: readonly Feature[] = [{ name: 'memory', routes: memoryRoutes }];
+const FAMILIES: readonly Feature[] = [
+  { name: 'memory', routes: memoryRoutes },
+  { name: 'code', routes: codeRoutes },
+];
 
 /** The families built into this package; apiRoutes mounts their routes. */
 export const FEATURES: readonly Feature[] = FAMILIES.filter((f) => hasFeature(f.name));

@@ -86,7 +86,7 @@ test('a reinforced recall over HTTP stamps the returned entries', async (t) => {
 test('/stats reports the build features', async (t) => {
   const server = await startServer(serverArgs);
   t.teardown(() => server.stop());
-  t.deepEqual((await call(server, 'GET', '/stats')).json.features, ['memory', 'rerank']);
+  t.deepEqual((await call(server, 'GET', '/stats')).json.features, ['memory', 'rerank', 'code']);
 });
 
 test('a bad --embed-provider exits 2 before listening, naming the flag', async (t) => {
