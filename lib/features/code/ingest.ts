@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { StoreError } from '../../store/errors';
 import type { CallOptions } from '../../types';
 import { type Memory, provided, type StampedRecord, signalOf } from '../memory/memory';
-import { type CodeChunk, chunkFile } from './chunker';
+import { ChunkingError, parseChunkOptions } from '../memory/chunking';
+import { type CodeChunk, type CodeChunkOptions, chunkFile } from './chunker';
 import type { CodeStore } from './code';
 import { chunkAttrs, embeddedText, FTS_FIELDS, str } from './records';
 import { isBinary, walkTree } from './walk';
@@ -20,6 +21,8 @@ export interface IngestCodeOptions {
   max_file_bytes?: number;
   /** Markdown and generic chunk size, and the cut of long code between symbols (default 1000). */
   max_chars?: number;
+  /** Overlap of Markdown and generic chunks (default 100). */
+  overlap_chars?: number;
   /** Called after each file. */
   onProgress?: (p: { done: number; total: number; chunks: number }) => void;
 }
@@ -56,10 +59,17 @@ export async function ingestTree(store: CodeStore, memory: Memory, collection: s
   if (store.readOnly) throw new StoreError(403, 'this store is read-only; ingesting code writes');
   const embedder = store.dimension > 0 ? memory.configuredEmbedder : null;
   if (embedder) await memory.checkEmbedder(collection, embedder, o);
+  let chunking: CodeChunkOptions;
+  try {
+    const { max_chars, overlap_chars } = parseChunkOptions({ max_chars: options.max_chars, overlap_chars: options.overlap_chars });
+    chunking = { max_chars, overlap_chars };
+  } catch (e) {
+    throw e instanceof ChunkingError ? new StoreError(400, e.message) : e;
+  }
   const walk = walkTree(dir, options.max_file_bytes ?? DEFAULT_MAX_FILE_BYTES);
   await prepare(store, collection, o);
   const stored = await storedFiles(store, collection, o);
-  const settings = `${CHUNKER_VERSION}:${options.max_chars ?? ''}\n`;
+  const settings = `${CHUNKER_VERSION}:${chunking.max_chars}:${chunking.overlap_chars}\n`;
   const result: IngestCodeResult = { files: 0, written: 0, unchanged: 0, removed: 0, chunks: 0, skipped: { binary: 0, too_large: walk.tooLarge } };
   const stale: string[] = [];
   let pending: CodeChunk[][] = [];
@@ -88,7 +98,7 @@ export async function ingestTree(store: CodeStore, memory: Memory, collection: s
       if (before && before.hashes.size === 1 && before.hashes.has(hash)) {
         result.unchanged++;
       } else {
-        const chunks = await chunkFile(file.path, text, { max_chars: options.max_chars });
+        const chunks = await chunkFile(file.path, text, chunking);
         const ids = new Set(chunks.map((c) => `${c.path}#${c.index}`));
         if (before) stale.push(...before.ids.filter((id) => !ids.has(id)));
         pending.push(chunks);
