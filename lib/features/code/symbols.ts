@@ -17,12 +17,13 @@ export interface CodeSymbol {
 
 const FUNCTION_VALUES = ['arrow_function', 'function_expression', 'function', 'generator_function'];
 const NAME_NODES = ['identifier', 'field_identifier', 'qualified_identifier', 'operator_name', 'destructor_name', 'type_identifier'];
+const NAMESPACES = ['namespace', 'module'];
 const SPECIFIERS = ['struct_specifier', 'union_specifier', 'enum_specifier', 'class_specifier'];
 
 /** The symbols under `root`, nested as the source nests them. */
 export function symbolsOf(root: Node, def: LanguageDef, source: string): CodeSymbol[] {
   const out: CodeSymbol[] = [];
-  collect(root, { def, source }, false, out);
+  collect(root, { def, source }, null, out);
   return out;
 }
 
@@ -31,13 +32,14 @@ interface Parsed {
   source: string;
 }
 
-function collect(node: Node, file: Parsed, inContainer: boolean, out: CodeSymbol[]): void {
+/** `within`: the kind of the container being walked; null at file level. */
+function collect(node: Node, file: Parsed, within: string | null, out: CodeSymbol[]): void {
   const { def } = file;
   for (const child of node.namedChildren) {
     if (!child) continue;
-    const found = identify(child, def, inContainer);
+    const found = identify(child, def, within);
     if (!found) {
-      collect(child, file, inContainer, out);
+      collect(child, file, within, out);
       continue;
     }
     const container = def.containers.includes(found.kind);
@@ -55,13 +57,13 @@ function collect(node: Node, file: Parsed, inContainer: boolean, out: CodeSymbol
       children: [],
     };
     // A leaf symbol's chunk holds all of it; only a container's members are chunks of their own.
-    if (container) collect(child, file, true, symbol.children);
+    if (container) collect(child, file, found.kind, symbol.children);
     out.push(symbol);
   }
 }
 
 /** Whether a node is a symbol, and its name and kind. */
-function identify(node: Node, def: LanguageDef, inContainer: boolean): { name: string; kind: string } | null {
+function identify(node: Node, def: LanguageDef, within: string | null): { name: string; kind: string } | null {
   let kind = def.symbols[node.type];
   if (!kind) return null;
   let name: string | undefined;
@@ -110,7 +112,8 @@ function identify(node: Node, def: LanguageDef, inContainer: boolean): { name: s
   }
   name ??= node.childForFieldName('name')?.text;
   if (!name) return null;
-  if (kind === 'function' && inContainer) kind = 'method';
+  // A function of a type is a method; one of a namespace or module stays a function.
+  if (kind === 'function' && within !== null && !NAMESPACES.includes(within)) kind = 'method';
   return { name, kind };
 }
 
