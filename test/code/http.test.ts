@@ -1,13 +1,10 @@
 // /code-search over HTTP through `tessera serve`, `tessera ingest --code` from the command line,
 // and a package built without feature code answering 404.
 import test from 'ava';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { call, runCli, startServer, tempDir } from '../http/helpers';
+import { call, packageBuiltWith, runCli, startServer, tempDir } from '../http/helpers';
 import { codeTree } from './tree';
-
-const ROOT = path.resolve(__dirname, '../../..');
 
 test('tessera ingest --code, then /code-search over HTTP; a re-ingest writes nothing unchanged', async (t) => {
   const data = path.join(tempDir(), 'store');
@@ -43,20 +40,13 @@ test('tessera ingest --code refuses FILE arguments and a flag meant for it witho
 });
 
 test('a package built with memory but without code answers 404 on /code-search and refuses ingest --code; code alone does not build', async (t) => {
-  const pkg = tempDir();
-  cpSync(path.join(ROOT, 'dist'), path.join(pkg, 'dist'), { recursive: true });
-  for (const file of ['package.json', 'CMakeLists.txt']) cpSync(path.join(ROOT, file), path.join(pkg, file));
-  mkdirSync(path.join(pkg, 'scripts'));
-  cpSync(path.join(ROOT, 'scripts/features.js'), path.join(pkg, 'scripts/features.js'));
-  symlinkSync(path.join(ROOT, 'node_modules'), path.join(pkg, 'node_modules'));
-  symlinkSync(path.join(ROOT, 'build'), path.join(pkg, 'build'));
-  execFileSync(process.execPath, [path.join(pkg, 'scripts/features.js')], { env: { ...process.env, TESSERA_FEATURES: 'memory,rerank' } });
-  const server = await startServer(['--dimension', '0'], {}, { cli: path.join(pkg, 'dist/lib/cli.js') });
+  const cli = packageBuiltWith('memory,rerank');
+  const server = await startServer(['--dimension', '0'], {}, { cli });
   t.teardown(() => server.stop());
   t.is((await call(server, 'POST', '/code-search', { collection: 'c', query: 'x' })).status, 404);
   t.deepEqual((await call(server, 'GET', '/stats')).json.features, ['memory', 'rerank']);
-  const ingest = spawnSync(process.execPath, [path.join(pkg, 'dist/lib/cli.js'), 'ingest', '--code', tempDir(), '--collection', 'c', '--data', path.join(tempDir(), 's'), '--dimension', '0'], { encoding: 'utf8' });
+  const ingest = spawnSync(process.execPath, [cli, 'ingest', '--code', tempDir(), '--collection', 'c', '--data', path.join(tempDir(), 's'), '--dimension', '0'], { encoding: 'utf8' });
   t.is(ingest.status, 1);
   t.regex(ingest.stderr, /not in this build \(feature code\)/);
-  t.throws(() => execFileSync(process.execPath, [path.join(pkg, 'scripts/features.js')], { env: { ...process.env, TESSERA_FEATURES: 'code' }, stdio: 'pipe' }), { message: /needs feature memory/ });
+  t.throws(() => packageBuiltWith('code'), { message: /needs feature memory/ });
 });

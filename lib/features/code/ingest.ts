@@ -75,15 +75,24 @@ export async function ingestTree(store: CodeStore, memory: Memory, collection: s
   let pending: CodeChunk[][] = [];
   let pendingHashes: string[] = [];
   let pendingCount = 0;
-  const flush = async () => {
-    const chunks = pending.flat();
-    const hashes = pending.flatMap((file, i) => file.map(() => pendingHashes[i]));
+  /** Chunks made so far (result.chunks counts those written). */
+  let chunked = 0;
+  // One write in flight while the next files are parsed: the core writes on its own thread.
+  let writing: Promise<void> = Promise.resolve();
+  const write = async (chunks: CodeChunk[], hashes: string[]) => {
     const vectors = embedder ? await provided(embedder.embed(chunks.map(embeddedText), signalOf(o))) : null;
     const records: StampedRecord[] = chunks.map((c, i) => ({ id: `${c.path}#${c.index}`, ...(vectors ? { vector: vectors[i] } : {}), attrs: chunkAttrs(c, hashes[i]) }));
     if (records.length > 0) result.chunks += (await store.upsertStamped(collection, { records }, o)).upserted;
+  };
+  const flush = async () => {
+    const chunks = pending.flat();
+    const hashes = pending.flatMap((file, i) => file.map(() => pendingHashes[i]));
     pending = [];
     pendingHashes = [];
     pendingCount = 0;
+    await writing;
+    writing = write(chunks, hashes);
+    writing.catch(() => undefined); // awaited by the next flush; handled meanwhile
   };
   for (const [n, file] of walk.files.entries()) {
     const content = readFileSync(file.absolute);
@@ -104,13 +113,15 @@ export async function ingestTree(store: CodeStore, memory: Memory, collection: s
         pending.push(chunks);
         pendingHashes.push(hash);
         pendingCount += chunks.length;
+        chunked += chunks.length;
         result.written++;
         if (pendingCount >= BATCH) await flush();
       }
     }
-    options.onProgress?.({ done: n + 1, total: walk.files.length, chunks: result.chunks + pendingCount });
+    options.onProgress?.({ done: n + 1, total: walk.files.length, chunks: chunked });
   }
   await flush();
+  await writing;
   for (const gone of stored.values()) stale.push(...gone.ids);
   result.removed = stored.size;
   for (let i = 0; i < stale.length; i += LIST_PAGE) await store.delete(collection, { ids: stale.slice(i, i + LIST_PAGE) }, o);
