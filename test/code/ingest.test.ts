@@ -114,12 +114,15 @@ test('with an embedder each chunk gets a vector and the collection records the e
   t.is((await store.getMeta('c'))['svc.embedder'], 'hash:16');
 });
 
-test('bad chunk sizes are 400 naming the option; a read-only store refuses with 403', async (t) => {
+test('bad chunk sizes and a missing directory are 400; a read-only store refuses with 403', async (t) => {
   const store = await open();
   t.teardown(() => store.close());
   const e = await t.throwsAsync(store.ingestCode('c', tempDir(), { max_chars: 50 }));
   t.is((e as { status?: number }).status, 400);
   t.regex(e!.message, /overlap_chars/);
+  const missing = await t.throwsAsync(store.ingestCode('c', '/no/such/dir'));
+  t.is((missing as { status?: number }).status, 400);
+  t.regex(missing!.message, /not a directory/);
   const data = tempDir();
   await (await Store.open({ path: data, dimension: 0 })).close();
   const readOnly = await Store.open({ path: data, readOnly: true });

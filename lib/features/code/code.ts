@@ -1,7 +1,7 @@
 // The code feature (spec, "POST /code-search"): a source tree ingested as symbol chunks, searched
 // grouped by file. It runs on the library's ordinary calls plus the stamped upsert the store keeps
 // to itself, and on the memory feature's embedder and its checks.
-import type { CallOptions, Filter, FtsFieldEntry, Hit, HybridSearchRequest, ListRequest, TextSearchRequest } from '../../types';
+import type { CallOptions, FtsFieldEntry, Hit, HybridSearchRequest, ListRequest, TextSearchRequest } from '../../types';
 import type { Memory, MemoryStore, SearchBody } from '../memory/memory';
 import { type IngestCodeOptions, type IngestCodeResult, ingestTree } from './ingest';
 import type { CodeSearchRequest, CodeSearchResponse } from './requests';
@@ -15,7 +15,7 @@ export interface CodeStore extends Pick<MemoryStore, 'dimension' | 'readOnly' | 
   delete(name: string, body: { ids: string[] }, o?: CallOptions): Promise<{ deleted: number }>;
   textSearch(body: TextSearchRequest, o?: CallOptions): Promise<Hit[]>;
   hybridSearch(body: HybridSearchRequest, o?: CallOptions): Promise<Hit[]>;
-  search(body: SearchBody & { filter?: Filter }, o?: CallOptions): Promise<Hit[]>;
+  search(body: SearchBody, o?: CallOptions): Promise<Hit[]>;
 }
 
 export class Code {

@@ -6,7 +6,7 @@
 // first, deletions last, so a crash in between leaves old chunks whose hash marks them stale for
 // the next run.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { StoreError } from '../../store/errors';
 import type { CallOptions } from '../../types';
 import { type Memory, provided, type StampedRecord, signalOf } from '../memory/memory';
@@ -66,32 +66,32 @@ export async function ingestTree(store: CodeStore, memory: Memory, collection: s
   } catch (e) {
     throw e instanceof ChunkingError ? new StoreError(400, e.message) : e;
   }
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new StoreError(400, `${dir} is not a directory: ingestCode takes the root of a source tree`);
   const walk = walkTree(dir, options.max_file_bytes ?? DEFAULT_MAX_FILE_BYTES);
   await prepare(store, collection, o);
   const stored = await storedFiles(store, collection, o);
   const settings = `${CHUNKER_VERSION}:${chunking.max_chars}:${chunking.overlap_chars}\n`;
   const result: IngestCodeResult = { files: 0, written: 0, unchanged: 0, removed: 0, chunks: 0, skipped: { binary: 0, too_large: walk.tooLarge } };
   const stale: string[] = [];
-  let pending: CodeChunk[][] = [];
-  let pendingHashes: string[] = [];
+  /** Files chunked and not yet handed to a write, with their hashes. */
+  let pending: { chunks: CodeChunk[]; hash: string }[] = [];
   let pendingCount = 0;
   /** Chunks made so far (result.chunks counts those written). */
   let chunked = 0;
   // One write in flight while the next files are parsed: the core writes on its own thread.
   let writing: Promise<void> = Promise.resolve();
-  const write = async (chunks: CodeChunk[], hashes: string[]) => {
-    const vectors = embedder ? await provided(embedder.embed(chunks.map(embeddedText), signalOf(o))) : null;
-    const records: StampedRecord[] = chunks.map((c, i) => ({ id: `${c.path}#${c.index}`, ...(vectors ? { vector: vectors[i] } : {}), attrs: chunkAttrs(c, hashes[i]) }));
+  const write = async (files: typeof pending) => {
+    const chunks = files.flatMap((f) => f.chunks.map((chunk) => ({ chunk, hash: f.hash })));
+    const vectors = embedder ? await provided(embedder.embed(chunks.map((c) => embeddedText(c.chunk)), signalOf(o))) : null;
+    const records: StampedRecord[] = chunks.map(({ chunk, hash }, i) => ({ id: `${chunk.path}#${chunk.index}`, ...(vectors ? { vector: vectors[i] } : {}), attrs: chunkAttrs(chunk, hash) }));
     if (records.length > 0) result.chunks += (await store.upsertStamped(collection, { records }, o)).upserted;
   };
   const flush = async () => {
-    const chunks = pending.flat();
-    const hashes = pending.flatMap((file, i) => file.map(() => pendingHashes[i]));
+    const files = pending;
     pending = [];
-    pendingHashes = [];
     pendingCount = 0;
     await writing;
-    writing = write(chunks, hashes);
+    writing = write(files);
     writing.catch(() => undefined); // awaited by the next flush; handled meanwhile
   };
   for (const [n, file] of walk.files.entries()) {
@@ -110,8 +110,7 @@ export async function ingestTree(store: CodeStore, memory: Memory, collection: s
         const chunks = await chunkFile(file.path, text, chunking);
         const ids = new Set(chunks.map((c) => `${c.path}#${c.index}`));
         if (before) stale.push(...before.ids.filter((id) => !ids.has(id)));
-        pending.push(chunks);
-        pendingHashes.push(hash);
+        pending.push({ chunks, hash });
         pendingCount += chunks.length;
         chunked += chunks.length;
         result.written++;
