@@ -8,3 +8,6 @@ export { Store } from './store/store';
 export * from './types';
 export type { RecallRequest, RememberRequest, RememberResponse } from './features/memory/requests';
 export type { ChunkOptions, ChunkStrategy } from './features/memory/chunking';
+export type { CodeSearchRequest, CodeSearchResponse, CodeSymbolHit } from './features/code/requests';
+export type { IngestCodeOptions, IngestCodeResult } from './features/code/ingest';
+export { type CodeChunk, type CodeChunkOptions, chunkFile } from './features/code/chunker';

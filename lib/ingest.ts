@@ -1,9 +1,10 @@
 // `tessera ingest`: chunks text files, or JSONL lines of {id, text, attrs?}, into a collection of a
-// store through the memory route `remember` (one document at a time per worker), showing progress
-// on stderr and a one-line JSON summary on stdout.
+// store through the memory route `remember` (one document at a time per worker); or, with --code
+// DIR, a source tree through Store.ingestCode. Progress goes to stderr and a one-line JSON summary
+// to stdout.
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { anyText, exit, integer, oneOf, type Parse, UsageError } from './cli_flags';
+import { anyText, exit, integer, oneOf, type Parse, size, UsageError } from './cli_flags';
 import type { ChunkStrategy } from './features/memory/chunking';
 import { StoreError } from './store/errors';
 import { Store } from './store/store';
@@ -22,6 +23,8 @@ interface IngestConfig {
   maxChars?: number;
   overlapChars?: number;
   jsonl: boolean;
+  code?: string;
+  maxFileBytes?: number;
   files: string[];
 }
 
@@ -36,8 +39,10 @@ interface Flag {
 const FLAGS: Flag[] = [
   { name: '--data', key: 'data', parse: anyText, arg: 'DIR', help: 'store directory (default ./data); the store must not be served meanwhile' },
   { name: '--collection', key: 'collection', parse: anyText, arg: 'NAME', help: 'collection to write (required)' },
-  { name: '--dimension', key: 'dimension', parse: integer(1, 65536), arg: 'N', help: 'dimension of a new store' },
-  { name: '--embed-provider', key: 'embedProvider', parse: anyText, arg: 'SPEC', help: 'embedder, as tessera serve takes it (required)' },
+  { name: '--dimension', key: 'dimension', parse: integer(0, 65536), arg: 'N', help: 'dimension of a new store (0: keyword-only, --code without an embedder)' },
+  { name: '--embed-provider', key: 'embedProvider', parse: anyText, arg: 'SPEC', help: 'embedder, as tessera serve takes it (required, except with --code)' },
+  { name: '--code', key: 'code', parse: anyText, arg: 'DIR', help: 'ingest the source tree DIR as symbol chunks (README "Code search"); takes no FILE' },
+  { name: '--max-file-bytes', key: 'maxFileBytes', parse: size, arg: 'SIZE', help: 'with --code: skip larger files (default 1MiB)' },
   { name: '--strategy', key: 'strategy', parse: oneOf(STRATEGIES), arg: 'S', help: 'Recursive | Markdown | Sentence (default Markdown for .md files, else Recursive)' },
   { name: '--max-chars', key: 'maxChars', parse: integer(1), arg: 'N', help: 'chunk size in characters (default 1000)' },
   { name: '--overlap-chars', key: 'overlapChars', parse: integer(0), arg: 'N', help: 'characters a chunk repeats of the previous one (default 100)' },
@@ -45,10 +50,17 @@ const FLAGS: Flag[] = [
 ];
 
 export const INGEST_USAGE = `usage: tessera ingest --collection NAME --embed-provider SPEC [flags] FILE...
+       tessera ingest --code DIR --collection NAME [--embed-provider SPEC] [flags]
 
 Chunks each text file (its id is the path as given) or each JSONL line into records {id}#{index}
 of the collection, embedding them with the provider, like POST /collections/{name}/remember with
 chunking. Progress goes to stderr; the last stdout line is {"documents", "chunks", "seconds"}.
+
+With --code, the tree DIR (honouring .gitignore files; never .git or node_modules; no binary file
+or file above --max-file-bytes) becomes records {path}#{index}, one per function, method, class...
+for the languages parsed, by heading for Markdown, generic chunks otherwise, embedded when an
+embedder is given; a re-ingest rewrites changed files only and deletes the chunks of files gone.
+The last stdout line is {"files", "written", "unchanged", "removed", "chunks", "skipped", "seconds"}.
 
 flags:
 ${FLAGS.map((f) => `  ${`${f.name}${f.arg ? ` ${f.arg}` : ''}`.padEnd(28)} ${f.help}`).join('\n')}
@@ -73,6 +85,11 @@ export function parseIngest(args: string[]): IngestConfig {
     (config as unknown as Record<string, unknown>)[flag.key] = flag.parse(raw, name);
   }
   if (!config.collection) throw new UsageError('--collection NAME is required');
+  if (config.code !== undefined) {
+    if (config.files.length > 0) throw new UsageError(`--code DIR takes no FILE (got ${config.files[0]})`);
+    return config;
+  }
+  if (config.maxFileBytes !== undefined) throw new UsageError('--max-file-bytes goes with --code DIR');
   if (!config.embedProvider) throw new UsageError('--embed-provider SPEC is required (for example hash:384)');
   if (config.files.length === 0) throw new UsageError('name at least one FILE to ingest');
   return config;
@@ -115,9 +132,13 @@ function documentsOf(file: string, config: IngestConfig): Document[] {
 class Progress {
   private shownTenth = -1;
   private lastDraw = 0;
-  constructor(private readonly total: number) {}
+  constructor(
+    private total: number,
+    private readonly unit = 'documents',
+  ) {}
 
-  update(done: number, chunks: number, final = false): void {
+  update(done: number, chunks: number, final = false, total = this.total): void {
+    this.total = total;
     const tty = process.stderr.isTTY;
     const now = Date.now();
     const tenth = Math.floor((done / Math.max(1, this.total)) * 10);
@@ -126,21 +147,51 @@ class Progress {
     this.shownTenth = tenth;
     const width = 30;
     const filled = Math.round((done / Math.max(1, this.total)) * width);
-    const line = `ingest [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${this.total} documents, ${chunks} chunks`;
+    const line = `ingest [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${this.total} ${this.unit}, ${chunks} chunks`;
     process.stderr.write(tty ? `\r${line}${final ? '\n' : ''}` : `${line}\n`);
   }
 }
 
+/** The store a run writes: refused when a server (or another writer) holds it. */
+async function openWriter(config: IngestConfig): Promise<Store> {
+  const store = await Store.open({ path: config.data, dimension: config.dimension, embedProvider: config.embedProvider });
+  if (store.role !== 'Reader') return store;
+  await store.close();
+  throw new Error(`${config.data} is being written by ${store.writerHolder ?? 'another process'}; stop it first`);
+}
+
+async function runCodeIngest(config: IngestConfig, dir: string): Promise<void> {
+  const store = await openWriter(config);
+  const started = Date.now();
+  const progress = new Progress(0, 'files');
+  let last = { done: 0, chunks: 0 };
+  try {
+    const result = await store.ingestCode(config.collection ?? '', dir, {
+      max_file_bytes: config.maxFileBytes,
+      max_chars: config.maxChars,
+      overlap_chars: config.overlapChars,
+      onProgress: ({ done, total, chunks }) => {
+        last = { done, chunks };
+        progress.update(done, chunks, false, total);
+      },
+    });
+    progress.update(last.done, result.chunks, true);
+    process.stdout.write(`${JSON.stringify({ ...result, seconds: (Date.now() - started) / 1000 })}\n`);
+  } finally {
+    await store.close();
+  }
+}
+
 export async function runIngest(config: IngestConfig): Promise<void> {
+  if (config.code !== undefined) return runCodeIngest(config, config.code);
   const collection = config.collection ?? '';
   const documents = config.files.flatMap((f) => documentsOf(f, config));
-  const store = await Store.open({ path: config.data, dimension: config.dimension, embedProvider: config.embedProvider });
+  const store = await openWriter(config);
   const started = Date.now();
   const progress = new Progress(documents.length);
   let done = 0;
   let chunks = 0;
   try {
-    if (store.role === 'Reader') throw new Error(`${config.data} is being written by ${store.writerHolder ?? 'another process'}; stop it first`);
     const chunking = {
       ...(config.maxChars === undefined ? {} : { max_chars: config.maxChars }),
       ...(config.overlapChars === undefined ? {} : { overlap_chars: config.overlapChars }),

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
-export const ALL_FEATURES = ['memory', 'rerank', 'mcp'] as const;
+export const ALL_FEATURES = ['memory', 'rerank', 'mcp', 'code'] as const;
 export type FeatureName = (typeof ALL_FEATURES)[number];
 
 function load(): readonly FeatureName[] {

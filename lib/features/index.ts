@@ -5,6 +5,7 @@ import type { StoreSlot } from '../api/slot';
 import type { Route } from '../http/route';
 import { type FeatureName, hasFeature } from './built';
 import { mcpRoutes } from './mcp/routes';
+import { codeRoutes } from './code/routes';
 import { memoryRoutes } from './memory/routes';
 
 /** What the server tells the families about itself. */
@@ -22,6 +23,7 @@ export interface Feature {
 const FAMILIES: readonly Feature[] = [
   { name: 'memory', routes: memoryRoutes },
   { name: 'mcp', routes: mcpRoutes },
+  { name: 'code', routes: codeRoutes },
 ];
 
 /** The families built into this package; apiRoutes mounts their routes. */

@@ -33,6 +33,9 @@ import type {
   Versions,
 } from '../types';
 import { hasFeature, BUILT_FEATURES } from '../features/built';
+import { Code, type CodeStore } from '../features/code/code';
+import type { IngestCodeOptions, IngestCodeResult } from '../features/code/ingest';
+import { checkCodeSearch, type CodeSearchRequest, type CodeSearchResponse } from '../features/code/requests';
 import { Memory, type MemoryProviders, type MemoryStore, signalOf } from '../features/memory/memory';
 import { createEmbedder, createReranker, createSummarizer, ProviderSpecError, type Reranker } from '../features/memory/providers';
 import { mayRerank, reranked, rerankerOrRefuse } from '../features/rerank/rerank';
@@ -126,6 +129,8 @@ export class Store {
 
   /** The memory routes, when the package was built with them. */
   private memory: Memory | null = null;
+  /** The code ingestion and search, when the package was built with them (feature code, on memory). */
+  private code: Code | null = null;
   /** The cross-encoder of `rerank`, when one is configured (feature rerank). */
   private rerankProvider: Reranker | null = null;
 
@@ -159,6 +164,7 @@ export class Store {
       const providers = Store.providersOf(options, store.dimension);
       store.rerankProvider = providers.reranker;
       store.memory = hasFeature('memory') ? new Memory(store.memoryStore(), providers, options.clock ?? Date.now) : null;
+      store.code = hasFeature('code') && store.memory ? new Code(store.codeStore(), store.memory) : null;
     } catch (e) {
       await store.close();
       throw e;
@@ -301,6 +307,28 @@ export class Store {
     return this.memoryFeature('embed').embed(text, o);
   }
 
+  /**
+   * POST /code-search: the collection's code chunks ranked by BM25, by vector, or both fused (README
+   * "Code search"), grouped by file: `{files: [{path, language, symbols}]}`, at most `limit` files.
+   */
+  async codeSearch(body: CodeSearchRequest | Uint8Array, o?: CallOptions): Promise<CodeSearchResponse> {
+    return this.codeFeature('code-search').search(checkCodeSearch(requestBody(body)), o);
+  }
+
+  /**
+   * Ingests the source tree at `dir` into `collection` as symbol chunks `{path}#{index}`, honouring
+   * .gitignore files, embedding them when an embedder is configured; a re-ingest rewrites changed
+   * files only and deletes the chunks of files gone from the tree (README "Code search").
+   */
+  async ingestCode(collection: string, dir: string, options: IngestCodeOptions = {}, o?: CallOptions): Promise<IngestCodeResult> {
+    return this.codeFeature('ingestCode').ingest(collection, dir, options, o);
+  }
+
+  private codeFeature(route: string): Code {
+    if (!this.code) throw new StoreError(404, `${route} is not in this build (feature code)`);
+    return this.code;
+  }
+
   private memoryFeature(route: string): Memory {
     if (!this.memory) throw new StoreError(404, `${route} is not in this build (feature memory)`);
     return this.memory;
@@ -338,6 +366,29 @@ export class Store {
       delete: (name, body, o) => this.delete(name, body, o),
       upsertStamped: async (name, body, o) => json(await call(o, () => this.core.upsertStamped(name, bytes(body)))),
       reinforce: async (name, body, o) => json(await call(o, () => this.core.reinforce(name, bytes(body)))),
+    };
+  }
+
+  /** What the code feature uses: the ordinary calls, plus the stamped upsert kept off the public surface. */
+  private codeStore(): CodeStore {
+    const store = this;
+    const { upsertStamped } = this.memoryStore();
+    return {
+      dimension: this.dimension,
+      get readOnly() {
+        return store.readOnly;
+      },
+      collections: (o) => this.collections(o),
+      createCollection: (name, o) => this.createCollection(name, o),
+      getMeta: (name, o) => this.getMeta(name, o),
+      putMeta: (name, meta, o) => this.putMeta(name, meta, o),
+      setFtsSchema: (name, fields, o) => this.setFtsSchema(name, fields, o),
+      list: (body, o) => this.list(body, o),
+      delete: (name, body, o) => this.delete(name, body, o),
+      textSearch: (body, o) => this.textSearch(body, o),
+      hybridSearch: (body, o) => this.hybridSearch(body, o),
+      search: (body, o) => this.search(body, o),
+      upsertStamped,
     };
   }
 

@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import * as http from 'node:http';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -41,6 +41,23 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, as: { uid?: 
     // 'close', not 'exit': exit can fire before the last stdout/stderr chunks are read.
     proc.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * The package as `TESSERA_FEATURES=<features> npm run compile` builds it, in a fresh directory: the
+ * same compiled files, the feature list written by scripts/features.js. Answers its CLI's path.
+ */
+export function packageBuiltWith(features: string): string {
+  const root = path.resolve(__dirname, '../../..');
+  const pkg = tempDir();
+  cpSync(path.join(root, 'dist'), path.join(pkg, 'dist'), { recursive: true });
+  for (const file of ['package.json', 'CMakeLists.txt']) cpSync(path.join(root, file), path.join(pkg, file));
+  mkdirSync(path.join(pkg, 'scripts'));
+  cpSync(path.join(root, 'scripts/features.js'), path.join(pkg, 'scripts/features.js'));
+  symlinkSync(path.join(root, 'node_modules'), path.join(pkg, 'node_modules'));
+  symlinkSync(path.join(root, 'build'), path.join(pkg, 'build'));
+  execFileSync(process.execPath, [path.join(pkg, 'scripts/features.js')], { env: { ...process.env, TESSERA_FEATURES: features }, stdio: 'pipe' });
+  return path.join(pkg, 'dist/lib/cli.js');
 }
 
 /**

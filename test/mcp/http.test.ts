@@ -130,5 +130,5 @@ test('protocol versions are negotiated as the SDK does: an unknown one at initia
 test('a build choosing mcp without memory is refused', (t) => {
   const run = spawnSync(process.execPath, [path.resolve(__dirname, '../../../scripts/features.js')], { env: { ...process.env, TESSERA_FEATURES: 'rerank,mcp' }, encoding: 'utf8' });
   t.is(run.status, 2);
-  t.regex(run.stderr, /mcp needs memory/);
+  t.regex(run.stderr, /feature mcp needs feature memory/);
 });

@@ -2,11 +2,8 @@
 // through `tessera serve --embed-provider`, a reinforced recall as a write, and a package built
 // without feature memory answering 404.
 import test from 'ava';
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
-import * as path from 'node:path';
 import { createServer } from 'node:net';
-import { call, readOnlyServer, runCli, startServer, tempDir } from '../http/helpers';
+import { call, packageBuiltWith, readOnlyServer, runCli, startServer } from '../http/helpers';
 import { closed, fakeProvider, reply } from './providers-server';
 
 /** A port nothing listens on: bound, then released. */
@@ -18,7 +15,6 @@ async function deadPort(): Promise<number> {
   return port;
 }
 
-const ROOT = path.resolve(__dirname, '../../..');
 const serverArgs = ['--dimension', '16', '--embed-provider', 'hash:16'];
 
 test('remember answers {ok, upserted, id, deduped}; recall answers hits found by meaning', async (t) => {
@@ -87,7 +83,7 @@ test('a reinforced recall over HTTP stamps the returned entries', async (t) => {
 test('/stats reports the build features', async (t) => {
   const server = await startServer(serverArgs);
   t.teardown(() => server.stop());
-  t.deepEqual((await call(server, 'GET', '/stats')).json.features, ['memory', 'rerank', 'mcp']);
+  t.deepEqual((await call(server, 'GET', '/stats')).json.features, ['memory', 'rerank', 'mcp', 'code']);
 });
 
 test('a bad --embed-provider exits 2 before listening, naming the flag', async (t) => {
@@ -98,17 +94,7 @@ test('a bad --embed-provider exits 2 before listening, naming the flag', async (
 });
 
 test('a package built without features answers 404 on remember, recall and /mcp, 400 on rerank, and reports no features', async (t) => {
-  // The package as `TESSERA_FEATURES= npm run compile` builds it: the same compiled files, the
-  // feature list written by scripts/features.js.
-  const pkg = tempDir();
-  cpSync(path.join(ROOT, 'dist'), path.join(pkg, 'dist'), { recursive: true });
-  for (const file of ['package.json', 'CMakeLists.txt']) cpSync(path.join(ROOT, file), path.join(pkg, file));
-  mkdirSync(path.join(pkg, 'scripts'));
-  cpSync(path.join(ROOT, 'scripts/features.js'), path.join(pkg, 'scripts/features.js'));
-  symlinkSync(path.join(ROOT, 'node_modules'), path.join(pkg, 'node_modules'));
-  symlinkSync(path.join(ROOT, 'build'), path.join(pkg, 'build'));
-  execFileSync(process.execPath, [path.join(pkg, 'scripts/features.js')], { env: { ...process.env, TESSERA_FEATURES: '' } });
-  const server = await startServer(['--dimension', '16'], {}, { cli: path.join(pkg, 'dist/lib/cli.js') });
+  const server = await startServer(['--dimension', '16'], {}, { cli: packageBuiltWith('') });
   t.teardown(() => server.stop());
   for (const route of ['remember', 'recall']) t.is((await call(server, 'POST', `/collections/notes/${route}`, { id: 'a', text: 'x', query: 'x' })).status, 404, route);
   for (const method of ['POST', 'GET', 'DELETE']) t.is((await call(server, method, '/mcp', method === 'POST' ? { jsonrpc: '2.0', id: 1, method: 'initialize' } : undefined)).status, 404, `${method} /mcp`);

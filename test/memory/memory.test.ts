@@ -249,7 +249,7 @@ test('an embedder whose dimension differs from the store is refused at open, nam
 test('stats report the build features', async (t) => {
   const { store } = await memoryStore();
   t.teardown(() => store.close());
-  t.deepEqual((await store.stats()).features, ['memory', 'rerank', 'mcp']);
+  t.deepEqual((await store.stats()).features, ['memory', 'rerank', 'mcp', 'code']);
 });
 
 test('rollup caps recall at per_parent hits per document (an unchunked memory is its own) and widens each by neighbours', async (t) => {

@@ -32,7 +32,8 @@ export type SearchBody = { query: Float32Array; scope: string[]; top_k: number; 
 
 export interface StampedRecord {
   id: string;
-  vector: Float32Array;
+  /** Absent: a record without a vector (code ingested with no embedder). */
+  vector?: Float32Array;
   attrs: Record<string, Value>;
 }
 
@@ -43,7 +44,8 @@ export interface MemoryProviders {
 }
 
 const DEFAULT_TOP_K = 10;
-const EMBEDDER_KEY = 'svc.embedder';
+/** Collection metadata naming the embedder of its vectors. */
+export const EMBEDDER_KEY = 'svc.embedder';
 const DIM_KEY = 'svc.dim';
 
 const str = (s: string): Value => ({ Str: s });
@@ -133,7 +135,13 @@ export class Memory {
     return vector;
   }
 
-  private embedder(): Embedder {
+  /** The configured embedder, or null. */
+  get configuredEmbedder(): Embedder | null {
+    return this.providers.embedder;
+  }
+
+  /** The configured embedder; none is 400 naming --embed-provider. */
+  embedder(): Embedder {
     const e = this.providers.embedder;
     if (!e) throw new StoreError(400, 'no embedder is configured: start the server with --embed-provider SPEC (for example hash:384, or openai:MODEL@URL)');
     return e;
@@ -144,7 +152,7 @@ export class Memory {
    * both. A collection found fine stays so until the store commits again, so a run of recalls
    * checks once.
    */
-  private async checkEmbedder(name: string, embedder: Embedder, o?: CallOptions): Promise<void> {
+  async checkEmbedder(name: string, embedder: Embedder, o?: CallOptions): Promise<void> {
     const version = this.store.commitVersion();
     if (this.checkedAt.get(name) === version) return;
     if ((await this.store.collections(o)).includes(name)) {
@@ -156,7 +164,8 @@ export class Memory {
     this.checkedAt.set(name, version);
   }
 
-  private async recordEmbedder(name: string, embedder: Embedder, o?: CallOptions): Promise<void> {
+  /** Records the embedder that wrote a collection's vectors as its metadata. */
+  async recordEmbedder(name: string, embedder: Embedder, o?: CallOptions): Promise<void> {
     const meta = await this.store.getMeta(name, o);
     if (meta[EMBEDDER_KEY] === embedder.identity && meta[DIM_KEY] === String(this.store.dimension)) return;
     await this.store.putMeta(name, { ...meta, [EMBEDDER_KEY]: embedder.identity, [DIM_KEY]: String(this.store.dimension) }, o);
