@@ -1,12 +1,14 @@
 // The MCP tools (spec, "/mcp") through the SDK's own client over HTTP: the tool list, every tool
 // on real data, and tool errors carrying exactly the HTTP route's message.
 import test from 'ava';
-import { call, readOnlyServer, startServer } from '../http/helpers';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { call, readOnlyServer, runCli, startServer, tempDir } from '../http/helpers';
 import { connect, tool } from './helpers';
 
 const serverArgs = ['--dimension', '16', '--embed-provider', 'hash:16'];
 
-const TOOL_NAMES = ['remember', 'recall', 'text_search', 'hybrid_search', 'list_collections', 'stats', 'forget', 'get', 'browse', 'related', 'suggest'];
+const TOOL_NAMES = ['remember', 'recall', 'text_search', 'hybrid_search', 'list_collections', 'stats', 'forget', 'get', 'browse', 'related', 'suggest', 'code_search'];
 
 test('initialize names the server; every tool has a description and an object input schema', async (t) => {
   const server = await startServer(serverArgs);
@@ -26,7 +28,11 @@ test('initialize names the server; every tool has a description and an object in
   const recall = tools.find((x) => x.name === 'recall')!;
   t.truthy(recall.inputSchema.properties?.rollup, 'recall offers rollup');
   t.falsy(recall.inputSchema.properties?.expand, 'and never expand');
-  for (const x of tools) t.false(JSON.stringify(x.inputSchema.properties ?? {}).includes('"vector"'), `${x.name} takes no vector`);
+  for (const x of tools) {
+    const { vector, ...others } = (x.inputSchema.properties ?? {}) as Record<string, { type?: string }>;
+    t.false(JSON.stringify(others).includes('"vector"'), `${x.name} takes no vector`);
+    if (vector) t.is(vector.type, 'boolean', `${x.name}'s vector is the search mode switch, not a vector`);
+  }
 });
 
 test('every tool on real data: remember, recall, text and hybrid search, suggest, browse, get, related, forget', async (t) => {
@@ -140,4 +146,25 @@ test('--read-only: reads are served; remember, forget and a reinforced recall an
     t.true(answer.isError, name);
     t.is(answer.text, refusal, name);
   }
+});
+
+test('code_search answers a tree ingested with tessera ingest --code, grouped by file', async (t) => {
+  const data = tempDir();
+  const src = tempDir();
+  mkdirSync(path.join(src, 'lib'));
+  writeFileSync(path.join(src, 'lib', 'parse.ts'), '/** Parses a config file into settings. */\nexport function parseConfig(text: string) {\n  return text.split("\\n");\n}\n');
+  writeFileSync(path.join(src, 'README.md'), '# Usage\n\nRun the tool.\n');
+  const ingested = await runCli(['ingest', '--code', src, '--collection', 'code', '--data', data, '--dimension', '16']);
+  t.is(ingested.code, 0, ingested.stderr);
+  const server = await startServer(['--data', data, ...serverArgs]);
+  t.teardown(() => server.stop());
+  const client = await connect(t, server);
+  const found = await tool(client, 'code_search', { collection: 'code', query: 'parse config settings', vector: false });
+  t.false(found.isError, found.text);
+  t.is(found.json.files[0].path, 'lib/parse.ts');
+  t.is(found.json.files[0].symbols[0].symbol, 'parseConfig');
+  t.false(found.text.includes('split'), 'never a source body');
+  const refused = await tool(client, 'code_search', { collection: 'code' });
+  t.true(refused.isError);
+  t.is(refused.text, (await call(server, 'POST', '/code-search', { collection: 'code' })).json.error);
 });

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { stringifyExact } from '../../exact_json';
 import type { Store } from '../../store/store';
+import { hasFeature } from '../built';
 import type { CallOptions } from '../../types';
 
 /** JSON with Int values exact (the Store reads them as bigint). */
@@ -82,7 +83,7 @@ const tool = <S extends z.ZodRawShape>(t: {
 /** A route body from the tool's arguments, for the Store to judge as the route would. */
 const body = (args: Record<string, unknown>): Uint8Array => json(args);
 
-export const TOOLS: readonly Tool[] = [
+const STORE_TOOLS: readonly Tool[] = [
   tool({
     name: 'remember',
     description:
@@ -237,3 +238,21 @@ export const TOOLS: readonly Tool[] = [
     run: (store, args, o) => store.suggestJson(body(args), o),
   }),
 ];
+
+/** In a build with feature code: the code corpus search (an ingested source tree, grouped by file). */
+const CODE_SEARCH = tool({
+  name: 'code_search',
+  description:
+    'Search a code corpus ingested with `tessera ingest --code` by keywords or meaning. Answers {files: [{path, language, symbols: [{symbol, kind, start_line, end_line, score}]}]}, ' +
+    'best file first; never source text: read the lines from the files.',
+  input: {
+    collection,
+    query: z.string().describe('required: keywords (matched against code, paths, symbol names and doc comments) or a description').optional(),
+    limit: z.number().int().describe('files to return (default 10)').optional(),
+    filter: filter.optional(),
+    vector: z.boolean().describe('true: search by meaning (needs an embedder); false: keywords only; omitted: the server decides').optional(),
+  },
+  run: async (store, args, o) => json(await store.codeSearch(body(args), o)),
+});
+
+export const TOOLS: readonly Tool[] = hasFeature('code') ? [...STORE_TOOLS, CODE_SEARCH] : STORE_TOOLS;
