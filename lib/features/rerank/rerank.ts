@@ -7,7 +7,7 @@
 import { parseExact, stringifyExact } from '../../exact_json';
 import { StoreError } from '../../store/errors';
 import { hasFeature } from '../built';
-import type { Hit, RerankOptions, Value } from '../../types';
+import type { Hit, LimitPer, RerankOptions, Value } from '../../types';
 import { provided } from '../memory/memory';
 import type { Reranker } from '../memory/providers';
 
@@ -45,8 +45,6 @@ function wholeNumber(value: unknown, field: string, fallback: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw bad(`${field} must be a whole number from 0`);
   return value;
 }
-
-type LimitPer = { field: string; max: number; missing?: 'shared' | 'own' };
 
 /** The candidates' attribute value of a limit_per field, as a grouping key (undefined: missing). */
 function groupKey(hit: Hit, field: string): string | undefined {
