@@ -302,9 +302,13 @@ export class Store {
     return this.memoryFeature('recall').recall(name, checkRecall(requestBody(body)), o);
   }
 
-  /** Embeds one text with the store's embedder (feature memory); without one it is 400 naming --embed-provider. */
-  async embed(text: string, o?: CallOptions): Promise<Float32Array> {
-    return this.memoryFeature('embed').embed(text, o);
+  /**
+   * Embeds one text with the store's embedder (feature memory); without one it is 400 naming
+   * --embed-provider. With `scope` (the collections the vector is for; [] for all), a collection
+   * embedded by another provider is refused as recall refuses it.
+   */
+  async embed(text: string, o?: CallOptions, scope?: string[]): Promise<Float32Array> {
+    return this.memoryFeature('embed').embed(text, o, scope);
   }
 
   /**

@@ -318,3 +318,17 @@ test('recall takes rank_by, so it can rank on the reinforcement stamps', async (
   t.deepEqual(ids(ranked), ['b', 'a'], 'b, reinforced twice, pays less of the count penalty');
   t.true(ranked[0].score > ranked[1].score);
 });
+
+test('embed for a scope refuses a collection embedded by another provider, as recall does; [] checks every collection', async (t) => {
+  const { store } = await memoryStore();
+  t.teardown(() => store.close());
+  await store.remember('notes', { id: 'a', text: 'hello there' });
+  await store.remember('other', { id: 'b', text: 'hello again' });
+  t.is((await store.embed('hello', undefined, ['notes'])).length, DIM);
+  await store.putMeta('other', { ...(await store.getMeta('other')), 'svc.embedder': 'openai:other-model@http://example.invalid' });
+  t.is((await store.embed('hello', undefined, ['notes'])).length, DIM, 'a scope without it is fine');
+  for (const scope of [['other'], []]) {
+    const err = await t.throwsAsync(store.embed('hello', undefined, scope));
+    t.is(err!.message, (await t.throwsAsync(store.recall('other', { query: 'hello' })))!.message);
+  }
+});

@@ -164,7 +164,7 @@ const STORE_TOOLS: readonly Tool[] = [
       ...ranking,
     },
     run: async (store, { text, ...rest }, o) => {
-      const vector = Array.from(await store.embed(text, o));
+      const vector = Array.from(await store.embed(text, o, rest.scope ?? []));
       // With clauses the keyword leg is spelled by them; the text is then the vector leg's alone.
       return store.hybridSearchJson(body(rest.clauses ? { ...rest, vector } : { ...rest, text, vector }), o);
     },

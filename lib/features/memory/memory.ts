@@ -129,9 +129,16 @@ export class Memory {
     return answer;
   }
 
-  /** The store's embedder on one text: the vector leg of a text-only hybrid search (MCP). */
-  async embed(text: string, o?: CallOptions): Promise<Float32Array> {
-    const [vector] = await provided(this.embedder().embed([text], signalOf(o)));
+  /**
+   * The store's embedder on one text: the vector leg of a text-only hybrid search (MCP). `scope`:
+   * the collections the vector will be searched in ([] for all), each refused as recall refuses
+   * one embedded by another provider.
+   */
+  async embed(text: string, o?: CallOptions, scope?: string[]): Promise<Float32Array> {
+    const embedder = this.embedder();
+    const names = scope?.length === 0 ? await this.store.collections(o) : (scope ?? []);
+    for (const name of names) await this.checkEmbedder(name, embedder, o);
+    const [vector] = await provided(embedder.embed([text], signalOf(o)));
     return vector;
   }
 
