@@ -36,7 +36,7 @@ import { hasFeature, BUILT_FEATURES } from '../features/built';
 import { Code, type CodeStore } from '../features/code/code';
 import type { IngestCodeOptions, IngestCodeResult } from '../features/code/ingest';
 import { checkCodeSearch, type CodeSearchRequest, type CodeSearchResponse } from '../features/code/requests';
-import { Memory, type MemoryProviders, type MemoryStore, signalOf } from '../features/memory/memory';
+import { Memory, type MemoryProviders, type MemoryStore, signalOf, type StampedRecord } from '../features/memory/memory';
 import { createEmbedder, createReranker, createSummarizer, ProviderSpecError, type Reranker } from '../features/memory/providers';
 import { mayRerank, reranked, rerankerOrRefuse } from '../features/rerank/rerank';
 import { checkRecall, checkRemember, type RecallRequest, type RememberRequest, type RememberResponse } from '../features/memory/requests';
@@ -64,10 +64,9 @@ const COMPACTION_FAULTS = { 'compaction-before-switch': 'before-switch', 'compac
 export const FAULTS = [...WRITE_FAULTS, ...(Object.keys(COMPACTION_FAULTS) as (keyof typeof COMPACTION_FAULTS)[])];
 export type Fault = (typeof FAULTS)[number];
 
-/** What the addon's option reader takes for granted (it reads dimension and queryThreads as numbers). */
-/** A memory route's body: JSON bytes (an HTTP body) are parsed with exact integers. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** A body the library reads itself (memory, code, rerank): JSON bytes (an HTTP body) are parsed with exact integers. */
 function requestBody(body: object | Uint8Array): unknown {
   if (!(body instanceof Uint8Array)) return body;
   let text: string;
@@ -88,6 +87,7 @@ function coreOptions({ embedProvider: _e, summarizeProvider: _s, rerankProvider:
   return core;
 }
 
+/** What the addon's option reader takes for granted (it reads dimension and queryThreads as numbers). */
 function checkOptionShapes(options: OpenOptions): void {
   if (!options.inMemory && !options.path) throw new StoreError(400, 'open() needs a path, or inMemory: true');
   if (options.dimension !== undefined && !(Number.isInteger(options.dimension) && options.dimension >= 0 && options.dimension <= 65536))
@@ -153,6 +153,8 @@ export class Store {
   /** Opens (or creates) a store. A store directory another process writes opens as a Reader. */
   static async open(options: OpenOptions): Promise<Store> {
     checkOptionShapes(options);
+    // A bad provider spec is refused before anything is opened; the providers are made again below
+    // with the store's own dimension (no provider call happens here).
     Store.providersOf(options, options.dimension);
     let store: Store;
     try {
@@ -368,7 +370,8 @@ export class Store {
       search: (body, o) => this.search(body, o),
       searchJson: async ({ query, ...rest }, o) => call(o, (token) => this.core.searchVector(bytes(rest), query, token)),
       delete: (name, body, o) => this.delete(name, body, o),
-      upsertStamped: async (name, body, o) => json(await call(o, () => this.core.upsertStamped(name, bytes(body)))),
+      get: (name, ids, o) => this.get(name, ids, o),
+      upsertStamped: (name, body, o) => this.upsertStamped(name, body, o),
       reinforce: async (name, body, o) => json(await call(o, () => this.core.reinforce(name, bytes(body)))),
     };
   }
@@ -376,7 +379,6 @@ export class Store {
   /** What the code feature uses: the ordinary calls, plus the stamped upsert kept off the public surface. */
   private codeStore(): CodeStore {
     const store = this;
-    const { upsertStamped } = this.memoryStore();
     return {
       dimension: this.dimension,
       get readOnly() {
@@ -392,8 +394,13 @@ export class Store {
       textSearch: (body, o) => this.textSearch(body, o),
       hybridSearch: (body, o) => this.hybridSearch(body, o),
       search: (body, o) => this.search(body, o),
-      upsertStamped,
+      upsertStamped: (name, body, o) => this.upsertStamped(name, body, o),
     };
+  }
+
+  /** An upsert that keeps svc.* attributes: the features' own writes only, never a caller's body. */
+  private async upsertStamped(name: string, body: { records: StampedRecord[] }, o?: CallOptions): Promise<{ upserted: number }> {
+    return json(await call(o, () => this.core.upsertStamped(name, bytes(body))));
   }
 
   async collections(o?: CallOptions): Promise<string[]> {

@@ -332,3 +332,17 @@ test('embed for a scope refuses a collection embedded by another provider, as re
     t.is(err!.message, (await t.throwsAsync(store.recall('other', { query: 'hello' })))!.message);
   }
 });
+
+test('re-remembering a chunked document prunes a stale tail longer than one lookup page, and writes nothing more when nothing is stale', async (t) => {
+  const { store } = await memoryStore();
+  t.teardown(() => store.close());
+  const chunking = { max_chars: 20, overlap_chars: 0 };
+  const long = Array.from({ length: 150 }, (_, i) => `word${i}`).join(' ');
+  const first = await store.remember('docs', { id: 'doc', text: long, chunking });
+  t.true(first.upserted > 64, `${first.upserted} chunks`);
+  await store.remember('docs', { id: 'doc', text: 'short now', chunking });
+  t.deepEqual(ids(await store.list({ scope: ['docs'], limit: 1000 })), ['doc#0']);
+  const before = store.commitVersion();
+  await store.remember('docs', { id: 'doc', text: 'short now', chunking });
+  t.is(store.commitVersion(), before + 1, 'the chunks\' upsert only: no delete when nothing is stale');
+});

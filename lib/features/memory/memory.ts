@@ -23,7 +23,9 @@ export interface MemoryStore {
   search(body: SearchBody, o?: CallOptions): Promise<Hit[]>;
   /** The same search answering the core's hit array bytes (Int values exact). */
   searchJson(body: SearchBody, o?: CallOptions): Promise<Buffer>;
-  delete(name: string, body: { filter: Filter }, o?: CallOptions): Promise<{ deleted: number }>;
+  delete(name: string, body: { ids: string[] }, o?: CallOptions): Promise<{ deleted: number }>;
+  /** The live records among ids (absent ones left out). */
+  get(name: string, ids: string[], o?: CallOptions): Promise<{ id: string }[]>;
   upsertStamped(name: string, body: { records: StampedRecord[] }, o?: CallOptions): Promise<{ upserted: number }>;
   reinforce(name: string, body: { ids: string[]; now: number; extend_ttl_ms?: number }, o?: CallOptions): Promise<{ reinforced: number }>;
 }
@@ -44,6 +46,8 @@ export interface MemoryProviders {
 }
 
 const DEFAULT_TOP_K = 10;
+/** Chunk ids looked up at once when pruning a document's stale tail. */
+const CHUNK_PROBE = 64;
 /** Collection metadata naming the embedder of its vectors. */
 export const EMBEDDER_KEY = 'svc.embedder';
 const DIM_KEY = 'svc.dim';
@@ -162,13 +166,21 @@ export class Memory {
   async checkEmbedder(name: string, embedder: Embedder, o?: CallOptions): Promise<void> {
     const version = this.store.commitVersion();
     if (this.checkedAt.get(name) === version) return;
-    if ((await this.store.collections(o)).includes(name)) {
-      const recorded = (await this.store.getMeta(name, o))[EMBEDDER_KEY];
-      if (recorded !== undefined && recorded !== embedder.identity)
-        throw new StoreError(400, `collection '${name}' was embedded by ${recorded}; this store embeds with ${embedder.identity}, whose vectors are not comparable`);
-    }
+    const recorded = (await this.metaOrNone(name, o))[EMBEDDER_KEY];
+    if (recorded !== undefined && recorded !== embedder.identity)
+      throw new StoreError(400, `collection '${name}' was embedded by ${recorded}; this store embeds with ${embedder.identity}, whose vectors are not comparable`);
     if (this.checkedAt.size > 10_000) this.checkedAt.clear();
     this.checkedAt.set(name, version);
+  }
+
+  /** A collection's metadata; none for a collection that does not exist (yet). */
+  private async metaOrNone(name: string, o?: CallOptions): Promise<Record<string, string>> {
+    try {
+      return await this.store.getMeta(name, o);
+    } catch (e) {
+      if (e instanceof StoreError && e.status === 404) return {};
+      throw e;
+    }
   }
 
   /** Records the embedder that wrote a collection's vectors as its metadata. */
@@ -203,7 +215,6 @@ export class Memory {
 
   /** The live, unexpired entry nearest to vector when its score reaches threshold. */
   private async nearest(name: string, vector: Float32Array, threshold: number, now: number, o?: CallOptions): Promise<Hit | null> {
-    if (!(await this.store.collections(o)).includes(name)) return null;
     const [hit] = await this.store.search({ query: vector, scope: [name], top_k: 1, filter: [notExpired(now)] }, o);
     return hit && hit.score >= threshold ? hit : null;
   }
@@ -244,8 +255,22 @@ export class Memory {
       },
     }));
     const { upserted } = await this.store.upsertStamped(name, { records }, o);
-    const stale: Filter = [{ Eq: ['svc.parent_id', str(req.id)] }, { Ge: ['svc.chunk_index', { Int: BigInt(chunks.length) }] }];
-    await this.store.delete(name, { filter: stale }, o);
+    const stale = await this.chunksFrom(name, req.id, chunks.length, o);
+    if (stale.length > 0) await this.store.delete(name, { ids: stale }, o);
     return { ok: true, upserted, id: req.id, deduped: false };
+  }
+
+  /**
+   * The ids of document `id`'s chunks from index `from` on: found by id, a page at a time, since a
+   * document's chunks are numbered without gaps (each remember prunes what lies past its last). A
+   * filter on svc.parent_id would scan the whole collection at every remember.
+   */
+  private async chunksFrom(name: string, id: string, from: number, o?: CallOptions): Promise<string[]> {
+    const found: string[] = [];
+    for (let first = from; ; first += CHUNK_PROBE) {
+      const page = await this.store.get(name, Array.from({ length: CHUNK_PROBE }, (_, i) => `${id}#${first + i}`), o);
+      found.push(...page.map((r) => r.id));
+      if (page.length < CHUNK_PROBE) return found;
+    }
   }
 }
