@@ -596,7 +596,7 @@ std::string Store::Reinforce(const std::string& name, std::string_view body) {
     // Nothing to stamp writes nothing (an empty upsert would create a missing collection).
     SnapshotPtr snap = Current();
     const CollectionState* c = snap->Resolve(name);
-    if (c == nullptr || ReinforceUpsert(*snap, *c, req, dim_).records.empty()) return OneMember("reinforced", 0);
+    if (c == nullptr || !ReinforcesAny(*snap, *c, req)) return OneMember("reinforced", 0);
   }
   auto resolve = ResolveAliasIn(*versions_, &UpsertOp::collection);
   PendingWrite write{UpsertOp{name, {}, {}}, nullptr};

@@ -34,15 +34,31 @@ std::string StampedAttrs(std::string_view blob, const ReinforceRequest& req) {
   return enc.Finish();
 }
 
+// The distinct ids of req (a record returned twice is reinforced once) and their live rows.
+struct Found {
+  std::vector<std::string_view> ids;
+  std::vector<LiveRow> rows;
+};
+
+Found FindReinforced(const Snapshot& snap, const CollectionState& c, const ReinforceRequest& req) {
+  std::set<std::string_view> distinct(req.ids.begin(), req.ids.end());
+  Found found{std::vector<std::string_view>(distinct.begin(), distinct.end()), {}};
+  CancelToken never;  // a handful of ids: the lookup is short
+  found.rows = FindLiveRows(c, snap.version, found.ids, never);
+  return found;
+}
+
 }  // namespace
+
+bool ReinforcesAny(const Snapshot& snap, const CollectionState& c, const ReinforceRequest& req) {
+  std::vector<LiveRow> rows = FindReinforced(snap, c, req).rows;
+  return std::any_of(rows.begin(), rows.end(), [](const LiveRow& r) { return r.segment != nullptr; });
+}
 
 UpsertOp ReinforceUpsert(const Snapshot& snap, const CollectionState& c, const ReinforceRequest& req, uint32_t dim) {
   UpsertOp op;
   op.collection = c.name;
-  std::set<std::string_view> distinct(req.ids.begin(), req.ids.end());  // a record returned twice is reinforced once
-  std::vector<std::string_view> ids(distinct.begin(), distinct.end());
-  CancelToken never;  // a handful of ids: the lookup is short
-  std::vector<LiveRow> rows = FindLiveRows(c, snap.version, ids, never);
+  auto [ids, rows] = FindReinforced(snap, c, req);
   for (size_t i = 0; i < ids.size(); ++i) {
     const Segment* seg = rows[i].segment;
     uint32_t row = rows[i].row;
