@@ -9,7 +9,7 @@ import { HttpServer } from './http/server';
 import { StoreError } from './store/errors';
 import { Store } from './store/store';
 import type { Distance, IndexSettingInfo, OpenOptions } from './types';
-import { anyText, duration, exit, integer, oneOf, type Parse, size, UsageError } from './cli_flags';
+import { anyText, duration, exit, type FlagSpec, flagHelp, integer, oneOf, readFlags, size, UsageError } from './cli_flags';
 import { INGEST_USAGE, ingestCommand } from './ingest';
 
 /** How long in-flight requests may run on after SIGTERM/SIGINT before they are cancelled. */
@@ -45,16 +45,11 @@ interface ServeConfig {
 }
 
 
-interface Flag {
-  name: string;
-  /** Config key it sets; with no `parse` the flag takes no value and sets `value`. */
+interface Flag extends FlagSpec {
+  /** Config key it sets. */
   key: keyof ServeConfig;
   /** For an index flag: the open option its text goes to. */
   option?: string;
-  parse?: Parse;
-  value?: unknown;
-  arg?: string;
-  help: string;
 }
 
 /** What each index setting does; its range, kind and default come from the core's table. */
@@ -133,7 +128,7 @@ it cannot serve (another dimension or distance, a corrupt header or manifest, a 
 permission), exits 2 with one line on stderr before anything listens.
 
 flags:
-${FLAGS.map((f) => `  ${`${f.name}${f.arg ? ` ${f.arg}` : ''}`.padEnd(34)} ${f.help}`).join('\n')}
+${flagHelp(FLAGS, 34)}
   ${'--help'.padEnd(34)} show this help
 
 environment:
@@ -159,23 +154,16 @@ function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
     index: {},
     logLevel: 'info',
   };
-  const given = new Set<string>();
-  for (let i = 0; i < args.length; i++) {
-    const [name, inline] = args[i].split(/=(.*)/s, 2);
+  for (const arg of args) {
+    const name = arg.split('=', 1)[0];
     if (NOT_YET.includes(name)) throw new UsageError(`${name} is not supported yet`);
-    const flag = FLAGS.find((f) => f.name === name);
-    if (!flag) throw new UsageError(`unknown flag ${args[i]} (see tessera serve --help)`);
-    given.add(flag.name);
-    if (!flag.parse) {
-      if (inline !== undefined) throw new UsageError(`${name} takes no value`);
-      Object.assign(config, { [flag.key]: flag.value });
-      continue;
-    }
-    const raw = inline ?? args[++i];
-    if (raw === undefined) throw new UsageError(`${name} needs a value ${flag.arg}`);
-    if (flag.option) config.index[flag.option] = raw;
-    else Object.assign(config, { [flag.key]: flag.parse(raw, name) });
   }
+  const given = new Set<string>();
+  readFlags(args, FLAGS, 'serve', (flag, value, raw) => {
+    given.add(flag.name);
+    if (flag.option) config.index[flag.option] = raw as string;
+    else Object.assign(config, { [flag.key]: value });
+  });
   if (config.inMemory && given.has('--data')) throw new UsageError('--in-memory and --data exclude each other');
   return config;
 }

@@ -47,3 +47,46 @@ export function exit(message: string, code: number): never {
   process.stderr.write(`tessera: ${message}\n`);
   process.exit(code);
 }
+
+/** One flag of a command's table; with no `parse` it takes no value and stands for `value` (default true). */
+export interface FlagSpec {
+  name: string;
+  parse?: Parse;
+  value?: unknown;
+  arg?: string;
+  help: string;
+}
+
+/** The table's help lines: name and argument in a column `width` wide, then the help. */
+export const flagHelp = (flags: readonly FlagSpec[], width: number): string =>
+  flags.map((f) => `  ${`${f.name}${f.arg ? ` ${f.arg}` : ''}`.padEnd(width)} ${f.help}`).join('\n');
+
+/**
+ * Reads `--flag value` and `--flag=value` against `flags`, handing each flag, its parsed value and
+ * its text to `take`; a bare argument goes to `positional`, or is an unknown flag without it.
+ */
+export function readFlags<F extends FlagSpec>(
+  args: string[],
+  flags: readonly F[],
+  command: string,
+  take: (flag: F, value: unknown, raw: string | undefined) => void,
+  positional?: (arg: string) => void,
+): void {
+  for (let i = 0; i < args.length; i++) {
+    const [name, inline] = args[i].split(/=(.*)/s, 2);
+    if (positional && !name.startsWith('--')) {
+      positional(args[i]);
+      continue;
+    }
+    const flag = flags.find((f) => f.name === name);
+    if (!flag) throw new UsageError(`unknown flag ${args[i]} (see tessera ${command} --help)`);
+    if (!flag.parse) {
+      if (inline !== undefined) throw new UsageError(`${name} takes no value`);
+      take(flag, flag.value ?? true, undefined);
+      continue;
+    }
+    const raw = inline ?? args[++i];
+    if (raw === undefined) throw new UsageError(`${name} needs a value${flag.arg ? ` ${flag.arg}` : ''}`);
+    take(flag, flag.parse(raw, name), raw);
+  }
+}

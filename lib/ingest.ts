@@ -4,7 +4,7 @@
 // to stdout.
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { anyText, exit, integer, oneOf, type Parse, size, UsageError } from './cli_flags';
+import { anyText, exit, type FlagSpec, flagHelp, integer, oneOf, readFlags, size, UsageError } from './cli_flags';
 import type { ChunkStrategy } from './features/memory/chunking';
 import { StoreError } from './store/errors';
 import { Store } from './store/store';
@@ -28,12 +28,8 @@ interface IngestConfig {
   files: string[];
 }
 
-interface Flag {
-  name: string;
+interface Flag extends FlagSpec {
   key: keyof IngestConfig;
-  parse?: Parse;
-  arg?: string;
-  help: string;
 }
 
 const FLAGS: Flag[] = [
@@ -63,27 +59,18 @@ embedder is given; a re-ingest rewrites changed files only and deletes the chunk
 The last stdout line is {"files", "written", "unchanged", "removed", "chunks", "skipped", "seconds"}.
 
 flags:
-${FLAGS.map((f) => `  ${`${f.name}${f.arg ? ` ${f.arg}` : ''}`.padEnd(28)} ${f.help}`).join('\n')}
+${flagHelp(FLAGS, 28)}
 `;
 
 export function parseIngest(args: string[]): IngestConfig {
   const config: IngestConfig = { data: './data', jsonl: false, files: [] };
-  for (let i = 0; i < args.length; i++) {
-    const [name, inline] = args[i].split(/=(.*)/s, 2);
-    if (!name.startsWith('--')) {
-      config.files.push(args[i]);
-      continue;
-    }
-    const flag = FLAGS.find((f) => f.name === name);
-    if (!flag) throw new UsageError(`unknown flag ${args[i]} (see tessera ingest --help)`);
-    if (!flag.parse) {
-      (config as unknown as Record<string, unknown>)[flag.key] = true;
-      continue;
-    }
-    const raw = inline ?? args[++i];
-    if (raw === undefined) throw new UsageError(`${name} needs a value`);
-    (config as unknown as Record<string, unknown>)[flag.key] = flag.parse(raw, name);
-  }
+  readFlags(
+    args,
+    FLAGS,
+    'ingest',
+    (flag, value) => Object.assign(config, { [flag.key]: value }),
+    (file) => config.files.push(file),
+  );
   if (!config.collection) throw new UsageError('--collection NAME is required');
   if (config.code !== undefined) {
     if (config.files.length > 0) throw new UsageError(`--code DIR takes no FILE (got ${config.files[0]})`);

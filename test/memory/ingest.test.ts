@@ -34,6 +34,10 @@ test('ingest refuses a bad command line with exit 2 and a bad document with exit
   t.is((await runCli(['ingest', '--collection', 'kb', 'x.txt'])).code, 2, 'no --embed-provider');
   t.is((await runCli(['ingest', '--embed-provider', 'hash:8', 'x.txt'])).code, 2, 'no --collection');
   t.is((await runCli(['ingest', '--collection', 'kb', '--embed-provider', 'hash:8'])).code, 2, 'no file');
+  const valued = await runCli(['ingest', '--collection', 'kb', '--embed-provider', 'hash:8', '--jsonl=yes', 'x.jsonl']);
+  t.is(valued.code, 2);
+  t.regex(valued.stderr, /--jsonl takes no value/);
+  t.regex((await runCli(['ingest', '--collection', 'kb', '--embed-provider', 'hash:8', '--colour', 'x.txt'])).stderr, /unknown flag --colour \(see tessera ingest --help\)/);
   const bad = path.join(dir, 'bad.jsonl');
   writeFileSync(bad, '{"id": "a"}\n');
   const r = await runCli(['ingest', '--data', path.join(dir, 's'), '--collection', 'kb', ...EMBED, bad]);
