@@ -26,6 +26,11 @@ const NONCE = randomBytes(6).toString('hex');
 const RAW_MARK = `\u0000tessera-raw-${NONCE}:`;
 const MARKED = new RegExp(`"\\\\u0000tessera-raw-${NONCE}:(\\d+)"`, 'g');
 
+/** JSON text that stringifyExact writes as it is (the caller has checked it is valid JSON). */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
 /**
  * JSON text for a request object: bigint becomes integer digits, -0 stays -0.0, typed arrays
  * become arrays. NaN and Infinity have no JSON form (JSON.stringify would quietly write null), so
@@ -39,6 +44,7 @@ export function stringifyExact(value: unknown): Buffer {
   const text = JSON.stringify(value, (key, v) => {
     if (typeof v === 'number' && !Number.isFinite(v)) throw new RangeError(`${key || 'value'} must be a finite number, got ${v}`);
     if (typeof v === 'bigint') return raw(v.toString());
+    if (v instanceof RawJson) return raw(v.text);
     if (Object.is(v, -0)) return raw('-0.0');
     if (v instanceof Float32Array || v instanceof Float64Array) return raw(floatArrayText(key, v));
     if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number' && Number.isFinite(x))) return raw(JSON.stringify(v));

@@ -2,6 +2,7 @@
 // (../features). Each route validates its input, calls one Store method and shapes the JSON.
 import type { Registry } from 'prom-client';
 import { FEATURES } from '../features';
+import { sqlRoutes } from '../features/sql/routes';
 import type { Route } from '../http/route';
 import { aliasRoutes } from './aliases';
 import { collectionRoutes } from './collections';
@@ -35,6 +36,7 @@ export const apiRoutes = (slot: StoreSlot, { registry, slowQueryMs, testFaults, 
   ...recordRoutes(slot),
   ...searchRoutes(slot, { registry, slowQueryMs }),
   ...metadataRoutes(slot),
+  ...sqlRoutes(slot),
   ...maintenanceRoutes(slot),
   ...FEATURES.flatMap((feature) => feature.routes(slot, { readOnly })),
   ...(testFaults ? faultRoutes(slot) : []),

@@ -39,6 +39,7 @@ import { checkCodeSearch, type CodeSearchRequest, type CodeSearchResponse } from
 import { Memory, type MemoryProviders, type MemoryStore, signalOf, type StampedRecord } from '../features/memory/memory';
 import { createEmbedder, createReranker, createSummarizer, ProviderSpecError, type Reranker } from '../features/memory/providers';
 import { mayRerank, reranked, rerankerOrRefuse } from '../features/rerank/rerank';
+import { runQuery, SqlError } from '../features/sql/query';
 import { checkRecall, checkRemember, type RecallRequest, type RememberRequest, type RememberResponse } from '../features/memory/requests';
 import { call, isCancelled } from './call';
 import { RecordsCursor } from './cursor';
@@ -600,6 +601,25 @@ export class Store {
 
   async aggregateJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
     return call(o, (token) => this.core.aggregate(body, token));
+  }
+
+  /**
+   * POST /query: `;`-separated SELECT statements (docs/sql.md), each compiled to the typed route
+   * its ORDER BY head names. One statement answers that route's answer; a script, an array of
+   * them in order; `compileOnly`, the compiled form instead of hits. A statement that does not
+   * parse or compile is 400 naming the byte offset and the docs/sql.md section.
+   */
+  async query(sql: string, options: { compileOnly?: boolean } = {}, o?: CallOptions): Promise<unknown> {
+    return parseExact(await this.queryJson(sql, options, o));
+  }
+
+  async queryJson(sql: string, { compileOnly = false }: { compileOnly?: boolean } = {}, o?: CallOptions): Promise<Buffer> {
+    if (typeof sql !== 'string') throw new StoreError(400, 'sql must be a string of SELECT statements');
+    try {
+      return await runQuery(this, sql, compileOnly, o);
+    } catch (err) {
+      throw err instanceof SqlError ? new StoreError(400, err.message) : err;
+    }
   }
 
   /** Seals everything written so far into segment files and empties the write-ahead log. */

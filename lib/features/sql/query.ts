@@ -1,0 +1,124 @@
+// POST /query's work: a script compiled once (and remembered), each statement run by the typed
+// route it compiled to, the answers joined. A single statement answers its route's bytes as they
+// are; a script answers them in a JSON array, in order.
+import { stringifyExact } from '../../exact_json';
+import type { CallOptions } from '../../types';
+import { type Compiled, compileStatement, type Kind } from './compile';
+import { parseScript, SqlError } from './parse';
+
+/** The Store methods a statement can run: each takes the typed route's raw body. */
+export interface QueryStore {
+  searchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer>;
+  textSearchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer>;
+  hybridSearchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer>;
+  listJson(body: Uint8Array, o?: CallOptions): Promise<Buffer>;
+  aggregateJson(body: Uint8Array, o?: CallOptions): Promise<Buffer>;
+  collections(o?: CallOptions): Promise<string[]>;
+  aliases(o?: CallOptions): Promise<Record<string, string>>;
+}
+
+const ROUTES: Record<Kind, { path: string; run: (store: QueryStore, body: Uint8Array, o?: CallOptions) => Promise<Buffer> }> = {
+  search: { path: '/search', run: (s, b, o) => s.searchJson(b, o) },
+  'text-search': { path: '/text-search', run: (s, b, o) => s.textSearchJson(b, o) },
+  'hybrid-search': { path: '/hybrid-search', run: (s, b, o) => s.hybridSearchJson(b, o) },
+  list: { path: '/list', run: (s, b, o) => s.listJson(b, o) },
+  aggregate: { path: '/aggregate', run: (s, b, o) => s.aggregateJson(b, o) },
+};
+
+/** What each kind's route fills in for a field left out (the spec's tables), for compile_only. */
+const RANKED_DEFAULTS = { top_k: 10, offset: 0, filter: [], include_attributes: null, exclude_attributes: null, limit_per: null, diversity: null, expand: null, rerank: null };
+const TEXT_DEFAULTS = { prefix: false, combine: 'Sum', explain: false, highlight: null };
+const DEFAULTS: Record<Kind, Record<string, unknown>> = {
+  search: { ...RANKED_DEFAULTS, min_score: null, exact: false, rank_by: null, plan: false, names: [], name_weights: {}, pool: 'Max' },
+  'text-search': { ...RANKED_DEFAULTS, ...TEXT_DEFAULTS, min_score: null, rank_by: null },
+  'hybrid-search': { ...RANKED_DEFAULTS, ...TEXT_DEFAULTS, rrf_k: 60, candidates: 100, vector_weight: 1, text_weight: 1, plan: false },
+  list: { filter: [], offset: 0, limit: 100, include_attributes: null, exclude_attributes: null, order_by: null },
+  aggregate: { filter: [], sum: [], group_by: null },
+};
+
+/** A compiled statement with its request body already serialized. */
+interface Prepared extends Compiled {
+  bytes: Buffer;
+}
+
+/** Scripts compiled lately, by their text: a repeated statement skips the parser. */
+class ScriptCache {
+  private readonly scripts = new Map<string, Prepared[]>();
+  private chars = 0;
+  constructor(
+    private readonly maxChars: number,
+    private readonly maxScriptChars: number,
+  ) {}
+
+  get(sql: string): Prepared[] | undefined {
+    const hit = this.scripts.get(sql);
+    if (hit !== undefined) {
+      // Most recently used last: Map iterates in insertion order, so the oldest goes first.
+      this.scripts.delete(sql);
+      this.scripts.set(sql, hit);
+    }
+    return hit;
+  }
+
+  set(sql: string, prepared: Prepared[]): void {
+    if (sql.length > this.maxScriptChars) return;
+    this.scripts.set(sql, prepared);
+    this.chars += sql.length;
+    for (const [oldest] of this.scripts) {
+      if (this.chars <= this.maxChars) break;
+      this.scripts.delete(oldest);
+      this.chars -= oldest.length;
+    }
+  }
+}
+
+// A few MiB of statement text: hundreds of distinct vector statements, thousands of short ones.
+const cache = new ScriptCache(4 << 20, 256 << 10);
+
+/** Compiles a script (every statement before any runs) or throws SqlError. */
+export function compileScript(sql: string): Prepared[] {
+  const cached = cache.get(sql);
+  if (cached !== undefined) return cached;
+  const { statements, byteOffset } = parseScript(sql);
+  const prepared = statements.map((s) => {
+    const compiled = compileStatement(s, byteOffset);
+    return { ...compiled, bytes: stringifyExact(compiled.body) };
+  });
+  cache.set(sql, prepared);
+  return prepared;
+}
+
+/** Runs a script, or with `compileOnly` describes what it would run; the answer as JSON bytes. */
+export async function runQuery(store: QueryStore, sql: string, compileOnly: boolean, o?: CallOptions): Promise<Buffer> {
+  const prepared = compileScript(sql);
+  if (compileOnly) {
+    const forms = await compiledForms(store, prepared, o);
+    return stringifyExact(prepared.length === 1 ? forms[0] : forms);
+  }
+  if (prepared.length === 1) return ROUTES[prepared[0].kind].run(store, prepared[0].bytes, o);
+  const answers: Buffer[] = [];
+  for (const [i, p] of prepared.entries()) {
+    try {
+      answers.push(await ROUTES[p.kind].run(store, p.bytes, o));
+    } catch (err) {
+      if (err instanceof Error) err.message = `statement ${i + 1} of ${prepared.length}: ${err.message}`;
+      throw err;
+    }
+  }
+  return Buffer.concat([Buffer.from('['), ...answers.flatMap((a, i) => (i === 0 ? [a] : [COMMA, a])), Buffer.from(']')]);
+}
+
+const COMMA = Buffer.from(',');
+
+/** The compiled form: the kind, its route, the collections read (aliases resolved) and every option. */
+async function compiledForms(store: QueryStore, prepared: Prepared[], o?: CallOptions): Promise<unknown[]> {
+  const aliases = await store.aliases(o);
+  const every = prepared.some((p) => p.body.scope === undefined || (p.body.scope as string[]).length === 0) ? await store.collections(o) : [];
+  return prepared.map(({ kind, body }) => {
+    const { scope, ...options } = body as { scope?: string[] };
+    const collections = scope === undefined || scope.length === 0 ? every : scope.map((name) => aliases[name] ?? name);
+    return { kind, route: ROUTES[kind].path, collections, options: { ...DEFAULTS[kind], ...options } };
+  });
+}
+
+export { SqlError };
