@@ -91,11 +91,12 @@ export interface GrammarError {
   at: number;
 }
 
-export class SyntaxError extends Error {
+/** What peggy throws where the text does not follow the grammar (exported as `SyntaxError`). */
+declare class PeggySyntaxError extends Error {
   expected: unknown[] | null;
   found: string | null;
   location: { start: { offset: number } };
-  format(sources: unknown[]): string;
 }
+export { PeggySyntaxError as SyntaxError };
 
 export function parse(input: string, options: ParseOptions): Statement[];

@@ -1,7 +1,7 @@
 // Parsing a /query script: numeric arrays lifted out, the grammar run, and every failure turned
 // into one message naming the byte offset, the problem and the rule section of docs/sql.md.
 import { RawJson } from '../../exact_json';
-import { type GrammarError, parse, type Statement, SyntaxError } from './grammar';
+import { type GrammarError, parse, SyntaxError as PeggySyntaxError, type Statement } from './grammar';
 
 /** docs/sql.md's numbered sections; an error cites one by number and title. */
 export const SECTIONS: Record<number, string> = {
@@ -89,7 +89,7 @@ export function parseScript(sql: string): Parsed {
     return { statements, byteOffset };
   } catch (err) {
     if (err instanceof SqlError) throw err;
-    if (err instanceof SyntaxError) {
+    if (err instanceof PeggySyntaxError) {
       const at = err.location.start.offset;
       throw new SqlError(byteOffset(at), syntaxProblem(err), sectionAt(marks, at));
     }
@@ -114,7 +114,7 @@ function sectionAt(marks: number[], at: number): number {
 }
 
 /** peggy's "Expected X or Y but "z" found." reworded; a lifted vector shows as "[". */
-function syntaxProblem(err: SyntaxError): string {
+function syntaxProblem(err: PeggySyntaxError): string {
   const message = err.message.replace(/\.$/, '').replaceAll('"\\u0001"', '"["');
   return message.charAt(0).toLowerCase() + message.slice(1);
 }
