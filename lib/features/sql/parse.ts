@@ -19,6 +19,8 @@ export const SECTIONS: Record<number, string> = {
   12: 'Aggregates: COUNT, SUM, GROUP BY',
   13: 'LIMIT and OFFSET',
   14: 'OPTIONS',
+  15: 'The compiled form',
+  16: 'Errors',
 };
 
 /** A statement that cannot be parsed or compiled: `at` is a byte offset into the script. */
