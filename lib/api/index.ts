@@ -12,7 +12,7 @@ import { maintenanceRoutes } from './maintenance';
 import { metadataRoutes } from './metadata';
 import { probeRoutes } from './probes';
 import { recordRoutes } from './records';
-import { searchRoutes } from './search';
+import { QueryAccounting, searchRoutes } from './search';
 import type { StoreSlot } from './slot';
 
 export { StoreSlot } from './slot';
@@ -28,16 +28,19 @@ export interface ApiOptions {
 }
 
 /** Every route of the service, one module per route family. */
-export const apiRoutes = (slot: StoreSlot, { registry, slowQueryMs, testFaults, readOnly }: ApiOptions): Route[] => [
-  ...probeRoutes(slot, registry),
-  ...introspectionRoutes(slot),
-  ...collectionRoutes(slot),
-  ...aliasRoutes(slot),
-  ...recordRoutes(slot),
-  ...searchRoutes(slot, { registry, slowQueryMs }),
-  ...metadataRoutes(slot),
-  ...sqlRoutes(slot),
-  ...maintenanceRoutes(slot),
-  ...FEATURES.flatMap((feature) => feature.routes(slot, { readOnly })),
-  ...(testFaults ? faultRoutes(slot) : []),
-];
+export function apiRoutes(slot: StoreSlot, { registry, slowQueryMs, testFaults, readOnly }: ApiOptions): Route[] {
+  const queries = new QueryAccounting({ registry, slowQueryMs });
+  return [
+    ...probeRoutes(slot, registry),
+    ...introspectionRoutes(slot),
+    ...collectionRoutes(slot),
+    ...aliasRoutes(slot),
+    ...recordRoutes(slot),
+    ...searchRoutes(slot, queries),
+    ...metadataRoutes(slot),
+    ...sqlRoutes(slot, queries),
+    ...maintenanceRoutes(slot),
+    ...FEATURES.flatMap((feature) => feature.routes(slot, { readOnly })),
+    ...(testFaults ? faultRoutes(slot) : []),
+  ];
+}

@@ -1,5 +1,5 @@
 // Search routes: vector (/search, /search/similar, /search/batch) and full text (/text-search,
-// /hybrid-search, /suggest), with the query counter and the slow-query log.
+// /hybrid-search, /suggest), with the query counter and the slow-query log they share with /query.
 import { Counter, type Registry } from 'prom-client';
 import type { Store } from '../store/store';
 import type { CallOptions } from '../types';
@@ -15,34 +15,46 @@ export interface SearchOptions {
   slowQueryMs: number | null;
 }
 
+/** Counts the queries handed to the store and logs the slow ones (spec: SVC_SLOW_QUERY_MS). */
+export class QueryAccounting {
+  private readonly queries: Counter;
+  private readonly slowQueryMs: number | null;
+
+  constructor({ registry, slowQueryMs }: SearchOptions) {
+    this.queries = new Counter({ name: 'svc_search_queries_total', help: 'Search queries handed to the store', registers: [registry] });
+    this.slowQueryMs = slowQueryMs;
+  }
+
+  /** Runs one query for the request, cancelled with it, and answers its JSON bytes. */
+  async run(req: Request, search: (options: CallOptions) => Promise<Buffer>) {
+    this.queries.inc();
+    return jsonBytes(
+      await cancellable(req, async (options) => {
+        const started = performance.now();
+        const result = await search(options);
+        const ms = performance.now() - started;
+        if (this.slowQueryMs !== null && ms >= this.slowQueryMs) {
+          // The vector routes leave their short plan on the request's token.
+          const plan = options.cancellation?.token.planSummary();
+          req.log.warn({ route: req.route, ms, ...(plan ? { plan: JSON.parse(plan) } : {}) }, 'slow query');
+        }
+        return result;
+      }),
+    );
+  }
+}
+
 type RawSearch = (store: Store, bytes: Uint8Array, options: CallOptions) => Promise<Buffer>;
 
 /** The request bytes go to the core as they are and its JSON comes back as bytes. */
-export function searchRoutes(slot: StoreSlot, { registry, slowQueryMs }: SearchOptions): Route[] {
-  const queries = new Counter({ name: 'svc_search_queries_total', help: 'Search queries handed to the store', registers: [registry] });
+export function searchRoutes(slot: StoreSlot, accounting: QueryAccounting): Route[] {
   const searchRoute = (path: string, search: RawSearch): Route =>
     route({
       method: 'POST',
       path,
       access: 'read',
       body: 'raw',
-      handle: async (req: Request) => {
-        const store = slot.get();
-        queries.inc();
-        return jsonBytes(
-          await cancellable(req, async (options) => {
-            const started = performance.now();
-            const result = await search(store, req.bytes, options);
-            const ms = performance.now() - started;
-            if (slowQueryMs !== null && ms >= slowQueryMs) {
-              // The vector routes leave their short plan on the request's token (spec: SVC_SLOW_QUERY_MS).
-              const plan = options.cancellation?.token.planSummary();
-              req.log.warn({ route: req.route, ms, ...(plan ? { plan: JSON.parse(plan) } : {}) }, 'slow query');
-            }
-            return result;
-          }),
-        );
-      },
+      handle: (req: Request) => accounting.run(req, (options) => search(slot.get(), req.bytes, options)),
     });
   return [
     searchRoute('/search', (store, bytes, o) => store.searchJson(bytes, o)),

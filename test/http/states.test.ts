@@ -85,6 +85,22 @@ test('SVC_SLOW_QUERY_MS: a slow vector search logs its short plan (path, total_u
   t.false('candidates' in (line.plan ?? {}));
 });
 
+test('SVC_SLOW_QUERY_MS and svc_search_queries_total: a /query statement counts and logs like the typed route it runs', async (t) => {
+  const server = await startServer([], { SVC_SLOW_QUERY_MS: '0.001' });
+  t.teardown(() => server.stop());
+  await call(server, 'POST', '/collections/logged/upsert', { records: unitRecords(3, 4) });
+  const counted = async () => Number(/^svc_search_queries_total (\d+)$/m.exec((await call(server, 'GET', '/metrics')).text)?.[1]);
+  const before = await counted();
+  const r = await call(server, 'POST', '/query', { sql: 'SELECT * FROM logged ORDER BY NEAREST([1, 0, 0, 0])' }, { 'X-Request-Id': 'slow-sql' });
+  t.is(r.status, 200);
+  t.is(await counted(), before + 1);
+  const slowLine = () => server.stderr().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.reqId === 'slow-sql' && l.msg === 'slow query');
+  await until(() => slowLine() !== undefined, 'the slow-query line');
+  const line = slowLine();
+  t.is(line?.route, '/query');
+  t.is(line?.plan?.path, 'exact');
+});
+
 test('running out of memory in a write answers 507: before it is applied the store serves on, while it is applied it is poisoned', async (t) => {
   const server = await startServer([], { TESSERA_TEST_FAULTS: '1' });
   t.teardown(() => server.stop());

@@ -1,8 +1,7 @@
 // POST /query: `{sql, compile_only?}` in, the answer of Store.queryJson out (docs/sql.md).
-import { cancellable } from '../../api/store_route';
+import type { QueryAccounting } from '../../api/search';
 import type { StoreSlot } from '../../api/slot';
 import { HttpError } from '../../http/errors';
-import { jsonBytes } from '../../http/reply';
 import { type Route, route } from '../../http/route';
 import type { Schema } from '../../http/schema';
 
@@ -22,12 +21,13 @@ const queryRequest: Schema<QueryRequest> = (v, at) => {
   return { sql: body.sql, compile_only: body.compile_only === true };
 };
 
-export const sqlRoutes = (slot: StoreSlot): Route[] => [
+/** A /query request counts as one search query and is logged when slow, like the typed routes. */
+export const sqlRoutes = (slot: StoreSlot, queries: QueryAccounting): Route[] => [
   route({
     method: 'POST',
     path: '/query',
     access: 'read',
     body: queryRequest,
-    handle: async (req) => jsonBytes(await cancellable(req, (o) => slot.get().queryJson(req.body.sql, { compileOnly: req.body.compile_only }, o))),
+    handle: (req) => queries.run(req, (o) => slot.get().queryJson(req.body.sql, { compileOnly: req.body.compile_only }, o)),
   }),
 ];
