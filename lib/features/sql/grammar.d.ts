@@ -66,7 +66,6 @@ export interface Count {
 
 export interface Statement {
   at: number;
-  end: number;
   select: Projection;
   from: KeyRef[] | null;
   where: Condition | null;
