@@ -117,6 +117,6 @@ function sectionAt(marks: number[], at: number): number {
 
 /** peggy's "Expected X or Y but "z" found." reworded; a lifted vector shows as "[". */
 function syntaxProblem(err: PeggySyntaxError): string {
-  const message = err.message.replace(/\.$/, '').replaceAll('"\\u0001"', '"["');
+  const message = err.message.replace(/\.$/, '').replace('but "\\x01" found', 'but "[" found');
   return message.charAt(0).toLowerCase() + message.slice(1);
 }
