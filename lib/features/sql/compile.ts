@@ -63,7 +63,7 @@ export function compileStatement(s: Statement, byte: (at: number) => number): Co
   }
 
   if (s.from !== null) body.scope = s.from.map((n) => n.name);
-  if (s.where !== null) body.filter = filter(s.where);
+  if (s.where !== null) body.filter = filter(s.where, fail);
   if (s.select.kind === 'all') {
     if (s.select.except !== null) body.exclude_attributes = s.select.except.map((k) => k.name);
   } else {
@@ -77,7 +77,7 @@ export function compileStatement(s: Statement, byte: (at: number) => number): Co
     for (const o of s.options) {
       if (!allowed.includes(o.name))
         fail(o.at, allowed.length === 0 ? `a ${kind} statement takes no OPTIONS; remove ${o.name}` : `OPTIONS ${o.name} does not apply to ${kind}; it takes ${allowed.join(', ')}`, 14);
-      if (seen.has(o.name)) fail(o.at, `OPTIONS sets ${o.name} twice`, 14);
+      if (seen.has(o.name)) fail(o.at, `OPTIONS sets ${o.name} twice; set each of ${allowed.join(', ')} at most once`, 14);
       seen.add(o.name);
       body[o.name] = o.value;
     }
@@ -105,7 +105,7 @@ function compileAggregate(s: Statement, fail: Fail): Compiled {
   if (s.offset !== null) fail(s.offset.at, 'an aggregate answers every group (up to 10000); OFFSET does not apply', 12);
   if (s.options !== null) fail(s.options[0].at, 'an aggregate takes no OPTIONS', 14);
   if (s.from !== null) body.scope = s.from.map((n) => n.name);
-  if (s.where !== null) body.filter = filter(s.where);
+  if (s.where !== null) body.filter = filter(s.where, fail);
   if (sum.length > 0) body.sum = sum;
   if (group !== undefined) body.group_by = group;
   return { kind: 'aggregate', body };
@@ -143,9 +143,31 @@ function namedArgs(args: NamedValue[], known: Record<string, string>, into: Reco
   }
 }
 
+// Deeper conditions are refused here, before the recursion below could run out of stack; the
+// filter language's own bound is lower, and the route names it for the depths in between.
+const MAX_NESTING = 256;
+
 /** A top-level AND is the filter array itself; below it AND, OR and NOT are All, Any and Not. */
-function filter(where: Condition): Predicate[] {
-  return where.op === 'and' ? where.args.flatMap(filter) : [predicate(where)];
+function filter(where: Condition, fail: Fail): Predicate[] {
+  const top: Condition[] = [];
+  const pending: Condition[] = [where];
+  while (pending.length > 0) {
+    const c = pending.pop() as Condition;
+    if (c.op === 'and') for (let i = c.args.length - 1; i >= 0; i--) pending.push(c.args[i]);
+    else top.push(c);
+  }
+  for (const c of top) checkNesting(c, fail);
+  return top.map(predicate);
+}
+
+function checkNesting(root: Condition, fail: Fail): void {
+  const pending: [Condition, number][] = [[root, 0]];
+  while (pending.length > 0) {
+    const [c, depth] = pending.pop() as [Condition, number];
+    if (c.op === 'leaf') continue;
+    if (depth >= MAX_NESTING) fail(c.at, `conditions nest more than ${MAX_NESTING} levels deep; flatten them`, 6);
+    for (const arg of c.op === 'not' ? [c.arg] : c.args) pending.push([arg, depth + 1]);
+  }
 }
 
 function predicate(c: Condition): Predicate {

@@ -50,6 +50,8 @@ const SCAN = new RegExp(String.raw`'(?:[^']|'')*'?|"(?:[^"]|"")*"?|--[^\n]*|\/\*
 // vector to doubles and back to text would cost more than parsing the rest of the statement.
 const JSON_NUMBER = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?`;
 const JSON_NUMBERS = new RegExp(String.raw`^${JSON_NUMBER}(?:\s*,\s*${JSON_NUMBER})*$`);
+// Only a number with a 3-digit exponent or 300 digits can be too large for a double.
+const MAYBE_INFINITE = /[eE]\+?\d{3}|\d{300}/;
 
 /** Where the lifted text shrank: at `at` in the parsed text, `removed` code units went missing. */
 interface Shift {
@@ -68,7 +70,7 @@ export function parseScript(sql: string): Parsed {
       if (list === undefined) return match;
       const ref = `\u0001${vectors.length}`;
       const start = at - shrunk;
-      vectors.push(JSON_NUMBERS.test(list) ? new RawJson(`[${list}]`) : list.split(',').map(Number));
+      vectors.push(JSON_NUMBERS.test(list) && !MAYBE_INFINITE.test(list) ? new RawJson(`[${list}]`) : list.split(',').map(Number));
       shrunk += match.length - ref.length;
       shifts.push({ at: start + ref.length, removed: shrunk });
       return ref;

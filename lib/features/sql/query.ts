@@ -25,14 +25,18 @@ const ROUTES: Record<Kind, { path: string; run: (store: QueryStore, body: Uint8A
   aggregate: { path: '/aggregate', run: (s, b, o) => s.aggregateJson(b, o) },
 };
 
-/** What each kind's route fills in for a field left out (the spec's tables), for compile_only. */
-const RANKED_DEFAULTS = { top_k: 10, offset: 0, filter: [], include_attributes: null, exclude_attributes: null, limit_per: null, diversity: null, expand: null, rerank: null };
+/**
+ * What each kind's route fills in for a field left out (the spec's tables), for compile_only; null
+ * where there is no default. Projection is listed only when the statement names attributes (every
+ * attribute is the default). Sent to its route with `scope`, the form runs the statement.
+ */
+const RANKED_DEFAULTS = { top_k: 10, offset: 0, filter: [], limit_per: null, diversity: null, expand: null, rerank: null };
 const TEXT_DEFAULTS = { prefix: false, combine: 'Sum', explain: false, highlight: null };
 const DEFAULTS: Record<Kind, Record<string, unknown>> = {
   search: { ...RANKED_DEFAULTS, min_score: null, exact: false, rank_by: null, plan: false, names: [], name_weights: {}, pool: 'Max' },
   'text-search': { ...RANKED_DEFAULTS, ...TEXT_DEFAULTS, min_score: null, rank_by: null },
   'hybrid-search': { ...RANKED_DEFAULTS, ...TEXT_DEFAULTS, rrf_k: 60, candidates: 100, vector_weight: 1, text_weight: 1, plan: false },
-  list: { filter: [], offset: 0, limit: 100, include_attributes: null, exclude_attributes: null, order_by: null },
+  list: { filter: [], offset: 0, limit: 100, order_by: null },
   aggregate: { filter: [], sum: [], group_by: null },
 };
 
