@@ -138,7 +138,7 @@ const COMPILED: [string, unknown][] = [
       route: '/search',
       collections: ['papers'],
       options: {
-        query: [0.5, -0.5, 0, 1], top_k: 10, offset: 0, filter: [], include_attributes: null, exclude_attributes: null, min_score: null, exact: false, rank_by: null,
+        query: [0.5, -0.5, 0, 1], top_k: 10, offset: 0, filter: [], min_score: null, exact: false, rank_by: null,
         // name_weights: the spec's "none" (every name weighs 1.0), spelled as the empty map.
         limit_per: null, diversity: null, expand: null, rerank: null, plan: false, names: [], name_weights: {}, pool: 'Max',
       },
@@ -151,7 +151,7 @@ const COMPILED: [string, unknown][] = [
       route: '/text-search',
       collections: ['papers'],
       options: {
-        field: 'title', query: 'vector', prefix: false, combine: 'Sum', top_k: 10, offset: 0, filter: [], include_attributes: null, exclude_attributes: null,
+        field: 'title', query: 'vector', prefix: false, combine: 'Sum', top_k: 10, offset: 0, filter: [],
         min_score: null, rank_by: null, limit_per: null, diversity: null, expand: null, rerank: null, explain: false, highlight: null,
       },
     },
@@ -163,14 +163,14 @@ const COMPILED: [string, unknown][] = [
       route: '/hybrid-search',
       collections: ['papers'],
       options: {
-        vector: [0, 1, 0, 0], field: 'title', text: 'bm25', prefix: false, combine: 'Sum', top_k: 10, offset: 0, filter: [], include_attributes: null, exclude_attributes: null,
+        vector: [0, 1, 0, 0], field: 'title', text: 'bm25', prefix: false, combine: 'Sum', top_k: 10, offset: 0, filter: [],
         rrf_k: 60, candidates: 100, vector_weight: 1, text_weight: 1, limit_per: null, diversity: null, expand: null, rerank: null, explain: false, highlight: null, plan: false,
       },
     },
   ],
   [
     'SELECT * FROM papers',
-    { kind: 'list', route: '/list', collections: ['papers'], options: { filter: [], offset: 0, limit: 100, include_attributes: null, exclude_attributes: null, order_by: null } },
+    { kind: 'list', route: '/list', collections: ['papers'], options: { filter: [], offset: 0, limit: 100, order_by: null } },
   ],
   ['SELECT COUNT(*) FROM papers', { kind: 'aggregate', route: '/aggregate', collections: ['papers'], options: { filter: [], sum: [], group_by: null } }],
 ];
@@ -250,10 +250,7 @@ test('compile_only still refuses a statement that does not compile', async (t) =
   t.is(r.json?.error, `SQL error at byte ${Buffer.byteLength(STATEMENTS[0]) + 2}: only SELECT statements are accepted; got DELETE (nothing was changed) (docs/sql.md §1 Statements and scripts)`);
 });
 
-// Bug: §15 says sending `options` plus `scope: collections` to `route` runs the statement, but the
-// options carry `include_attributes: null` and `exclude_attributes: null`, which every route
-// refuses (400 "include_attributes must be an array, got null").
-test.failing('compile_only: options plus scope sent to route answer what the statement answers', async (t) => {
+test('compile_only: options plus scope sent to route answer what the statement answers', async (t) => {
   for (const sql of STATEMENTS) {
     const [compiled, run] = await Promise.all([query(t, { sql, compile_only: true }), query(t, { sql })]);
     const direct = await call(server, 'POST', compiled.json.route, { ...compiled.json.options, scope: compiled.json.collections });

@@ -86,10 +86,20 @@ export function compileScript(sql: string): Prepared[] {
   const { statements, byteOffset } = parseScript(sql);
   const prepared = statements.map((s) => {
     const compiled = compileStatement(s, byteOffset);
-    return { ...compiled, bytes: stringifyExact(compiled.body) };
+    return { ...compiled, bytes: serialized(compiled.body, byteOffset(s.at)) };
   });
   cache.set(sql, prepared);
   return prepared;
+}
+
+/** The request's JSON; an option value nested thousands deep overflows the stack, and is refused. */
+function serialized(body: Record<string, unknown>, at: number): Buffer {
+  try {
+    return stringifyExact(body);
+  } catch (err) {
+    if (err instanceof RangeError && /call stack/.test(err.message)) throw new SqlError(at, 'an option value nests too deeply to send; flatten it', 14);
+    throw err;
+  }
 }
 
 /** Runs a script, or with `compileOnly` describes what it would run; the answer as JSON bytes. */
