@@ -9,13 +9,22 @@ import { HttpServer } from './http/server';
 import { StoreError } from './store/errors';
 import { Store } from './store/store';
 import type { Distance, IndexSettingInfo, OpenOptions } from './types';
-import { anyText, duration, exit, type FlagSpec, flagHelp, integer, oneOf, readFlags, size, UsageError } from './cli_flags';
-import { INGEST_USAGE, ingestCommand } from './ingest';
+import { anyText, type Command, DISTANCES, duration, exit, type FlagSpec, flagHelp, integer, oneOf, readFlags, size, UsageError } from './cli_flags';
+import { exportCommand } from './export';
+import { importCommand } from './import';
+import { ingestCommand } from './ingest';
+import { statsCommand } from './stats';
 
 /** How long in-flight requests may run on after SIGTERM/SIGINT before they are cancelled. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-const DISTANCES = ['Cosine', 'Euclidean', 'DotProduct'] as const;
+/** The commands beside serve, by name. */
+const COMMANDS = new Map<string, Command>([
+  ['ingest', ingestCommand],
+  ['import', importCommand],
+  ['export', exportCommand],
+  ['stats', statsCommand],
+]);
 
 interface ServeConfig {
   data: string;
@@ -136,7 +145,12 @@ environment:
   ${'SVC_SLOW_QUERY_MS'.padEnd(34)} log searches at least this slow, at warn (default off)
   ${'TESSERA_EMBED_API_KEY'.padEnd(34)} bearer key sent to the embed provider (TESSERA_SUMMARIZE_API_KEY,
   ${''.padEnd(34)} TESSERA_RERANK_API_KEY for the others)
+
+other commands (each with --help):
+${[...COMMANDS].map(([name, c]) => `  ${`tessera ${name}`.padEnd(34)} ${c.summary}`).join('\n')}
 `;
+
+const COMMAND_LINES = `usage: ${['serve', ...COMMANDS.keys()].map((name) => `tessera ${name} [flags]`).join(' | ')}`;
 
 function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
   const config: ServeConfig = {
@@ -267,18 +281,20 @@ function refused(config: ServeConfig, err: Error, code: number): never {
 const crash = (err: unknown): never => exit((err as Error)?.stack ?? String(err), 1);
 
 function main(argv: string[]): void {
-  const [command, ...rest] = argv;
-  if (command === '--help' || command === '-h' || command === 'help' || (command === 'serve' && (rest.includes('--help') || rest.includes('-h')))) {
+  const [name, ...rest] = argv;
+  const wantsHelp = rest.includes('--help') || rest.includes('-h');
+  if (name === '--help' || name === '-h' || name === 'help' || (name === 'serve' && wantsHelp)) {
     process.stdout.write(USAGE);
     return;
   }
-  if (command === 'ingest') {
-    if (rest.includes('--help') || rest.includes('-h')) process.stdout.write(INGEST_USAGE);
-    else ingestCommand(rest);
+  const other = name === undefined ? undefined : COMMANDS.get(name);
+  if (other) {
+    if (wantsHelp) process.stdout.write(other.usage);
+    else other.run(rest);
     return;
   }
   try {
-    if (command !== 'serve') throw new UsageError(command === undefined ? 'missing command; usage: tessera serve [flags] | tessera ingest [flags] FILE...' : `unknown command "${command}"; usage: tessera serve [flags] | tessera ingest [flags] FILE...`);
+    if (name !== 'serve') throw new UsageError(name === undefined ? `missing command; ${COMMAND_LINES}` : `unknown command "${name}"; ${COMMAND_LINES}`);
     serve(parseServe(rest, process.env)).catch(crash);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;

@@ -1,5 +1,7 @@
-// What the `tessera` commands share: the value parsers of their flags, the usage error and the
-// one-line exit.
+// What the `tessera` commands share: the value parsers of their flags, the usage error, the
+// one-line exit and the way a command beside serve runs.
+import { StoreError } from './store/errors';
+import type { Distance } from './types';
 
 /** A bad command line: reported on one line, exit status 2. */
 export class UsageError extends Error {}
@@ -41,6 +43,9 @@ export const oneOf =
   };
 
 export const anyText: Parse = (raw) => raw;
+
+/** What --distance takes: pinned in the store's header when a command creates it. */
+export const DISTANCES: readonly Distance[] = ['Cosine', 'Euclidean', 'DotProduct'];
 
 /** One line on stderr, then exit. */
 export function exit(message: string, code: number): never {
@@ -89,4 +94,36 @@ export function readFlags<F extends FlagSpec>(
     if (raw === undefined) throw new UsageError(`${name} needs a value${flag.arg ? ` ${flag.arg}` : ''}`);
     take(flag, flag.parse(raw, name), raw);
   }
+}
+
+/** A `tessera` command beside serve: what it does in a few words, its --help text, and how it runs on its arguments. */
+export interface Command {
+  summary: string;
+  usage: string;
+  run(args: string[]): void;
+}
+
+/**
+ * A command that reads its flags, then runs. Exit 2, with one line, for a bad command line, a
+ * usage problem found while running (a --resume that does not fit), or a store refusing what the
+ * command asked (400: a setting; 404: no such collection); exit 1 for any other failure.
+ */
+export function command<C>(summary: string, usage: string, parse: (args: string[]) => C, run: (config: C) => Promise<void>): Command {
+  return {
+    summary,
+    usage,
+    run(args) {
+      let config: C;
+      try {
+        config = parse(args);
+      } catch (e) {
+        if (e instanceof UsageError) exit(e.message, 2);
+        throw e;
+      }
+      run(config).catch((e: Error) => {
+        const refused = e instanceof UsageError || (e instanceof StoreError && (e.status === 400 || e.status === 404));
+        exit(e.message, refused ? 2 : 1);
+      });
+    },
+  };
 }

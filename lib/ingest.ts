@@ -4,10 +4,10 @@
 // to stdout.
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { anyText, exit, type FlagSpec, flagHelp, integer, oneOf, readFlags, size, UsageError } from './cli_flags';
+import { anyText, command, type FlagSpec, flagHelp, integer, oneOf, readFlags, size, UsageError } from './cli_flags';
+import { openWriter } from './cli_store';
 import type { ChunkStrategy } from './features/memory/chunking';
-import { StoreError } from './store/errors';
-import { Store } from './store/store';
+import { Progress } from './progress';
 import type { Value } from './types';
 
 const STRATEGIES: readonly ChunkStrategy[] = ['Recursive', 'Markdown', 'Sentence'];
@@ -45,7 +45,7 @@ const FLAGS: Flag[] = [
   { name: '--jsonl', key: 'jsonl', help: 'read every file as JSONL lines {"id", "text", "attrs"?} (default: only *.jsonl files)' },
 ];
 
-export const INGEST_USAGE = `usage: tessera ingest --collection NAME --embed-provider SPEC [flags] FILE...
+const INGEST_USAGE = `usage: tessera ingest --collection NAME --embed-provider SPEC [flags] FILE...
        tessera ingest --code DIR --collection NAME [--embed-provider SPEC] [flags]
 
 Chunks each text file (its id is the path as given) or each JSONL line into records {id}#{index}
@@ -62,7 +62,7 @@ flags:
 ${flagHelp(FLAGS, 28)}
 `;
 
-export function parseIngest(args: string[]): IngestConfig {
+function parseIngest(args: string[]): IngestConfig {
   const config: IngestConfig = { data: './data', jsonl: false, files: [] };
   readFlags(
     args,
@@ -115,69 +115,43 @@ function documentsOf(file: string, config: IngestConfig): Document[] {
   });
 }
 
-/** A progress line: redrawn in place on a terminal, else printed at each tenth. */
-class Progress {
-  private shownTenth = -1;
-  private lastDraw = 0;
-  constructor(
-    private total: number,
-    private readonly unit = 'documents',
-  ) {}
-
-  update(done: number, chunks: number, final = false, total = this.total): void {
-    this.total = total;
-    const tty = process.stderr.isTTY;
-    const now = Date.now();
-    const tenth = Math.floor((done / Math.max(1, this.total)) * 10);
-    if (!final && (tty ? now - this.lastDraw < 100 : tenth === this.shownTenth)) return;
-    this.lastDraw = now;
-    this.shownTenth = tenth;
-    const width = 30;
-    const filled = Math.round((done / Math.max(1, this.total)) * width);
-    const line = `ingest [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${this.total} ${this.unit}, ${chunks} chunks`;
-    process.stderr.write(tty ? `\r${line}${final ? '\n' : ''}` : `${line}\n`);
-  }
-}
-
-/** The store a run writes: refused when a server (or another writer) holds it. */
-async function openWriter(config: IngestConfig): Promise<Store> {
-  const store = await Store.open({ path: config.data, dimension: config.dimension, embedProvider: config.embedProvider });
-  if (store.role !== 'Reader') return store;
-  await store.close();
-  throw new Error(`${config.data} is being written by ${store.writerHolder ?? 'another process'}; stop it first`);
-}
+/** The store a run writes, with the embedder its documents need. */
+const writerFor = (config: IngestConfig) => openWriter({ path: config.data, dimension: config.dimension, embedProvider: config.embedProvider });
 
 async function runCodeIngest(config: IngestConfig, dir: string): Promise<void> {
-  const store = await openWriter(config);
+  const store = await writerFor(config);
   const started = Date.now();
-  const progress = new Progress(0, 'files');
-  let last = { done: 0, chunks: 0 };
+  const progress = new Progress('ingest');
+  let last = { done: 0, total: 0, chunks: 0 };
+  const show = (final: boolean) => progress.update(last.done, last.total, `${last.done}/${last.total} files, ${last.chunks} chunks`, final);
   try {
     const result = await store.ingestCode(config.collection ?? '', dir, {
       max_file_bytes: config.maxFileBytes,
       max_chars: config.maxChars,
       overlap_chars: config.overlapChars,
       onProgress: ({ done, total, chunks }) => {
-        last = { done, chunks };
-        progress.update(done, chunks, false, total);
+        last = { done, total, chunks };
+        show(false);
       },
     });
-    progress.update(last.done, result.chunks, true);
+    last.chunks = result.chunks;
+    show(true);
     process.stdout.write(`${JSON.stringify({ ...result, seconds: (Date.now() - started) / 1000 })}\n`);
   } finally {
     await store.close();
   }
 }
 
-export async function runIngest(config: IngestConfig): Promise<void> {
+async function runIngest(config: IngestConfig): Promise<void> {
   if (config.code !== undefined) return runCodeIngest(config, config.code);
   const collection = config.collection ?? '';
   const documents = config.files.flatMap((f) => documentsOf(f, config));
-  const store = await openWriter(config);
+  const store = await writerFor(config);
   const started = Date.now();
-  const progress = new Progress(documents.length);
+  const progress = new Progress('ingest');
   let done = 0;
   let chunks = 0;
+  const show = (final: boolean) => progress.update(done, documents.length, `${done}/${documents.length} documents, ${chunks} chunks`, final);
   try {
     const chunking = {
       ...(config.maxChars === undefined ? {} : { max_chars: config.maxChars }),
@@ -194,28 +168,20 @@ export async function runIngest(config: IngestConfig): Promise<void> {
           throw new Error(`${doc.id}: ${e.message}`);
         });
         chunks += written.upserted;
-        progress.update(++done, chunks);
+        done++;
+        show(false);
       }
     };
     const workers = Array.from({ length: Math.min(WORKERS, documents.length) }, worker);
     const settled = await Promise.allSettled(workers);
     const failure = settled.find((r) => r.status === 'rejected');
     if (failure) throw (failure as PromiseRejectedResult).reason;
-    progress.update(done, chunks, true);
+    show(true);
   } finally {
     await store.close();
   }
   process.stdout.write(`${JSON.stringify({ documents: done, chunks, seconds: (Date.now() - started) / 1000 })}\n`);
 }
 
-/** `tessera ingest ...`: exit 2 for a bad command line or a store that refuses the options, 1 for a failure. */
-export function ingestCommand(args: string[]): void {
-  let config: IngestConfig;
-  try {
-    config = parseIngest(args);
-  } catch (e) {
-    if (e instanceof UsageError) exit(e.message, 2);
-    throw e;
-  }
-  runIngest(config).catch((e: Error) => exit(e.message, e instanceof StoreError && e.status === 400 ? 2 : 1));
-}
+/** `tessera ingest ...`. */
+export const ingestCommand = command('chunk and embed files, JSONL or a source tree into a collection', INGEST_USAGE, parseIngest, runIngest);
