@@ -24,6 +24,7 @@ const optionalTools = {
   'clang++': { debianPackage: 'clang' },
   'libclang_rt.fuzzer': { debianPackage: 'libclang-rt-14-dev', clangFinds: `libclang_rt.fuzzer-${clangArch}.a` },
   'clang-format': { debianPackage: 'clang-format' },
+  chromium: { debianPackage: 'chromium' },
 } satisfies Record<string, ToolSource>;
 
 export type OptionalTool = keyof typeof optionalTools;
