@@ -1,8 +1,10 @@
 // Every route of the service: one module per route family, plus the optional families built in
-// (../features). Each route validates its input, calls one Store method and shapes the JSON.
+// (../features). Each route validates its input, calls one Store method and shapes the JSON; the
+// web console's static files (../http/console) call no Store method at all.
 import type { Registry } from 'prom-client';
 import { FEATURES } from '../features';
 import { sqlRoutes } from '../features/sql/routes';
+import { consoleRoutes } from '../http/console';
 import type { Route } from '../http/route';
 import { aliasRoutes } from './aliases';
 import { collectionRoutes } from './collections';
@@ -32,6 +34,7 @@ export function apiRoutes(slot: StoreSlot, { registry, slowQueryMs, testFaults, 
   const queries = new QueryAccounting({ registry, slowQueryMs });
   return [
     ...probeRoutes(slot, registry),
+    ...consoleRoutes(),
     ...introspectionRoutes(slot),
     ...collectionRoutes(slot),
     ...aliasRoutes(slot),

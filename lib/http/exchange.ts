@@ -101,7 +101,8 @@ export class Exchange implements Expiring {
 
   async send(reply: Reply): Promise<void> {
     if ('body' in reply) return this.end(reply.status, reply.contentType, reply.body, reply.headers ?? {});
-    await this.stream(reply);
+    if ('pieces' in reply) return this.stream(reply);
+    this.endWithoutBody(reply.status, reply.headers);
   }
 
   /**
@@ -171,6 +172,23 @@ export class Exchange implements Expiring {
       if (ended) this.sent(status);
       return ok;
     });
+  }
+
+  /**
+   * A status line and headers only (a 304). Called without arguments, uWebSockets.js writes no
+   * Content-Length (an explicit `undefined` is read as a garbage length). closeAfterReply is set
+   * only on a 413, so it never applies here.
+   */
+  private endWithoutBody(status: number, headers: Record<string, string>): void {
+    if (this.state !== 'pending') return;
+    this.settle('streaming');
+    this.res.cork(() => {
+      this.res.writeStatus(statusLine(status));
+      this.res.writeHeader('X-Request-Id', this.req.id);
+      for (const k in headers) this.res.writeHeader(k, headers[k]);
+      this.res.endWithoutBody();
+    });
+    this.sent(status);
   }
 
   /** The last byte of the answer was handed to the socket. */

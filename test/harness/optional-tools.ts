@@ -25,6 +25,7 @@ const optionalTools = {
   'libclang_rt.fuzzer': { debianPackage: 'libclang-rt-14-dev', clangFinds: `libclang_rt.fuzzer-${clangArch}.a` },
   'clang-format': { debianPackage: 'clang-format' },
   promtool: { debianPackage: 'prometheus' },
+  chromium: { debianPackage: 'chromium' },
 } satisfies Record<string, ToolSource>;
 
 export type OptionalTool = keyof typeof optionalTools;
