@@ -10,6 +10,7 @@ import { faultRoutes } from './faults';
 import { introspectionRoutes } from './introspection';
 import { maintenanceRoutes } from './maintenance';
 import { metadataRoutes } from './metadata';
+import { openApiRoute } from './openapi';
 import { probeRoutes } from './probes';
 import { recordRoutes } from './records';
 import { QueryAccounting, searchRoutes } from './search';
@@ -30,7 +31,7 @@ export interface ApiOptions {
 /** Every route of the service, one module per route family. */
 export function apiRoutes(slot: StoreSlot, { registry, slowQueryMs, testFaults, readOnly }: ApiOptions): Route[] {
   const queries = new QueryAccounting({ registry, slowQueryMs });
-  return [
+  const routes: Route[] = [
     ...probeRoutes(slot, registry),
     ...introspectionRoutes(slot),
     ...collectionRoutes(slot),
@@ -42,5 +43,9 @@ export function apiRoutes(slot: StoreSlot, { registry, slowQueryMs, testFaults, 
     ...maintenanceRoutes(slot),
     ...FEATURES.flatMap((feature) => feature.routes(slot, { readOnly })),
     ...(testFaults ? faultRoutes(slot) : []),
+    openApiRoute(() => routes),
   ];
+  return routes;
 }
+
+export { describeApi } from './openapi';
