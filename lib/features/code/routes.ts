@@ -1,20 +1,9 @@
 // The code route (feature `code`): POST /code-search, the answer of Store.codeSearch.
-import { BOOLEAN, closed, COUNT, listOf, NUMBER, orNull, ref, STRING } from '../../api/components';
+import { closed, COUNT, listOf, NUMBER, orNull, STRING } from '../../api/components';
 import { storeRoute } from '../../api/store_route';
 import type { StoreSlot } from '../../api/slot';
 import type { Route } from '../../http/route';
-
-/** The /code-search body, as checkCodeSearch (./requests.ts) reads it; null reads as the field left out. */
-const REQUEST = closed(
-  {
-    collection: { type: 'string', minLength: 1 },
-    query: { ...STRING, description: 'Natural-language text for vector search, or keywords for BM25' },
-    limit: orNull({ ...COUNT, maximum: 10000, default: 10, description: 'Files at most' }),
-    filter: orNull(ref('Filter')),
-    vector: orNull({ ...BOOLEAN, description: 'true forces vector search, false BM25; absent lets the store decide' }),
-  },
-  ['collection', 'query'],
-);
+import { CODE_SEARCH_BODY } from './requests';
 
 const SYMBOL = closed(
   { symbol: orNull(STRING), kind: orNull(STRING), start_line: COUNT, end_line: COUNT, score: NUMBER },
@@ -34,7 +23,7 @@ export const codeRoutes = (slot: StoreSlot): Route[] => [
     doc: {
       operationId: 'codeSearch',
       summary: 'Search a code corpus, grouped by file',
-      request: REQUEST,
+      request: CODE_SEARCH_BODY,
       errors: [502],
       responses: { 200: { description: 'Files and their symbols by descending best score', schema: FILES } },
     },

@@ -109,6 +109,8 @@ const RPC_ERROR = closed(
   ['jsonrpc', 'error'],
 );
 const RPC_FAILURE = { description: 'Refused by the MCP transport', schema: RPC_ERROR };
+/** A session id the server does not know; a build without feature mcp answers the plain 404 of an absent route. */
+const UNKNOWN_SESSION = { description: 'Unknown session (a build without feature mcp: no such route)', schema: { anyOf: [RPC_ERROR, { $ref: '#/components/schemas/Error' }] } };
 const MESSAGES = { type: ['object', 'array'], description: 'A JSON-RPC message, or a batch of them' };
 
 /** Model Context Protocol (Streamable HTTP) by method: POST a message, GET the event stream, DELETE the session. */
@@ -121,7 +123,7 @@ const DOCS: Record<'POST' | 'GET' | 'DELETE', RouteDoc> = {
       200: { description: 'The answer, as JSON or as an event stream', schema: MESSAGES, content: { 'text/event-stream': STRING } },
       202: { description: 'A notification or response accepted' },
       400: { description: 'Refused by the MCP transport, or by the server', schema: { anyOf: [RPC_ERROR, { $ref: '#/components/schemas/Error' }] } },
-      404: { description: 'Unknown session', schema: RPC_ERROR },
+      404: UNKNOWN_SESSION,
       406: RPC_FAILURE,
       415: RPC_FAILURE,
     },
@@ -132,7 +134,7 @@ const DOCS: Record<'POST' | 'GET' | 'DELETE', RouteDoc> = {
     responses: {
       200: { description: 'Server-sent events', content: { 'text/event-stream': STRING } },
       400: { description: 'No session id', schema: RPC_ERROR },
-      404: { description: 'Unknown session', schema: RPC_ERROR },
+      404: UNKNOWN_SESSION,
       406: RPC_FAILURE,
       409: { description: 'The session already has a stream open', schema: RPC_ERROR },
     },
@@ -140,7 +142,7 @@ const DOCS: Record<'POST' | 'GET' | 'DELETE', RouteDoc> = {
   DELETE: {
     operationId: 'mcpDelete',
     summary: 'End the session',
-    responses: { 200: { description: 'Ended' }, 400: { description: 'No session id', schema: RPC_ERROR }, 404: { description: 'Unknown session', schema: RPC_ERROR } },
+    responses: { 200: { description: 'Ended' }, 400: { description: 'No session id', schema: RPC_ERROR }, 404: UNKNOWN_SESSION },
   },
 };
 
