@@ -194,8 +194,7 @@ test('a 504 is never retried: its work may still be running', async (t) => {
   const err = (await rejection(clientOf(timed, { fetch: watching((s) => statuses.push(s)) }).recall('notes', { query: 'x' }))) as StoreError;
   t.is(err.status, 504);
   t.regex(err.message, /--read-timeout/);
-  t.deepEqual(statuses, [504]);
-  t.is(slow.calls.length, 1);
+  t.deepEqual(statuses, [504], 'one attempt');
 });
 
 test('tessera/client resolves through the package exports and loads no native code; tessera still loads the library', (t) => {
