@@ -337,6 +337,15 @@ export interface ClusterStatus {
   max_staleness_secs: number | null;
 }
 
+/** A GET /namespaces element (a --namespaced root): the last three are null while the namespace is still opening. */
+export interface NamespaceEntry {
+  name: string;
+  bytes: number;
+  role: Role | null;
+  fenced: boolean | null;
+  staleness_secs: number | null;
+}
+
 /** GET /versions: the commit-version landscape. `readable` stays empty until history is recorded. */
 export interface Versions {
   commit_version: number;

@@ -4,6 +4,7 @@
 import { json } from '../http/reply';
 import { type Route, route } from '../http/route';
 import { FAULTS } from '../store/store';
+import { ref } from './components';
 import type { StoreSlot } from './slot';
 
 /** Test-only fault injection, POST /_test/<fault>; mounted only when TESSERA_TEST_FAULTS=1 (see ./index.ts). */
@@ -13,6 +14,7 @@ export const faultRoutes = (slot: StoreSlot): Route[] =>
       method: 'POST',
       path: `/_test/${kind}`,
       access: 'write',
+      doc: { operationId: `injectFault_${kind.replaceAll('-', '_')}`, summary: `Test only (TESSERA_TEST_FAULTS=1): arm the fault ${kind}`, responses: { 200: { description: 'Armed', schema: ref('Ok') } } },
       handle: () => {
         slot.get()._injectFault(kind);
         return json({ ok: true });

@@ -12,6 +12,7 @@ import { faultRoutes } from './faults';
 import { introspectionRoutes } from './introspection';
 import { maintenanceRoutes } from './maintenance';
 import { metadataRoutes } from './metadata';
+import { openApiRoute } from './openapi';
 import { probeRoutes } from './probes';
 import { recordRoutes } from './records';
 import { QueryAccounting, searchRoutes } from './search';
@@ -32,7 +33,7 @@ export interface ApiOptions {
 /** Every route of the service, one module per route family. */
 export function apiRoutes(slot: StoreSlot, { registry, slowQueryMs, testFaults, readOnly }: ApiOptions): Route[] {
   const queries = new QueryAccounting({ registry, slowQueryMs });
-  return [
+  const routes: Route[] = [
     ...probeRoutes(slot, registry),
     ...consoleRoutes(),
     ...introspectionRoutes(slot),
@@ -45,5 +46,9 @@ export function apiRoutes(slot: StoreSlot, { registry, slowQueryMs, testFaults, 
     ...maintenanceRoutes(slot),
     ...FEATURES.flatMap((feature) => feature.routes(slot, { readOnly })),
     ...(testFaults ? faultRoutes(slot) : []),
+    openApiRoute(() => routes),
   ];
+  return routes;
 }
+
+export { describeApi } from './openapi';

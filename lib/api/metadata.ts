@@ -1,6 +1,7 @@
 // Metadata reads: /list and /aggregate.
 import { jsonBytes } from '../http/reply';
 import { type Route, route } from '../http/route';
+import { ref } from './components';
 import type { StoreSlot } from './slot';
 import { cancellable } from './store_route';
 
@@ -11,6 +12,13 @@ export const metadataRoutes = (slot: StoreSlot): Route[] => [
     path: '/list',
     access: 'read',
     body: 'raw',
+    doc: {
+      operationId: 'list',
+      summary: 'Metadata-only listing: filtered records with score 0, optionally ordered, paged',
+      request: ref('ListRequest'),
+      requestOptional: true,
+      responses: { 200: { description: 'The page', schema: ref('Hits') } },
+    },
     handle: async (req) => jsonBytes(await cancellable(req, (o) => slot.get().listJson(req.bytes, o))),
   }),
   route({
@@ -18,6 +26,13 @@ export const metadataRoutes = (slot: StoreSlot): Route[] => [
     path: '/aggregate',
     access: 'read',
     body: 'raw',
+    doc: {
+      operationId: 'aggregate',
+      summary: 'Count, sums and groups over the filtered records',
+      request: ref('AggregateRequest'),
+      requestOptional: true,
+      responses: { 200: { description: 'The aggregation', schema: ref('AggregateResult') } },
+    },
     handle: async (req) => jsonBytes(await cancellable(req, (o) => slot.get().aggregateJson(req.bytes, o))),
   }),
 ];

@@ -6,6 +6,7 @@ import { json, text } from '../http/reply';
 import { type Route, route } from '../http/route';
 import type { Store } from '../store/store';
 import type { StoreSlot } from './slot';
+import { closed, STRING } from './components';
 
 /** Store size gauges, read from the core's cached footprint at scrape time: no store lock taken. */
 function storeGauges(slot: StoreSlot, registry: Registry): void {
@@ -48,6 +49,9 @@ function storeGauges(slot: StoreSlot, registry: Registry): void {
 
 const poisonedBody = (error: string) => ({ status: 'poisoned', error });
 
+const OK_TEXT = { 'text/plain; charset=utf-8': { const: 'ok' } };
+const POISONED = { description: 'The store lock was poisoned by a failure during a write; a restart is required', schema: closed({ status: { const: 'poisoned' }, error: STRING }, ['status', 'error']) };
+
 /** Liveness, readiness and the Prometheus scrape; none takes a token, is shed, or has a deadline. */
 export function probeRoutes(slot: StoreSlot, registry: Registry): Route[] {
   storeGauges(slot, registry);
@@ -56,6 +60,7 @@ export function probeRoutes(slot: StoreSlot, registry: Registry): Route[] {
       method: 'GET',
       path: '/health',
       access: 'probe',
+      doc: { operationId: 'health', summary: 'Liveness (no token ever)', responses: { 200: { description: 'Live', content: OK_TEXT }, 503: POISONED } },
       handle: () => {
         const poison = slot.current?.poisoned();
         return poison ? json(poisonedBody(poison), 503) : text('ok');
@@ -65,6 +70,14 @@ export function probeRoutes(slot: StoreSlot, registry: Registry): Route[] {
       method: 'GET',
       path: '/ready',
       access: 'probe',
+      doc: {
+        operationId: 'ready',
+        summary: 'Readiness: whether the instance can serve (no token ever)',
+        responses: {
+          200: { description: 'Ready', content: OK_TEXT },
+          503: { ...POISONED, description: 'Not ready: no store yet, stale past --max-staleness, or poisoned', schema: { anyOf: [{ $ref: '#/components/schemas/Error' }, POISONED.schema] } },
+        },
+      },
       handle: () => {
         const store = slot.current;
         if (store === null) return json({ error: 'store is not open yet' }, 503);
@@ -81,6 +94,7 @@ export function probeRoutes(slot: StoreSlot, registry: Registry): Route[] {
       method: 'GET',
       path: '/metrics',
       access: 'probe',
+      doc: { operationId: 'metrics', summary: 'Prometheus scrape (no token ever)', responses: { 200: { description: 'Text exposition format 0.0.4', content: { [METRICS_CONTENT_TYPE]: STRING } } } },
       handle: async () => text(await registry.metrics(), 200, METRICS_CONTENT_TYPE),
     }),
   ];

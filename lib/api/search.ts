@@ -5,7 +5,8 @@ import type { Store } from '../store/store';
 import type { CallOptions } from '../types';
 import { jsonBytes } from '../http/reply';
 import type { Request } from '../http/request';
-import { type Route, route } from '../http/route';
+import { type Route, type RouteDoc, route } from '../http/route';
+import { ref } from './components';
 import type { StoreSlot } from './slot';
 import { cancellable } from './store_route';
 
@@ -48,20 +49,49 @@ type RawSearch = (store: Store, bytes: Uint8Array, options: CallOptions) => Prom
 
 /** The request bytes go to the core as they are and its JSON comes back as bytes. */
 export function searchRoutes(slot: StoreSlot, accounting: QueryAccounting): Route[] {
-  const searchRoute = (path: string, search: RawSearch): Route =>
+  const searchRoute = (path: string, doc: RouteDoc, search: RawSearch): Route =>
     route({
       method: 'POST',
       path,
       access: 'read',
       body: 'raw',
+      doc,
       handle: (req: Request) => accounting.run(req, (options) => search(slot.get(), req.bytes, options)),
     });
+  // A route taking `rerank` calls the rerank provider, whose failure is a 502.
+  const ranked = (operationId: string, summary: string, request: string, { answer = 'RankedHits', rerank = true } = {}): RouteDoc => ({
+    operationId,
+    summary,
+    request: ref(request),
+    responses: { 200: { description: 'Hits by score descending, then collection, then id', schema: ref(answer) } },
+    ...(rerank ? { errors: [502] } : {}),
+  });
   return [
-    searchRoute('/search', (store, bytes, o) => store.searchJson(bytes, o)),
-    searchRoute('/search/similar', (store, bytes, o) => store.searchSimilarJson(bytes, o)),
-    searchRoute('/search/batch', (store, bytes, o) => store.searchBatchJson(bytes, o)),
-    searchRoute('/text-search', (store, bytes, o) => store.textSearchJson(bytes, o)),
-    searchRoute('/hybrid-search', (store, bytes, o) => store.hybridSearchJson(bytes, o)),
-    searchRoute('/suggest', (store, bytes, o) => store.suggestJson(bytes, o)),
+    searchRoute('/search', ranked('search', 'Nearest-neighbour search', 'SearchRequest'), (store, bytes, o) => store.searchJson(bytes, o)),
+    searchRoute('/search/similar', ranked('searchSimilar', "Search with a stored record's vector (the record itself excluded)", 'SimilarRequest', { rerank: false }), (store, bytes, o) =>
+      store.searchSimilarJson(bytes, o),
+    ),
+    searchRoute(
+      '/search/batch',
+      {
+        operationId: 'searchBatch',
+        summary: '1 to 16 searches validated together, optionally fused with RRF',
+        request: ref('BatchRequest'),
+        responses: { 200: { description: 'One ranking per query in order, or the fused ranking', schema: ref('BatchResponse') } },
+      },
+      (store, bytes, o) => store.searchBatchJson(bytes, o),
+    ),
+    searchRoute('/text-search', ranked('textSearch', 'BM25 search of declared full-text fields', 'TextSearchRequest', { answer: 'Hits' }), (store, bytes, o) => store.textSearchJson(bytes, o)),
+    searchRoute('/hybrid-search', ranked('hybridSearch', 'A vector and a BM25 query fused with RRF', 'HybridSearchRequest'), (store, bytes, o) => store.hybridSearchJson(bytes, o)),
+    searchRoute(
+      '/suggest',
+      {
+        operationId: 'suggest',
+        summary: "Ranked completions from one field's full-text vocabulary",
+        request: ref('SuggestRequest'),
+        responses: { 200: { description: 'Completions by df descending, then term', schema: ref('SuggestResult') } },
+      },
+      (store, bytes, o) => store.suggestJson(bytes, o),
+    ),
   ];
 }

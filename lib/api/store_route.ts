@@ -4,7 +4,7 @@
 import type { ErrorStatus } from '../http/errors';
 import { json } from '../http/reply';
 import type { Request } from '../http/request';
-import { type Route, type RouteHead, route } from '../http/route';
+import { type Route, type RouteDoc, type RouteHead, route } from '../http/route';
 import { Cancellation, CancellationPool } from '../store/cancellation';
 import { StoreError } from '../store/errors';
 import type { Store } from '../store/store';
@@ -41,11 +41,12 @@ export const storeRoute = <B = undefined>(slot: StoreSlot, { call, ...def }: Sto
 type CollectionWrite = (store: Store, name: string, body: Uint8Array, options: CallOptions) => Promise<unknown>;
 
 /** POST /collections/{name}/<action>: the raw body goes to the core, which parses and validates it. */
-export const collectionWriteRoute = (slot: StoreSlot, action: string, call: CollectionWrite): Route =>
+export const collectionWriteRoute = (slot: StoreSlot, action: string, doc: RouteDoc, call: CollectionWrite): Route =>
   storeRoute(slot, {
     method: 'POST',
     path: `/collections/{name}/${action}`,
     access: 'write',
     body: 'raw',
+    doc,
     call: (store, req, o) => call(store, req.param('name'), req.bytes, o),
   });

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { HttpError } from './errors';
 import { type Reply, notModified } from './reply';
 import { type Route, route } from './route';
+import type { JsonSchema } from './schema';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -62,18 +63,34 @@ function serve(asset: Asset, ifNoneMatch: string | undefined): Reply {
   return { status: 200, contentType: asset.contentType, body: asset.body, headers };
 }
 
+const TEXT: JsonSchema = { type: 'string' };
+const NOT_MODIFIED = { description: 'The copy the browser holds (If-None-Match) is current; no body' };
+
 /** GET /console (the page) and GET /console/{file} (its script and style sheet). */
 export function consoleRoutes(dir = path.join(__dirname, 'console')): Route[] {
   const assets = readAssets(dir);
   const page = assets.get(PAGE) as Asset;
   const headers = ['if-none-match'];
   return [
-    route({ method: 'GET', path: '/console', access: 'probe', headers, handle: (req) => serve(page, req.headers['if-none-match']) }),
+    route({
+      method: 'GET',
+      path: '/console',
+      access: 'probe',
+      headers,
+      doc: { operationId: 'console', summary: 'The web console page (no token: the page holds no data)', responses: { 200: { description: 'The page', content: { [CONTENT_TYPES['.html']]: TEXT } }, 304: NOT_MODIFIED } },
+      handle: (req) => serve(page, req.headers['if-none-match']),
+    }),
     route({
       method: 'GET',
       path: '/console/{file}',
       access: 'probe',
       headers,
+      doc: {
+        operationId: 'consoleFile',
+        summary: "The web console's script and style sheet",
+        responses: { 200: { description: 'The file', content: { [CONTENT_TYPES['.js']]: TEXT, [CONTENT_TYPES['.css']]: TEXT } }, 304: NOT_MODIFIED },
+        errors: [404],
+      },
       handle: (req) => {
         const asset = assets.get(req.param('file'));
         if (!asset) throw new HttpError(404, `the console has no file ${JSON.stringify(req.param('file'))}; open /console`);

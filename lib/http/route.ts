@@ -1,7 +1,7 @@
 // Route: a route's method, path template, access class and body handling, and template helpers.
 import type { Reply } from './reply';
 import type { Request } from './request';
-import type { Schema } from './schema';
+import type { JsonSchema, Schema } from './schema';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -14,7 +14,35 @@ export type Access =
   /** Token, shedding, `--write-timeout`, refused with 403 by `--read-only`. */
   | 'write';
 
-/** A route without its handler: what the cross-cutting rules need to know. */
+/** One answer of a route, for the API description. */
+export interface Answer {
+  description: string;
+  /** The JSON Schema of a JSON (`application/json`) body. */
+  schema?: JsonSchema;
+  /** Bodies of other content types, by content type; a text body's schema is `{type: 'string'}`. */
+  content?: Record<string, JsonSchema>;
+}
+
+/**
+ * What the API description (GET /openapi.json) says of a route. A schema body describes itself;
+ * the errors every route of an access class can answer are added to `responses` when the
+ * description is built (lib/http/openapi.ts).
+ */
+export interface RouteDoc {
+  /** The method name of the route in the library and the client (Store.search, TesseraClient.search). */
+  operationId: string;
+  summary: string;
+  /** The body of a `raw` route, as the library or the core validates it. */
+  request?: JsonSchema;
+  /** The body may be left out (the route then reads it as `{}`). */
+  requestOptional?: boolean;
+  /** The route's own answers by status; an entry here replaces the access class's answer for that status. */
+  responses: Record<number, Answer>;
+  /** Error statuses it answers beyond its access class's (502: a provider it calls failed). */
+  errors?: readonly number[];
+}
+
+/** A route without its handler: what the cross-cutting rules and the API description need to know. */
 export interface RouteHead<B = unknown> {
   method: Method;
   /** Template such as `/collections/{name}/meta`; also the metrics `route` label. */
@@ -41,6 +69,7 @@ export interface RouteHead<B = unknown> {
    * routes that ask.
    */
   headers?: readonly string[];
+  doc: RouteDoc;
 }
 
 export interface Route<B = unknown> extends RouteHead<B> {

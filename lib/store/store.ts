@@ -1,6 +1,6 @@
 // The Store class: the embedded library, one async method per route of the spec. Every call runs
 // in the core on a worker thread; bodies that carry vectors or Values cross as JSON bytes.
-import { parseExact, stringifyExact } from '../exact_json';
+import { parseExact } from '../exact_json';
 import { type NativeFootprint, native, type NativeStore } from '../native';
 import type {
   AggregateRequest,
@@ -41,19 +41,11 @@ import { createEmbedder, createReranker, createSummarizer, ProviderSpecError, ty
 import { mayRerank, reranked, rerankerOrRefuse } from '../features/rerank/rerank';
 import { runQuery, SqlError } from '../features/sql/query';
 import { checkRecall, checkRemember, type RecallRequest, type RememberRequest, type RememberResponse } from '../features/memory/requests';
+import { bodyBytes } from './body';
 import { call, isCancelled } from './call';
 import { RecordsCursor } from './cursor';
 import { StoreError, cancelledError, toStoreError } from './errors';
 
-/** Request bodies cross to the core as JSON bytes; a value JSON cannot hold is the caller's fault. */
-function bytes(body: Uint8Array | object): Uint8Array {
-  if (body instanceof Uint8Array) return body;
-  try {
-    return stringifyExact(body);
-  } catch (e) {
-    throw new StoreError(400, e instanceof Error ? e.message : String(e));
-  }
-}
 
 const json = <T>(b: Buffer): T => JSON.parse(b.toString('utf8')) as T;
 
@@ -369,11 +361,11 @@ export class Store {
       putMeta: (name, meta, o) => this.putMeta(name, meta, o),
       collections: (o) => this.collections(o),
       search: (body, o) => this.search(body, o),
-      searchJson: async ({ query, ...rest }, o) => call(o, (token) => this.core.searchVector(bytes(rest), query, token)),
+      searchJson: async ({ query, ...rest }, o) => call(o, (token) => this.core.searchVector(bodyBytes(rest), query, token)),
       delete: (name, body, o) => this.delete(name, body, o),
       get: (name, ids, o) => this.get(name, ids, o),
       upsertStamped: (name, body, o) => this.upsertStamped(name, body, o),
-      reinforce: async (name, body, o) => json(await call(o, () => this.core.reinforce(name, bytes(body)))),
+      reinforce: async (name, body, o) => json(await call(o, () => this.core.reinforce(name, bodyBytes(body)))),
     };
   }
 
@@ -401,7 +393,7 @@ export class Store {
 
   /** An upsert that keeps svc.* attributes: the features' own writes only, never a caller's body. */
   private async upsertStamped(name: string, body: { records: StampedRecord[] }, o?: CallOptions): Promise<{ upserted: number }> {
-    return json(await call(o, () => this.core.upsertStamped(name, bytes(body))));
+    return json(await call(o, () => this.core.upsertStamped(name, bodyBytes(body))));
   }
 
   async collections(o?: CallOptions): Promise<string[]> {
@@ -422,12 +414,12 @@ export class Store {
 
   /** Replaces the collection's metadata wholesale. */
   async putMeta(name: string, meta: Record<string, string> | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
-    return json(await call(o, () => this.core.putMeta(name, bytes(meta))));
+    return json(await call(o, () => this.core.putMeta(name, bodyBytes(meta))));
   }
 
   /** Declares the collection's named vectors, replacing the whole set. */
   async setVectorNames(name: string, names: string[] | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
-    const body = names instanceof Uint8Array ? names : bytes({ names });
+    const body = names instanceof Uint8Array ? names : bodyBytes({ names });
     return json(await call(o, () => this.core.setVectorNames(name, body)));
   }
 
@@ -436,7 +428,7 @@ export class Store {
    * replacing the declaration; [] drops it. Indexes change speed only, never results.
    */
   async setFilterIndex(name: string, fields: FilterIndexEntry[] | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
-    const body = fields instanceof Uint8Array ? fields : bytes({ fields });
+    const body = fields instanceof Uint8Array ? fields : bodyBytes({ fields });
     return json(await call(o, () => this.core.setFilterIndex(name, body)));
   }
 
@@ -445,7 +437,7 @@ export class Store {
    * max_token_len?}), replacing the schema; [] drops it. Stored documents are indexed at once.
    */
   async setFtsSchema(name: string, fields: FtsFieldEntry[] | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
-    const body = fields instanceof Uint8Array ? fields : bytes({ fields });
+    const body = fields instanceof Uint8Array ? fields : bodyBytes({ fields });
     return json(await call(o, () => this.core.setFtsSchema(name, body)));
   }
 
@@ -454,7 +446,7 @@ export class Store {
   }
 
   async putAlias(name: string, target: string | Uint8Array, o?: CallOptions): Promise<{ alias: string; target: string }> {
-    const body = target instanceof Uint8Array ? target : bytes({ target });
+    const body = target instanceof Uint8Array ? target : bodyBytes({ target });
     return json(await call(o, () => this.core.putAlias(name, body)));
   }
 
@@ -464,12 +456,12 @@ export class Store {
 
   /** Inserts or overwrites records by id; the batch is all-or-nothing and durable when this resolves. */
   async upsert(name: string, body: { records: RecordInput[] } | Uint8Array, o?: CallOptions): Promise<{ upserted: number }> {
-    return json(await call(o, () => this.core.upsert(name, bytes(body))));
+    return json(await call(o, () => this.core.upsert(name, bodyBytes(body))));
   }
 
   /** Deletes by ids, or by filter (which wins when both are sent). */
   async delete(name: string, body: { ids?: string[]; filter?: Filter } | Uint8Array, o?: CallOptions): Promise<{ deleted: number }> {
-    return json(await call(o, () => this.core.delete(name, bytes(body))));
+    return json(await call(o, () => this.core.delete(name, bodyBytes(body))));
   }
 
   /** Streams every live record from one snapshot, as pieces of a JSON array. */
@@ -497,7 +489,7 @@ export class Store {
    * absent ids are left out, a missing collection is 404. Found by id (sealed segments' id index).
    */
   async get(name: string, ids: string[] | Uint8Array, o?: CallOptions): Promise<{ id: string; attrs: StoredRecord['attrs'] }[]> {
-    const body = ids instanceof Uint8Array ? ids : bytes({ ids });
+    const body = ids instanceof Uint8Array ? ids : bodyBytes({ ids });
     return parseExact(await call(o, () => this.core.get(name, body)));
   }
 
@@ -514,16 +506,16 @@ export class Store {
     if (!(body instanceof Uint8Array) && body.query instanceof Float32Array && !body.rerank) {
       // A Float32Array query travels as floats beside the rest of the body: no number text at all.
       const { query, ...rest } = body;
-      return parseExact(await call(o, (token) => this.core.searchVector(bytes(rest), query, token)));
+      return parseExact(await call(o, (token) => this.core.searchVector(bodyBytes(rest), query, token)));
     }
-    return parseExact(await this.searchJson(bytes(body), o));
+    return parseExact(await this.searchJson(bodyBytes(body), o));
   }
 
   /** /search/similar: search with a stored record's vector, the record itself excluded. */
   async searchSimilar(body: SimilarRequest & { plan: true }, o?: CallOptions): Promise<PlannedHits>;
   async searchSimilar(body: SimilarRequest | Uint8Array, o?: CallOptions): Promise<Hit[]>;
   async searchSimilar(body: SimilarRequest | Uint8Array, o?: CallOptions): Promise<Hit[] | PlannedHits> {
-    return parseExact(await this.searchSimilarJson(bytes(body), o));
+    return parseExact(await this.searchSimilarJson(bodyBytes(body), o));
   }
 
   async searchSimilarJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
@@ -532,7 +524,7 @@ export class Store {
 
   /** /search/batch: 1 to 16 searches validated together, optionally fused with RRF. */
   async searchBatch(body: BatchRequest | Uint8Array, o?: CallOptions): Promise<BatchResponse> {
-    return parseExact(await this.searchBatchJson(bytes(body), o));
+    return parseExact(await this.searchBatchJson(bodyBytes(body), o));
   }
 
   async searchBatchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
@@ -541,7 +533,7 @@ export class Store {
 
   /** /text-search: BM25 over declared full-text fields (docs/full-text.md has the formula). */
   async textSearch(body: TextSearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[]> {
-    return parseExact(await this.textSearchJson(bytes(body), o));
+    return parseExact(await this.textSearchJson(bodyBytes(body), o));
   }
 
   async textSearchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
@@ -555,7 +547,7 @@ export class Store {
   async hybridSearch(body: HybridSearchRequest & { plan: true }, o?: CallOptions): Promise<PlannedHits>;
   async hybridSearch(body: HybridSearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[]>;
   async hybridSearch(body: HybridSearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[] | PlannedHits> {
-    return parseExact(await this.hybridSearchJson(bytes(body), o));
+    return parseExact(await this.hybridSearchJson(bodyBytes(body), o));
   }
 
   async hybridSearchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
@@ -572,13 +564,13 @@ export class Store {
     const parsed = requestBody(body);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !('rerank' in parsed)) return run(body);
     const { rerank, ...rest } = parsed as Record<string, unknown>;
-    if (rerank === null) return run(bytes(rest));
-    return reranked(parsed as Record<string, unknown>, (b) => run(bytes(b)), rerankerOrRefuse(this.rerankProvider), ownQuery(rest), signalOf(o));
+    if (rerank === null) return run(bodyBytes(rest));
+    return reranked(parsed as Record<string, unknown>, (b) => run(bodyBytes(b)), rerankerOrRefuse(this.rerankProvider), ownQuery(rest), signalOf(o));
   }
 
   /** /suggest: completions of the phrase's final word from a full-text field's vocabulary. */
   async suggest(body: SuggestRequest | Uint8Array, o?: CallOptions): Promise<SuggestResult> {
-    return json(await this.suggestJson(bytes(body), o));
+    return json(await this.suggestJson(bodyBytes(body), o));
   }
 
   async suggestJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
@@ -587,7 +579,7 @@ export class Store {
 
   /** /list: filtered records with score 0, optionally ordered, paged. */
   async list(body: ListRequest | Uint8Array = {}, o?: CallOptions): Promise<Hit[]> {
-    return parseExact(await this.listJson(bytes(body), o));
+    return parseExact(await this.listJson(bodyBytes(body), o));
   }
 
   async listJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
@@ -596,7 +588,7 @@ export class Store {
 
   /** /aggregate: count, sums and groups over the filtered records. */
   async aggregate(body: AggregateRequest | Uint8Array = {}, o?: CallOptions): Promise<AggregateResult> {
-    return parseExact(await this.aggregateJson(bytes(body), o));
+    return parseExact(await this.aggregateJson(bodyBytes(body), o));
   }
 
   async aggregateJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
@@ -632,7 +624,7 @@ export class Store {
    * what is in memory and rewrites every segment holding dead rows and every run of small segments.
    */
   async compact(body: { expired?: boolean } | Uint8Array = {}, o?: CallOptions): Promise<{ ok: true }> {
-    return json(await call(o, () => this.core.compact(bytes(body))));
+    return json(await call(o, () => this.core.compact(bodyBytes(body))));
   }
 
   /** Deletes every entry of every collection whose `svc.expires_at` has passed. */

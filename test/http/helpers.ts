@@ -4,6 +4,7 @@ import * as http from 'node:http';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { prng } from '../core/helpers';
+import { apiDescription, contractViolation } from './contract';
 
 export const CLI = path.resolve(__dirname, '../../lib/cli.js');
 
@@ -65,6 +66,7 @@ export function packageBuiltWith(features: string): string {
  * then for /ready. `args` come after the defaults, so they can add any flag.
  */
 export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = {}, { waitReady = true, cli = CLI } = {}): Promise<Server> {
+  apiDescription(); // built now, while the server starts, so that no timed request pays for it
   const hasData = args.includes('--data') || args.includes('--in-memory');
   const defaults = ['--port', '0', '--log-level', 'warn', ...(hasData ? [] : ['--data', tempDir()])];
   if (!args.includes('--dimension')) defaults.push('--dimension', '4');
@@ -142,7 +144,11 @@ export interface Answer {
   json: any;
 }
 
-/** One request; `body` objects are sent as JSON, strings and bytes as they are. */
+/**
+ * One request; `body` objects are sent as JSON, strings and bytes as they are. An answer the API
+ * description does not allow for the route and status (./contract.ts) rejects, failing the test
+ * that made the request.
+ */
 export async function call(server: Pick<Server, 'url'>, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   const payload = body === undefined || typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
   const res = await fetch(server.url + path, { method, body: payload as BodyInit | undefined, headers });
@@ -153,6 +159,9 @@ export async function call(server: Pick<Server, 'url'>, method: string, path: st
   } catch {
     json = undefined;
   }
+  const requestText = payload === undefined ? undefined : typeof payload === 'string' ? payload : Buffer.from(payload as Uint8Array).toString('utf8');
+  const violation = contractViolation(method, path, requestText, res.status, res.headers.get('content-type') ?? '', text);
+  if (violation) throw new Error(`contract: ${violation}`);
   return { status: res.status, headers: res.headers, text, json };
 }
 

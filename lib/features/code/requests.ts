@@ -1,5 +1,6 @@
 // The /code-search body (spec, "POST /code-search"), checked field by field: every error names the
 // field.
+import { BOOLEAN, closed, COUNT, orNull, ref, STRING } from '../../api/components';
 import { StoreError } from '../../store/errors';
 import type { Filter } from '../../types';
 
@@ -26,7 +27,19 @@ export interface CodeSearchResponse {
   files: { path: string; language: string | null; symbols: CodeSymbolHit[] }[];
 }
 
-const KEYS = ['collection', 'query', 'limit', 'filter', 'vector'];
+/** The /code-search body as checkCodeSearch reads it (its fields are the ones it accepts), for the API description; null reads as the field left out. */
+export const CODE_SEARCH_BODY = closed(
+  {
+    collection: { type: 'string', minLength: 1 },
+    query: { ...STRING, description: 'Natural-language text for vector search, or keywords for BM25' },
+    limit: orNull({ ...COUNT, maximum: 10000, default: 10, description: 'Files at most' }),
+    filter: orNull(ref('Filter')),
+    vector: orNull({ ...BOOLEAN, description: 'true forces vector search, false BM25; absent lets the store decide' }),
+  },
+  ['collection', 'query'],
+);
+
+const KEYS = Object.keys(CODE_SEARCH_BODY.properties as object);
 /** The most files one search answers: the read routes' bound. */
 export const MAX_LIMIT = 10_000;
 

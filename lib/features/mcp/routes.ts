@@ -4,10 +4,11 @@
 // goes out piece by piece at the pace the client reads.
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { closed, STRING } from '../../api/components';
 import type { StoreSlot } from '../../api/slot';
 import { type PieceSource, type Reply, json } from '../../http/reply';
 import type { Request } from '../../http/request';
-import { type Method, type Route, route } from '../../http/route';
+import { type Method, type Route, type RouteDoc, route } from '../../http/route';
 import type { FeatureOptions } from '../index';
 import { carrying, mcpServer } from './server';
 import { Sessions } from './sessions';
@@ -98,6 +99,53 @@ async function reply(method: Method, req: Request, response: Response): Promise<
   return { status: response.status, contentType, headers, body: new Uint8Array(await response.arrayBuffer()) };
 }
 
+/** A JSON-RPC error the transport answers (tool schemas and the protocol itself: see the MCP specification). */
+const RPC_ERROR = closed(
+  {
+    jsonrpc: { const: '2.0' },
+    error: { type: 'object', properties: { code: { type: 'integer' }, message: STRING }, required: ['code', 'message'] },
+    id: { type: ['string', 'integer', 'null'] },
+  },
+  ['jsonrpc', 'error'],
+);
+const RPC_FAILURE = { description: 'Refused by the MCP transport', schema: RPC_ERROR };
+/** A session id the server does not know; a build without feature mcp answers the plain 404 of an absent route. */
+const UNKNOWN_SESSION = { description: 'Unknown session (a build without feature mcp: no such route)', schema: { anyOf: [RPC_ERROR, { $ref: '#/components/schemas/Error' }] } };
+const MESSAGES = { type: ['object', 'array'], description: 'A JSON-RPC message, or a batch of them' };
+
+/** Model Context Protocol (Streamable HTTP) by method: POST a message, GET the event stream, DELETE the session. */
+const DOCS: Record<'POST' | 'GET' | 'DELETE', RouteDoc> = {
+  POST: {
+    operationId: 'mcpPost',
+    summary: 'Send an MCP JSON-RPC message (initialize first; then Mcp-Session-Id)',
+    request: MESSAGES,
+    responses: {
+      200: { description: 'The answer, as JSON or as an event stream', schema: MESSAGES, content: { 'text/event-stream': STRING } },
+      202: { description: 'A notification or response accepted' },
+      400: { description: 'Refused by the MCP transport, or by the server', schema: { anyOf: [RPC_ERROR, { $ref: '#/components/schemas/Error' }] } },
+      404: UNKNOWN_SESSION,
+      406: RPC_FAILURE,
+      415: RPC_FAILURE,
+    },
+  },
+  GET: {
+    operationId: 'mcpGet',
+    summary: "The session's server-to-client event stream",
+    responses: {
+      200: { description: 'Server-sent events', content: { 'text/event-stream': STRING } },
+      400: { description: 'No session id', schema: RPC_ERROR },
+      404: UNKNOWN_SESSION,
+      406: RPC_FAILURE,
+      409: { description: 'The session already has a stream open', schema: RPC_ERROR },
+    },
+  },
+  DELETE: {
+    operationId: 'mcpDelete',
+    summary: 'End the session',
+    responses: { 200: { description: 'Ended' }, 400: { description: 'No session id', schema: RPC_ERROR }, 404: UNKNOWN_SESSION },
+  },
+};
+
 export function mcpRoutes(slot: StoreSlot, options: FeatureOptions): Route[] {
   const sessions = new Sessions(() => mcpServer(slot, options));
 
@@ -118,8 +166,8 @@ export function mcpRoutes(slot: StoreSlot, options: FeatureOptions): Route[] {
     return reply(method, req, await transport.handleRequest(webRequest(method, req), { authInfo: carrying(req) }));
   };
 
-  const mcpRoute = (method: Method): Route =>
-    route({ method, path: '/mcp', access: 'read', headers: HEADERS, ...(method === 'POST' ? { body: 'raw' as const, writeTimeoutWhen: callsWritingTool } : {}), handle: handle(method) });
+  const mcpRoute = (method: keyof typeof DOCS): Route =>
+    route({ method, path: '/mcp', access: 'read', headers: HEADERS, doc: DOCS[method], ...(method === 'POST' ? { body: 'raw' as const, writeTimeoutWhen: callsWritingTool } : {}), handle: handle(method) });
   return [
     mcpRoute('POST'),
     { ...mcpRoute('GET'), close: () => sessions.endStreams() },

@@ -1,5 +1,6 @@
 // The memory routes' request bodies (spec, "Memory routes"), checked field by field: every error
 // names the field and the fix, and nothing is written or embedded before a body passed.
+import { BOOLEAN, closed, COUNT, NUMBER, orNull, ref, STRING } from '../../api/components';
 import { StoreError } from '../../store/errors';
 import type { Filter, RerankOptions, Value } from '../../types';
 import { checkRerank } from '../rerank/rerank';
@@ -46,6 +47,47 @@ export interface RecallRequest {
   rerank?: RerankOptions;
 }
 
+const SECONDS = { type: 'number', exclusiveMinimum: 0, maximum: 1e11 };
+
+/** The remember body as checkRemember reads it (its fields are the ones it accepts), for the API description; null reads as the field left out. */
+export const REMEMBER_BODY = closed(
+  {
+    id: { type: 'string', minLength: 1 },
+    text: STRING,
+    mode: orNull({ enum: ['raw', 'summarize'], default: 'raw' }),
+    attrs: orNull(ref('Attrs')),
+    ttl_seconds: orNull({ ...SECONDS, description: 'Seconds until expiry from write time; absent: never expires' }),
+    dedupe_threshold: orNull({ type: 'number', minimum: -1, maximum: 1, description: 'Cosine floor above which the nearest entry is updated in place' }),
+    chunking: orNull(
+      closed({
+        strategy: { enum: ['Recursive', 'Markdown', 'Sentence'], default: 'Recursive' },
+        max_chars: { type: 'integer', minimum: 1, default: 1000 },
+        overlap_chars: { type: 'integer', minimum: 0, default: 100 },
+      }),
+    ),
+  },
+  ['id', 'text'],
+);
+
+/** The recall body as checkRecall reads it. */
+export const RECALL_BODY = closed(
+  {
+    query: STRING,
+    top_k: orNull({ ...COUNT, maximum: 10000, default: 10, description: '0 means the default' }),
+    min_score: orNull(NUMBER),
+    filter: orNull(ref('Filter')),
+    diversity: orNull({ type: 'number', minimum: 0, maximum: 1 }),
+    rollup: orNull(
+      closed({ per_parent: orNull({ ...COUNT, maximum: 10000, default: 1, description: '0 reads as 1' }), neighbours: orNull({ ...COUNT, maximum: 100, default: 0 }) }),
+    ),
+    rerank: orNull(ref('Rerank')),
+    reinforce: orNull({ ...BOOLEAN, default: false, description: 'Stamp svc.access_count and svc.last_accessed on the hits (a write)' }),
+    extend_ttl_seconds: orNull(SECONDS),
+    rank_by: orNull(ref('RankBy')),
+  },
+  ['query'],
+);
+
 const bad = (message: string) => new StoreError(400, message);
 
 function objectBody(body: unknown, route: string): Record<string, unknown> {
@@ -64,7 +106,7 @@ function positiveSeconds(value: unknown, field: string): number {
   return value;
 }
 
-const REMEMBER_KEYS = ['id', 'text', 'mode', 'attrs', 'ttl_seconds', 'dedupe_threshold', 'chunking'] as const;
+const REMEMBER_KEYS = Object.keys(REMEMBER_BODY.properties as object);
 
 export function checkRemember(raw: unknown): RememberRequest {
   const body = objectBody(raw, 'remember');
@@ -110,7 +152,7 @@ function checkRollup(value: unknown): { per_parent: number; neighbours: number }
   return { per_parent: perParent || 1, neighbours };
 }
 
-const RECALL_KEYS = ['query', 'top_k', 'min_score', 'filter', 'diversity', 'rollup', 'rerank', 'reinforce', 'extend_ttl_seconds', 'rank_by'] as const;
+const RECALL_KEYS = Object.keys(RECALL_BODY.properties as object);
 
 export function checkRecall(raw: unknown): RecallRequest {
   const body = objectBody(raw, 'recall');

@@ -4,6 +4,7 @@
 // attribute, since the text and the limit_per value are read from the stored record; then here the
 // candidates with usable text take the provider's scores and go first, the others follow in their
 // original order, limit_per is applied again, the page is cut and projected.
+import { COMPONENTS } from '../../api/components';
 import { parseExact, stringifyExact } from '../../exact_json';
 import { StoreError } from '../../store/errors';
 import { hasFeature } from '../built';
@@ -12,6 +13,8 @@ import { provided } from '../memory/memory';
 import type { Reranker } from '../memory/providers';
 
 const MAX_DEPTH = 10_000;
+/** The options rerank takes: the fields of its described shape. */
+const RERANK_KEYS = Object.keys(COMPONENTS.Rerank.properties as object);
 const bad = (message: string) => new StoreError(400, message);
 
 /** The configured reranker, or the 400 a request for rerank gets without one (or without the feature). */
@@ -28,7 +31,7 @@ export const mayRerank = (body: Uint8Array): boolean => Buffer.from(body.buffer,
 export function checkRerank(value: unknown, fallback: string | undefined): Required<RerankOptions> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw bad('rerank must be an object: {"query": "...", "overscan"?: 10, "text_attr"?: "svc.text"}');
   const r = value as Record<string, unknown>;
-  for (const key of Object.keys(r)) if (!['query', 'overscan', 'text_attr'].includes(key)) throw bad(`unknown field 'rerank.${key}'; accepted: query, overscan, text_attr`);
+  for (const key of Object.keys(r)) if (!RERANK_KEYS.includes(key)) throw bad(`unknown field 'rerank.${key}'; accepted: ${RERANK_KEYS.join(', ')}`);
   if (r.query !== undefined && r.query !== null && typeof r.query !== 'string') throw bad('rerank.query must be a string');
   const query = typeof r.query === 'string' && r.query !== '' ? r.query : fallback;
   if (query === undefined || query === '') throw bad('rerank.query is required here: the text the cross-encoder reads against each candidate');

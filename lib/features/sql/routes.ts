@@ -1,24 +1,30 @@
 // POST /query: `{sql, compile_only?}` in, the answer of Store.queryJson out (docs/sql.md).
+import { closed, listOf, ref, STRING } from '../../api/components';
 import type { QueryAccounting } from '../../api/search';
 import type { StoreSlot } from '../../api/slot';
-import { HttpError } from '../../http/errors';
 import { type Route, route } from '../../http/route';
-import type { Schema } from '../../http/schema';
+import { annotated, boolean, object, string } from '../../http/schema';
 
-interface QueryRequest {
-  sql: string;
-  compile_only: boolean;
-}
+const queryRequest = object(
+  { sql: annotated(string, { description: "One or more ';'-separated SELECT statements (docs/sql.md)" }) },
+  { compile_only: annotated(boolean, { default: false, description: 'Answer the compiled form instead of running the statements' }) },
+);
 
-const queryRequest: Schema<QueryRequest> = (v, at) => {
-  const shape = 'send {"sql": "SELECT ...", "compile_only"?: true|false}';
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new HttpError(400, `${at} must be an object; ${shape}`);
-  const body = v as Record<string, unknown>;
-  for (const key of Object.keys(body))
-    if (key !== 'sql' && key !== 'compile_only') throw new HttpError(400, `${at}.${key} is not a known field; ${shape}`);
-  if (typeof body.sql !== 'string') throw new HttpError(400, `${at}.sql is required and must be a string; ${shape}`);
-  if (body.compile_only !== undefined && typeof body.compile_only !== 'boolean') throw new HttpError(400, `${at}.compile_only must be true or false`);
-  return { sql: body.sql, compile_only: body.compile_only === true };
+/** What one statement answers: its typed route's answer, or with compile_only its compiled form (docs/sql.md §15). */
+const STATEMENT_ANSWER = {
+  anyOf: [
+    ref('RankedHits'),
+    ref('AggregateResult'),
+    closed(
+      {
+        kind: { enum: ['search', 'text-search', 'hybrid-search', 'list', 'aggregate'] },
+        route: { enum: ['/search', '/text-search', '/hybrid-search', '/list', '/aggregate'] },
+        collections: listOf(STRING),
+        options: { type: 'object', description: "The route's fields, defaults filled in" },
+      },
+      ['kind', 'route', 'collections', 'options'],
+    ),
+  ],
 };
 
 /** A /query request counts as one search query and is logged when slow, like the typed routes. */
@@ -28,6 +34,15 @@ export const sqlRoutes = (slot: StoreSlot, queries: QueryAccounting): Route[] =>
     path: '/query',
     access: 'read',
     body: queryRequest,
-    handle: (req) => queries.run(req, (o) => slot.get().queryJson(req.body.sql, { compileOnly: req.body.compile_only }, o)),
+    doc: {
+      operationId: 'query',
+      summary: 'SQL-shaped reads compiled to the typed routes',
+      // A statement's OPTIONS may rerank, calling the rerank provider.
+      errors: [502],
+      responses: {
+        200: { description: "A single statement's answer (byte-identical to its typed route's), or a script's answers in order", schema: { anyOf: [STATEMENT_ANSWER, listOf(STATEMENT_ANSWER)] } },
+      },
+    },
+    handle: (req) => queries.run(req, (o) => slot.get().queryJson(req.body.sql, { compileOnly: req.body.compile_only === true }, o)),
   }),
 ];
