@@ -39,7 +39,7 @@ import { checkCodeSearch, type CodeSearchRequest, type CodeSearchResponse } from
 import { Memory, type MemoryProviders, type MemoryStore, signalOf, type StampedRecord } from '../features/memory/memory';
 import { createEmbedder, createReranker, createSummarizer, ProviderSpecError, type Reranker } from '../features/memory/providers';
 import { mayRerank, reranked, rerankerOrRefuse } from '../features/rerank/rerank';
-import { runQuery, SqlError } from '../features/sql/query';
+import { compileScript, type Prepared, runQuery, SqlError } from '../features/sql/query';
 import { checkRecall, checkRemember, type RecallRequest, type RememberRequest, type RememberResponse } from '../features/memory/requests';
 import { bodyBytes } from './body';
 import { call, isCancelled } from './call';
@@ -605,13 +605,15 @@ export class Store {
     return parseExact(await this.queryJson(sql, options, o));
   }
 
-  async queryJson(sql: string, { compileOnly = false }: { compileOnly?: boolean } = {}, o?: CallOptions): Promise<Buffer> {
-    if (typeof sql !== 'string') throw new StoreError(400, 'sql must be a string of SELECT statements');
+  queryJson(sql: string, { compileOnly = false }: { compileOnly?: boolean } = {}, o?: CallOptions): Promise<Buffer> {
+    if (typeof sql !== 'string') return Promise.reject(new StoreError(400, 'sql must be a string of SELECT statements'));
+    let prepared: Prepared[];
     try {
-      return await runQuery(this, sql, compileOnly, o);
+      prepared = compileScript(sql);
     } catch (err) {
-      throw err instanceof SqlError ? new StoreError(400, err.message) : err;
+      return Promise.reject(err instanceof SqlError ? new StoreError(400, err.message) : err);
     }
+    return runQuery(this, prepared, compileOnly, o);
   }
 
   /** Seals everything written so far into segment files and empties the write-ahead log. */

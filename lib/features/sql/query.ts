@@ -41,13 +41,17 @@ const DEFAULTS: Record<Kind, Record<string, unknown>> = {
 };
 
 /** A compiled statement with its request body already serialized. */
-interface Prepared extends Compiled {
+export interface Prepared extends Compiled {
   bytes: Buffer;
 }
 
-/** Scripts compiled lately, by their text: a repeated statement skips the parser. */
+/**
+ * Scripts compiled lately, by their text: a repeated statement skips the parser. Eviction gives a
+ * script used since it was last looked at a second chance (the clock algorithm), so a hit only
+ * sets a flag instead of moving the entry.
+ */
 class ScriptCache {
-  private readonly scripts = new Map<string, Prepared[]>();
+  private readonly scripts = new Map<string, { prepared: Prepared[]; used: boolean }>();
   private chars = 0;
   constructor(
     private readonly maxChars: number,
@@ -55,23 +59,25 @@ class ScriptCache {
   ) {}
 
   get(sql: string): Prepared[] | undefined {
-    const hit = this.scripts.get(sql);
-    if (hit !== undefined) {
-      // Most recently used last: Map iterates in insertion order, so the oldest goes first.
-      this.scripts.delete(sql);
-      this.scripts.set(sql, hit);
-    }
-    return hit;
+    const entry = this.scripts.get(sql);
+    if (entry === undefined) return undefined;
+    entry.used = true;
+    return entry.prepared;
   }
 
   set(sql: string, prepared: Prepared[]): void {
     if (sql.length > this.maxScriptChars) return;
-    this.scripts.set(sql, prepared);
+    this.scripts.set(sql, { prepared, used: false });
     this.chars += sql.length;
-    for (const [oldest] of this.scripts) {
+    for (const [oldest, entry] of this.scripts) {
       if (this.chars <= this.maxChars) break;
       this.scripts.delete(oldest);
-      this.chars -= oldest.length;
+      if (entry.used) {
+        entry.used = false;
+        this.scripts.set(oldest, entry);
+      } else {
+        this.chars -= oldest.length;
+      }
     }
   }
 }
@@ -102,14 +108,17 @@ function serialized(body: Record<string, unknown>, at: number): Buffer {
   }
 }
 
-/** Runs a script, or with `compileOnly` describes what it would run; the answer as JSON bytes. */
-export async function runQuery(store: QueryStore, sql: string, compileOnly: boolean, o?: CallOptions): Promise<Buffer> {
-  const prepared = compileScript(sql);
-  if (compileOnly) {
-    const forms = await compiledForms(store, prepared, o);
-    return stringifyExact(prepared.length === 1 ? forms[0] : forms);
-  }
+/**
+ * Runs a compiled script, or with `compileOnly` describes what it would run; the answer as JSON
+ * bytes. A single statement's answer is its route's promise itself, with no layer in between.
+ */
+export function runQuery(store: QueryStore, prepared: Prepared[], compileOnly: boolean, o?: CallOptions): Promise<Buffer> {
+  if (compileOnly) return compiledForms(store, prepared, o).then((forms) => stringifyExact(prepared.length === 1 ? forms[0] : forms));
   if (prepared.length === 1) return ROUTES[prepared[0].kind].run(store, prepared[0].bytes, o);
+  return runScript(store, prepared, o);
+}
+
+async function runScript(store: QueryStore, prepared: Prepared[], o?: CallOptions): Promise<Buffer> {
   const answers: Buffer[] = [];
   for (const [i, p] of prepared.entries()) {
     try {
