@@ -13,13 +13,11 @@
 //
 // BENCH_SECONDS: one autocannon run (default 3); BENCH_ROUNDS (default 2); BENCH_LATENCY_N:
 // requests per latency run (default 2,000); BENCH_BIG_N: rows of the large case (default 100,000).
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as http from 'node:http';
-import * as net from 'node:net';
-import * as path from 'node:path';
-import uWS from 'uWebSockets.js';
 import { Store } from '../lib/index';
 import { Rng, emit, log, nlpSentences, randomUnitVectors } from './common';
+import { CLI, connection, post, serveBare, start } from './http_rig';
 
 const DIM = 128;
 const SMALL_N = 1_000;
@@ -83,24 +81,6 @@ function textCorpus(): { bodies: string[]; queries: string[] } {
   return { bodies, queries };
 }
 
-/** Answers every POST with as many bytes as the path was given at start (path=bytes arguments). */
-function serveBare(sizes: string[]): void {
-  const bodies = new Map(sizes.map((s) => s.split('=')).map(([p, n]) => [p, Buffer.alloc(Number(n), 'x')]));
-  uWS
-    .App()
-    .post('/*', (res, req) => {
-      const body = bodies.get(req.getUrl()) ?? Buffer.alloc(0);
-      let aborted = false;
-      res.onAborted(() => (aborted = true));
-      res.onData((_chunk, isLast) => {
-        if (isLast && !aborted) res.cork(() => res.writeHeader('Content-Type', 'application/json').end(body));
-      });
-    })
-    .listen('127.0.0.1', 0, (socket) => {
-      if (socket) console.log(`listening ${uWS.us_socket_local_port(socket)}`);
-    });
-}
-
 async function serveNodeHttp(): Promise<void> {
   const store = await Store.open({ inMemory: true, dimension: DIM });
   for (const body of vectorRecords(SMALL_N, 1)) await store.upsert('bench', Buffer.from(body));
@@ -117,27 +97,6 @@ async function serveNodeHttp(): Promise<void> {
   server.listen(0, '127.0.0.1', () => console.log(`listening ${(server.address() as { port: number }).port}`));
 }
 
-/** Forks a server process and resolves its base URL once it prints its port. */
-function start(args: string[], script = __filename): Promise<{ url: string; port: number; proc: ChildProcess }> {
-  const proc = fork(script, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening (?:on )?(?:http:\/\/127\.0\.0\.1:)?(\d+)/.exec(out);
-      if (m) resolve({ url: `http://127.0.0.1:${m[1]}`, port: Number(m[1]), proc });
-    });
-    proc.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-  });
-}
-
-async function post(url: string, body: string): Promise<string> {
-  const r = await fetch(url, { method: 'POST', body });
-  const text = await r.text();
-  if (r.status !== 200) throw new Error(`${url}: ${r.status} ${text}`);
-  return text;
-}
-
 async function throughput(name: string, url: string, route: string, bodies: string[], connections: number): Promise<AutocannonResult> {
   const result = await autocannon({
     url,
@@ -148,31 +107,6 @@ async function throughput(name: string, url: string, route: string, bodies: stri
   if (result.non2xx || result.errors) throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   log(`${name.padEnd(28)} ${connections} conns ${result.requests.average.toFixed(0).padStart(7)} req/s`);
   return result;
-}
-
-/** A keep-alive connection sending one request at a time; `send` resolves once the whole answer arrived. */
-async function connection(port: number, route: string, bodies: string[]) {
-  const requests = bodies.map((b) => Buffer.from(`POST ${route} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`));
-  const socket = net.connect(port, '127.0.0.1');
-  socket.setNoDelay(true);
-  await new Promise((resolve) => socket.once('connect', resolve));
-  let pending: { resolve: () => void; buf: string } | null = null;
-  socket.on('data', (chunk: Buffer) => {
-    if (!pending) return;
-    pending.buf += chunk.toString('latin1');
-    const head = pending.buf.indexOf('\r\n\r\n');
-    if (head < 0) return;
-    const length = Number(/content-length: (\d+)/i.exec(pending.buf.slice(0, head))?.[1] ?? 0);
-    if (pending.buf.length - head - 4 >= length) pending.resolve();
-  });
-  return {
-    send: (i: number) =>
-      new Promise<void>((resolve) => {
-        pending = { resolve, buf: '' };
-        socket.write(requests[((i % requests.length) + requests.length) % requests.length]);
-      }),
-    close: () => socket.destroy(),
-  };
 }
 
 /**
@@ -220,16 +154,15 @@ async function libraryTextP50(corpus: { bodies: string[]; queries: string[] }): 
 }
 
 async function main(): Promise<void> {
-  const cli = path.join(__dirname, '..', 'lib', `cli${path.extname(__filename)}`);
   const serve = ['serve', '--in-memory', '--dimension', String(DIM), '--port', '0', '--log-level', 'warn'];
   const search = searchBodies();
   const corpus = textCorpus();
   const servers: ChildProcess[] = [];
   try {
-    const small = await start(serve, cli);
+    const small = await start(CLI, serve);
     servers.push(small.proc);
     for (const body of vectorRecords(SMALL_N, 1)) await post(`${small.url}/collections/bench/upsert`, body);
-    const big = await start(serve, cli);
+    const big = await start(CLI, serve);
     servers.push(big.proc);
     log(`loading ${BIG_N} x ${DIM} and ${TEXT_N} sentences`);
     for (const body of vectorRecords(BIG_N, 3)) await post(`${big.url}/collections/bench/upsert`, body);
@@ -241,9 +174,9 @@ async function main(): Promise<void> {
       `/search-big=${(await post(`${big.url}/search`, search[0])).length}`,
       `/text=${(await post(`${big.url}/text-search`, corpus.queries[0])).length}`,
     ];
-    const bare = await start(['bare', ...sizes]);
+    const bare = await start(__filename, ['bare', ...sizes]);
     servers.push(bare.proc);
-    const nodeHttp = await start(['node-http']);
+    const nodeHttp = await start(__filename, ['node-http']);
     servers.push(nodeHttp.proc);
 
     const targets: [string, string, string, string[]][] = [
