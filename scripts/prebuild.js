@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// npm run prebuild [-- ARCH...]: Node-API prebuilds, made by prebuildify, in node-gyp-build's layout:
+// prebuilds/<platform>-<arch>/tessera[.glibc].node. Default archs: the host's, plus arm64 on a
+// linux-x64 host (cross-compiled with Debian's g++-aarch64-linux-gnu). Each target builds in its
+// own build-prebuild/<platform>-<arch>/ (incremental across runs; the development build in build/
+// is left alone), through scripts/prebuild-cmake.js.
+'use strict';
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.join(__dirname, '..');
+const platform = process.platform;
+const args = process.argv.slice(2);
+const archs = args.length ? args : platform === 'linux' && process.arch === 'x64' ? ['x64', 'arm64'] : [process.arch];
+const crossStrip = { 'linux-x64-arm64': 'aarch64-linux-gnu-strip' };
+
+for (const arch of archs) {
+  const staging = path.join(root, 'build-prebuild', `${platform}-${arch}`);
+  fs.mkdirSync(staging, { recursive: true });
+  const stripBin = arch === process.arch ? 'strip' : crossStrip[`${platform}-${process.arch}-${arch}`];
+  if (!stripBin) throw new Error(`prebuild: no cross toolchain for ${platform}-${arch} on ${platform}-${process.arch}`);
+  // prebuildify runs the "node-gyp" command in `--cwd` and takes the addon from <cwd>/build/Release.
+  execFileSync(
+    process.execPath,
+    [
+      require.resolve('prebuildify/bin.js'),
+      '--napi',
+      '--strip',
+      `--strip-bin=${stripBin}`,
+      '--name=tessera',
+      `--arch=${arch}`,
+      // The libc tag keeps a glibc build from being picked on a musl system (node-gyp-build matches it).
+      ...(platform === 'linux' ? ['--tag-libc'] : []),
+      `--cwd=${staging}`,
+      `--out=${root}`,
+      `--node-gyp=${path.join(__dirname, 'prebuild-cmake.js')}`,
+    ],
+    { cwd: root, stdio: 'inherit' },
+  );
+}
