@@ -2,8 +2,9 @@
 // The npm packages the native build only takes C/C++ sources from (devDependencies), and which of
 // their files it needs. A consumer installs none of them: `npm pack` copies those files, with the
 // packages' licenses, into deps/<package>/ (prepack runs `node scripts/native-deps.js vendor`,
-// postpack `... clean`), and the build reads a package from deps/ when it is there, else from
-// node_modules (a clone). deps/ wins so that a consumer's own copy of, say, re2 is never picked.
+// postpack `... clean`). The build reads a package from this project's own node_modules when it is
+// installed there (a clone), else from deps/ (an installed tarball); never a copy found further up,
+// which in a consumer's project could be another version.
 //   node scripts/native-deps.js root NAME    prints where NAME's files are (for CMakeLists.txt)
 'use strict';
 const fs = require('node:fs');
@@ -29,14 +30,14 @@ const packages = {
   '@nozbe/simdjson': (file) => ['LICENSE', 'src/simdjson.h', 'src/simdjson.cpp'].includes(file),
 };
 
-function installedRoot(name) {
-  return path.dirname(require.resolve(`${name}/package.json`, { paths: [projectRoot] }));
-}
+const installedRoot = (name) => path.join(projectRoot, 'node_modules', name);
 
 /** Where the build reads `name`'s files from. */
 function packageRoot(name) {
-  const vendored = path.join(depsDir, name);
-  return fs.existsSync(vendored) ? vendored : installedRoot(name);
+  for (const dir of [installedRoot(name), path.join(depsDir, name)]) {
+    if (fs.existsSync(dir)) return dir;
+  }
+  throw new Error(`native-deps: ${name} is neither in node_modules (run npm install) nor in deps/ (a packed tarball)`);
 }
 
 function walk(dir, prefix = '') {
