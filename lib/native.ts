@@ -122,4 +122,17 @@ function packageRoot(): string {
 
 export const root = packageRoot();
 const addonPath = process.env.TESSERA_ADDON_PATH;
-export const native: NativeAddon = addonPath ? require(path.resolve(addonPath)) : require('node-gyp-build')(root);
+export const native: NativeAddon = addonPath ? require(path.resolve(addonPath)) : loadAddon();
+
+/** The addon node-gyp-build picks (build/Release, else the matching prebuild); when none loads, how to build one. */
+function loadAddon(): NativeAddon {
+  try {
+    return require('node-gyp-build')(root);
+  } catch (e) {
+    throw new Error(
+      `tessera: cannot load the native addon for ${process.platform}-${process.arch}: ${(e as Error).message}\n` +
+        'Build it from source with `TESSERA_BUILD_FROM_SOURCE=1 npm rebuild tessera` (needs CMake 3.20+, make or Ninja and a C++20 compiler; see the README, "Install").',
+      { cause: e },
+    );
+  }
+}
