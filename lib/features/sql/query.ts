@@ -46,12 +46,22 @@ export interface Prepared extends Compiled {
 }
 
 /**
- * Scripts compiled lately, by their text: a repeated statement skips the parser. Eviction gives a
- * script used since it was last looked at a second chance (the clock algorithm), so a hit only
- * sets a flag instead of moving the entry.
+ * Scripts compiled lately, by their text: a repeated statement skips the parser.
+ *
+ * A Map keyed by the text would hash every character of each request's new string (a statement
+ * with a 128-d vector: about 2 us, as much as the rest of what /query adds). The key here is a
+ * sample instead, the length, the first and last 64 characters and every 16th one between, and a
+ * hit is confirmed by comparing the whole text. Texts sharing a sample form a chain; past CHAIN of
+ * them a new one is not cached, so no lookup compares more than CHAIN texts.
+ *
+ * Eviction gives a script used since it was last looked at a second chance (the clock algorithm),
+ * so a hit only sets a flag.
  */
 class ScriptCache {
-  private readonly scripts = new Map<string, { prepared: Prepared[]; used: boolean }>();
+  private static readonly CHAIN = 8;
+  private readonly chains = new Map<number, Entry[]>();
+  /** Every entry, oldest first: the clock's order. */
+  private readonly order = new Set<Entry>();
   private chars = 0;
   constructor(
     private readonly maxChars: number,
@@ -59,7 +69,7 @@ class ScriptCache {
   ) {}
 
   get(sql: string): Prepared[] | undefined {
-    const entry = this.scripts.get(sql);
+    const entry = this.chains.get(sample(sql))?.find((e) => e.sql === sql);
     if (entry === undefined) return undefined;
     entry.used = true;
     return entry.prepared;
@@ -67,19 +77,50 @@ class ScriptCache {
 
   set(sql: string, prepared: Prepared[]): void {
     if (sql.length > this.maxScriptChars) return;
-    this.scripts.set(sql, { prepared, used: false });
+    const key = sample(sql);
+    const chain = this.chains.get(key) ?? [];
+    if (chain.length >= ScriptCache.CHAIN) return;
+    const entry: Entry = { sql, key, prepared, used: false };
+    chain.push(entry);
+    this.chains.set(key, chain);
+    this.order.add(entry);
     this.chars += sql.length;
-    for (const [oldest, entry] of this.scripts) {
+    for (const oldest of this.order) {
       if (this.chars <= this.maxChars) break;
-      this.scripts.delete(oldest);
-      if (entry.used) {
-        entry.used = false;
-        this.scripts.set(oldest, entry);
+      this.order.delete(oldest);
+      if (oldest.used) {
+        oldest.used = false;
+        this.order.add(oldest);
       } else {
-        this.chars -= oldest.length;
+        this.forget(oldest);
       }
     }
   }
+
+  private forget(entry: Entry): void {
+    const chain = this.chains.get(entry.key) as Entry[];
+    chain.splice(chain.indexOf(entry), 1);
+    if (chain.length === 0) this.chains.delete(entry.key);
+    this.chars -= entry.sql.length;
+  }
+}
+
+interface Entry {
+  sql: string;
+  key: number;
+  prepared: Prepared[];
+  used: boolean;
+}
+
+/** An FNV-style hash of a text's length, its first and last 64 characters and every 16th between. */
+function sample(sql: string): number {
+  const n = sql.length;
+  let h = n;
+  const edge = Math.min(64, n);
+  for (let i = 0; i < edge; i++) h = Math.imul(h ^ sql.charCodeAt(i), 0x01000193);
+  for (let i = edge; i < n - 64; i += 16) h = Math.imul(h ^ sql.charCodeAt(i), 0x01000193);
+  for (let i = Math.max(edge, n - 64); i < n; i++) h = Math.imul(h ^ sql.charCodeAt(i), 0x01000193);
+  return h;
 }
 
 // A few MiB of statement text: hundreds of distinct vector statements, thousands of short ones.
