@@ -39,7 +39,8 @@ import { checkCodeSearch, type CodeSearchRequest, type CodeSearchResponse } from
 import { Memory, type MemoryProviders, type MemoryStore, signalOf, type StampedRecord } from '../features/memory/memory';
 import { createEmbedder, createReranker, createSummarizer, ProviderSpecError, type Reranker } from '../features/memory/providers';
 import { mayRerank, reranked, rerankerOrRefuse } from '../features/rerank/rerank';
-import { compileScript, type Prepared, runQuery, SqlError } from '../features/sql/query';
+import { SqlError } from '../features/sql/parse';
+import { compileScript, type Prepared, runQuery } from '../features/sql/query';
 import { checkRecall, checkRemember, type RecallRequest, type RememberRequest, type RememberResponse } from '../features/memory/requests';
 import { bodyBytes } from './body';
 import { call, isCancelled } from './call';

@@ -320,6 +320,18 @@ test('§9 a failure after the first BM25 of a sum or GREATEST cites §9', async 
   await sqlError(t, `SELECT * FROM "ü" ORDER BY GREATEST(BM25(title, 'x'), ‸)`, 9);
 });
 
+test('§1 a script longer than 262,144 characters besides its numeric arrays is 400 where the bound falls', async (t) => {
+  const head = `/* ✓ */ SELECT * FROM "ü" WHERE title = '`;
+  await sqlError(t, `${head}${'x'.repeat(262_144 - head.length)}‸${'x'.repeat(1000)}'`, 1, /at most 262144 are read/);
+});
+
+test('§1 numeric arrays do not count against the bound: a 1 MB vector reaches its route', async (t) => {
+  const vector = Array(200_000).fill('0.25').join(', ');
+  const r = await query(t, { sql: `SELECT * FROM "ü" ORDER BY NEAREST([${vector}])` });
+  t.is(r.status, 400);
+  t.regex(r.json.error, /^query has length 200000 but the store dimension is \d+$/);
+});
+
 // ---- §10 RRF ----
 
 test('§10 NEAREST inside RRF takes no arguments', async (t) => {

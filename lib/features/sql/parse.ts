@@ -53,6 +53,12 @@ const JSON_NUMBERS = new RegExp(String.raw`^${JSON_NUMBER}(?:\s*,\s*${JSON_NUMBE
 // Only a number with a 3-digit exponent or 300 digits can be too large for a double.
 const MAYBE_INFINITE = /[eE]\+?\d{3}|\d{300}/;
 
+/**
+ * The parser reads about 150 ns a character (a comment, 1 us) on the event loop, so the text it
+ * reads, numeric arrays lifted out, is bounded: 256 Ki characters cost at most a few hundred ms.
+ */
+export const MAX_PARSED_CHARS = 256 << 10;
+
 /** Where the lifted text shrank: at `at` in the parsed text, `removed` code units went missing. */
 interface Shift {
   at: number;
@@ -82,6 +88,8 @@ export function parseScript(sql: string): Parsed {
     return at + removed;
   };
   const byteOffset = (at: number) => Buffer.byteLength(sql.slice(0, original(at)), 'utf8');
+  if (text.length > MAX_PARSED_CHARS)
+    throw new SqlError(byteOffset(MAX_PARSED_CHARS), `the script is ${text.length} characters long, numeric arrays aside; at most ${MAX_PARSED_CHARS} are read: split it into several requests`, 1);
   const marks: number[] = [];
   try {
     const statements = parse(text, { marks, vectors });

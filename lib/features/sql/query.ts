@@ -185,4 +185,3 @@ async function compiledForms(store: QueryStore, prepared: Prepared[], o?: CallOp
   });
 }
 
-export { SqlError };
