@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // The `tessera` command line: parses `tessera serve` flags, starts the HTTP server, opens the
 // store behind it, and shuts both down cleanly on SIGTERM or SIGINT.
-import { StoreSlot, apiRoutes, storeErrorStatus } from './api';
+import { mkdirSync } from 'node:fs';
+import { Namespaces, OneStore, apiRoutes, namespacedRoutes, storeErrorStatus } from './api';
 import { authenticate, refuseWrites, shed } from './http/hooks';
 import { LOG_LEVELS, type LogLevel, accessLog, createLogger } from './http/log';
 import { createRegistry, httpMetrics } from './http/metrics';
 import { HttpServer } from './http/server';
 import { StoreError } from './store/errors';
 import { Store } from './store/store';
+import { TenantStores } from './store/tenants';
 import type { Distance, IndexSettingInfo, OpenOptions } from './types';
 import { anyText, type Command, DISTANCES, duration, exit, type FlagSpec, flagHelp, integer, oneOf, readFlags, size, UsageError } from './cli_flags';
 import { exportCommand } from './export';
@@ -29,6 +31,8 @@ const COMMANDS = new Map<string, Command>([
 interface ServeConfig {
   data: string;
   inMemory: boolean;
+  namespaced: boolean;
+  warmBytes: number;
   host: string;
   port: number;
   dimension?: number;
@@ -101,6 +105,8 @@ function indexFlags(settings: IndexSettingInfo[]): Flag[] {
 const FLAGS: Flag[] = [
   { name: '--data', key: 'data', parse: anyText, arg: 'DIR', help: 'store directory, created on first open (default ./data)' },
   { name: '--in-memory', key: 'inMemory', value: true, help: 'no files at all; role InMemory (default off)' },
+  { name: '--namespaced', key: 'namespaced', value: true, help: 'serve many tenant stores under --data, one per /ns/{namespace} path prefix, each opened on first use (default off)' },
+  { name: '--warm-bytes', key: 'warmBytes', parse: size, arg: 'SIZE', help: 'with --namespaced: open tenant stores whose files add up past SIZE are closed, least recently used first, and reopened on their next request (default 1GiB)' },
   { name: '--host', key: 'host', parse: anyText, arg: 'ADDR', help: 'address to listen on (default 127.0.0.1)' },
   { name: '--port', key: 'port', parse: integer(0, 65535), arg: 'N', help: 'port to listen on; 0 picks a free one (default 8080)' },
   { name: '--dimension', key: 'dimension', parse: integer(0, 65536), arg: 'N', help: "dimension of a new store, 0 = keyword-only; an existing store's must match (default: none, so creating a store needs it)" },
@@ -124,9 +130,6 @@ const FLAGS: Flag[] = [
   { name: '--summarize-provider', key: 'summarizeProvider', parse: anyText, arg: 'SPEC', help: "summarizer of remember's summarize mode: extractive[:N] (offline), openai:MODEL@URL, ollama:MODEL@URL (default none)" },
   { name: '--log-level', key: 'logLevel', parse: oneOf(LOG_LEVELS), arg: 'LEVEL', help: `${LOG_LEVELS.join(' | ')}; logs are JSON lines on stderr (default info)` },
 ];
-
-/** Flags of features that do not exist yet: refused rather than silently ignored. */
-const NOT_YET = ['--namespaced'];
 
 const USAGE = `usage: tessera serve [flags]
 
@@ -156,6 +159,8 @@ function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
   const config: ServeConfig = {
     data: './data',
     inMemory: false,
+    namespaced: false,
+    warmBytes: 1024 ** 3,
     host: '127.0.0.1',
     port: 8080,
     token: env.TESSERA_TOKEN || undefined,
@@ -168,10 +173,6 @@ function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
     index: {},
     logLevel: 'info',
   };
-  for (const arg of args) {
-    const name = arg.split('=', 1)[0];
-    if (NOT_YET.includes(name)) throw new UsageError(`${name} is not supported yet`);
-  }
   const given = new Set<string>();
   readFlags(args, FLAGS, 'serve', (flag, value, raw) => {
     given.add(flag.name);
@@ -179,6 +180,11 @@ function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
     else Object.assign(config, { [flag.key]: value });
   });
   if (config.inMemory && given.has('--data')) throw new UsageError('--in-memory and --data exclude each other');
+  if (config.namespaced) {
+    for (const flag of ['--in-memory', '--at-version']) if (given.has(flag)) throw new UsageError(`--namespaced and ${flag} exclude each other`);
+  } else if (given.has('--warm-bytes')) {
+    throw new UsageError('--warm-bytes bounds the tenant stores of --namespaced; add --namespaced or drop it');
+  }
   return config;
 }
 
@@ -187,31 +193,6 @@ const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
 async function serve(config: ServeConfig): Promise<void> {
   const logger = createLogger(config.logLevel);
   const registry = createRegistry();
-  const slot = new StoreSlot();
-  const slowQuery = Number(process.env.SVC_SLOW_QUERY_MS);
-  const routes = apiRoutes(slot, {
-    registry,
-    slowQueryMs: slowQuery > 0 ? slowQuery : null,
-    testFaults: process.env.TESSERA_TEST_FAULTS === '1',
-    readOnly: config.readOnly,
-  });
-  const server = new HttpServer(routes, {
-    host: config.host,
-    port: config.port,
-    maxBodyBytes: config.maxBodyBytes,
-    readTimeoutMs: config.readTimeoutMs,
-    writeTimeoutMs: config.writeTimeoutMs,
-    hooks: [
-      ...(config.token ? [authenticate(config.token)] : []),
-      ...(config.readOnly ? [refuseWrites] : []),
-      shed(config.maxConcurrentRequests),
-      httpMetrics(registry),
-      accessLog(logger),
-    ],
-    logger,
-    errorStatus: storeErrorStatus,
-  });
-
   const options: OpenOptions = {
     ...(config.inMemory ? { inMemory: true } : { path: config.data }),
     dimension: config.dimension,
@@ -228,41 +209,81 @@ async function serve(config: ServeConfig): Promise<void> {
     rerankProvider: config.rerankProvider,
     ...config.index,
   };
+  const { path: _root, ...tenantOptions } = options;
   // Whatever the store would refuse is refused before listening (exit 2, like a bad flag), so a
-  // supervisor never sees a start that was bound to fail; the check creates nothing.
-  await Store.check(options).catch((err: Error) => refused(config, err, 2));
+  // supervisor never sees a start that was bound to fail; the check creates nothing. A namespaced
+  // root is no store itself: its settings are checked as a new store's would be.
+  await Store.check(config.namespaced ? { ...tenantOptions, inMemory: true, dimension: config.dimension ?? 0 } : options).catch((err: Error) => refused(config, err, 2));
+
+  const tenants = config.namespaced ? tenantStores(config, tenantOptions, logger) : null;
+  const slot = tenants ? new Namespaces(tenants) : new OneStore();
+  const slowQuery = Number(process.env.SVC_SLOW_QUERY_MS);
+  const routes = apiRoutes(slot, {
+    registry,
+    slowQueryMs: slowQuery > 0 ? slowQuery : null,
+    testFaults: process.env.TESSERA_TEST_FAULTS === '1',
+    readOnly: config.readOnly,
+  });
+  const server = new HttpServer(slot instanceof Namespaces ? namespacedRoutes(routes, slot) : routes, {
+    host: config.host,
+    port: config.port,
+    maxBodyBytes: config.maxBodyBytes,
+    readTimeoutMs: config.readTimeoutMs,
+    writeTimeoutMs: config.writeTimeoutMs,
+    hooks: [
+      ...(config.token ? [authenticate(config.token)] : []),
+      ...(config.readOnly ? [refuseWrites] : []),
+      shed(config.maxConcurrentRequests),
+      httpMetrics(registry),
+      accessLog(logger),
+      ...(slot instanceof Namespaces ? [slot] : []),
+    ],
+    logger,
+    errorStatus: storeErrorStatus,
+  });
 
   // Listen first: /health answers and /ready says 503 while a large store is still opening.
   const port = await server.listen().catch((err: Error) => exit(err.message, 2));
   process.stdout.write(`listening on http://${urlHost(config.host)}:${port}\n`);
 
-  const opening = Store.open(options);
+  const opening = tenants ? null : Store.open(options);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
     await server.close(SHUTDOWN_GRACE_MS);
-    const store = await opening.catch(() => null);
     let code = 0;
-    if (store) {
-      // Acknowledged writes are durable already; a failed flush only leaves more log to replay.
-      if (store.role !== 'Reader') {
-        await store.flush().catch((err) => {
-          logger.error({ err }, 'flush failed');
-          code = 1;
-        });
-      }
-      await store.close();
-    }
+    const store = await opening?.catch(() => null);
+    const closing = tenants ? tenants.closeAll() : (store?.shutdown() ?? Promise.resolve());
+    await closing.catch((err) => {
+      logger.error({ err }, 'flush or close failed');
+      code = 1;
+    });
     process.exit(code);
   };
   process.on('SIGTERM', () => void stop('SIGTERM').catch(crash));
   process.on('SIGINT', () => void stop('SIGINT').catch(crash));
 
+  if (!opening || !(slot instanceof OneStore)) return;
   const store = await opening.catch((err: Error) => refused(config, err, err instanceof StoreError && err.status === 400 ? 2 : 1));
   slot.open(store);
   logger.info({ role: store.role, dimension: store.dimension, distance: store.distance, ann: store.ann, quantization: store.quantization }, 'store open');
+}
+
+/** --namespaced: the root directory is made (or refused, exit 2) before anything listens. */
+function tenantStores(config: ServeConfig, open: Omit<OpenOptions, 'path'>, logger: ReturnType<typeof createLogger>): TenantStores {
+  try {
+    mkdirSync(config.data, { recursive: true });
+  } catch (err) {
+    exit(`cannot use ${config.data} as the root of --namespaced stores: ${(err as Error).message}`, 2);
+  }
+  return new TenantStores({
+    root: config.data,
+    open,
+    warmBytes: config.warmBytes,
+    onCloseError: (namespace, err) => logger.error({ err, namespace }, 'closing an evicted namespace failed'),
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ export { Cancellation } from './store/cancellation';
 export { RecordsCursor } from './store/cursor';
 export { StoreError } from './store/errors';
 export { Store } from './store/store';
+export { TenantStores, type TenantOptions, checkNamespace } from './store/tenants';
 export * from './types';
 export type { RecallRequest, RememberRequest, RememberResponse } from './features/memory/requests';
 export type { ChunkOptions, ChunkStrategy } from './features/memory/chunking';

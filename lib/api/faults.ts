@@ -15,8 +15,8 @@ export const faultRoutes = (slot: StoreSlot): Route[] =>
       path: `/_test/${kind}`,
       access: 'write',
       doc: { operationId: `injectFault_${kind.replaceAll('-', '_')}`, summary: `Test only (TESSERA_TEST_FAULTS=1): arm the fault ${kind}`, responses: { 200: { description: 'Armed', schema: ref('Ok') } } },
-      handle: () => {
-        slot.get()._injectFault(kind);
+      handle: (req) => {
+        slot.get(req)._injectFault(kind);
         return json({ ok: true });
       },
     }),

@@ -18,7 +18,8 @@ import { recordRoutes } from './records';
 import { QueryAccounting, searchRoutes } from './search';
 import type { StoreSlot } from './slot';
 
-export { StoreSlot } from './slot';
+export { OneStore, type StoreSlot } from './slot';
+export { Namespaces, namespacedRoutes } from './namespaces';
 export { storeErrorStatus } from './store_route';
 
 export interface ApiOptions {

@@ -28,19 +28,21 @@ export const introspectionRoutes = (slot: StoreSlot): Route[] => [
     path: '/cluster',
     access: 'read',
     doc: { operationId: 'cluster', summary: 'Role and currency', responses: { 200: { description: 'The cluster status', schema: ref('ClusterStatus') } } },
-    handle: () => json(slot.get().cluster()),
+    handle: (req) => json(slot.get(req).cluster()),
   }),
   route({
     method: 'GET',
     path: '/namespaces',
     access: 'read',
+    global: true,
     doc: {
       operationId: 'namespaces',
       summary: 'The tenant stores of a --namespaced root; any other server answers 404',
       responses: { 200: { description: 'The namespaces open now', schema: listOf(ref('NamespaceEntry')) } },
     },
     handle: () => {
-      throw new HttpError(404, '/namespaces exists only on a server started with --namespaced');
+      if (!slot.namespaces) throw new HttpError(404, '/namespaces exists only on a server started with --namespaced');
+      return json(slot.namespaces());
     },
   }),
 ];

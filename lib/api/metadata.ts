@@ -19,7 +19,7 @@ export const metadataRoutes = (slot: StoreSlot): Route[] => [
       requestOptional: true,
       responses: { 200: { description: 'The page', schema: ref('Hits') } },
     },
-    handle: async (req) => jsonBytes(await cancellable(req, (o) => slot.get().listJson(req.bytes, o))),
+    handle: async (req) => jsonBytes(await cancellable(req, (o) => slot.get(req).listJson(req.bytes, o))),
   }),
   route({
     method: 'POST',
@@ -33,6 +33,6 @@ export const metadataRoutes = (slot: StoreSlot): Route[] => [
       requestOptional: true,
       responses: { 200: { description: 'The aggregation', schema: ref('AggregateResult') } },
     },
-    handle: async (req) => jsonBytes(await cancellable(req, (o) => slot.get().aggregateJson(req.bytes, o))),
+    handle: async (req) => jsonBytes(await cancellable(req, (o) => slot.get(req).aggregateJson(req.bytes, o))),
   }),
 ];

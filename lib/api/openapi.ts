@@ -28,6 +28,7 @@ export function openApiRoute(routes: () => readonly Route[]): Route {
     method: 'GET',
     path: '/openapi.json',
     access: 'read',
+    global: true,
     doc: {
       operationId: 'openApi',
       summary: 'This API description (OpenAPI 3.1)',

@@ -8,16 +8,19 @@ import type { Store } from '../store/store';
 import type { StoreSlot } from './slot';
 import { closed, STRING } from './components';
 
-/** Store size gauges, read from the core's cached footprint at scrape time: no store lock taken. */
+/**
+ * Store size gauges, read from the core's cached footprint at scrape time: no store lock taken.
+ * With --namespaced they add up the tenant stores open now (no tenant label: names are unbounded).
+ */
 function storeGauges(slot: StoreSlot, registry: Registry): void {
+  const total = (read: (f: ReturnType<Store['footprintCached']>) => number) => slot.openStores().reduce((sum, store) => sum + read(store.footprintCached()), 0);
   const gauge = (name: string, help: string, read: (f: ReturnType<Store['footprintCached']>) => number) =>
     new Gauge({
       name,
       help,
       registers: [registry],
       collect() {
-        const store = slot.current;
-        if (store) this.set(read(store.footprintCached()));
+        this.set(total(read));
       },
     });
   gauge('svc_store_rows', 'Vector slots on disk, superseded ones included', (f) => f.rows);
@@ -33,10 +36,8 @@ function storeGauges(slot: StoreSlot, registry: Registry): void {
       help,
       registers: [registry],
       collect() {
-        const store = slot.current;
-        if (!store) return;
         this.reset();
-        this.inc(read(store.footprintCached()));
+        this.inc(total(read));
       },
     });
   counter('svc_compactions_total', 'Compactions installed since the store opened', (f) => f.compactions);
@@ -62,7 +63,7 @@ export function probeRoutes(slot: StoreSlot, registry: Registry): Route[] {
       access: 'probe',
       doc: { operationId: 'health', summary: 'Liveness (no token ever)', responses: { 200: { description: 'Live', content: OK_TEXT }, 503: POISONED } },
       handle: () => {
-        const poison = slot.current?.poisoned();
+        const poison = slot.poisoned();
         return poison ? json(poisonedBody(poison), 503) : text('ok');
       },
     }),
@@ -79,15 +80,8 @@ export function probeRoutes(slot: StoreSlot, registry: Registry): Route[] {
         },
       },
       handle: () => {
-        const store = slot.current;
-        if (store === null) return json({ error: 'store is not open yet' }, 503);
-        const poison = store.poisoned();
-        if (poison) return json(poisonedBody(poison), 503);
-        if (store.stale()) {
-          const age = Math.floor(store.stalenessMs() / 1000);
-          return json({ error: `stale: not refreshed for ${age} s, past --max-staleness; POST /refresh to catch up` }, 503);
-        }
-        return text('ok');
+        const unready = slot.unready();
+        return unready ? json(unready, 503) : text('ok');
       },
     }),
     route({

@@ -35,6 +35,6 @@ export const recordRoutes = (slot: StoreSlot): Route[] => [
     path: '/collections/{name}/records',
     access: 'read',
     doc: { operationId: 'records', summary: "Every live record of a collection (no paging; /list pages)", responses: { 200: { description: 'The records', schema: listOf(ref('StoredRecord')) } } },
-    handle: async (req) => jsonPieces(await slot.get().recordsCursor(req.param('name'), callOptions(req))),
+    handle: async (req) => jsonPieces(await slot.get(req).recordsCursor(req.param('name'), callOptions(req))),
   }),
 ];

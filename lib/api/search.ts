@@ -56,7 +56,7 @@ export function searchRoutes(slot: StoreSlot, accounting: QueryAccounting): Rout
       access: 'read',
       body: 'raw',
       doc,
-      handle: (req: Request) => accounting.run(req, (options) => search(slot.get(), req.bytes, options)),
+      handle: (req: Request) => accounting.run(req, (options) => search(slot.get(req), req.bytes, options)),
     });
   // A route taking `rerank` calls the rerank provider, whose failure is a 502.
   const ranked = (operationId: string, summary: string, request: string, { answer = 'RankedHits', rerank = true } = {}): RouteDoc => ({

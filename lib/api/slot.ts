@@ -1,24 +1,63 @@
-// StoreSlot: holds the Store once it is open, since the server listens (and answers probes)
-// while a large store is still opening.
+// StoreSlot: where a route finds the store a request addresses. One store (`OneStore`), held once
+// it is open, since the server listens (and answers probes) while a large store is still opening;
+// or, with --namespaced, the tenant store the request's /ns/{namespace} prefix names (`Tenants`).
 import { HttpError } from '../http/errors';
+import type { Request } from '../http/request';
 import type { Store } from '../store/store';
+import type { NamespaceEntry } from '../types';
 
-/** Holds the store once it is open: the server listens (and answers probes) before that. */
-export class StoreSlot {
+export interface StoreSlot {
+  /** The store `req` addresses, or a 503 while it is still opening. Never waits. */
+  get(req: Request): Store;
+  /**
+   * The name of the store `req` addresses: '' for the one store, else its namespace. What keeps
+   * per-store state apart (an MCP session stays in the namespace that opened it).
+   */
+  scope(req: Request): string;
+  /** The stores open now: what the store size gauges add up. */
+  openStores(): Store[];
+  /** Why the process cannot serve (/ready's 503 body), or null when it can. */
+  unready(): { status?: string; error: string } | null;
+  /** The poison message /health reports with 503, or null. */
+  poisoned(): string | null;
+  /** GET /namespaces, on a --namespaced server only. */
+  namespaces?(): NamespaceEntry[];
+}
+
+/** Holds the one store once it is open. */
+export class OneStore implements StoreSlot {
   private store: Store | null = null;
 
   open(store: Store): void {
     this.store = store;
   }
 
-  /** The store, or null while it is still opening. Never waits. */
-  get current(): Store | null {
-    return this.store;
-  }
-
-  /** The store, or a 503 while it is still opening. */
   get(): Store {
     if (this.store === null) throw new HttpError(503, 'store is not open yet; retry once GET /ready answers 200');
     return this.store;
+  }
+
+  scope(): string {
+    return '';
+  }
+
+  openStores(): Store[] {
+    return this.store ? [this.store] : [];
+  }
+
+  unready(): { status?: string; error: string } | null {
+    const store = this.store;
+    if (store === null) return { error: 'store is not open yet' };
+    const poison = store.poisoned();
+    if (poison) return { status: 'poisoned', error: poison };
+    if (store.stale()) {
+      const age = Math.floor(store.stalenessMs() / 1000);
+      return { error: `stale: not refreshed for ${age} s, past --max-staleness; POST /refresh to catch up` };
+    }
+    return null;
+  }
+
+  poisoned(): string | null {
+    return this.store?.poisoned() ?? null;
   }
 }

@@ -36,7 +36,7 @@ interface StoreCall<B> extends RouteHead<B> {
 
 /** A route whose answer is the JSON of one Store call. */
 export const storeRoute = <B = undefined>(slot: StoreSlot, { call, ...def }: StoreCall<B>): Route =>
-  route<B>({ ...def, handle: async (req) => json(await cancellable(req, (o) => call(slot.get(), req, o))) });
+  route<B>({ ...def, handle: async (req) => json(await cancellable(req, (o) => call(slot.get(req), req, o))) });
 
 type CollectionWrite = (store: Store, name: string, body: Uint8Array, options: CallOptions) => Promise<unknown>;
 

@@ -69,6 +69,8 @@ export interface RouteHead<B = unknown> {
    * routes that ask.
    */
   headers?: readonly string[];
+  /** Answers for the whole process, not one store: a --namespaced server serves it without the /ns/{namespace} prefix. */
+  global?: true;
   doc: RouteDoc;
 }
 

@@ -646,6 +646,18 @@ export class Store {
   }
 
   /**
+   * Flushes a writer's buffered state, then closes, even when the flush fails (acknowledged writes
+   * are durable already: a failed flush only leaves more log to replay at the next open).
+   */
+  async shutdown(): Promise<void> {
+    try {
+      if (!this.readOnly) await this.flush();
+    } finally {
+      await this.close();
+    }
+  }
+
+  /**
    * Test hook, present only with TESSERA_TEST_FAULTS=1: the next write fails inside the write lock
    * (`poison-next-write`, poisoning the store) or runs out of memory while it is prepared (507, that
    * batch only) or applied (507, poisoned); or the next compaction fails before its switch

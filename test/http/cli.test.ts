@@ -56,11 +56,18 @@ test('a bad command line exits 2 with one line on stderr and never listens', asy
   }
 });
 
-test('flags of features not built yet are refused, not ignored', async (t) => {
-  for (const args of [['--namespaced']]) {
-    const r = await runCli(['serve', '--port', '0', '--in-memory', ...args]);
+test('--namespaced refuses the flags it cannot honour, and --warm-bytes needs it', async (t) => {
+  const cases: [string[], RegExp][] = [
+    [['--namespaced', '--in-memory'], /--namespaced and --in-memory exclude each other/],
+    [['--namespaced', '--at-version', '1', '--data', tempDir()], /--namespaced and --at-version exclude each other/],
+    [['--warm-bytes', '1MiB', '--in-memory'], /--warm-bytes bounds the tenant stores of --namespaced/],
+    [['--namespaced', '--warm-bytes', 'lots', '--data', tempDir()], /--warm-bytes must be a size/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await runCli(['serve', '--port', '0', ...args]);
     t.is(r.code, 2, args.join(' '));
-    t.regex(r.stderr, /not supported yet/);
+    t.regex(r.stderr, message);
+    t.false(r.stdout.includes('listening'), args.join(' '));
   }
 });
 

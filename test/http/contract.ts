@@ -5,7 +5,7 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { Registry } from 'prom-client';
-import { apiRoutes, describeApi, StoreSlot } from '../../lib/api';
+import { apiRoutes, describeApi, OneStore } from '../../lib/api';
 import type { JsonSchema } from '../../lib/http/schema';
 
 interface Operation {
@@ -17,7 +17,7 @@ const ID = 'openapi.json';
 
 /** The description, and ajv holding it so that validators can point into it. */
 function load() {
-  const document = describeApi(apiRoutes(new StoreSlot(), { registry: new Registry(), slowQueryMs: null, testFaults: true, readOnly: false }));
+  const document = describeApi(apiRoutes(new OneStore(), { registry: new Registry(), slowQueryMs: null, testFaults: true, readOnly: false }));
   const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
   addFormats(ajv);
   // The document's own members are not JSON Schema keywords: known, and never validated with.

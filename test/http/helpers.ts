@@ -63,13 +63,14 @@ export function packageBuiltWith(features: string): string {
 
 /**
  * Starts `tessera serve --port 0` exactly as a user would and waits for the `listening on` line,
- * then for /ready. `args` come after the defaults, so they can add any flag.
+ * then for /ready. `args` come after the defaults, so they can add any flag; `--dimension 4` is
+ * one of them unless `defaultDimension` is false.
  */
-export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = {}, { waitReady = true, cli = CLI } = {}): Promise<Server> {
+export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = {}, { waitReady = true, cli = CLI, defaultDimension = true } = {}): Promise<Server> {
   apiDescription(); // built now, while the server starts, so that no timed request pays for it
   const hasData = args.includes('--data') || args.includes('--in-memory');
   const defaults = ['--port', '0', '--log-level', 'warn', ...(hasData ? [] : ['--data', tempDir()])];
-  if (!args.includes('--dimension')) defaults.push('--dimension', '4');
+  if (defaultDimension && !args.includes('--dimension')) defaults.push('--dimension', '4');
   const proc = spawn(process.execPath, [cli, 'serve', ...defaults, ...args], { env: { ...process.env, ...env } });
   let stderr = '';
   proc.stderr!.on('data', (d) => (stderr += d));

@@ -1,12 +1,12 @@
 import test from 'ava';
 import pino from 'pino';
-import { StoreSlot, apiRoutes, storeErrorStatus } from '../../lib/api';
+import { OneStore, apiRoutes, storeErrorStatus } from '../../lib/api';
 import { createRegistry } from '../../lib/http/metrics';
 import { HttpServer } from '../../lib/http/server';
 import { Store } from '../../lib/index';
 import { openRequest, sleep, until } from './helpers';
 
-function serve(slot: StoreSlot): HttpServer {
+function serve(slot: OneStore): HttpServer {
   return new HttpServer(apiRoutes(slot, { registry: createRegistry(), slowQueryMs: null, testFaults: false, readOnly: false }), {
     host: '127.0.0.1',
     port: 0,
@@ -21,7 +21,7 @@ function serve(slot: StoreSlot): HttpServer {
 
 // In process, so the moment the store opens is under the test's control.
 test('until the store is open: /health 200, /ready 503, data routes 503; then everything serves', async (t) => {
-  const slot = new StoreSlot();
+  const slot = new OneStore();
   const server = serve(slot);
   const url = `http://127.0.0.1:${await server.listen()}`;
   t.teardown(() => server.close(0));
@@ -45,7 +45,7 @@ test('until the store is open: /health 200, /ready 503, data routes 503; then ev
 });
 
 test('close() stops accepting, lets in-flight requests finish, and cancels those outliving the grace period', async (t) => {
-  const slot = new StoreSlot();
+  const slot = new OneStore();
   const store = await Store.open({ inMemory: true, dimension: 4 });
   t.teardown(() => store.close());
   slot.open(store);

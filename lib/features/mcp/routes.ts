@@ -152,12 +152,12 @@ export function mcpRoutes(slot: StoreSlot, options: FeatureOptions): Route[] {
   /** The session's transport; a new one for an initialize; or the error the SDK would answer. */
   async function transportFor(method: Method, req: Request): Promise<WebStandardStreamableHTTPServerTransport | Reply> {
     const id = req.headers['mcp-session-id'];
-    if (id !== undefined) return sessions.find(id) ?? rpcError(404, -32001, 'Session not found');
+    if (id !== undefined) return sessions.find(slot.scope(req), id) ?? rpcError(404, -32001, 'Session not found');
     if (method !== 'POST') return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     const messages = messagesOf(req.bytes);
     if (messages === null) return rpcError(400, -32700, 'Parse error: Invalid JSON');
     if (!messages.some(isInitializeRequest)) return rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required (send initialize first)');
-    return sessions.open();
+    return sessions.open(slot.scope(req));
   }
 
   const handle = (method: Method) => async (req: Request): Promise<Reply> => {

@@ -34,7 +34,7 @@ const failure = (message: string): CallToolResult => ({ content: [{ type: 'text'
 async function call(tool: Tool, slot: StoreSlot, { readOnly }: FeatureOptions, args: Record<string, unknown>, req: Request): Promise<CallToolResult> {
   try {
     if (readOnly && tool.writes(args)) throw readOnlyRefusal();
-    const store = slot.get();
+    const store = slot.get(req);
     const answer = await cancellable(req, (o) => tool.run(store, args, o));
     return { content: [{ type: 'text', text: Buffer.from(answer).toString('utf8') }] };
   } catch (err) {

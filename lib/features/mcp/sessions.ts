@@ -8,18 +8,22 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 /** Sessions kept at most: a client that never DELETEs its session must not grow the table forever. */
 const MAX_SESSIONS = 1000;
 
+/** A session is found only in the store scope that opened it (StoreSlot.scope: a namespace). */
+const keyOf = (scope: string, id: string) => `${scope}/${id}`;
+
 export class Sessions {
-  /** By session id, least recently used first. */
+  /** By scope and session id, least recently used first. */
   private readonly live = new Map<string, WebStandardStreamableHTTPServerTransport>();
 
   constructor(private readonly makeServer: () => McpServer) {}
 
   /** The transport of a session, or undefined for an unknown (or ended) one. */
-  find(id: string): WebStandardStreamableHTTPServerTransport | undefined {
-    const transport = this.live.get(id);
+  find(scope: string, id: string): WebStandardStreamableHTTPServerTransport | undefined {
+    const key = keyOf(scope, id);
+    const transport = this.live.get(key);
     if (transport) {
-      this.live.delete(id);
-      this.live.set(id, transport);
+      this.live.delete(key);
+      this.live.set(key, transport);
     }
     return transport;
   }
@@ -28,16 +32,17 @@ export class Sessions {
    * A fresh transport for an initialize request. It joins the table only once the SDK accepted
    * the initialize (onsessioninitialized), so a refused one is simply dropped.
    */
-  async open(): Promise<WebStandardStreamableHTTPServerTransport> {
+  async open(scope: string): Promise<WebStandardStreamableHTTPServerTransport> {
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => this.admit(id, transport),
+      onsessioninitialized: (id) => this.admit(keyOf(scope, id), transport),
       // The HTTP layer has refused bodies above --max-body-bytes already.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     });
     // Set before connect: the SDK's Protocol keeps an onclose it finds and calls it first.
     transport.onclose = () => {
-      if (transport.sessionId !== undefined && this.live.get(transport.sessionId) === transport) this.live.delete(transport.sessionId);
+      const key = transport.sessionId === undefined ? undefined : keyOf(scope, transport.sessionId);
+      if (key !== undefined && this.live.get(key) === transport) this.live.delete(key);
     };
     await this.makeServer().connect(transport);
     return transport;
@@ -51,11 +56,11 @@ export class Sessions {
     for (const transport of this.live.values()) transport.closeStandaloneSSEStream();
   }
 
-  private admit(id: string, transport: WebStandardStreamableHTTPServerTransport): void {
+  private admit(key: string, transport: WebStandardStreamableHTTPServerTransport): void {
     if (this.live.size >= MAX_SESSIONS) {
       const [, oldest] = this.live.entries().next().value as [string, WebStandardStreamableHTTPServerTransport];
       void oldest.close();
     }
-    this.live.set(id, transport);
+    this.live.set(key, transport);
   }
 }

@@ -48,6 +48,6 @@ export const memoryRoutes = (slot: StoreSlot): Route[] => [
       errors: [502],
       responses: { 200: { description: 'The hits (with context when rollup is set)', schema: ref('Hits') } },
     },
-    handle: async (req: Request) => jsonBytes(await cancellable(req, (o) => slot.get().recallJson(req.param('name'), req.bytes, o))),
+    handle: async (req: Request) => jsonBytes(await cancellable(req, (o) => slot.get(req).recallJson(req.param('name'), req.bytes, o))),
   }),
 ];

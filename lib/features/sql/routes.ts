@@ -43,6 +43,6 @@ export const sqlRoutes = (slot: StoreSlot, queries: QueryAccounting): Route[] =>
         200: { description: "A single statement's answer (byte-identical to its typed route's), or a script's answers in order", schema: { anyOf: [STATEMENT_ANSWER, listOf(STATEMENT_ANSWER)] } },
       },
     },
-    handle: (req) => queries.run(req, (o) => slot.get().queryJson(req.body.sql, { compileOnly: req.body.compile_only === true }, o)),
+    handle: (req) => queries.run(req, (o) => slot.get(req).queryJson(req.body.sql, { compileOnly: req.body.compile_only === true }, o)),
   }),
 ];
