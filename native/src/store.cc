@@ -126,9 +126,9 @@ std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
   IndexConfig index = Check(options);
   std::unique_ptr<Store> s(new Store(options));
   size_t threads = options.query_threads ? options.query_threads : std::max(1u, std::thread::hardware_concurrency());
-  s->pool_ = std::make_unique<ThreadPool>(threads);
+  s->pool_ = ThreadPool::Shared(threads);
   s->inline_pool_ = std::make_unique<ThreadPool>(0);
-  s->blocking_pool_ = std::make_unique<ThreadPool>(kBlockingThreads, false);
+  s->blocking_pool_ = ThreadPool::Shared(kBlockingThreads, false);
   if (options.in_memory) {
     s->role_ = Role::kInMemory;
     s->dim_ = *options.dimension;

@@ -196,9 +196,9 @@ class Store {
   std::optional<QuantizationConfig> quantization_;
   std::string writer_holder_;
   std::unique_ptr<WriterLock> lock_;
-  std::unique_ptr<ThreadPool> pool_;
+  std::shared_ptr<ThreadPool> pool_;           // shared with the process's other stores of its size
   std::unique_ptr<ThreadPool> inline_pool_;    // no threads: the pool a read run inline splits over
-  std::unique_ptr<ThreadPool> blocking_pool_;  // SubmitBlocking's
+  std::shared_ptr<ThreadPool> blocking_pool_;  // SubmitBlocking's; shared like pool_
   std::unique_ptr<VersionSet> versions_;
   std::atomic<bool> closed_{false};
   // Index builds and compactions run in turn on one thread, which fans each out over the query pool.

@@ -2,8 +2,10 @@
 
 #include <chrono>
 #include <exception>
+#include <map>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -24,6 +26,19 @@ namespace {
 constexpr auto kSpin = std::chrono::microseconds(200);
 
 }  // namespace
+
+std::shared_ptr<ThreadPool> ThreadPool::Shared(size_t threads, bool spin) {
+  static std::mutex mu;
+  static std::map<std::pair<size_t, bool>, std::weak_ptr<ThreadPool>> pools;
+  std::lock_guard<std::mutex> lock(mu);
+  std::weak_ptr<ThreadPool>& slot = pools[{threads, spin}];
+  std::shared_ptr<ThreadPool> pool = slot.lock();
+  if (!pool) {
+    pool = std::make_shared<ThreadPool>(threads, spin);
+    slot = pool;
+  }
+  return pool;
+}
 
 ThreadPool::ThreadPool(size_t threads, bool spin) : spin_(spin) {
   for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });

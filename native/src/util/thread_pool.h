@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -23,6 +24,11 @@ class ThreadPool {
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
+
+  // The process's pool of this size and kind, made on first use and shared by every store that asks
+  // while one holds it: a process serving many stores (--namespaced tenants) keeps one set of
+  // threads, not one per store.
+  static std::shared_ptr<ThreadPool> Shared(size_t threads, bool spin = true);
 
   // How many threads a query's work is split over.
   size_t size() const { return workers_.empty() ? 1 : workers_.size(); }
