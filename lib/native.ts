@@ -65,6 +65,7 @@ export interface NativeStore {
   sweepExpired(): Promise<Buffer>;
   refresh(): Promise<Buffer>;
   versions(): Promise<Buffer>;
+  replication(): Promise<Buffer>;
   pin(version: number): Promise<Buffer>;
   waitForIndexes(): Promise<Buffer>;
   close(): Promise<Buffer>;

@@ -346,6 +346,18 @@ export interface NamespaceEntry {
   staleness_secs: number | null;
 }
 
+/** Store.replication(): what a copy of the store needs as of now (cluster mode ships it). */
+export interface ReplicationPoint {
+  /** Manifests this process wrote; the log's bytes below `log_bytes` stay as they are until it moves. */
+  generation: number;
+  /** MANIFEST's text. */
+  manifest: string;
+  /** HEADER and the segment files the manifest names, as they exist now. */
+  files: string[];
+  /** wal.log's length. */
+  log_bytes: number;
+}
+
 /** GET /versions: the commit-version landscape. `readable` stays empty until history is recorded. */
 export interface Versions {
   commit_version: number;

@@ -30,6 +30,7 @@ import type {
   SuggestRequest,
   SuggestResult,
   TextSearchRequest,
+  ReplicationPoint,
   Versions,
 } from '../types';
 import { hasFeature, BUILT_FEATURES } from '../features/built';
@@ -248,6 +249,15 @@ export class Store {
    */
   async versions(o?: CallOptions): Promise<Versions> {
     return json(await call(o, () => this.core.versions()));
+  }
+
+  /**
+   * Cluster mode's shipping point, taken between writes: the writer's manifest generation (it
+   * moves with every manifest written, and only a new manifest empties the log), MANIFEST's text,
+   * the files it names and the log's length. A writer on disk only (400 otherwise).
+   */
+  async replication(o?: CallOptions): Promise<ReplicationPoint> {
+    return json(await call(o, () => this.core.replication()));
   }
 
   /**

@@ -661,6 +661,24 @@ std::string Store::Refresh() {
 
 std::string Store::Versions() { return versions_->Versions(commit_version(), pinned()); }
 
+std::string Store::Replication() {
+  std::lock_guard<std::mutex> writer(writer_mu_);
+  if (closed_) throw Error(Status::kUnavailable, "the store is closed");
+  if (role_ != Role::kWriter) throw BadRequest("only the writer of a store on disk ships it; this one is a Reader or in memory");
+  VersionSet::ReplicationPoint point = versions_->Replication();
+  return JsonText([&](JsonWriter& w) {
+    JsonWriter::Scope object = w.Object();
+    w.Member("generation", point.generation);
+    w.Member("manifest", point.manifest);
+    w.Key("files");
+    {
+      JsonWriter::Scope files = w.Array();
+      for (const std::string& name : point.files) w.String(name);
+    }
+    w.Member("log_bytes", point.log_bytes);
+  });
+}
+
 std::string Store::Pin(uint64_t version) {
   std::lock_guard<std::mutex> writer(writer_mu_);
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");

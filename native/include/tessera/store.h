@@ -116,6 +116,9 @@ class Store {
   std::string Refresh();
   // GET /versions: commit_version, oldest_readable, pinned, readable (lists the directory).
   std::string Versions();
+  // Cluster mode's shipping point: {generation, manifest, files, log_bytes} (VersionSet::
+  // ReplicationPoint) of a writer, taken between writes.
+  std::string Replication();
   // Moves a read-only handle (a Reader) to past version, which it then serves pinned; Error(400)
   // naming the oldest readable version when it cannot, the prior state still served.
   std::string Pin(uint64_t version);

@@ -54,6 +54,7 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::Call<&Store::SweepExpired>>("sweepExpired"),
                          InstanceMethod<&StoreWrap::Call<&Store::Refresh>>("refresh"),
                          InstanceMethod<&StoreWrap::Call<&Store::Versions>>("versions"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Replication>>("replication"),
                          InstanceMethod<&StoreWrap::Call<&Store::Pin>>("pin"),
                          InstanceMethod<&StoreWrap::Call<&Store::WaitForIndexes>>("waitForIndexes"),
                          InstanceMethod<&StoreWrap::Close>("close"),

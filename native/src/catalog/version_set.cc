@@ -246,6 +246,19 @@ void VersionSet::ReplaceManifest(Manifest m) {
     WriteFileAtomic(dir_ + "/" + KeptManifestName(manifest_, next_sequence_++), ManifestText(manifest_));
   WriteManifest(dir_, m);
   manifest_ = std::move(m);
+  ++manifest_writes_;
+}
+
+VersionSet::ReplicationPoint VersionSet::Replication() const {
+  ReplicationPoint point{manifest_writes_, ManifestText(manifest_), {"HEADER"}, wal_.bytes()};
+  for (const ManifestCollection& mc : manifest_.collections) {
+    for (const ManifestSegment& segment : mc.segments) {
+      for (const std::string& name : SegmentFileNames(segment.id))
+        if (!name.ends_with(".tmp") && FileExists(dir_ + "/" + name)) point.files.push_back(name);
+      if (!segment.deletions.empty()) point.files.push_back(segment.deletions);
+    }
+  }
+  return point;
 }
 
 uint64_t VersionSet::BeginCompaction() {

@@ -1,0 +1,270 @@
+// Replication of one store directory through an object store, for cluster mode. The writer ships;
+// a reader or a standby restores. Layout under the store's prefix:
+//
+//   CURRENT                          the newest published state (CurrentRecord), replaced only with
+//                                    If-Match on the ETag its writer last saw: a writer that lost
+//                                    its place cannot publish over its successor
+//   files/<epoch>/<name>             HEADER and segment files, immutable, named by the epoch of the
+//                                    writer that uploaded them (a successor reuses what it restored)
+//   log/<epoch>/<generation>/<seq>   the log of one manifest generation, in chunks that concatenate
+//                                    to a prefix of the writer's wal.log
+//
+// A write is durable in the object store once the chunk holding its log record landed (or, after a
+// checkpoint moved it into segments, once CURRENT names them). The core's replication point
+// (Store.replication) says which manifest generation the log belongs to, so a chunk is never cut
+// from a log a checkpoint emptied under the reader.
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { Store } from '../../store/store';
+import type { ReplicationPoint } from '../../types';
+import { NotFound, OutcomeUnknown, PreconditionFailed } from './errors';
+import type { ObjectStore } from './object_store';
+
+/** The published state: what a restorer needs to rebuild the store directory. */
+export interface CurrentRecord {
+  format: 1;
+  /** Lease epoch of the writer that published it. */
+  epoch: number;
+  /** That writer's manifest generation (ReplicationPoint.generation). */
+  generation: number;
+  /** MANIFEST's text. */
+  manifest: string;
+  /** File name in the store directory -> object key. */
+  files: Record<string, string>;
+  /** Key prefix of this generation's log chunks. */
+  log: string;
+}
+
+export interface Published {
+  record: CurrentRecord;
+  etag: string;
+}
+
+/** The store's log file (native/src/storage/file_names.cc). */
+const LOG = 'wal.log';
+
+/** A writer lost its place: its lease, or CURRENT changed under it. Every later write fails. */
+export class Fenced extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'Fenced';
+  }
+}
+
+const chunkKey = (log: string, seq: number) => `${log}${String(seq).padStart(12, '0')}`;
+
+/** Reads bytes [from, to) of a file. */
+async function readRange(file: string, from: number, to: number): Promise<Buffer> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const out = Buffer.alloc(to - from);
+    let done = 0;
+    while (done < out.length) {
+      const { bytesRead } = await handle.read(out, done, out.length - done, from + done);
+      if (bytesRead === 0) throw new Error(`${file} ended at ${from + done}, before ${to}`);
+      done += bytesRead;
+    }
+    return out;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Writes a file whole, under a temporary name first, so a reader never sees half of it. */
+async function writeAtomic(file: string, body: Uint8Array): Promise<void> {
+  const tmp = `${file}.replica-tmp`;
+  await fs.writeFile(tmp, body);
+  await fs.rename(tmp, file);
+}
+
+/** Attempts of a create-only put whose earlier attempt's outcome was unknown. */
+const PUT_ATTEMPTS = 3;
+
+/**
+ * A create-only put, repeated after an unknown outcome: only this writer names the key, so a 412
+ * on a repeat means an earlier attempt landed.
+ */
+async function putOnce(objects: ObjectStore, key: string, body: Uint8Array): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await objects.put(key, body, { ifNoneMatch: '*' });
+      return;
+    } catch (err) {
+      if (err instanceof PreconditionFailed && attempt > 1) return;
+      if (!(err instanceof OutcomeUnknown) || attempt === PUT_ATTEMPTS) throw err;
+    }
+  }
+}
+
+export interface ShipperOptions {
+  store: Store;
+  /** The store's directory. */
+  dir: string;
+  objects: ObjectStore;
+  /** Key prefix of this store, without a trailing slash. */
+  prefix: string;
+  /** The writer lease's epoch: the fencing token of everything this writer publishes. */
+  epoch: number;
+  /** What this writer restored from (null: the store is new). */
+  base: Published | null;
+  /** Whether the lease still holds: checked before a round counts as durable. */
+  leaseHeld(): boolean;
+}
+
+/**
+ * The writer's side: `sync()` resolves once everything the store committed before the call is in
+ * the object store. Calls while a round runs share the next round (group commit).
+ */
+export class Shipper {
+  private generation = -1;
+  private shipped = 0;
+  private seq = 0;
+  private log = '';
+  private files: Record<string, string>;
+  private etag: string | null;
+  private running: Promise<void> | null = null;
+  private next: Promise<void> | null = null;
+  private fenced: Fenced | null = null;
+
+  constructor(private readonly options: ShipperOptions) {
+    this.files = { ...(options.base?.record.files ?? {}) };
+    this.etag = options.base?.etag ?? null;
+  }
+
+  /** Why this writer may not write any more, or null. */
+  get fencedBy(): Fenced | null {
+    return this.fenced;
+  }
+
+  sync(): Promise<void> {
+    if (this.fenced) return Promise.reject(this.fenced);
+    if (!this.running) return this.start();
+    // The running round may have read the log before this caller's write: it joins the next.
+    this.next ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.next = null;
+        return this.start();
+      });
+    return this.next;
+  }
+
+  private start(): Promise<void> {
+    this.running = this.round().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async round(): Promise<void> {
+    const { store, dir } = this.options;
+    for (;;) {
+      const point = await store.replication();
+      const fresh = point.generation !== this.generation;
+      const from = fresh ? 0 : this.shipped;
+      const bytes = point.log_bytes > from ? await readRange(path.join(dir, LOG), from, point.log_bytes) : null;
+      // A checkpoint between the two points may have emptied the log under the read: read again.
+      if ((await store.replication()).generation !== point.generation) continue;
+      try {
+        if (fresh) await this.publish(point, bytes);
+        else if (bytes) await putOnce(this.options.objects, chunkKey(this.log, this.seq), bytes);
+      } catch (err) {
+        // A segment file a compaction removed before it was uploaded: its manifest is superseded.
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw err;
+      }
+      if (!fresh && bytes) this.seq++;
+      this.shipped = point.log_bytes;
+      if (!this.options.leaseHeld()) throw this.fence('the writer lease lapsed before the write was durable; another writer may have taken over');
+      return;
+    }
+  }
+
+  /** A new manifest generation: its files, the first chunk of its log, then CURRENT naming them. */
+  private async publish(point: ReplicationPoint, bytes: Buffer | null): Promise<void> {
+    const { objects, prefix, epoch, dir } = this.options;
+    const files: Record<string, string> = {};
+    for (const name of point.files) {
+      let key = this.files[name];
+      if (key === undefined) {
+        key = `${prefix}/files/${epoch}/${name}`;
+        await putOnce(objects, key, await fs.readFile(path.join(dir, name)));
+      }
+      files[name] = key;
+    }
+    const log = `${prefix}/log/${epoch}/${point.generation}/`;
+    if (bytes) await putOnce(objects, chunkKey(log, 0), bytes);
+    const record: CurrentRecord = { format: 1, epoch, generation: point.generation, manifest: point.manifest, files, log };
+    try {
+      const { etag } = await objects.put(`${prefix}/CURRENT`, JSON.stringify(record), this.etag === null ? { ifNoneMatch: '*' } : { ifMatch: this.etag });
+      this.etag = etag;
+    } catch (err) {
+      if (err instanceof PreconditionFailed) throw this.fence('CURRENT changed under this writer: another writer published; this one is fenced');
+      throw err;
+    }
+    this.files = files;
+    this.generation = point.generation;
+    this.log = log;
+    this.seq = bytes ? 1 : 0;
+  }
+
+  private fence(message: string): Fenced {
+    this.fenced ??= new Fenced(message);
+    return this.fenced;
+  }
+}
+
+/** What a restore left in the directory, so that the next one fetches only what changed. */
+export interface Restored extends Published {
+  /** Log chunks of `record.log` already in wal.log. */
+  chunks: number;
+}
+
+/** CURRENT as published, or null when nothing was published yet. */
+export async function readCurrent(objects: ObjectStore, prefix: string): Promise<Published | null> {
+  try {
+    const { body, etag } = await objects.get(`${prefix}/CURRENT`);
+    const record = JSON.parse(body.toString('utf8')) as CurrentRecord;
+    if (record.format !== 1) throw new Error(`${prefix}/CURRENT has format ${record.format}; this version reads format 1`);
+    return { record, etag };
+  } catch (err) {
+    if (err instanceof NotFound) return null;
+    throw err;
+  }
+}
+
+/**
+ * Brings `dir` to the newest published state: the files CURRENT names (those not already there
+ * from `previous`), MANIFEST, and the log chunks published so far. With `previous` of the same
+ * CURRENT, only the new chunks are appended to the log. Null when nothing was published.
+ */
+export async function restore(objects: ObjectStore, prefix: string, dir: string, previous: Restored | null = null): Promise<Restored | null> {
+  const current = await readCurrent(objects, prefix);
+  if (current === null) return null;
+  const { record } = current;
+  await fs.mkdir(dir, { recursive: true });
+  const same = previous !== null && previous.etag === current.etag;
+  if (!same) {
+    for (const [name, key] of Object.entries(record.files)) {
+      if (previous?.record.files[name] === key) continue;
+      await writeAtomic(path.join(dir, name), (await objects.get(key)).body);
+    }
+  }
+  const first = same ? previous.chunks : 0;
+  const chunks: Buffer[] = [];
+  for (let seq = first; ; seq++) {
+    try {
+      chunks.push((await objects.get(chunkKey(record.log, seq))).body);
+    } catch (err) {
+      if (err instanceof NotFound) break;
+      throw err;
+    }
+  }
+  if (same) {
+    if (chunks.length > 0) await fs.appendFile(path.join(dir, LOG), Buffer.concat(chunks));
+  } else {
+    await writeAtomic(path.join(dir, LOG), Buffer.concat(chunks));
+    await writeAtomic(path.join(dir, 'MANIFEST'), Buffer.from(record.manifest));
+  }
+  return { ...current, chunks: first + chunks.length };
+}

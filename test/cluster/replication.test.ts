@@ -1,0 +1,145 @@
+// Replication through a real radosgw (lib/features/cluster/replication.ts): what the writer ships
+// after sync() restores, whole, into a fresh directory; restores continue incrementally; a writer
+// whose CURRENT changed under it, or whose lease lapsed, is fenced.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { ExecutionContext } from 'ava';
+import { Fenced, restore, Shipper } from '../../lib/features/cluster/replication';
+import type { ObjectStore } from '../../lib/features/cluster/object_store';
+import { Store } from '../../lib/index';
+import { radosgwForFile } from '../harness/radosgw';
+
+const rgw = radosgwForFile();
+
+function dir(t: ExecutionContext): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-replica-'));
+  t.teardown(() => fs.rmSync(d, { recursive: true, force: true }));
+  return d;
+}
+
+async function writer(t: ExecutionContext, objects: ObjectStore, options: { epoch?: number; held?: () => boolean } = {}) {
+  const home = dir(t);
+  const store = await Store.open({ path: home, dimension: 2 });
+  t.teardown(() => store.close());
+  const shipper = new Shipper({ store, dir: home, objects, prefix: 's', epoch: options.epoch ?? 1, base: null, leaseHeld: options.held ?? (() => true) });
+  return { store, shipper, home };
+}
+
+const records = (from: number, n: number) => ({ records: Array.from({ length: n }, (_, i) => ({ id: `r${from + i}`, vector: [1, from + i], attrs: { n: { Int: from + i } } })) });
+
+/** Every record of collection c, as the library lists it. */
+const contents = async (store: Store) => JSON.stringify(await store.list({ scope: ['c'], limit: 10_000, order_by: { field: 'n' } }));
+
+async function opened(t: ExecutionContext, home: string, readOnly = true): Promise<Store> {
+  const store = await Store.open({ path: home, readOnly });
+  t.teardown(() => store.close());
+  return store;
+}
+
+rgw.test('what sync() acknowledged restores whole into a fresh directory: log records, checkpointed segments, deletions, a compaction', async (t) => {
+  const objects = await rgw.bucket(t);
+  const { store, shipper } = await writer(t, objects);
+  await store.upsert('c', records(0, 100));
+  await shipper.sync();
+  await store.flush();
+  await store.delete('c', { ids: ['r3', 'r4'] });
+  await store.upsert('c', records(100, 50));
+  await shipper.sync();
+  await store.compact();
+  await store.upsert('c', records(150, 5));
+  await shipper.sync();
+
+  const copy = dir(t);
+  t.truthy(await restore(objects, 's', copy));
+  const restored = await opened(t, copy);
+  t.is(await contents(restored), await contents(store));
+  t.is((await restored.list({ scope: ['c'], limit: 10_000 })).length, 153);
+});
+
+rgw.test('a restore continues from the last one: new log chunks are appended, a new generation replaces the directory state', async (t) => {
+  const objects = await rgw.bucket(t);
+  const { store, shipper } = await writer(t, objects);
+  await store.upsert('c', records(0, 10));
+  await shipper.sync();
+  const copy = dir(t);
+  const first = await restore(objects, 's', copy);
+  const reader = await opened(t, copy);
+  t.is(await contents(reader), await contents(store));
+
+  await store.upsert('c', records(10, 10));
+  await shipper.sync();
+  const second = await restore(objects, 's', copy, first);
+  t.is(second?.etag, first?.etag, 'same generation: CURRENT untouched');
+  t.true((second?.chunks ?? 0) > (first?.chunks ?? 0));
+  t.deepEqual(await reader.refresh(), { adopted: true });
+  t.is(await contents(reader), await contents(store));
+
+  await store.flush();
+  await store.upsert('c', records(20, 10));
+  await shipper.sync();
+  const third = await restore(objects, 's', copy, second);
+  t.not(third?.etag, second?.etag, 'a checkpoint published a new generation');
+  t.deepEqual(await reader.refresh(), { adopted: true });
+  t.is(await contents(reader), await contents(store));
+});
+
+rgw.test('concurrent writes share rounds: fewer log chunks than syncs, and every acknowledged write restores', async (t) => {
+  const objects = await rgw.bucket(t);
+  const { store, shipper } = await writer(t, objects);
+  await store.upsert('c', records(0, 1));
+  await shipper.sync();
+  await Promise.all(Array.from({ length: 40 }, async (_, i) => {
+    await store.upsert('c', records(1 + i, 1));
+    await shipper.sync();
+  }));
+  let chunks = 0;
+  for await (const _ of objects.listAll('s/log/')) chunks++;
+  t.true(chunks < 41, `${chunks} chunks for 41 syncs`);
+  const copy = dir(t);
+  await restore(objects, 's', copy);
+  t.is((await (await opened(t, copy)).list({ scope: ['c'], limit: 100 })).length, 41);
+});
+
+rgw.test('a writer whose CURRENT another writer replaced is fenced at its next publish, and stays fenced', async (t) => {
+  const objects = await rgw.bucket(t);
+  const first = await writer(t, objects, { epoch: 1 });
+  await first.store.upsert('c', records(0, 5));
+  await first.shipper.sync();
+
+  // A successor restores what was published and takes over.
+  const home = dir(t);
+  const base = await restore(objects, 's', home);
+  const store = await opened(t, home, false);
+  const successor = new Shipper({ store, dir: home, objects, prefix: 's', epoch: 2, base, leaseHeld: () => true });
+  await store.upsert('c', records(5, 5));
+  await successor.sync();
+
+  await first.store.flush();  // a new generation: the old writer must publish CURRENT, and cannot
+  await t.throwsAsync(first.shipper.sync(), { instanceOf: Fenced, message: /CURRENT changed under this writer/ });
+  await first.store.upsert('c', records(100, 1));
+  await t.throwsAsync(first.shipper.sync(), { instanceOf: Fenced });
+
+  const copy = dir(t);
+  await restore(objects, 's', copy);
+  t.is(await contents(await opened(t, copy)), await contents(store), "the successor's state is intact");
+});
+
+rgw.test('a write is not acknowledged once the lease lapsed: sync() rejects as fenced', async (t) => {
+  const objects = await rgw.bucket(t);
+  let held = true;
+  const { store, shipper } = await writer(t, objects, { held: () => held });
+  await store.upsert('c', records(0, 1));
+  await shipper.sync();
+  held = false;
+  await store.upsert('c', records(1, 1));
+  await t.throwsAsync(shipper.sync(), { instanceOf: Fenced, message: /lease lapsed/ });
+  t.truthy(shipper.fencedBy);
+});
+
+rgw.test('nothing published restores to null and creates nothing', async (t) => {
+  const objects = await rgw.bucket(t);
+  const copy = path.join(dir(t), 'not-yet');
+  t.is(await restore(objects, 's', copy), null);
+  t.false(fs.existsSync(copy));
+});
