@@ -26,6 +26,14 @@ const optionalTools = {
   'clang-format': { debianPackage: 'clang-format' },
   promtool: { debianPackage: 'prometheus' },
   chromium: { debianPackage: 'chromium' },
+  // A single-node Ceph object gateway (test/harness/radosgw.ts; scripts/radosgw-deps.sh installs them).
+  'ceph-mon': { debianPackage: 'ceph-mon' },
+  'ceph-osd': { debianPackage: 'ceph-osd' },
+  radosgw: { debianPackage: 'radosgw' },
+  ceph: { debianPackage: 'ceph-common' },
+  'ceph-authtool': { debianPackage: 'ceph-common' },
+  'radosgw-admin': { debianPackage: 'ceph-common' },
+  monmaptool: { debianPackage: 'ceph-base' },
 } satisfies Record<string, ToolSource>;
 
 export type OptionalTool = keyof typeof optionalTools;

@@ -1,0 +1,238 @@
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { NotFound, ObjectStoreError, OutcomeUnknown, PreconditionFailed, Unreachable } from './errors';
+import { elements, text } from './s3_xml';
+import { amzDate, authorization, type Credentials, canonicalQuery, emptyPayloadHash, sha256Hex, uriEncode } from './sigv4';
+
+// An S3 client over node:http(s) for one bucket, path-style, signed with SigV4: the handful of
+// calls cluster mode needs, with conditional writes, typed errors, a per-request timeout and
+// bounded retries where a retry cannot change the outcome.
+
+export interface ObjectStoreOptions {
+  /** `http(s)://host[:port]`; path-style addressing (`/bucket/key`), as radosgw and MinIO serve by default. */
+  endpoint: string;
+  bucket: string;
+  credentials: Credentials;
+  region: string;
+  /** Bound on one attempt, connect to last body byte (default 10 s). */
+  timeoutMs?: number;
+  /** Further attempts after a 5xx or a lost connection, for calls that are safe to repeat (default 3). */
+  retries?: number;
+}
+
+/** Credentials and region from the standard AWS environment variables. */
+export function awsEnvironment(env: NodeJS.ProcessEnv = process.env): { credentials: Credentials; region: string } {
+  const accessKeyId = env.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
+  if (!accessKeyId || !secretAccessKey) throw new Error('object store credentials missing: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
+  const sessionToken = env.AWS_SESSION_TOKEN || undefined;
+  return { credentials: { accessKeyId, secretAccessKey, sessionToken }, region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1' };
+}
+
+export interface PutOptions {
+  /** `*`: create only; 412 (PreconditionFailed) when the key exists. */
+  ifNoneMatch?: '*';
+  /** Replace only the object with this ETag; PreconditionFailed otherwise. */
+  ifMatch?: string;
+  contentType?: string;
+}
+
+export interface ObjectInfo {
+  key: string;
+  /** Without quotes: on radosgw the MD5 of the content for a single-part upload. */
+  etag: string;
+  size: number;
+}
+
+export interface ListPage {
+  objects: ObjectInfo[];
+  /** Present when more keys follow: pass it back as `continuationToken`. */
+  nextContinuationToken?: string;
+}
+
+interface Call {
+  method: 'GET' | 'PUT' | 'HEAD' | 'DELETE';
+  key?: string;
+  query?: [string, string][];
+  headers?: Record<string, string>;
+  body?: Uint8Array;
+  /** Safe to send again when the outcome of an attempt is unknown. */
+  idempotent: boolean;
+}
+
+interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** Socket errors raised before a request can have reached the server: the call did nothing. */
+const notSentCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+const statusCodes: Record<number, string> = { 403: 'AccessDenied', 404: 'NoSuchKey', 412: 'PreconditionFailed' };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function unquote(etag: string | undefined): string {
+  return (etag ?? '').replace(/^"|"$/g, '');
+}
+
+export class ObjectStore {
+  readonly bucket: string;
+  private readonly url: URL;
+  private readonly agent: http.Agent;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+
+  constructor(private readonly options: ObjectStoreOptions) {
+    this.url = new URL(options.endpoint);
+    this.bucket = options.bucket;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.retries = options.retries ?? 3;
+    const Agent = this.url.protocol === 'https:' ? https.Agent : http.Agent;
+    this.agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  }
+
+  /** Creates the bucket; one that this user already owns counts as created. */
+  async createBucket(): Promise<void> {
+    try {
+      await this.call({ method: 'PUT', idempotent: true });
+    } catch (e) {
+      if (!(e instanceof ObjectStoreError && e.code === 'BucketAlreadyOwnedByYou')) throw e;
+    }
+  }
+
+  /**
+   * Stores `body` at `key`. A conditional put is sent once: when no definite answer comes back it
+   * rejects with OutcomeUnknown, and the caller re-reads to learn whether it landed.
+   */
+  async put(key: string, body: Uint8Array | string, options: PutOptions = {}): Promise<{ etag: string }> {
+    const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/octet-stream' };
+    if (options.ifNoneMatch) headers['if-none-match'] = options.ifNoneMatch;
+    // radosgw (16.x) compares If-Match with the bare ETag: a quoted value never matches.
+    if (options.ifMatch !== undefined) headers['if-match'] = unquote(options.ifMatch);
+    const conditional = options.ifNoneMatch !== undefined || options.ifMatch !== undefined;
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    const reply = await this.call({ method: 'PUT', key, headers, body: bytes, idempotent: !conditional });
+    return { etag: unquote(reply.headers.etag) };
+  }
+
+  /** The object's bytes, or those of `range` (first and last byte, inclusive; no last: to the end). */
+  async get(key: string, range?: { start: number; end?: number }): Promise<{ body: Buffer; etag: string }> {
+    const headers: Record<string, string> = range ? { range: `bytes=${range.start}-${range.end ?? ''}` } : {};
+    const reply = await this.call({ method: 'GET', key, headers, idempotent: true });
+    return { body: reply.body, etag: unquote(reply.headers.etag) };
+  }
+
+  async head(key: string): Promise<ObjectInfo> {
+    const reply = await this.call({ method: 'HEAD', key, idempotent: true });
+    return { key, etag: unquote(reply.headers.etag), size: Number(reply.headers['content-length'] ?? 0) };
+  }
+
+  /** Deletes `key`; deleting a missing key succeeds (S3 semantics). */
+  async delete(key: string): Promise<void> {
+    await this.call({ method: 'DELETE', key, idempotent: true });
+  }
+
+  /** One page of ListObjectsV2 under `prefix`. */
+  async list(prefix: string, options: { continuationToken?: string; maxKeys?: number } = {}): Promise<ListPage> {
+    const query: [string, string][] = [['list-type', '2'], ['prefix', prefix]];
+    if (options.continuationToken) query.push(['continuation-token', options.continuationToken]);
+    if (options.maxKeys !== undefined) query.push(['max-keys', String(options.maxKeys)]);
+    const xml = (await this.call({ method: 'GET', query, idempotent: true })).body.toString('utf8');
+    const objects = elements(xml, 'Contents').map((c) => ({ key: text(c, 'Key') ?? '', etag: unquote(text(c, 'ETag')), size: Number(text(c, 'Size') ?? 0) }));
+    const truncated = text(xml, 'IsTruncated') === 'true';
+    return { objects, nextContinuationToken: truncated ? text(xml, 'NextContinuationToken') : undefined };
+  }
+
+  /** Every object under `prefix`, following continuation tokens. */
+  async *listAll(prefix: string, pageSize?: number): AsyncGenerator<ObjectInfo> {
+    let continuationToken: string | undefined;
+    do {
+      const page = await this.list(prefix, { continuationToken, maxKeys: pageSize });
+      yield* page.objects;
+      continuationToken = page.nextContinuationToken;
+    } while (continuationToken);
+  }
+
+  /** Closes the kept-alive connections. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  /** Sends `c`, retrying what is safe to retry, and maps an error answer onto the error classes. */
+  private async call(c: Call): Promise<Reply> {
+    for (let attempt = 0; ; attempt++) {
+      let failure: ObjectStoreError;
+      let sent = true;
+      try {
+        const reply = await this.send(c);
+        if (reply.status < 300) return reply;
+        failure = this.answerError(c, reply);
+        if (reply.status < 500) throw failure;
+      } catch (e) {
+        if (!(e instanceof Unreachable)) throw e;
+        failure = e;
+        sent = !notSentCodes.has(e.code);
+      }
+      if (attempt >= this.retries) throw failure;
+      if (sent && !c.idempotent) throw new OutcomeUnknown(`${failure.message}; the conditional write may or may not have landed`, failure.status, failure.code, { cause: failure });
+      await sleep(Math.min(2000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2));
+    }
+  }
+
+  private what(c: Call): string {
+    return `${c.method} ${this.bucket}/${c.key ?? ''}`;
+  }
+
+  private answerError(c: Call, reply: Reply): ObjectStoreError {
+    const xml = reply.body.toString('utf8');
+    // A HEAD answer has no body, so its code comes from the status.
+    const code = text(xml, 'Code') ?? statusCodes[reply.status] ?? `HTTP${reply.status}`;
+    const detail = text(xml, 'Message');
+    let message = `object store at ${this.url.origin}: ${this.what(c)}: ${reply.status} ${code}${detail ? `: ${detail}` : ''}`;
+    if (reply.status === 403) message += ' (check the credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)';
+    if (reply.status === 412 || (reply.status === 409 && code === 'ConditionalRequestConflict')) return new PreconditionFailed(message, reply.status, code);
+    if (reply.status === 404) return new NotFound(message, reply.status, code);
+    return new ObjectStoreError(message, reply.status, code);
+  }
+
+  /** One attempt: the whole answer, or Unreachable when none came within the timeout. */
+  private send(c: Call): Promise<Reply> {
+    const body = c.body ?? new Uint8Array();
+    const path = `/${uriEncode(this.bucket)}${c.key === undefined ? '' : `/${uriEncode(c.key, true)}`}`;
+    const query = canonicalQuery(c.query ?? []);
+    const payloadHash = body.length ? sha256Hex(body) : emptyPayloadHash;
+    const headers: Record<string, string> = { ...c.headers, host: this.url.host, 'x-amz-date': amzDate(new Date()), 'x-amz-content-sha256': payloadHash };
+    const { credentials, region } = this.options;
+    if (credentials.sessionToken) headers['x-amz-security-token'] = credentials.sessionToken;
+    headers.authorization = authorization({ method: c.method, path, query: c.query ?? [], headers, payloadHash }, credentials, region, 's3');
+    if (c.method === 'PUT') headers['content-length'] = String(body.length);
+    const request = this.url.protocol === 'https:' ? https.request : http.request;
+    const origin = this.url.origin;
+    const what = this.what(c);
+    return new Promise((resolve, reject) => {
+      const req = request(
+        { protocol: this.url.protocol, hostname: this.url.hostname, port: this.url.port, method: c.method, path: query ? `${path}?${query}` : path, headers, agent: this.agent },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (d: Buffer) => chunks.push(d));
+          res.on('end', () => {
+            clearTimeout(timer);
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
+          });
+          res.on('error', fail);
+        },
+      );
+      function fail(e: NodeJS.ErrnoException): void {
+        clearTimeout(timer);
+        const code = e.code ?? 'ECONNRESET';
+        reject(new Unreachable(`object store at ${origin}: ${what}: unreachable: ${e.message}`, 0, code));
+      }
+      // A bound on the whole exchange, not on socket idleness: a trickling answer counts too.
+      const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${this.timeoutMs} ms`), { code: 'ETIMEDOUT' })), this.timeoutMs);
+      req.on('error', fail);
+      req.end(body);
+    });
+  }
+}
