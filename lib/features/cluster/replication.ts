@@ -51,6 +51,14 @@ export class Fenced extends Error {
   }
 }
 
+/** A round shipped, but the lease could not be confirmed: not acknowledged, and the next round may be. */
+export class Unconfirmed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'Unconfirmed';
+  }
+}
+
 const chunkKey = (log: string, seq: number) => `${log}${String(seq).padStart(12, '0')}`;
 
 /** Reads bytes [from, to) of a file. */
@@ -175,7 +183,8 @@ export class Shipper {
       }
       if (!fresh && bytes) this.seq++;
       this.shipped = point.log_bytes;
-      if (!this.options.leaseHeld()) throw this.fence('the writer lease lapsed before the write was durable; another writer may have taken over');
+      // Past its lease a writer may have been superseded unseen: what it shipped may never be read.
+      if (!this.options.leaseHeld()) throw new Unconfirmed('the writer lease is not confirmed (the object store did not answer its renewal in time); the write is not acknowledged');
       return;
     }
   }
@@ -208,7 +217,8 @@ export class Shipper {
     this.seq = bytes ? 1 : 0;
   }
 
-  private fence(message: string): Fenced {
+  /** Latches fenced: the lease found this writer superseded. */
+  fence(message: string): Fenced {
     this.fenced ??= new Fenced(message);
     return this.fenced;
   }
