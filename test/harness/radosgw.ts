@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { ObjectStore } from '../../lib/features/cluster/object_store';
 import type { Credentials } from '../../lib/features/cluster/sigv4';
 import { type OptionalTool, planFor, testNeedingTools } from './optional-tools';
+import { until } from './until';
 
 // A real single-node Ceph object gateway for the cluster tests and bench: one monitor, one OSD on
 // memstore (RAM, nothing on disk but config and logs) and radosgw, booted in a fresh directory
@@ -70,14 +71,6 @@ mon max pg per osd = 1000
 [client.rgw.gw]
 rgw frontends = beast endpoint=127.0.0.1:${rgwPort}
 `;
-}
-
-/** Resolves once `holds()` is true, polling every 50 ms; rejects past `deadline` (a Date.now() value). */
-async function until(holds: () => Promise<boolean>, what: string, deadline: number): Promise<void> {
-  while (!(await holds())) {
-    if (Date.now() > deadline) throw new Error(`radosgw harness: ${what} did not happen in time`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 function answers(url: string): Promise<boolean> {
@@ -160,7 +153,7 @@ export async function startRadosgw({ timeoutMs = 90_000 } = {}): Promise<Radosgw
         return answers(`${endpoint}/`);
       },
       `radosgw answering at ${endpoint}`,
-      deadline,
+      deadline - Date.now(),
     );
     const region = 'us-east-1';
     const store: Radosgw['store'] = (bucket, options = {}) =>
