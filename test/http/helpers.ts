@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { prng } from '../core/helpers';
 import { apiDescription, contractViolation } from './contract';
+import { until } from '../harness/until';
 
 export const CLI = path.resolve(__dirname, '../../lib/cli.js');
 
@@ -125,16 +126,7 @@ export async function untilReady(server: Server, timeoutMs = 15_000): Promise<vo
   await until(async () => (await fetch(`${server.url}/ready`).catch(() => null))?.status === 200, `server ready; stderr:\n${server.stderr()}`, timeoutMs);
 }
 
-/** Polls `holds` until it is true: waits on a state the test can observe, never a fixed time. */
-export async function until(holds: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await holds())) {
-    if (Date.now() > deadline) throw new Error(`not so within ${timeoutMs}ms: ${what}`);
-    await sleep(20);
-  }
-}
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export { sleep, until } from '../harness/until';
 
 export interface Answer {
   status: number;

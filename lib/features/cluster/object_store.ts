@@ -175,8 +175,8 @@ export class ObjectStore {
         failure = e;
         sent = !notSentCodes.has(e.code);
       }
-      if (attempt >= this.retries) throw failure;
       if (sent && !c.idempotent) throw new OutcomeUnknown(`${failure.message}; the conditional write may or may not have landed`, failure.status, failure.code, { cause: failure });
+      if (attempt >= this.retries) throw failure;
       await sleep(Math.min(2000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2));
     }
   }
