@@ -10,6 +10,9 @@ import { HttpServer } from './http/server';
 import { StoreError } from './store/errors';
 import { Store } from './store/store';
 import { TenantStores } from './store/tenants';
+import { ClusterNode } from './features/cluster/node';
+import { awsEnvironment, ObjectStore } from './features/cluster/object_store';
+import { ClusterSlot, durableRoutes, leaseMetrics } from './features/cluster/serve';
 import type { Distance, IndexSettingInfo, OpenOptions } from './types';
 import { anyText, type Command, DISTANCES, duration, exit, type FlagSpec, flagHelp, integer, oneOf, readFlags, size, UsageError } from './cli_flags';
 import { exportCommand } from './export';
@@ -33,6 +36,12 @@ interface ServeConfig {
   inMemory: boolean;
   namespaced: boolean;
   warmBytes: number;
+  /** Cluster mode: `s3://bucket/prefix`. */
+  cluster?: string;
+  clusterEndpoint?: string;
+  leaseTtlMs: number;
+  standby: boolean;
+  clusterReader: boolean;
   host: string;
   port: number;
   dimension?: number;
@@ -106,6 +115,11 @@ const FLAGS: Flag[] = [
   { name: '--data', key: 'data', parse: anyText, arg: 'DIR', help: 'store directory, created on first open (default ./data)' },
   { name: '--in-memory', key: 'inMemory', value: true, help: 'no files at all; role InMemory (default off)' },
   { name: '--namespaced', key: 'namespaced', value: true, help: 'serve many tenant stores under --data, one per /ns/{namespace} path prefix, each opened on first use (default off)' },
+  { name: '--cluster', key: 'cluster', parse: anyText, arg: 's3://BUCKET/PREFIX', help: 'cluster mode: the store lives in this object-store bucket and prefix, --data is its local copy; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN, AWS_REGION) (default off)' },
+  { name: '--cluster-endpoint', key: 'clusterEndpoint', parse: anyText, arg: 'URL', help: 'with --cluster: the S3-compatible endpoint, path-style, e.g. http://127.0.0.1:7480 (required with --cluster)' },
+  { name: '--lease-ttl', key: 'leaseTtlMs', parse: duration, arg: 'DUR', help: "with --cluster: the writer lease's time to live; renewed every third of it (default 10s)" },
+  { name: '--standby', key: 'standby', value: true, help: 'with --cluster: wait for the writer lease instead of refusing to start while another holds it (default off)' },
+  { name: '--cluster-reader', key: 'clusterReader', value: true, help: 'with --cluster: serve the published state read-only; POST /refresh pulls newer (default off)' },
   { name: '--warm-bytes', key: 'warmBytes', parse: size, arg: 'SIZE', help: 'with --namespaced: open tenant stores whose files add up past SIZE are closed, least recently used first, and reopened on their next request (default 1GiB)' },
   { name: '--host', key: 'host', parse: anyText, arg: 'ADDR', help: 'address to listen on (default 127.0.0.1)' },
   { name: '--port', key: 'port', parse: integer(0, 65535), arg: 'N', help: 'port to listen on; 0 picks a free one (default 8080)' },
@@ -161,6 +175,9 @@ function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
     inMemory: false,
     namespaced: false,
     warmBytes: 1024 ** 3,
+    leaseTtlMs: 10_000,
+    standby: false,
+    clusterReader: false,
     host: '127.0.0.1',
     port: 8080,
     token: env.TESSERA_TOKEN || undefined,
@@ -185,7 +202,25 @@ function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
   } else if (given.has('--warm-bytes')) {
     throw new UsageError('--warm-bytes bounds the tenant stores of --namespaced; add --namespaced or drop it');
   }
+  const clusterFlags = ['--cluster-endpoint', '--lease-ttl', '--standby', '--cluster-reader'];
+  if (config.cluster === undefined) {
+    const stray = clusterFlags.find((flag) => given.has(flag));
+    if (stray) throw new UsageError(`${stray} needs --cluster s3://BUCKET/PREFIX`);
+  } else {
+    for (const flag of ['--in-memory', '--namespaced', '--at-version', '--read-only', '--history-versions'])
+      if (given.has(flag)) throw new UsageError(`--cluster and ${flag} exclude each other${flag === '--read-only' ? ' (a read-only cluster member is --cluster-reader)' : ''}`);
+    if (config.standby && config.clusterReader) throw new UsageError('--standby waits for the writer lease; a --cluster-reader never takes it');
+    if (!config.clusterEndpoint) throw new UsageError('--cluster needs --cluster-endpoint URL, e.g. http://127.0.0.1:7480');
+    clusterLocation(config.cluster);
+  }
   return config;
+}
+
+/** `s3://bucket/prefix` -> its parts; a bad location is a UsageError naming the form. */
+function clusterLocation(location: string): { bucket: string; prefix: string } {
+  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\/([^\s]*[^\s/])$/.exec(location);
+  if (!m) throw new UsageError(`--cluster must be s3://BUCKET/PREFIX (a bucket name, then a non-empty key prefix), got "${location}"`);
+  return { bucket: m[1], prefix: m[2] };
 }
 
 const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
@@ -216,15 +251,19 @@ async function serve(config: ServeConfig): Promise<void> {
   await Store.check(config.namespaced ? { ...tenantOptions, inMemory: true, dimension: config.dimension ?? 0 } : options).catch((err: Error) => refused(config, err, 2));
 
   const tenants = config.namespaced ? tenantStores(config, tenantOptions, logger) : null;
-  const slot = tenants ? new Namespaces(tenants) : new OneStore();
+  const node = config.cluster ? clusterNode(config, tenantOptions) : null;
+  const slot = tenants ? new Namespaces(tenants) : node ? new ClusterSlot(node) : new OneStore();
   const slowQuery = Number(process.env.SVC_SLOW_QUERY_MS);
-  const routes = apiRoutes(slot, {
+  let routes = apiRoutes(slot, {
     registry,
     slowQueryMs: slowQuery > 0 ? slowQuery : null,
     testFaults: process.env.TESSERA_TEST_FAULTS === '1',
     readOnly: config.readOnly,
   });
-  const server = new HttpServer(slot instanceof Namespaces ? namespacedRoutes(routes, slot) : routes, {
+  if (slot instanceof Namespaces) routes = namespacedRoutes(routes, slot);
+  if (node && !config.clusterReader) routes = durableRoutes(routes, node);
+  leaseMetrics(registry, () => node?.lease ?? null);
+  const server = new HttpServer(routes, {
     host: config.host,
     port: config.port,
     maxBodyBytes: config.maxBodyBytes,
@@ -246,7 +285,7 @@ async function serve(config: ServeConfig): Promise<void> {
   const port = await server.listen().catch((err: Error) => exit(err.message, 2));
   process.stdout.write(`listening on http://${urlHost(config.host)}:${port}\n`);
 
-  const opening = tenants ? null : Store.open(options);
+  const opening = tenants ? null : node ? node.start() : Store.open(options);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -255,7 +294,7 @@ async function serve(config: ServeConfig): Promise<void> {
     await server.close(SHUTDOWN_GRACE_MS);
     let code = 0;
     const store = await opening?.catch(() => null);
-    const closing = tenants ? tenants.closeAll() : (store?.shutdown() ?? Promise.resolve());
+    const closing = tenants ? tenants.closeAll() : node ? node.close() : (store?.shutdown() ?? Promise.resolve());
     await closing.catch((err) => {
       logger.error({ err }, 'flush or close failed');
       code = 1;
@@ -265,10 +304,32 @@ async function serve(config: ServeConfig): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM').catch(crash));
   process.on('SIGINT', () => void stop('SIGINT').catch(crash));
 
-  if (!opening || !(slot instanceof OneStore)) return;
+  if (!opening) return;
   const store = await opening.catch((err: Error) => refused(config, err, err instanceof StoreError && err.status === 400 ? 2 : 1));
-  slot.open(store);
+  if (slot instanceof OneStore) slot.open(store);
   logger.info({ role: store.role, dimension: store.dimension, distance: store.distance, ann: store.ann, quantization: store.quantization }, 'store open');
+}
+
+/** --cluster: the node (it joins once the server listens); missing credentials exit 2 now. */
+function clusterNode(config: ServeConfig, open: Omit<OpenOptions, 'path'>): ClusterNode {
+  const { bucket, prefix } = clusterLocation(config.cluster as string);
+  let aws: ReturnType<typeof awsEnvironment>;
+  try {
+    aws = awsEnvironment();
+  } catch (err) {
+    exit(`--cluster: ${(err as Error).message}`, 2);
+  }
+  const objects = new ObjectStore({ endpoint: config.clusterEndpoint as string, bucket, ...aws });
+  return new ClusterNode({
+    objects,
+    prefix,
+    location: config.cluster as string,
+    dir: config.data,
+    reader: config.clusterReader,
+    standby: config.standby,
+    leaseTtlMs: config.leaseTtlMs,
+    open,
+  });
 }
 
 /** --namespaced: the root directory is made (or refused, exit 2) before anything listens. */

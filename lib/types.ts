@@ -2,7 +2,7 @@
 import type { Cancellation } from './store/cancellation';
 
 export type Distance = 'Cosine' | 'Euclidean' | 'DotProduct';
-export type Role = 'Writer' | 'Reader' | 'InMemory';
+export type Role = 'Writer' | 'Reader' | 'ClusterWriter' | 'ClusterReader' | 'InMemory';
 
 /** A tagged attribute value. Int and DateTime come back as bigint so 64-bit values stay exact. */
 export type Value =
@@ -386,6 +386,11 @@ export interface OpenOptions {
    * turns true and the server's /ready answers 503 until a refresh succeeds (default: no bound).
    */
   maxStalenessMs?: number;
+  /**
+   * A read-only handle's refresh first runs this to bring the store directory up to date (a cluster
+   * reader pulls what its writer published to the object store); then refresh adopts it.
+   */
+  pull?: () => Promise<void>;
   /** A writer keeps its last N commit versions readable for `atVersion` and `pin()` (default 0: no history). */
   historyVersions?: number;
   /** Serve this past commit version, read-only, without the writer lock (a pinned instance). */

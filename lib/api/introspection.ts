@@ -28,7 +28,7 @@ export const introspectionRoutes = (slot: StoreSlot): Route[] => [
     path: '/cluster',
     access: 'read',
     doc: { operationId: 'cluster', summary: 'Role and currency', responses: { 200: { description: 'The cluster status', schema: ref('ClusterStatus') } } },
-    handle: (req) => json(slot.get(req).cluster()),
+    handle: (req) => json(slot.status(req)),
   }),
   route({
     method: 'GET',

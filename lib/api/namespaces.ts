@@ -8,7 +8,7 @@ import type { Request } from '../http/request';
 import type { Route } from '../http/route';
 import type { Store } from '../store/store';
 import type { TenantStores } from '../store/tenants';
-import type { NamespaceEntry } from '../types';
+import type { ClusterStatus, NamespaceEntry } from '../types';
 import type { StoreSlot } from './slot';
 
 const PREFIX = '/ns/{namespace}';
@@ -42,6 +42,10 @@ export class Namespaces implements StoreSlot, Hook {
 
   get(req: Request): Store {
     return this.tenants.held(req.param('namespace'));
+  }
+
+  status(req: Request): ClusterStatus {
+    return this.get(req).cluster();
   }
 
   scope(req: Request): string {

@@ -4,7 +4,24 @@
 import { HttpError } from '../http/errors';
 import type { Request } from '../http/request';
 import type { Store } from '../store/store';
-import type { NamespaceEntry } from '../types';
+import type { ClusterStatus, NamespaceEntry } from '../types';
+
+/** /ready's 503 body. */
+export interface Unready {
+  status?: string;
+  error: string;
+}
+
+/** Why an open store cannot serve: poisoned, or stale past its bound; null when it can. */
+export function storeUnready(store: Store): Unready | null {
+  const poison = store.poisoned();
+  if (poison) return { status: 'poisoned', error: poison };
+  if (store.stale()) {
+    const age = Math.floor(store.stalenessMs() / 1000);
+    return { error: `stale: not refreshed for ${age} s, past --max-staleness; POST /refresh to catch up` };
+  }
+  return null;
+}
 
 export interface StoreSlot {
   /** The store `req` addresses, or a 503 while it is still opening. Never waits. */
@@ -17,9 +34,11 @@ export interface StoreSlot {
   /** The stores open now: what the store size gauges add up. */
   openStores(): Store[];
   /** Why the process cannot serve (/ready's 503 body), or null when it can. */
-  unready(): { status?: string; error: string } | null;
+  unready(): Unready | null;
   /** The poison message /health reports with 503, or null. */
   poisoned(): string | null;
+  /** GET /cluster for the store `req` addresses. */
+  status(req: Request): ClusterStatus;
   /** GET /namespaces, on a --namespaced server only. */
   namespaces?(): NamespaceEntry[];
 }
@@ -41,20 +60,16 @@ export class OneStore implements StoreSlot {
     return '';
   }
 
+  status(): ClusterStatus {
+    return this.get().cluster();
+  }
+
   openStores(): Store[] {
     return this.store ? [this.store] : [];
   }
 
-  unready(): { status?: string; error: string } | null {
-    const store = this.store;
-    if (store === null) return { error: 'store is not open yet' };
-    const poison = store.poisoned();
-    if (poison) return { status: 'poisoned', error: poison };
-    if (store.stale()) {
-      const age = Math.floor(store.stalenessMs() / 1000);
-      return { error: `stale: not refreshed for ${age} s, past --max-staleness; POST /refresh to catch up` };
-    }
-    return null;
+  unready(): Unready | null {
+    return this.store === null ? { error: 'store is not open yet' } : storeUnready(this.store);
   }
 
   poisoned(): string | null {

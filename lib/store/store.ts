@@ -78,7 +78,7 @@ function requestBody(body: object | Uint8Array): unknown {
 }
 
 /** The options the core reads: the memory routes' own stay in the library. */
-function coreOptions({ embedProvider: _e, summarizeProvider: _s, rerankProvider: _r, clock: _c, ...core }: OpenOptions): OpenOptions {
+function coreOptions({ embedProvider: _e, summarizeProvider: _s, rerankProvider: _r, clock: _c, pull: _p, ...core }: OpenOptions): OpenOptions {
   return core;
 }
 
@@ -133,6 +133,7 @@ export class Store {
     private readonly core: NativeStore,
     private readonly maxStalenessMs: number | null,
     private readonly openedReadOnly: boolean,
+    private readonly pull: (() => Promise<void>) | null,
   ) {
     const info = core.info();
     this.role = info.role;
@@ -153,7 +154,7 @@ export class Store {
     Store.providersOf(options, options.dimension);
     let store: Store;
     try {
-      store = new Store(await native.NativeStore.open(coreOptions(options)), options.maxStalenessMs ?? null, options.readOnly === true);
+      store = new Store(await native.NativeStore.open(coreOptions(options)), options.maxStalenessMs ?? null, options.readOnly === true, options.pull ?? null);
     } catch (e) {
       throw toStoreError(e, settingOption);
     }
@@ -238,6 +239,7 @@ export class Store {
    * refresh on their own.
    */
   async refresh(o?: CallOptions): Promise<{ adopted: boolean }> {
+    if (this.pull && this.pinned() === null) await this.pull();
     const result = json(await call(o, () => this.core.refresh())) as { adopted: boolean };
     this.refreshedAt = Date.now();
     return result;

@@ -1,0 +1,145 @@
+// ClusterNode: one member of a store kept in an object store (cluster mode). A writer holds the
+// writer lease, restores the published state into its local directory, opens it, and ships every
+// write before it is acknowledged (`durable`); a standby waits for the lease first. A reader
+// restores, opens read-only, and pulls newer published state on refresh.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { StoreError } from '../../store/errors';
+import { Store } from '../../store/store';
+import type { ClusterStatus, OpenOptions } from '../../types';
+import { WriterLease } from './lease';
+import type { ObjectStore } from './object_store';
+import { type Restored, restore, Shipper } from './replication';
+
+export interface ClusterOptions {
+  objects: ObjectStore;
+  /** Key prefix of the store in its bucket, without a trailing slash. */
+  prefix: string;
+  /** Where it is named in messages: `s3://bucket/prefix`. */
+  location: string;
+  /** The local directory the published state is restored into and served from. */
+  dir: string;
+  reader: boolean;
+  /** A writer whose lease another holds waits for it rather than refusing to start. */
+  standby: boolean;
+  leaseTtlMs: number;
+  /** Open options of the local store (its path is `dir`). */
+  open: Omit<OpenOptions, 'path' | 'inMemory' | 'pull'>;
+  /** How often a reader started before anything was published looks again (default 1 s). */
+  pollMs?: number;
+}
+
+/** What a waiting node is waiting for, for /ready's 503 and the data routes' (null once serving). */
+export type Waiting = string | null;
+
+export class ClusterNode {
+  /** This process's lease owner id. */
+  private readonly owner = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  readonly lease: WriterLease | null;
+  private shipper: Shipper | null = null;
+  private restored: Restored | null = null;
+  private storeOpen: Store | null = null;
+  private waitingFor: Waiting;
+
+  constructor(private readonly options: ClusterOptions) {
+    this.waitingFor = `joining the cluster at ${options.location}`;
+    this.lease = options.reader ? null : new WriterLease({ store: options.objects, key: `${options.prefix}/lease.json`, owner: this.owner, ttlMs: options.leaseTtlMs });
+  }
+
+  /** The store once serving, else null. */
+  get store(): Store | null {
+    return this.storeOpen;
+  }
+
+  /** Why the node cannot serve yet (standby, waiting for a first publish), or null. */
+  get waiting(): Waiting {
+    return this.waitingFor;
+  }
+
+  /** Superseded: the lease found another holder, or CURRENT changed under this writer. */
+  get fenced(): boolean {
+    return this.lease?.fenced === true || this.shipper?.fencedBy != null;
+  }
+
+  /** Joins the cluster; resolves once the store serves. */
+  async start(signal?: AbortSignal): Promise<Store> {
+    return this.options.reader ? this.startReader(signal) : this.startWriter(signal);
+  }
+
+  private async startWriter(signal?: AbortSignal): Promise<Store> {
+    const lease = this.lease as WriterLease;
+    const { location, objects, prefix, dir, open } = this.options;
+    await objects.createBucket();
+    if (!(await lease.tryAcquire())) {
+      if (!this.options.standby) throw new StoreError(409, `the writer lease of ${location} is held by another writer; start with --standby to wait for it`);
+      this.waitingFor = `standby: waiting for the writer lease of ${location}`;
+      await lease.waitForLease(signal);
+    }
+    this.waitingFor = 'restoring the published state';
+    const base = await restore(objects, prefix, dir);
+    const store = await Store.open({ ...open, path: dir });
+    const shipper = new Shipper({ store, dir, objects, prefix, epoch: lease.epoch, base, leaseHeld: () => lease.held() });
+    lease.on('fenced', (by: string | null) => shipper.fence(`this writer was superseded${by ? ` by ${by}` : ''} (fenced); send writes to the current writer`));
+    // Publishing CURRENT under this epoch at once fences the predecessor's late publishes.
+    await shipper.sync();
+    this.shipper = shipper;
+    this.storeOpen = store;
+    this.waitingFor = null;
+    return store;
+  }
+
+  private async startReader(signal?: AbortSignal): Promise<Store> {
+    const { objects, prefix, dir, open, location } = this.options;
+    this.waitingFor = `waiting for a writer to publish ${location}`;
+    for (;;) {
+      this.restored = await restore(objects, prefix, dir);
+      if (this.restored) break;
+      signal?.throwIfAborted();
+      await new Promise((resolve) => setTimeout(resolve, this.options.pollMs ?? 1000));
+    }
+    const store = await Store.open({ ...open, path: dir, readOnly: true, pull: () => this.pull() });
+    this.storeOpen = store;
+    this.waitingFor = null;
+    return store;
+  }
+
+  /** A reader's refresh: the directory catches up with what was published since. */
+  private async pull(): Promise<void> {
+    this.restored = await restore(this.options.objects, this.options.prefix, this.options.dir, this.restored);
+  }
+
+  /** A writer's acknowledgement: resolves once every write the store committed so far is in the object store. */
+  durable(): Promise<void> {
+    if (!this.shipper) return Promise.reject(new StoreError(503, 'this instance does not write the cluster store'));
+    return this.shipper.sync();
+  }
+
+  /** /cluster. */
+  status(): ClusterStatus {
+    const store = this.storeOpen;
+    const local = store?.cluster();
+    const held = this.lease?.held() === true && !this.fenced;
+    return {
+      role: this.options.reader ? 'ClusterReader' : 'ClusterWriter',
+      cluster: true,
+      holds_writer_handle: held,
+      fenced: this.fenced,
+      lease_owner: held ? (this.lease?.token ?? null) : null,
+      commit_version: local?.commit_version ?? 0,
+      staleness_secs: local?.staleness_secs ?? 0,
+      max_staleness_secs: local?.max_staleness_secs ?? null,
+    };
+  }
+
+  /**
+   * Closes the store; a writer then hands the lease over, so a standby takes over at once (a
+   * poisoned writer's restart included). What it acknowledged is in the object store already.
+   */
+  async close(): Promise<void> {
+    try {
+      await this.storeOpen?.close();
+    } finally {
+      await this.lease?.release();
+    }
+  }
+}

@@ -1,0 +1,90 @@
+// Cluster mode behind the HTTP routes: the slot that finds the node's store (503 while a standby
+// waits or a reader waits for a first publish), and write routes that answer only once the write
+// is durable in the object store.
+import { Counter, type Registry } from 'prom-client';
+import { type StoreSlot, storeUnready, type Unready } from '../../api/slot';
+import { HttpError } from '../../http/errors';
+import type { Request } from '../../http/request';
+import type { Route } from '../../http/route';
+import type { Store } from '../../store/store';
+import type { ClusterStatus } from '../../types';
+import { ObjectStoreError } from './errors';
+import type { WriterLease } from './lease';
+import type { ClusterNode } from './node';
+import { Fenced, Unconfirmed } from './replication';
+
+export class ClusterSlot implements StoreSlot {
+  constructor(private readonly node: ClusterNode) {}
+
+  get(): Store {
+    const store = this.node.store;
+    if (store === null) throw new HttpError(503, `${this.node.waiting}; retry once GET /ready answers 200`, { retryable: true }, { 'Retry-After': '1' });
+    return store;
+  }
+
+  scope(): string {
+    return '';
+  }
+
+  status(): ClusterStatus {
+    return this.node.status();
+  }
+
+  openStores(): Store[] {
+    return this.node.store ? [this.node.store] : [];
+  }
+
+  unready(): Unready | null {
+    const store = this.node.store;
+    if (store === null) return { error: this.node.waiting ?? 'starting' };
+    if (this.node.fenced) return { error: 'fenced: another writer took the writer lease; this instance must be replaced' };
+    return storeUnready(store);
+  }
+
+  poisoned(): string | null {
+    return this.node.store?.poisoned() ?? null;
+  }
+}
+
+/** Why a write was not acknowledged, as the answer a client can act on. */
+function notDurable(err: unknown): unknown {
+  if (err instanceof Fenced) return new HttpError(503, err.message, { retryable: false });
+  if (err instanceof Unconfirmed) return new HttpError(503, err.message, { retryable: true }, { 'Retry-After': '1' });
+  if (err instanceof ObjectStoreError) {
+    return new HttpError(503, `the write was applied here but is not acknowledged: the object store failed (${err.message}); retrying it is safe`, { retryable: true }, { 'Retry-After': '1' });
+  }
+  return err;
+}
+
+/** A writer's routes: each write answers once `node.durable()` says it is in the object store. */
+export function durableRoutes(routes: Route[], node: ClusterNode): Route[] {
+  return routes.map((route): Route => {
+    const writes = (req: Request) => route.access === 'write' || route.writeWhen?.(req) === true || route.writeTimeoutWhen?.(req) === true;
+    if (route.access === 'probe' || (route.access !== 'write' && !route.writeWhen && !route.writeTimeoutWhen)) return route;
+    return {
+      ...route,
+      handle: async (req) => {
+        if (writes(req) && node.fenced) throw new HttpError(503, 'this writer was superseded (fenced): every write is refused; send writes to the current writer', { retryable: false });
+        const reply = await route.handle(req);
+        if (writes(req)) await node.durable().catch((err) => Promise.reject(notDurable(err)));
+        return reply;
+      },
+    };
+  });
+}
+
+/** The lease counters /metrics reports (0 outside cluster mode): acquired, renewed, lost, fenced. */
+export function leaseMetrics(registry: Registry, lease: () => WriterLease | null): void {
+  const kinds = { acquired: 'Writer leases acquired', renewed: 'Writer lease renewals that landed', lost: 'Times the writer lease lapsed unconfirmed', fenced: 'Times this writer found itself superseded' };
+  for (const [kind, help] of Object.entries(kinds) as [keyof WriterLease['counters'], string][]) {
+    new Counter({
+      name: `svc_lease_${kind}_total`,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(lease()?.counters[kind] ?? 0);
+      },
+    });
+  }
+}

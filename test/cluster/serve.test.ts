@@ -1,0 +1,133 @@
+// Cluster mode through `tessera serve` against a real radosgw (spec: Cluster status, States and
+// transitions: standby, fenced; cross-cutting durability): acknowledged writes survive the
+// writer's SIGKILL, a standby takes over, a paused writer resumes fenced, readers converge, and 16
+// racing writers leave one.
+import test, { type ExecutionContext } from 'ava';
+import { randomBytes } from 'node:crypto';
+import { call, type Server, startServer, tempDir, until } from '../http/helpers';
+import { radosgwForFile } from '../harness/radosgw';
+
+const rgw = radosgwForFile();
+const TTL = '2s';
+
+interface Cluster {
+  args: (...more: string[]) => string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/** A fresh bucket and prefix; `args` are a member's flags over its own new --data. */
+async function cluster(t: ExecutionContext): Promise<Cluster> {
+  const bucket = (await rgw.bucket(t)).bucket;
+  const gateway = rgw.gateway();
+  const env = { AWS_ACCESS_KEY_ID: gateway.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: gateway.credentials.secretAccessKey, AWS_REGION: gateway.region };
+  const prefix = `store-${randomBytes(3).toString('hex')}`;
+  return { env, args: (...more) => ['--cluster', `s3://${bucket}/${prefix}`, '--cluster-endpoint', gateway.endpoint, '--lease-ttl', TTL, '--data', tempDir(), ...more] };
+}
+
+async function member(t: ExecutionContext, c: Cluster, more: string[] = [], waitReady = true): Promise<Server> {
+  const server = await startServer(c.args(...more), c.env, { waitReady });
+  t.teardown(() => server.stop());
+  return server;
+}
+
+const upsert = (server: Server, ids: string[]) => call(server, 'POST', '/collections/c/upsert', { records: ids.map((id, i) => ({ id, vector: [1, i, 0, 0] })) });
+const ids = async (server: Server) => ((await call(server, 'POST', '/list', { scope: ['c'], limit: 10_000 })).json as { id: string }[]).map((h) => h.id).sort();
+const status = async (server: Server, path: string) => (await fetch(server.url + path)).status;
+
+rgw.test('/cluster of a writer and a reader reports every field truthfully; /metrics counts the lease', async (t) => {
+  const c = await cluster(t);
+  const writer = await member(t, c);
+  await upsert(writer, ['a']);
+  const w = (await call(writer, 'GET', '/cluster')).json;
+  t.like(w, { role: 'ClusterWriter', cluster: true, holds_writer_handle: true, fenced: false, staleness_secs: 0, max_staleness_secs: null });
+  t.regex(w.lease_owner, /:1$/);
+  const reader = await member(t, c, ['--cluster-reader']);
+  t.like((await call(reader, 'GET', '/cluster')).json, { role: 'ClusterReader', cluster: true, holds_writer_handle: false, fenced: false, lease_owner: null, commit_version: w.commit_version });
+  t.regex(await (await fetch(`${writer.url}/metrics`)).text(), /svc_lease_acquired_total 1\n/);
+});
+
+rgw.test("the writer's acknowledged writes survive its SIGKILL: a new writer on another disk serves every one", async (t) => {
+  const c = await cluster(t);
+  const writer = await member(t, c);
+  const acked: string[] = [];
+  for (let batch = 0; batch < 20; batch++) {
+    const batchIds = Array.from({ length: 50 }, (_, i) => `b${batch}-${i}`);
+    t.is((await upsert(writer, batchIds)).status, 200);
+    acked.push(...batchIds);
+    if (batch === 10) t.is((await call(writer, 'POST', '/flush')).status, 200);
+  }
+  await writer.stop('SIGKILL');
+  const successor = await member(t, c, ['--standby']);
+  t.deepEqual(await ids(successor), acked.sort());
+  const status = (await call(successor, 'GET', '/cluster')).json;
+  t.is(status.role, 'ClusterWriter');
+  t.regex(status.lease_owner, /:2$/, 'the next epoch');
+});
+
+rgw.test('a standby answers /health 200, /ready and data routes 503 until the writer is gone, then takes over within the lease TTL plus a bound', async (t) => {
+  const c = await cluster(t);
+  const writer = await member(t, c);
+  await upsert(writer, ['x']);
+  const standby = await member(t, c, ['--standby'], false);
+  await until(async () => (await status(standby, '/health')) === 200, 'standby listening');
+  await until(async () => /standby: waiting for the writer lease/.test((await call(standby, 'GET', '/collections')).json.error), 'standby waiting');
+  t.is(await status(standby, '/ready'), 503);
+  t.is((await call(standby, 'GET', '/collections')).status, 503);
+  const killed = Date.now();
+  await writer.stop('SIGKILL');
+  await until(async () => (await status(standby, '/ready')) === 200, 'standby took over', 30_000);
+  const failoverMs = Date.now() - killed;
+  t.log(`failover ${failoverMs} ms (lease TTL ${TTL})`);
+  t.true(failoverMs < 2000 + 10_000, `${failoverMs} ms`);
+  t.deepEqual(await ids(standby), ['x']);
+});
+
+rgw.test('a writer paused past its lease resumes fenced: /ready 503, every write refused; the new writer\'s data is intact', async (t) => {
+  const c = await cluster(t);
+  const writer = await member(t, c);
+  await upsert(writer, ['before']);
+  const standby = await member(t, c, ['--standby'], false);
+  writer.proc.kill('SIGSTOP');
+  t.teardown(() => writer.proc.kill('SIGCONT'));
+  await until(async () => (await status(standby, '/ready')) === 200, 'standby took over', 30_000);
+  t.is((await upsert(standby, ['after'])).status, 200);
+  writer.proc.kill('SIGCONT');
+  await until(async () => (await call(writer, 'GET', '/cluster')).json.fenced === true, 'old writer fenced', 30_000);
+  t.is(await status(writer, '/ready'), 503);
+  const refused = await upsert(writer, ['late']);
+  t.is(refused.status, 503);
+  t.regex(refused.json.error, /superseded \(fenced\)/);
+  t.deepEqual(await ids(standby), ['after', 'before']);
+  t.regex(await (await fetch(`${writer.url}/metrics`)).text(), /svc_lease_fenced_total 1\n/);
+});
+
+rgw.test('a reader serves the published state and converges on POST /refresh', async (t) => {
+  const c = await cluster(t);
+  const writer = await member(t, c);
+  await upsert(writer, ['one']);
+  const reader = await member(t, c, ['--cluster-reader']);
+  t.deepEqual(await ids(reader), ['one']);
+  await upsert(writer, ['two']);
+  await call(writer, 'POST', '/flush');
+  await upsert(writer, ['three']);
+  t.true((await call(reader, 'GET', '/cluster')).json.commit_version < (await call(writer, 'GET', '/cluster')).json.commit_version, 'lag shows');
+  t.deepEqual((await call(reader, 'POST', '/refresh')).json, { adopted: true });
+  t.deepEqual(await ids(reader), ['one', 'three', 'two']);
+  t.is((await call(reader, 'GET', '/cluster')).json.commit_version, (await call(writer, 'GET', '/cluster')).json.commit_version);
+  t.deepEqual((await call(reader, 'POST', '/refresh')).json, { adopted: false });
+  t.is((await upsert(reader, ['nope'])).status, 403);
+});
+
+rgw.test('16 writers racing for one store: exactly one serves, the others exit naming the lease', async (t) => {
+  const c = await cluster(t);
+  const racers = await Promise.all(Array.from({ length: 16 }, () => member(t, c, [], false)));
+  const exited = (s: Server) => s.proc.exitCode !== null;
+  await until(async () => (await Promise.all(racers.map(async (s) => exited(s) || (await status(s, '/ready').catch(() => 0)) === 200))).every(Boolean), 'each racer serves or exits', 60_000);
+  const serving = racers.filter((s) => !exited(s));
+  t.is(serving.length, 1);
+  for (const s of racers.filter(exited)) {
+    t.is(s.proc.exitCode, 1);
+    t.regex(s.stderr(), /the writer lease of s3:\/\/.* is held by another writer; start with --standby to wait for it/);
+  }
+  t.is((await upsert(serving[0], ['won'])).status, 200);
+});
