@@ -2,7 +2,7 @@
 // transitions: standby, fenced; cross-cutting durability): acknowledged writes survive the
 // writer's SIGKILL, a standby takes over, a paused writer resumes fenced, readers converge, and 16
 // racing writers leave one.
-import test, { type ExecutionContext } from 'ava';
+import type { ExecutionContext } from 'ava';
 import { randomBytes } from 'node:crypto';
 import { call, type Server, startServer, tempDir, until } from '../http/helpers';
 import { radosgwForFile } from '../harness/radosgw';
