@@ -1,8 +1,8 @@
 import { once } from 'node:events';
-import * as net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { WriterLease } from '../../lib/features/cluster/lease';
 import { ObjectStore } from '../../lib/features/cluster/object_store';
+import { faultProxy } from '../harness/fault_proxy';
 import { radosgwForFile } from '../harness/radosgw';
 import { until } from '../harness/until';
 
@@ -84,42 +84,11 @@ rgw.test('a released lease is taken over at once, long before its ttl, at the ne
   t.false(holder.fenced);
 });
 
-/** A TCP proxy to `port` that, when told to, drops the next answer: the request lands, the client never learns. */
-async function answerDroppingProxy(port: number): Promise<{ port: number; dropNext: boolean; close(): void }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(port, '127.0.0.1');
-    sockets.add(client).add(upstream);
-    client.pipe(upstream);
-    upstream.on('data', (d) => {
-      if (proxy.dropNext) {
-        proxy.dropNext = false;
-        closeBoth();
-      } else client.write(d);
-    });
-    const closeBoth = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    for (const s of [client, upstream]) s.on('error', closeBoth).on('close', closeBoth);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const proxy = {
-    port: (server.address() as net.AddressInfo).port,
-    dropNext: false,
-    close: () => {
-      for (const s of sockets) s.destroy();
-      server.close();
-    },
-  };
-  return proxy;
-}
 
 rgw.test('a renewal whose answer is lost is read back, recognised as ours and adopted, not mistaken for a takeover', async (t) => {
   const direct = await rgw.bucket(t);
   const gw = rgw.gateway();
-  const proxy = await answerDroppingProxy(Number(new URL(gw.endpoint).port));
+  const proxy = await faultProxy(Number(new URL(gw.endpoint).port));
   t.teardown(() => proxy.close());
   const store = new ObjectStore({ endpoint: `http://127.0.0.1:${proxy.port}`, bucket: direct.bucket, region: gw.region, credentials: gw.credentials, retries: 0 });
   t.teardown(() => store.close());

@@ -5,6 +5,7 @@
 import type { ExecutionContext } from 'ava';
 import { randomBytes } from 'node:crypto';
 import { call, type Server, startServer, tempDir, until } from '../http/helpers';
+import { faultProxy } from '../harness/fault_proxy';
 import { radosgwForFile } from '../harness/radosgw';
 
 const rgw = radosgwForFile();
@@ -130,4 +131,33 @@ rgw.test('16 writers racing for one store: exactly one serves, the others exit n
     t.regex(s.stderr(), /the writer lease of s3:\/\/.* is held by another writer; start with --standby to wait for it/);
   }
   t.is((await upsert(serving[0], ['won'])).status, 200);
+});
+
+rgw.test('an object store that refuses or stalls gives clear 503s and 504s, never a lost acknowledged write', async (t) => {
+  const c = await cluster(t);
+  const proxy = await faultProxy(Number(new URL(rgw.gateway().endpoint).port));
+  t.teardown(() => proxy.close());
+  const via = c.args('--write-timeout', '1s').map((a) => (a === rgw.gateway().endpoint ? `http://127.0.0.1:${proxy.port}` : a));
+  const writer = await startServer(via, c.env);
+  t.teardown(() => writer.stop());
+  t.is((await upsert(writer, ['acked-1'])).status, 200);
+
+  proxy.mode = 'refuse';
+  const refused = await upsert(writer, ['unacked-1']);
+  t.is(refused.status, 503);
+  t.regex(refused.json.error, /not acknowledged/);
+  t.is(await status(writer, '/health'), 200);
+
+  proxy.mode = 'stall';
+  const stalled = await upsert(writer, ['unacked-2']);
+  t.is(stalled.status, 504);
+  t.false(stalled.json.retryable);
+
+  proxy.mode = 'pass';
+  await until(async () => (await upsert(writer, ['acked-2'])).status === 200, 'writes acknowledged again', 30_000);
+  await writer.stop('SIGKILL');
+  const successor = await member(t, c, ['--standby']);
+  const survived = await ids(successor);
+  for (const id of ['acked-1', 'acked-2']) t.true(survived.includes(id), id);
+  t.true(survived.every((id) => /^(un)?acked-\d$/.test(id)));
 });
