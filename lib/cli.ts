@@ -116,7 +116,7 @@ const FLAGS: Flag[] = [
   { name: '--in-memory', key: 'inMemory', value: true, help: 'no files at all; role InMemory (default off)' },
   { name: '--namespaced', key: 'namespaced', value: true, help: 'serve many tenant stores under --data, one per /ns/{namespace} path prefix, each opened on first use (default off)' },
   { name: '--cluster', key: 'cluster', parse: anyText, arg: 's3://BUCKET/PREFIX', help: 'cluster mode: the store lives in this object-store bucket and prefix, --data is its local copy; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN, AWS_REGION) (default off)' },
-  { name: '--cluster-endpoint', key: 'clusterEndpoint', parse: anyText, arg: 'URL', help: 'with --cluster: the S3-compatible endpoint, path-style, e.g. http://127.0.0.1:7480 (required with --cluster)' },
+  { name: '--cluster-endpoint', key: 'clusterEndpoint', parse: anyText, arg: 'URL', help: 'with --cluster: the S3-compatible endpoint, path-style, e.g. http://127.0.0.1:7480 (default: none; --cluster needs it)' },
   { name: '--lease-ttl', key: 'leaseTtlMs', parse: duration, arg: 'DUR', help: "with --cluster: the writer lease's time to live; renewed every third of it (default 10s)" },
   { name: '--standby', key: 'standby', value: true, help: 'with --cluster: wait for the writer lease instead of refusing to start while another holds it (default off)' },
   { name: '--cluster-reader', key: 'clusterReader', value: true, help: 'with --cluster: serve the published state read-only; POST /refresh pulls newer (default off)' },
@@ -247,8 +247,10 @@ async function serve(config: ServeConfig): Promise<void> {
   const { path: _root, ...tenantOptions } = options;
   // Whatever the store would refuse is refused before listening (exit 2, like a bad flag), so a
   // supervisor never sees a start that was bound to fail; the check creates nothing. A namespaced
-  // root is no store itself: its settings are checked as a new store's would be.
-  await Store.check(config.namespaced ? { ...tenantOptions, inMemory: true, dimension: config.dimension ?? 0 } : options).catch((err: Error) => refused(config, err, 2));
+  // root is no store itself, and a cluster member's directory takes the published store's header:
+  // their settings are checked as a new store's would be.
+  const settingsOnly = config.namespaced || config.cluster !== undefined;
+  await Store.check(settingsOnly ? { ...tenantOptions, inMemory: true, dimension: config.dimension ?? 0 } : options).catch((err: Error) => refused(config, err, 2));
 
   const tenants = config.namespaced ? tenantStores(config, tenantOptions, logger) : null;
   const node = config.cluster ? clusterNode(config, tenantOptions) : null;

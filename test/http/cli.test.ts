@@ -8,6 +8,7 @@ const FLAGS = [
   '--data', '--in-memory', '--host', '--port', '--dimension', '--distance', '--token', '--read-only', '--max-body-bytes', '--max-vector-bytes',
   '--max-concurrent-requests', '--read-timeout', '--write-timeout', '--query-threads', '--mmap', '--no-mmap', '--ann', '--m',
   '--ef-construction', '--ef-search', '--n-lists', '--n-probe', '--overscan', '--seed', '--quantization', '--rescore', '--log-level',
+  '--namespaced', '--warm-bytes', '--cluster', '--cluster-endpoint', '--lease-ttl', '--standby', '--cluster-reader',
 ];
 
 test('the compiled CLI starts with a node shebang', (t) => {
@@ -67,6 +68,31 @@ test('--namespaced refuses the flags it cannot honour, and --warm-bytes needs it
     const r = await runCli(['serve', '--port', '0', ...args]);
     t.is(r.code, 2, args.join(' '));
     t.regex(r.stderr, message);
+    t.false(r.stdout.includes('listening'), args.join(' '));
+  }
+});
+
+test('cluster flags: a bad location, a missing endpoint or credentials, and flags that need --cluster or exclude it exit 2 naming the fix', async (t) => {
+  const creds = { AWS_ACCESS_KEY_ID: 'k', AWS_SECRET_ACCESS_KEY: 's' };
+  const at = ['--cluster', 's3://bucket-1/store', '--cluster-endpoint', 'http://127.0.0.1:1'];
+  const cases: [string[], NodeJS.ProcessEnv, RegExp][] = [
+    [['--cluster', 'bucket/x', '--cluster-endpoint', 'http://h'], creds, /--cluster must be s3:\/\/BUCKET\/PREFIX/],
+    [['--cluster', 's3://bucket-1/', '--cluster-endpoint', 'http://h'], creds, /--cluster must be s3:\/\/BUCKET\/PREFIX/],
+    [['--cluster', 's3://bucket-1/store'], creds, /--cluster needs --cluster-endpoint URL/],
+    [['--standby'], creds, /--standby needs --cluster s3:\/\/BUCKET\/PREFIX/],
+    [['--cluster-reader'], creds, /--cluster-reader needs --cluster/],
+    [['--lease-ttl', '5s'], creds, /--lease-ttl needs --cluster/],
+    [[...at, '--standby', '--cluster-reader'], creds, /a --cluster-reader never takes it/],
+    [[...at, '--read-only'], creds, /--cluster and --read-only exclude each other \(a read-only cluster member is --cluster-reader\)/],
+    [[...at, '--namespaced'], creds, /--cluster and --namespaced exclude each other/],
+    [[...at, '--in-memory'], creds, /--cluster and --in-memory exclude each other/],
+    [[...at, '--lease-ttl', 'soon'], creds, /--lease-ttl/],
+    [[...at, '--data', tempDir()], { AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '' }, /--cluster: object store credentials missing: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/],
+  ];
+  for (const [args, env, message] of cases) {
+    const r = await runCli(['serve', '--port', '0', ...args], env);
+    t.is(r.code, 2, args.join(' '));
+    t.regex(r.stderr, message, args.join(' '));
     t.false(r.stdout.includes('listening'), args.join(' '));
   }
 });
