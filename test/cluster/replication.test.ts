@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { Fenced, restore, Shipper, Unconfirmed } from '../../lib/features/cluster/replication';
 import type { ObjectStore } from '../../lib/features/cluster/object_store';
-import { Store, stringifyExact } from '../../lib/index';
+import { ClusterNode, Store, stringifyExact } from '../../lib/index';
 import { radosgwForFile } from '../harness/radosgw';
 
 const rgw = radosgwForFile();
@@ -155,4 +155,25 @@ rgw.test('nothing published restores to null and creates nothing', async (t) => 
   const copy = path.join(dir(t), 'not-yet');
   t.is(await restore(objects, 's', copy), null);
   t.false(fs.existsSync(copy));
+});
+
+rgw.test('ClusterNode: a writer acknowledges through durable(), a reader node pulls it on store.refresh(), status() reports both', async (t) => {
+  const objects = await rgw.bucket(t);
+  const common = { objects, prefix: 'n', location: `s3://${objects.bucket}/n`, standby: false, leaseTtlMs: 5000 };
+  const writer = new ClusterNode({ ...common, dir: dir(t), reader: false, open: { dimension: 2 } });
+  const store = await writer.start();
+  t.teardown(() => writer.close());
+  await store.upsert('c', records(0, 3));
+  await writer.durable();
+  const reader = new ClusterNode({ ...common, dir: dir(t), reader: true, open: {} });
+  const copy = await reader.start();
+  t.teardown(() => reader.close());
+  t.is(await contents(copy), await contents(store));
+  await store.upsert('c', records(3, 2));
+  await writer.durable();
+  t.deepEqual(await copy.refresh(), { adopted: true });
+  t.is(await contents(copy), await contents(store));
+  t.like(writer.status(), { role: 'ClusterWriter', cluster: true, holds_writer_handle: true, fenced: false });
+  t.like(reader.status(), { role: 'ClusterReader', holds_writer_handle: false, lease_owner: null, commit_version: writer.status().commit_version });
+  await t.throwsAsync(reader.durable(), { message: /does not write the cluster store/ });
 });
