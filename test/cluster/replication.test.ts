@@ -177,3 +177,23 @@ rgw.test('ClusterNode: a writer acknowledges through durable(), a reader node pu
   t.like(reader.status(), { role: 'ClusterReader', holds_writer_handle: false, lease_owner: null, commit_version: writer.status().commit_version });
   await t.throwsAsync(reader.durable(), { message: /does not write the cluster store/ });
 });
+
+rgw.test('a restore into a directory restored before fetches only the files it lacks', async (t) => {
+  const objects = await rgw.bucket(t);
+  const { store, shipper } = await writer(t, objects);
+  await store.upsert('c', records(0, 50));
+  await store.flush();
+  await shipper.sync();
+  const copy = dir(t);
+  await restore(objects, 's', copy);
+  const fetched: string[] = [];
+  const counting = new Proxy(objects, {
+    get: (target, key, receiver) => (key === 'get' ? (k: string) => (fetched.push(k), target.get(k)) : Reflect.get(target, key, receiver)),
+  });
+  await restore(counting, 's', copy);
+  t.deepEqual(fetched.filter((k) => k.includes('/files/')), [], 'no file fetched again after a restart');
+  fs.rmSync(path.join(copy, 'HEADER'));
+  await restore(counting, 's', copy);
+  t.deepEqual(fetched.filter((k) => k.includes('/files/')), ['s/files/1/HEADER'], 'a missing one is fetched');
+  t.is(await contents(await opened(t, copy)), await contents(store));
+});

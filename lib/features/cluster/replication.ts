@@ -243,10 +243,34 @@ export async function readCurrent(objects: ObjectStore, prefix: string): Promise
   }
 }
 
+/** Object keys of the files a restore left in the directory, so a restart fetches only what changed. */
+const RESTORED = 'RESTORED.json';
+
+/** Files fetched at once by a restore. */
+const FETCH_CONCURRENCY = 8;
+
+/** The keys the directory's files were restored from (a previous process's restore included). */
+async function restoredKeys(dir: string, previous: Restored | null): Promise<Record<string, string>> {
+  if (previous) return previous.record.files;
+  try {
+    return JSON.parse(await fs.readFile(path.join(dir, RESTORED), 'utf8')) as Record<string, string>;
+  } catch {
+    return {};
+  }
+}
+
+/** Runs `fn` over `items`, at most `limit` at a time. */
+async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]);
+  }));
+}
+
 /**
- * Brings `dir` to the newest published state: the files CURRENT names (those not already there
- * from `previous`), MANIFEST, and the log chunks published so far. With `previous` of the same
- * CURRENT, only the new chunks are appended to the log. Null when nothing was published.
+ * Brings `dir` to the newest published state: the files CURRENT names (but those already there
+ * from the same object keys), MANIFEST, and the log chunks published so far. With `previous` of
+ * the same CURRENT, only the new chunks are appended to the log. Null when nothing was published.
  */
 export async function restore(objects: ObjectStore, prefix: string, dir: string, previous: Restored | null = null): Promise<Restored | null> {
   const current = await readCurrent(objects, prefix);
@@ -255,10 +279,12 @@ export async function restore(objects: ObjectStore, prefix: string, dir: string,
   await fs.mkdir(dir, { recursive: true });
   const same = previous !== null && previous.etag === current.etag;
   if (!same) {
-    for (const [name, key] of Object.entries(record.files)) {
-      if (previous?.record.files[name] === key) continue;
-      await writeAtomic(path.join(dir, name), (await objects.get(key)).body);
-    }
+    const had = await restoredKeys(dir, previous);
+    const missing = await Promise.all(
+      Object.entries(record.files).map(async ([name, key]) => (had[name] === key && (await fs.stat(path.join(dir, name)).then(() => true, () => false)) ? null : { name, key })),
+    );
+    await eachLimited(missing.filter((m) => m !== null), FETCH_CONCURRENCY, async ({ name, key }) => writeAtomic(path.join(dir, name), (await objects.get(key)).body));
+    await writeAtomic(path.join(dir, RESTORED), Buffer.from(JSON.stringify(record.files)));
   }
   const first = same ? previous.chunks : 0;
   const chunks: Buffer[] = [];
