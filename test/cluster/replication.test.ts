@@ -187,9 +187,11 @@ rgw.test('a restore into a directory restored before fetches only the files it l
   const copy = dir(t);
   await restore(objects, 's', copy);
   const fetched: string[] = [];
-  const counting = new Proxy(objects, {
-    get: (target, key, receiver) => (key === 'get' ? (k: string) => (fetched.push(k), target.get(k)) : Reflect.get(target, key, receiver)),
-  });
+  const fetching = (k: string) => {
+    fetched.push(k);
+    return objects.get(k);
+  };
+  const counting = new Proxy(objects, { get: (target, key, receiver) => (key === 'get' ? fetching : Reflect.get(target, key, receiver)) });
   await restore(counting, 's', copy);
   t.deepEqual(fetched.filter((k) => k.includes('/files/')), [], 'no file fetched again after a restart');
   fs.rmSync(path.join(copy, 'HEADER'));

@@ -43,7 +43,7 @@ function freePort(): Promise<number> {
   });
 }
 
-function config(dir: string, fsid: string, monPort: number, rgwPort: number): string {
+function config(dir: string, fsid: string, monPort: number, rgwPort: number, memstoreBytes: number): string {
   return `[global]
 fsid = ${fsid}
 mon host = v2:127.0.0.1:${monPort}
@@ -57,7 +57,7 @@ crash dir = ${dir}/crash
 mon data = ${dir}/mon/$id
 osd data = ${dir}/osd/$id
 osd objectstore = memstore
-memstore device bytes = 1073741824
+memstore device bytes = ${memstoreBytes}
 # one OSD: pools of one replica, few placement groups, no warnings about either
 osd pool default size = 1
 osd pool default min size = 1
@@ -83,8 +83,11 @@ function answers(url: string): Promise<boolean> {
   });
 }
 
-/** Boots mon, OSD and radosgw in a fresh directory and creates an S3 user; rejects (having cleaned up) when it cannot within `timeoutMs`. */
-export async function startRadosgw({ timeoutMs = 90_000 } = {}): Promise<Radosgw> {
+/**
+ * Boots mon, OSD and radosgw in a fresh directory and creates an S3 user; rejects (having cleaned
+ * up) when it cannot within `timeoutMs`. The OSD keeps up to `memstoreBytes` of objects in RAM.
+ */
+export async function startRadosgw({ timeoutMs = 90_000, memstoreBytes = 1024 ** 3 } = {}): Promise<Radosgw> {
   const started = Date.now();
   const deadline = started + timeoutMs;
   const dir = mkdtempSync(path.join(tmpdir(), 'tessera-rgw-'));
@@ -124,7 +127,7 @@ export async function startRadosgw({ timeoutMs = 90_000 } = {}): Promise<Radosgw
   try {
     const [monPort, rgwPort] = [await freePort(), await freePort()];
     const fsid = randomUUID();
-    writeFileSync(conf, config(dir, fsid, monPort, rgwPort));
+    writeFileSync(conf, config(dir, fsid, monPort, rgwPort, memstoreBytes));
     const keyring = path.join(dir, 'keyring');
     await run('ceph-authtool', ['--create-keyring', keyring, '--gen-key', '-n', 'mon.', '--cap', 'mon', 'allow *']);
     const keys: [string, string[]][] = [
