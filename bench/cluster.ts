@@ -1,13 +1,17 @@
-// bench:cluster, namespaced part: 1,000 tenant stores of real vectors (Fashion-MNIST, 784 dims)
-// behind one --namespaced server whose warm set holds only some of them. Measures the first search
-// of a cold (evicted) tenant, which opens its store, against a search of a warm one in the same run,
-// and what the process holds with the warm set full (threads, RSS).
+// bench:cluster. Namespaced part: 1,000 tenant stores of real vectors (Fashion-MNIST, 784 dims)
+// behind one --namespaced server whose warm set holds only some of them: the first search of a cold
+// (evicted) tenant, which opens its store, against a search of a warm one in the same run, and what
+// the process holds with the warm set full (threads, RSS). Cluster part, on a real radosgw booted
+// here: write acknowledgement of 1,000-record batches against a local-disk writer in the same run,
+// a reader's lag after refresh, failover (writer SIGKILL to the standby's /ready 200), and a
+// reader's first search of a 1M-vector store with an empty and with a warm local copy.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { emit, log, now } from './common';
+import { startRadosgw } from '../test/harness/radosgw-boot';
+import { emit, log, now, Rng, randomUnitVectors, summarize, writeVector } from './common';
 import { FASHION_DIM, readImages, requireFashion } from './fashion_mnist';
-import { CLI, post, start } from './http_rig';
+import { CLI, post, type Server, start } from './http_rig';
 
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 1000);
 const RECORDS_PER_TENANT = 60;
@@ -24,9 +28,9 @@ function vectorText(bytes: Uint8Array, row: number): string {
   return `[${parts.join(',')}]`;
 }
 
-async function main(): Promise<void> {
-  requireFashion();
-  const images = readImages('train');
+type Images = ReturnType<typeof readImages>;
+
+async function namespacedPart(images: Images): Promise<Record<string, unknown>> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-bench-ns-'));
   const server = await start(CLI, ['serve', '--namespaced', '--data', root, '--dimension', String(FASHION_DIM), '--distance', 'Euclidean', '--port', '0', '--warm-bytes', String(WARM_BYTES), '--log-level', 'warn']);
   try {
@@ -69,9 +73,7 @@ async function main(): Promise<void> {
 
     const status = fs.readFileSync(`/proc/${server.proc.pid}/status`, 'utf8');
     const open = (await warmNames()).size;
-    emit({
-      bench: 'cluster',
-      part: 'namespaced',
+    return {
       tenants: TENANTS,
       records_per_tenant: RECORDS_PER_TENANT,
       dimension: FASHION_DIM,
@@ -83,11 +85,172 @@ async function main(): Promise<void> {
       cold_p99_over_warm_p50: Number((percentile(cold, 0.99) / percentile(warm, 0.5)).toFixed(1)),
       server_threads: Number(/Threads:\s+(\d+)/.exec(status)?.[1]),
       server_rss_mb: Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) / 1024),
-    });
+    };
   } finally {
     server.proc.kill('SIGKILL');
     fs.rmSync(root, { recursive: true, force: true });
   }
+}
+
+const BATCHES = 30;
+const BATCH_RECORDS = 1000;
+const LAG_SAMPLES = 10;
+const BIG_RECORDS = Number(process.env.BENCH_BIG_RECORDS ?? 1_000_000);
+const BIG_DIM = 128;
+const BIG_BATCH = 10_000;
+
+const tempDir = (label: string) => fs.mkdtempSync(path.join(os.tmpdir(), `tessera-bench-${label}-`));
+
+const getJson = async (url: string) => (await fetch(url)).json() as Promise<Record<string, number>>;
+
+/** Polls until `holds`; resolves the milliseconds it took. */
+async function timeUntil(holds: () => Promise<boolean>, what: string, timeoutMs = 120_000): Promise<number> {
+  const t0 = now();
+  while (!(await holds().catch(() => false))) {
+    if (now() - t0 > timeoutMs) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return now() - t0;
+}
+
+const ready = async (server: Server) => (await fetch(`${server.url}/ready`)).status === 200;
+
+/** Batches of real Fashion-MNIST records, as upsert bodies. */
+function batchBodies(images: Images, count: number, from = 0): string[] {
+  return Array.from({ length: count }, (_, b) => {
+    const records = Array.from({ length: BATCH_RECORDS }, (_, i) => {
+      const row = (from + b * BATCH_RECORDS + i) % images.count;
+      return `{"id":"${from + b * BATCH_RECORDS + i}","vector":${vectorText(images.bytes, row)}}`;
+    });
+    return `{"records":[${records.join(',')}]}`;
+  });
+}
+
+/** Upserts each body in turn; resolves each acknowledgement's milliseconds. */
+async function acknowledged(server: Server, bodies: string[]): Promise<number[]> {
+  const ms: number[] = [];
+  for (const body of bodies) {
+    const t0 = now();
+    await post(`${server.url}/collections/c/upsert`, body);
+    ms.push(now() - t0);
+  }
+  return ms;
+}
+
+/** 1M seeded random unit vectors (synthetic: no real set of that size installs here) as upsert bodies. */
+function* bigBodies(): Generator<Buffer> {
+  const rng = new Rng(7);
+  for (let first = 0; first < BIG_RECORDS; first += BIG_BATCH) {
+    const n = Math.min(BIG_BATCH, BIG_RECORDS - first);
+    const vectors = randomUnitVectors(rng, n, BIG_DIM);
+    const buf = Buffer.alloc(n * (BIG_DIM * 14 + 40) + 32);
+    let pos = buf.write('{"records":[');
+    for (let i = 0; i < n; i++) {
+      pos += buf.write(`${i ? ',' : ''}{"id":"${first + i}","vector":`, pos);
+      pos = writeVector(buf, pos, vectors, i * BIG_DIM, BIG_DIM);
+      pos += buf.write('}', pos);
+    }
+    pos += buf.write(']}', pos);
+    yield buf.subarray(0, pos);
+  }
+}
+
+async function clusterPart(images: Images): Promise<Record<string, unknown>> {
+  log('booting radosgw');
+  const gw = await startRadosgw({ memstoreBytes: 8 * 1024 ** 3 });
+  Object.assign(process.env, { AWS_ACCESS_KEY_ID: gw.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: gw.credentials.secretAccessKey, AWS_REGION: gw.region });
+  const servers: Server[] = [];
+  const serve = async (args: string[]) => {
+    const server = await start(CLI, ['serve', '--port', '0', '--log-level', 'warn', ...args]);
+    servers.push(server);
+    return server;
+  };
+  const member = (prefix: string, data: string, ...more: string[]) =>
+    serve(['--cluster', `s3://bench/${prefix}`, '--cluster-endpoint', gw.endpoint, '--lease-ttl', '2s', '--data', data, ...more]);
+  try {
+    log(`write acknowledgement: ${BATCHES} batches of ${BATCH_RECORDS} Fashion-MNIST records, cluster writer and local writer`);
+    const bodies = batchBodies(images, BATCHES);
+    const local = await serve(['--data', tempDir('local'), '--dimension', String(FASHION_DIM), '--distance', 'Euclidean']);
+    const writer = await member('ack', tempDir('writer'), '--dimension', String(FASHION_DIM), '--distance', 'Euclidean');
+    await timeUntil(() => ready(writer), 'writer ready');
+    await acknowledged(local, batchBodies(images, 2, 1e6)); // warm-up: connections, pools
+    await acknowledged(writer, batchBodies(images, 2, 1e6));
+    const localMs = await acknowledged(local, bodies);
+    const clusterMs = await acknowledged(writer, bodies);
+    const total = (ms: number[]) => ms.reduce((a, b) => a + b, 0);
+
+    log('reader lag after refresh');
+    const reader = await member('ack', tempDir('reader'), '--cluster-reader');
+    await timeUntil(() => ready(reader), 'reader ready');
+    const lag: number[] = [];
+    for (const body of batchBodies(images, LAG_SAMPLES, 2e6)) {
+      await post(`${writer.url}/collections/c/upsert`, body);
+      const target = (await getJson(`${writer.url}/cluster`)).commit_version;
+      lag.push(await timeUntil(async () => {
+        await post(`${reader.url}/refresh`, '');
+        return (await getJson(`${reader.url}/cluster`)).commit_version >= target;
+      }, 'reader caught up'));
+    }
+
+    log('failover');
+    const standby = await member('ack', tempDir('standby'), '--standby');
+    writer.proc.kill('SIGKILL');
+    const failoverMs = await timeUntil(() => ready(standby), 'standby ready');
+    const docs = (await getJson(`${standby.url}/stats`)) as unknown as { footprint: { doc_count: number } };
+
+    log(`1M store: ${BIG_RECORDS} x ${BIG_DIM} synthetic vectors through a cluster writer`);
+    const big = await member('big', tempDir('big'), '--dimension', String(BIG_DIM));
+    await timeUntil(() => ready(big), 'big writer ready');
+    const fill0 = now();
+    for (const body of bigBodies()) {
+      const r = await fetch(`${big.url}/collections/c/upsert`, { method: 'POST', body: new Uint8Array(body) });
+      if (r.status !== 200) throw new Error(`upsert: ${r.status} ${await r.text()}`);
+    }
+    await post(`${big.url}/flush`, '');
+    const fillS = (now() - fill0) / 1000;
+    const query = `{"query":${JSON.stringify(Array.from({ length: BIG_DIM }, (_, i) => (i === 0 ? 1 : 0)))},"top_k":10}`;
+    const firstSearch = async (data: string) => {
+      const t0 = now();
+      const r = await member('big', data, '--cluster-reader');
+      await timeUntil(() => ready(r), 'reader ready');
+      await post(`${r.url}/search`, query);
+      const seconds = (now() - t0) / 1000;
+      r.proc.kill('SIGKILL');
+      return seconds;
+    };
+    const readerDir = tempDir('cold');
+    log('cold reader');
+    const coldS = await firstSearch(readerDir);
+    log('warm reader');
+    const warmS = await firstSearch(readerDir);
+    return {
+      dimension_acks: FASHION_DIM,
+      batch_records: BATCH_RECORDS,
+      ack_ms: summarize(clusterMs),
+      local_ack_ms: summarize(localMs),
+      records_per_s: Math.round((BATCHES * BATCH_RECORDS) / (total(clusterMs) / 1000)),
+      local_records_per_s: Math.round((BATCHES * BATCH_RECORDS) / (total(localMs) / 1000)),
+      ack_p50_over_local: Number((summarize(clusterMs).p50_ms / summarize(localMs).p50_ms).toFixed(2)),
+      reader_lag_after_refresh_ms: summarize(lag),
+      lease_ttl_s: 2,
+      failover_s: Number((failoverMs / 1000).toFixed(2)),
+      failover_docs: docs.footprint.doc_count,
+      acknowledged_docs: (BATCHES + 2 + LAG_SAMPLES) * BATCH_RECORDS,
+      big: { records: BIG_RECORDS, dimension: BIG_DIM, synthetic: true, fill_s: Number(fillS.toFixed(1)), cold_first_search_s: Number(coldS.toFixed(2)), warm_first_search_s: Number(warmS.toFixed(2)) },
+      radosgw_boot_ms: gw.bootMs,
+    };
+  } finally {
+    for (const server of servers) server.proc.kill('SIGKILL');
+    await gw.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  requireFashion();
+  const images = readImages('train');
+  const namespaced = process.env.BENCH_PART === 'cluster' ? null : await namespacedPart(images);
+  const cluster = process.env.BENCH_PART === 'namespaced' ? null : await clusterPart(images);
+  emit({ bench: 'cluster', namespaced, cluster });
 }
 
 main().catch((err) => {

@@ -121,8 +121,9 @@ rgw.test('a writer whose CURRENT another writer replaced is fenced at its next p
   await t.throwsAsync(first.shipper.sync(), { instanceOf: Fenced });
 
   const copy = dir(t);
-  await restore(objects, 's', copy);
+  const published = await restore(objects, 's', copy);
   t.is(await contents(await opened(t, copy)), await contents(store), "the successor's state is intact");
+  t.deepEqual(published?.record.logs.map((part) => part.prefix), ['s/log/1/0/', 's/log/2/0/'], "the predecessor's chunks are the first part of the successor's log, not uploaded again");
 });
 
 rgw.test('a write is not acknowledged while the lease is unconfirmed; once it is again, the next sync acknowledges', async (t) => {
@@ -198,4 +199,26 @@ rgw.test('a restore into a directory restored before fetches only the files it l
   await restore(counting, 's', copy);
   t.deepEqual(fetched.filter((k) => k.includes('/files/')), ['s/files/1/HEADER'], 'a missing one is fetched');
   t.is(await contents(await opened(t, copy)), await contents(store));
+});
+
+rgw.test('takeover after takeover: each successor inherits the log parts before it, and a restore reads them all in order', async (t) => {
+  const objects = await rgw.bucket(t);
+  const first = await writer(t, objects, { epoch: 1 });
+  await first.store.upsert('c', records(0, 5));
+  await first.shipper.sync();
+  let store = first.store;
+  for (const epoch of [2, 3]) {
+    const home = dir(t);
+    const base = await restore(objects, 's', home);
+    store = await opened(t, home, false);
+    const successor = new Shipper({ store, dir: home, objects, prefix: 's', epoch, base, leaseHeld: () => true });
+    await successor.sync();
+    await store.upsert('c', records(epoch * 10, 5));
+    await successor.sync();
+  }
+  const copy = dir(t);
+  const published = await restore(objects, 's', copy);
+  t.is(published?.record.logs.length, 3);
+  t.is(await contents(await opened(t, copy)), await contents(store));
+  t.is((await store.list({ scope: ['c'] })).length, 15);
 });

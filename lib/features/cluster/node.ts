@@ -4,6 +4,7 @@
 // restores, opens read-only, and pulls newer published state on refresh.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreError } from '../../store/errors';
 import { Store } from '../../store/store';
 import type { ClusterStatus, OpenOptions } from '../../types';
@@ -73,10 +74,18 @@ export class ClusterNode {
     if (!(await lease.tryAcquire())) {
       if (!this.options.standby) throw new StoreError(409, `the writer lease of ${location} is held by another writer; start with --standby to wait for it`);
       this.waitingFor = `standby: waiting for the writer lease of ${location}`;
-      await lease.waitForLease(signal);
+      // Meanwhile the local copy follows what the writer publishes, so taking over fetches only the tail.
+      const following = new AbortController();
+      const follow = this.follow(following.signal);
+      try {
+        await lease.waitForLease(signal);
+      } finally {
+        following.abort();
+        await follow;
+      }
     }
     this.waitingFor = 'restoring the published state';
-    const base = await restore(objects, prefix, dir);
+    const base = await restore(objects, prefix, dir, this.restored);
     const store = await Store.open({ ...open, path: dir });
     const shipper = new Shipper({ store, dir, objects, prefix, epoch: lease.epoch, base, leaseHeld: () => lease.held() });
     lease.on('fenced', (by: string | null) => shipper.fence(`this writer was superseded${by ? ` by ${by}` : ''} (fenced); send writes to the current writer`));
@@ -101,6 +110,15 @@ export class ClusterNode {
     this.storeOpen = store;
     this.waitingFor = null;
     return store;
+  }
+
+  /** A standby's local copy catches up with what the writer publishes, until `signal` aborts. */
+  private async follow(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      // A failed pull is tried again on the next turn; taking over restores anyway.
+      await this.pull().catch(() => undefined);
+      await sleep(this.options.pollMs ?? 1000, undefined, { signal }).catch(() => undefined);
+    }
   }
 
   /** A reader's refresh: the directory catches up with what was published since. */

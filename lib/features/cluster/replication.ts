@@ -7,7 +7,9 @@
 //   files/<epoch>/<name>             HEADER and segment files, immutable, named by the epoch of the
 //                                    writer that uploaded them (a successor reuses what it restored)
 //   log/<epoch>/<generation>/<seq>   the log of one manifest generation, in chunks that concatenate
-//                                    to a prefix of the writer's wal.log
+//                                    to a prefix of the writer's wal.log; a writer that took over
+//                                    publishes its predecessor's chunks as the first part of its log
+//                                    rather than uploading the log it restored again
 //
 // A write is durable in the object store once the chunk holding its log record landed (or, after a
 // checkpoint moved it into segments, once CURRENT names them). The core's replication point
@@ -31,8 +33,18 @@ export interface CurrentRecord {
   manifest: string;
   /** File name in the store directory -> object key. */
   files: Record<string, string>;
-  /** Key prefix of this generation's log chunks. */
-  log: string;
+  /**
+   * The log of this generation: parts whose chunks concatenate in order. Every part but the last
+   * has its chunk count; the last grows, and is read until a chunk is missing.
+   */
+  logs: LogPart[];
+}
+
+export interface LogPart {
+  /** Key prefix of its chunks. */
+  prefix: string;
+  /** Absent on the last, growing part. */
+  chunks?: number;
 }
 
 export interface Published {
@@ -114,7 +126,7 @@ export interface ShipperOptions {
   /** The writer lease's epoch: the fencing token of everything this writer publishes. */
   epoch: number;
   /** What this writer restored from (null: the store is new). */
-  base: Published | null;
+  base: Restored | null;
   /** Whether the lease still holds: checked before a round counts as durable. */
   leaseHeld(): boolean;
 }
@@ -169,12 +181,12 @@ export class Shipper {
     for (;;) {
       const point = await store.replication();
       const fresh = point.generation !== this.generation;
-      const from = fresh ? 0 : this.shipped;
+      const from = fresh ? this.inherited(point) : this.shipped;
       const bytes = point.log_bytes > from ? await readRange(path.join(dir, LOG), from, point.log_bytes) : null;
       // A checkpoint between the two points may have emptied the log under the read: read again.
       if ((await store.replication()).generation !== point.generation) continue;
       try {
-        if (fresh) await this.publish(point, bytes);
+        if (fresh) await this.publish(point, from, bytes);
         else if (bytes) await putOnce(this.options.objects, chunkKey(this.log, this.seq), bytes);
       } catch (err) {
         // A segment file a compaction removed before it was uploaded: its manifest is superseded.
@@ -189,8 +201,18 @@ export class Shipper {
     }
   }
 
+  /**
+   * Where a new generation's log starts shipping: past the log this writer restored, for its first
+   * generation (no manifest written since it opened, so its log still begins with those bytes);
+   * else at 0.
+   */
+  private inherited(point: ReplicationPoint): number {
+    const base = this.options.base;
+    return this.generation === -1 && base && base.logBytes <= point.log_bytes ? base.logBytes : 0;
+  }
+
   /** A new manifest generation: its files, the first chunk of its log, then CURRENT naming them. */
-  private async publish(point: ReplicationPoint, bytes: Buffer | null): Promise<void> {
+  private async publish(point: ReplicationPoint, from: number, bytes: Buffer | null): Promise<void> {
     const { objects, prefix, epoch, dir } = this.options;
     const files: Record<string, string> = {};
     for (const name of point.files) {
@@ -203,7 +225,9 @@ export class Shipper {
     }
     const log = `${prefix}/log/${epoch}/${point.generation}/`;
     if (bytes) await putOnce(objects, chunkKey(log, 0), bytes);
-    const record: CurrentRecord = { format: 1, epoch, generation: point.generation, manifest: point.manifest, files, log };
+    const base = this.options.base;
+    const predecessor = from > 0 && base ? base.record.logs.map((part, i, all) => (i === all.length - 1 ? { ...part, chunks: base.chunks } : part)) : [];
+    const record: CurrentRecord = { format: 1, epoch, generation: point.generation, manifest: point.manifest, files, logs: [...predecessor, { prefix: log }] };
     try {
       const { etag } = await objects.put(`${prefix}/CURRENT`, JSON.stringify(record), this.etag === null ? { ifNoneMatch: '*' } : { ifMatch: this.etag });
       this.etag = etag;
@@ -226,8 +250,10 @@ export class Shipper {
 
 /** What a restore left in the directory, so that the next one fetches only what changed. */
 export interface Restored extends Published {
-  /** Log chunks of `record.log` already in wal.log. */
+  /** Chunks of the last log part already in wal.log. */
   chunks: number;
+  /** wal.log's length after the restore. */
+  logBytes: number;
 }
 
 /** CURRENT as published, or null when nothing was published yet. */
@@ -286,21 +312,28 @@ export async function restore(objects: ObjectStore, prefix: string, dir: string,
     await eachLimited(missing.filter((m) => m !== null), FETCH_CONCURRENCY, async ({ name, key }) => writeAtomic(path.join(dir, name), (await objects.get(key)).body));
     await writeAtomic(path.join(dir, RESTORED), Buffer.from(JSON.stringify(record.files)));
   }
-  const first = same ? previous.chunks : 0;
-  const chunks: Buffer[] = [];
-  for (let seq = first; ; seq++) {
-    try {
-      chunks.push((await objects.get(chunkKey(record.log, seq))).body);
-    } catch (err) {
-      if (err instanceof NotFound) break;
-      throw err;
+  // Every part but the last is whole; the last is read on from where the previous restore stopped.
+  const parts = same ? [{ ...record.logs[record.logs.length - 1], from: previous.chunks }] : record.logs.map((part) => ({ ...part, from: 0 }));
+  const read: Buffer[] = [];
+  let chunks = 0;
+  for (const part of parts) {
+    chunks = part.from;
+    for (let seq = part.from; part.chunks === undefined || seq < part.chunks; seq++) {
+      try {
+        read.push((await objects.get(chunkKey(part.prefix, seq))).body);
+        chunks = seq + 1;
+      } catch (err) {
+        if (err instanceof NotFound && part.chunks === undefined) break;
+        throw err;
+      }
     }
   }
+  const appended = Buffer.concat(read);
   if (same) {
-    if (chunks.length > 0) await fs.appendFile(path.join(dir, LOG), Buffer.concat(chunks));
+    if (appended.length > 0) await fs.appendFile(path.join(dir, LOG), appended);
   } else {
-    await writeAtomic(path.join(dir, LOG), Buffer.concat(chunks));
+    await writeAtomic(path.join(dir, LOG), appended);
     await writeAtomic(path.join(dir, 'MANIFEST'), Buffer.from(record.manifest));
   }
-  return { ...current, chunks: first + chunks.length };
+  return { ...current, chunks, logBytes: (same ? previous.logBytes : 0) + appended.length };
 }
