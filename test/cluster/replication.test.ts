@@ -222,3 +222,22 @@ rgw.test('takeover after takeover: each successor inherits the log parts before 
   t.is(await contents(await opened(t, copy)), await contents(store));
   t.is((await store.list({ scope: ['c'] })).length, 15);
 });
+
+rgw.test('a file larger than one fetch range restores byte for byte', async (t) => {
+  const objects = await rgw.bucket(t);
+  const home = dir(t);
+  const store = await Store.open({ path: home, dimension: 128 });
+  t.teardown(() => store.close());
+  const shipper = new Shipper({ store, dir: home, objects, prefix: 's', epoch: 1, base: null, leaseHeld: () => true });
+  const vector = (i: number) => Array.from({ length: 128 }, (_, j) => Math.sin(i * 128 + j));
+  for (let first = 0; first < 40_000; first += 10_000) {
+    await store.upsert('c', { records: Array.from({ length: 10_000 }, (_, i) => ({ id: `${first + i}`, vector: vector(first + i) })) });
+  }
+  await store.flush();
+  await shipper.sync();
+  const copy = dir(t);
+  const published = await restore(objects, 's', copy);
+  const large = Object.keys(published?.record.files ?? {}).filter((name) => fs.statSync(path.join(home, name)).size > 16 << 20);
+  t.true(large.length > 0, 'a vector file above 16 MiB');
+  for (const name of large) t.true(fs.readFileSync(path.join(copy, name)).equals(fs.readFileSync(path.join(home, name))), name);
+});
