@@ -161,3 +161,19 @@ rgw.test('an object store that refuses or stalls gives clear 503s and 504s, neve
   for (const id of ['acked-1', 'acked-2']) t.true(survived.includes(id), id);
   t.true(survived.every((id) => /^(un)?acked-\d$/.test(id)));
 });
+
+rgw.test("a poisoned writer answers /health 503, and its restart releases the lease: a standby takes over at once, long before the TTL", async (t) => {
+  const c = await cluster(t);
+  const writer = await startServer(c.args('--lease-ttl', '60s'), { ...c.env, TESSERA_TEST_FAULTS: '1' });
+  t.teardown(() => writer.stop());
+  t.is((await upsert(writer, ['kept'])).status, 200);
+  const standby = await member(t, c, ['--lease-ttl', '60s', '--standby'], false);
+  t.is((await call(writer, 'POST', '/_test/poison-next-write')).status, 200);
+  t.true((await upsert(writer, ['lost'])).status >= 500);
+  t.is((await call(writer, 'GET', '/health')).status, 503);
+  const restarted = Date.now();
+  await writer.stop('SIGTERM');
+  await until(async () => (await status(standby, '/ready')) === 200, 'standby took over', 30_000);
+  t.true(Date.now() - restarted < 60_000 / 2, 'released, not lapsed');
+  t.deepEqual(await ids(standby), ['kept']);
+});
