@@ -207,7 +207,7 @@ function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
     const stray = clusterFlags.find((flag) => given.has(flag));
     if (stray) throw new UsageError(`${stray} needs --cluster s3://BUCKET/PREFIX`);
   } else {
-    for (const flag of ['--in-memory', '--namespaced', '--at-version', '--read-only', '--history-versions'])
+    for (const flag of ['--in-memory', '--namespaced', '--at-version', '--read-only'])
       if (given.has(flag)) throw new UsageError(`--cluster and ${flag} exclude each other${flag === '--read-only' ? ' (a read-only cluster member is --cluster-reader)' : ''}`);
     if (config.standby && config.clusterReader) throw new UsageError('--standby waits for the writer lease; a --cluster-reader never takes it');
     if (!config.clusterEndpoint) throw new UsageError('--cluster needs --cluster-endpoint URL, e.g. http://127.0.0.1:7480');

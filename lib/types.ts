@@ -352,7 +352,7 @@ export interface ReplicationPoint {
   generation: number;
   /** MANIFEST's text. */
   manifest: string;
-  /** HEADER and the segment files the manifest names, as they exist now. */
+  /** HEADER and the segment files the manifest names, as they exist now; with history on, every segment and history file. */
   files: string[];
   /** wal.log's length. */
   log_bytes: number;

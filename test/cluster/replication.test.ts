@@ -241,3 +241,25 @@ rgw.test('a file larger than one fetch range restores byte for byte', async (t) 
   t.true(large.length > 0, 'a vector file above 16 MiB');
   for (const name of large) t.true(fs.readFileSync(path.join(copy, name)).equals(fs.readFileSync(path.join(home, name))), name);
 });
+
+rgw.test('with history on, past versions travel too: a restored copy lists them and a read-only handle pins one', async (t) => {
+  const objects = await rgw.bucket(t);
+  const home = dir(t);
+  const store = await Store.open({ path: home, dimension: 2, historyVersions: 10 });
+  t.teardown(() => store.close());
+  const shipper = new Shipper({ store, dir: home, objects, prefix: 's', epoch: 1, base: null, leaseHeld: () => true });
+  await store.upsert('c', records(0, 3));
+  await store.flush();
+  const early = store.commitVersion();
+  await store.upsert('c', records(3, 3));
+  await store.flush();
+  await store.upsert('c', records(6, 3));
+  await shipper.sync();
+  const copy = dir(t);
+  await restore(objects, 's', copy);
+  const reader = await opened(t, copy);
+  const versions = await reader.versions();
+  t.true(versions.readable.includes(early), JSON.stringify(versions));
+  await reader.pin(early);
+  t.is((await reader.list({ scope: ['c'] })).length, 3);
+});

@@ -177,3 +177,16 @@ rgw.test("a poisoned writer answers /health 503, and its restart releases the le
   t.true(Date.now() - restarted < 60_000 / 2, 'released, not lapsed');
   t.deepEqual(await ids(standby), ['kept']);
 });
+
+rgw.test('with --history-versions a reader lists the past versions the writer kept (GET /versions)', async (t) => {
+  const c = await cluster(t);
+  const writer = await member(t, c, ['--history-versions', '5']);
+  await upsert(writer, ['a']);
+  await call(writer, 'POST', '/flush');
+  await upsert(writer, ['b']);
+  await call(writer, 'POST', '/flush');
+  const reader = await member(t, c, ['--cluster-reader']);
+  const versions = (await call(reader, 'GET', '/versions')).json;
+  t.true(versions.readable.length >= 2, JSON.stringify(versions));
+  t.deepEqual(versions.readable, (await call(writer, 'GET', '/versions')).json.readable);
+});

@@ -251,6 +251,13 @@ void VersionSet::ReplaceManifest(Manifest m) {
 
 VersionSet::ReplicationPoint VersionSet::Replication() const {
   ReplicationPoint point{manifest_writes_, ManifestText(manifest_), {"HEADER"}, wal_.bytes()};
+  if (history_versions_ > 0) {
+    // Past versions need the kept manifests and logs, and the segment files those name: every
+    // finished segment and history file there is.
+    for (const std::string& name : ListDir(dir_))
+      if ((IsSegmentFileName(name) && !name.ends_with(".tmp")) || IsHistoryFileName(name)) point.files.push_back(name);
+    return point;
+  }
   for (const ManifestCollection& mc : manifest_.collections) {
     for (const ManifestSegment& segment : mc.segments) {
       for (const std::string& name : SegmentFileNames(segment.id))

@@ -74,9 +74,11 @@ class VersionSet {
     // Manifests this process wrote. The log's bytes below log_bytes never change until it moves:
     // a checkpoint (the only thing that empties the log) writes a manifest first.
     uint64_t generation;
-    std::string manifest;            // MANIFEST's text
-    std::vector<std::string> files;  // HEADER and the segment files the manifest names, as they exist now
-    uint64_t log_bytes;              // wal.log's length
+    std::string manifest;  // MANIFEST's text
+    // HEADER and the segment files the manifest names, as they exist now; with history on, every
+    // segment and history file (what past versions need).
+    std::vector<std::string> files;
+    uint64_t log_bytes;  // wal.log's length
   };
   ReplicationPoint Replication() const;
 
@@ -130,12 +132,12 @@ class VersionSet {
   StoreState state_;
   Wal wal_;
   uint64_t version_ = 0;
-  Manifest manifest_;           // the one on disk
-  std::string manifest_text_;   // a reader's: the text of the manifest it loaded ("" when none)
-  uint64_t wal_offset_ = 0;     // a reader's place in the log
-  uint64_t next_sequence_ = 0;  // of the next kept manifest
+  Manifest manifest_;             // the one on disk
+  std::string manifest_text_;     // a reader's: the text of the manifest it loaded ("" when none)
+  uint64_t wal_offset_ = 0;       // a reader's place in the log
+  uint64_t next_sequence_ = 0;    // of the next kept manifest
   uint64_t manifest_writes_ = 0;  // ReplicationPoint::generation
-  uint64_t compacting_ = 0;     // a running compaction's output segment id, 0 when none
+  uint64_t compacting_ = 0;       // a running compaction's output segment id, 0 when none
   mutable std::mutex retired_mu_;
   std::set<uint64_t> retired_;  // inputs of installed compactions, marked before their files go
 };
