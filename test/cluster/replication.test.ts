@@ -9,6 +9,7 @@ import { Fenced, restore, Shipper, Unconfirmed } from '../../lib/features/cluste
 import type { ObjectStore } from '../../lib/features/cluster/object_store';
 import { ClusterNode, Store, stringifyExact } from '../../lib/index';
 import { radosgwForFile } from '../harness/radosgw';
+import { until } from '../harness/until';
 
 const rgw = radosgwForFile();
 
@@ -262,4 +263,32 @@ rgw.test('with history on, past versions travel too: a restored copy lists them 
   t.true(versions.readable.includes(early), JSON.stringify(versions));
   await reader.pin(early);
   t.is((await reader.list({ scope: ['c'] })).length, 3);
+});
+
+rgw.test('objects no published state names are collected: superseded files and log chunks go, and what remains restores', async (t) => {
+  const objects = await rgw.bucket(t);
+  const { store, shipper } = await writer(t, objects);
+  const keys = async (under: string) => {
+    const out: string[] = [];
+    for await (const { key } of objects.listAll(under)) out.push(key);
+    return out.sort();
+  };
+  for (let round = 0; round < 3; round++) {
+    await store.upsert('c', records(round * 10, 10));
+    await store.flush();
+    await shipper.sync();
+  }
+  await store.compact();
+  await shipper.sync();
+  await store.upsert('c', records(100, 1));
+  await shipper.sync(); // waits for no sweep, but its publish-free round leaves the last one running
+  await store.flush();
+  await shipper.sync(); // a publish: the previous sweep has finished before it uploads
+  const copy = dir(t);
+  const published = await restore(objects, 's', copy);
+  const named = Object.values(published?.record.files ?? {}).sort();
+  await until(async () => JSON.stringify(await keys('s/files/')) === JSON.stringify(named), 'superseded files collected');
+  const parts = published?.record.logs.map((part) => part.prefix) ?? [];
+  await until(async () => (await keys('s/log/')).every((key) => parts.some((part) => key.startsWith(part))), 'superseded log chunks collected');
+  t.is(await contents(await opened(t, copy)), await contents(store));
 });

@@ -145,6 +145,8 @@ export class Shipper {
   private running: Promise<void> | null = null;
   private next: Promise<void> | null = null;
   private fenced: Fenced | null = null;
+  /** The sweep after the last publish. */
+  private collecting: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: ShipperOptions) {
     this.files = { ...(options.base?.record.files ?? {}) };
@@ -214,6 +216,7 @@ export class Shipper {
   /** A new manifest generation: its files, the first chunk of its log, then CURRENT naming them. */
   private async publish(point: ReplicationPoint, from: number, bytes: Buffer | null): Promise<void> {
     const { objects, prefix, epoch, dir } = this.options;
+    await this.collecting;
     const files: Record<string, string> = {};
     for (const name of point.files) {
       let key = this.files[name];
@@ -239,6 +242,9 @@ export class Shipper {
     this.generation = point.generation;
     this.log = log;
     this.seq = bytes ? 1 : 0;
+    // Acknowledgement does not wait for the sweep (a failed one is repeated at the next publish),
+    // but the next publish does: the sweep must not take the files it uploads for unnamed ones.
+    this.collecting = collectGarbage(objects, prefix, record).catch(() => undefined);
   }
 
   /** Latches fenced: the lease found this writer superseded. */
@@ -246,6 +252,20 @@ export class Shipper {
     this.fenced ??= new Fenced(message);
     return this.fenced;
   }
+}
+
+/**
+ * Deletes the objects under `prefix` that the newly published `record` does not name: files and
+ * log chunks of superseded generations, and what a superseded writer uploaded but never published.
+ * A restore that was reading the state before retries from the new CURRENT.
+ */
+async function collectGarbage(objects: ObjectStore, prefix: string, record: CurrentRecord): Promise<void> {
+  const named = new Set(Object.values(record.files));
+  const parts = record.logs.map((part) => part.prefix);
+  const doomed: string[] = [];
+  for await (const { key } of objects.listAll(`${prefix}/files/`)) if (!named.has(key)) doomed.push(key);
+  for await (const { key } of objects.listAll(`${prefix}/log/`)) if (!parts.some((part) => key.startsWith(part))) doomed.push(key);
+  await eachLimited(doomed, FETCH_CONCURRENCY, (key) => objects.delete(key));
 }
 
 /** What a restore left in the directory, so that the next one fetches only what changed. */
@@ -320,8 +340,19 @@ async function fetchFile(objects: ObjectStore, key: string, file: string): Promi
  * the same CURRENT, only the new chunks are appended to the log. Null when nothing was published.
  */
 export async function restore(objects: ObjectStore, prefix: string, dir: string, previous: Restored | null = null): Promise<Restored | null> {
-  const current = await readCurrent(objects, prefix);
-  if (current === null) return null;
+  for (;;) {
+    const current = await readCurrent(objects, prefix);
+    if (current === null) return null;
+    try {
+      return await restoreFrom(objects, current, dir, previous);
+    } catch (err) {
+      // The writer published anew and collected what this restore was reading: start over from there.
+      if (!(err instanceof NotFound) || (await readCurrent(objects, prefix))?.etag === current.etag) throw err;
+    }
+  }
+}
+
+async function restoreFrom(objects: ObjectStore, current: Published, dir: string, previous: Restored | null): Promise<Restored> {
   const { record } = current;
   await fs.mkdir(dir, { recursive: true });
   const same = previous !== null && previous.etag === current.etag;
