@@ -11,22 +11,5 @@ if [ -z "$need" ]; then
   echo "text-deps: wordnet-base and python3-xapian already present" >&2
   exit 0
 fi
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "text-deps: apt-get unavailable; missing:$need (the bench reports those parts as null)" >&2
-  exit 0
-fi
-SUDO=""
-if [ "$(id -u)" != "0" ]; then
-  if command -v sudo >/dev/null 2>&1; then SUDO="sudo -n"; else
-    echo "text-deps: not root and no sudo; missing:$need" >&2
-    exit 0
-  fi
-fi
-echo "text-deps: installing$need" >&2
-export DEBIAN_FRONTEND=noninteractive
 # shellcheck disable=SC2086
-$SUDO apt-get install -y --no-install-recommends $need >&2 || { $SUDO apt-get update >&2 && $SUDO apt-get install -y --no-install-recommends $need >&2; } || {
-  echo "text-deps: apt-get install failed; missing:$need" >&2
-  exit 0
-}
-exit 0
+exec sh "$(dirname "$0")/../scripts/apt-install.sh" text-deps $need

@@ -12,21 +12,5 @@ if ! dpkg-query -W -f='${db:Status-Abbrev}\n' $need 2>&1 | grep -vq '^ii'; then
   echo "radosgw-deps: already present" >&2
   exit 0
 fi
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "radosgw-deps: apt-get unavailable; missing: $need" >&2
-  exit 0
-fi
-SUDO=""
-if [ "$(id -u)" != "0" ]; then
-  if command -v sudo >/dev/null 2>&1; then SUDO="sudo -n"; else
-    echo "radosgw-deps: not root and no sudo; missing: $need" >&2
-    exit 0
-  fi
-fi
-echo "radosgw-deps: installing $need" >&2
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get install -y -qq --no-install-recommends $need >&2 || { $SUDO apt-get update -qq >&2 && $SUDO apt-get install -y -qq --no-install-recommends $need >&2; } || {
-  echo "radosgw-deps: apt-get install failed; missing: $need" >&2
-  exit 0
-}
-exit 0
+# shellcheck disable=SC2086
+exec sh "$(dirname "$0")/apt-install.sh" radosgw-deps $need
