@@ -94,11 +94,16 @@ test('SVC_SLOW_QUERY_MS and svc_search_queries_total: a /query statement counts 
   const r = await call(server, 'POST', '/query', { sql: 'SELECT * FROM logged ORDER BY NEAREST([1, 0, 0, 0])' }, { 'X-Request-Id': 'slow-sql' });
   t.is(r.status, 200);
   t.is(await counted(), before + 1);
-  const slowLine = () => server.stderr().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.reqId === 'slow-sql' && l.msg === 'slow query');
-  await until(() => slowLine() !== undefined, 'the slow-query line');
-  const line = slowLine();
+  const slowLine = (id: string) => server.stderr().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.reqId === id && l.msg === 'slow query');
+  await until(() => slowLine('slow-sql') !== undefined, 'the slow-query line');
+  const line = slowLine('slow-sql');
   t.is(line?.route, '/query');
   t.is(line?.plan?.path, 'exact');
+  // The same body again runs its statement by its bytes, and counts and logs the same.
+  t.is((await call(server, 'POST', '/query', { sql: 'SELECT * FROM logged ORDER BY NEAREST([1, 0, 0, 0])' }, { 'X-Request-Id': 'slow-sql-again' })).text, r.text);
+  t.is(await counted(), before + 2);
+  await until(() => slowLine('slow-sql-again') !== undefined, 'the second slow-query line');
+  t.is(slowLine('slow-sql-again')?.plan?.path, 'exact');
 });
 
 test('running out of memory in a write answers 507: before it is applied the store serves on, while it is applied it is poisoned', async (t) => {
