@@ -84,10 +84,13 @@ test('a script\'s answers follow the order of its statements', async (t) => {
 
 test('a body sent again answers what it answered the first time; the same statement in another body answers what that body asks', async (t) => {
   for (const [i, sql] of [...STATEMENTS, WRONG_DIMENSION].entries()) {
+    // The second sight remembers the body, the third runs by its bytes.
     const first = await query(t, { sql });
-    const again = await query(t, { sql });
-    t.is(again.status, first.status, sql);
-    t.is(again.text, first.text, sql);
+    for (let n = 0; n < 2; n++) {
+      const again = await query(t, { sql });
+      t.is(again.status, first.status, sql);
+      t.is(again.text, first.text, sql);
+    }
     const spaced = await call(server, 'POST', '/query', `{ "sql": ${JSON.stringify(sql)}, "compile_only": false }`);
     t.is(spaced.text, first.text, sql);
     for (let n = 0; n < 2; n++) {

@@ -148,12 +148,14 @@ export function compileScript(sql: string): Prepared[] {
   return prepared;
 }
 
-/** The statements a /query body runs, if a body with the same bytes ran before (so its compile_only is not true). */
+/** The statements of a /query body remembered before (one that ran: compile_only not true), found by its bytes. */
 export const knownBody = (body: Buffer): Prepared[] | undefined => cache.get(body);
 
 /**
- * After a /query body that runs `sql` (compile_only false): a body with the same bytes finds its
- * statements by them. The key is a copy: the request's bytes may be a slice of a larger buffer.
+ * Before a /query body runs `sql` (compile_only false): once `sql` has compiled before, a body with
+ * the same bytes will find its statements by them. A body is remembered the second time its text
+ * comes, so a statement sent once costs no more than its text's entry. The key is a copy: the
+ * request's bytes may be a slice of a larger buffer, and are not kept.
  */
 export function rememberBody(body: Buffer, sql: string): void {
   const prepared = cache.get(sql);

@@ -30,7 +30,7 @@ const STATEMENT_ANSWER = {
 
 /**
  * A /query request counts as one search query and is logged when slow, like the typed routes. A
- * body sent before runs its statements by its bytes alone: no JSON to read, no text to look up.
+ * body that ran before runs its statements by its bytes alone: no JSON to read, no text to look up.
  */
 export const sqlRoutes = (slot: StoreSlot, queries: QueryAccounting): Route[] => [
   route({
@@ -52,11 +52,8 @@ export const sqlRoutes = (slot: StoreSlot, queries: QueryAccounting): Route[] =>
       const known = knownBody(req.bytes);
       if (known !== undefined) return queries.run(req, (o) => runQuery(slot.get(), known, false, o));
       const { sql, compile_only: compileOnly = false } = parseJson(req.bytes, queryRequest);
-      return queries.run(req, (o) => {
-        const answer = slot.get().queryJson(sql, { compileOnly }, o);
-        if (!compileOnly) rememberBody(req.bytes, sql);
-        return answer;
-      });
+      if (!compileOnly) rememberBody(req.bytes, sql);
+      return queries.run(req, (o) => slot.get().queryJson(sql, { compileOnly }, o));
     },
   }),
 ];
