@@ -82,6 +82,26 @@ test('a script\'s answers follow the order of its statements', async (t) => {
   t.is(r.text, `[${order.map((i) => alone[i]).join(',')}]`);
 });
 
+test('a body sent again answers what it answered the first time; the same statement in another body answers what that body asks', async (t) => {
+  for (const [i, sql] of [...STATEMENTS, WRONG_DIMENSION].entries()) {
+    // The second sight remembers the body, the third runs by its bytes.
+    const first = await query(t, { sql });
+    for (let n = 0; n < 2; n++) {
+      const again = await query(t, { sql });
+      t.is(again.status, first.status, sql);
+      t.is(again.text, first.text, sql);
+    }
+    const spaced = await call(server, 'POST', '/query', `{ "sql": ${JSON.stringify(sql)}, "compile_only": false }`);
+    t.is(spaced.text, first.text, sql);
+    for (let n = 0; n < 2; n++) {
+      const compiled = await query(t, { sql, compile_only: true });
+      t.is(compiled.status, 200, compiled.text);
+      t.is(compiled.json.kind, KINDS[i] ?? 'search', sql);
+    }
+  }
+  t.is((await query(t, { sql: WRONG_DIMENSION })).status, 400);
+});
+
 test('a trailing ; is allowed: one statement and ; answers that statement\'s response, not an array', async (t) => {
   const [alone] = await runAlone(t, [STATEMENTS[0]]);
   for (const sql of [`${STATEMENTS[0]};`, `${STATEMENTS[0]} ;\n`, `${STATEMENTS[0]}; -- that is all\n`, `${STATEMENTS[0]} /* ✓ */ ; /* done */`]) {

@@ -46,13 +46,14 @@ export interface Prepared extends Compiled {
 }
 
 /**
- * Scripts compiled lately, by their text: a repeated statement skips the parser.
+ * Scripts compiled lately, by their text, and the /query bodies that carried them, by their bytes:
+ * a repeated statement skips the parser, a repeated body its JSON too.
  *
  * A Map keyed by the text would hash every character of each request's new string (a statement
  * with a 128-d vector: about 2 us, as much as the rest of what /query adds). The key here is a
- * sample instead, the length, the first and last 64 characters and every 16th one between, and a
- * hit is confirmed by comparing the whole text. Texts sharing a sample form a chain; past CHAIN of
- * them a new one is not cached, so no lookup compares more than CHAIN texts.
+ * sample instead, the length, the first and last 64 characters (bytes of a body) and every 16th
+ * one between, and a hit is confirmed by comparing the whole text or body. Keys sharing a sample
+ * form a chain; past CHAIN of them a new one is not cached, so no lookup compares more than CHAIN.
  *
  * Eviction gives a script used since it was last looked at a second chance (the clock algorithm),
  * so a hit only sets a flag.
@@ -62,31 +63,32 @@ class ScriptCache {
   private readonly chains = new Map<number, Entry[]>();
   /** Every entry, oldest first: the clock's order. */
   private readonly order = new Set<Entry>();
-  private chars = 0;
+  /** Characters of the texts and bytes of the bodies held. */
+  private size = 0;
   constructor(
-    private readonly maxChars: number,
-    private readonly maxScriptChars: number,
+    private readonly maxSize: number,
+    private readonly maxKeySize: number,
   ) {}
 
-  get(sql: string): Prepared[] | undefined {
-    const entry = this.chains.get(sample(sql))?.find((e) => e.sql === sql);
+  get(key: Key): Prepared[] | undefined {
+    const entry = this.chains.get(sample(key))?.find((e) => same(e.key, key));
     if (entry === undefined) return undefined;
     entry.used = true;
     return entry.prepared;
   }
 
-  set(sql: string, prepared: Prepared[]): void {
-    if (sql.length > this.maxScriptChars) return;
-    const key = sample(sql);
-    const chain = this.chains.get(key) ?? [];
+  set(key: Key, prepared: Prepared[]): void {
+    if (key.length > this.maxKeySize) return;
+    const hash = sample(key);
+    const chain = this.chains.get(hash) ?? [];
     if (chain.length >= ScriptCache.CHAIN) return;
-    const entry: Entry = { sql, key, prepared, used: false };
+    const entry: Entry = { key, hash, prepared, used: false };
     chain.push(entry);
-    this.chains.set(key, chain);
+    this.chains.set(hash, chain);
     this.order.add(entry);
-    this.chars += sql.length;
+    this.size += key.length;
     for (const oldest of this.order) {
-      if (this.chars <= this.maxChars) break;
+      if (this.size <= this.maxSize) break;
       this.order.delete(oldest);
       if (oldest.used) {
         oldest.used = false;
@@ -98,32 +100,39 @@ class ScriptCache {
   }
 
   private forget(entry: Entry): void {
-    const chain = this.chains.get(entry.key) as Entry[];
+    const chain = this.chains.get(entry.hash) as Entry[];
     chain.splice(chain.indexOf(entry), 1);
-    if (chain.length === 0) this.chains.delete(entry.key);
-    this.chars -= entry.sql.length;
+    if (chain.length === 0) this.chains.delete(entry.hash);
+    this.size -= entry.key.length;
   }
 }
 
+/** A script's text, or the bytes of a /query body. */
+type Key = string | Buffer;
+
 interface Entry {
-  sql: string;
-  key: number;
+  key: Key;
+  hash: number;
   prepared: Prepared[];
   used: boolean;
 }
 
-/** An FNV-style hash of a text's length, its first and last 64 characters and every 16th between. */
-function sample(sql: string): number {
-  const n = sql.length;
+const same = (a: Key, b: Key): boolean => (typeof a === 'string' ? a === b : typeof b !== 'string' && a.equals(b));
+
+/** An FNV-style hash of a key's length, its first and last 64 units and every 16th between. */
+function sample(key: Key): number {
+  const n = key.length;
   let h = n;
   const edge = Math.min(64, n);
-  for (let i = 0; i < edge; i++) h = Math.imul(h ^ sql.charCodeAt(i), 0x01000193);
-  for (let i = edge; i < n - 64; i += 16) h = Math.imul(h ^ sql.charCodeAt(i), 0x01000193);
-  for (let i = Math.max(edge, n - 64); i < n; i++) h = Math.imul(h ^ sql.charCodeAt(i), 0x01000193);
+  for (let i = 0; i < edge; i++) h = Math.imul(h ^ unit(key, i), 0x01000193);
+  for (let i = edge; i < n - 64; i += 16) h = Math.imul(h ^ unit(key, i), 0x01000193);
+  for (let i = Math.max(edge, n - 64); i < n; i++) h = Math.imul(h ^ unit(key, i), 0x01000193);
   return h;
 }
 
-// A few MiB of statement text: hundreds of distinct vector statements, thousands of short ones.
+const unit = (key: Key, i: number): number => (typeof key === 'string' ? key.charCodeAt(i) : key[i]);
+
+// A few MiB of statement text and bodies: hundreds of distinct vector statements, thousands of short ones.
 const cache = new ScriptCache(4 << 20, 256 << 10);
 
 /** Compiles a script (every statement before any runs) or throws SqlError. */
@@ -137,6 +146,23 @@ export function compileScript(sql: string): Prepared[] {
   });
   cache.set(sql, prepared);
   return prepared;
+}
+
+/** The statements of a /query body remembered before (one that ran: compile_only not true), found by its bytes. */
+export const knownBody = (body: Buffer): Prepared[] | undefined => cache.get(body);
+
+/**
+ * Before a /query body runs `sql` (compile_only false): once `sql` has compiled before, a body with
+ * the same bytes will find its statements by them. A body is remembered the second time its text
+ * comes, so a statement sent once costs no more than its text's entry. The key is a copy: the
+ * request's bytes may be a slice of a larger buffer, and are not kept.
+ */
+export function rememberBody(body: Buffer, sql: string): void {
+  const prepared = cache.get(sql);
+  if (prepared === undefined) return;
+  const key = Buffer.allocUnsafeSlow(body.length);
+  body.copy(key);
+  cache.set(key, prepared);
 }
 
 /** The request's JSON; an option value nested thousands deep overflows the stack, and is refused. */

@@ -3,7 +3,8 @@ import { closed, listOf, ref, STRING } from '../../api/components';
 import type { QueryAccounting } from '../../api/search';
 import type { StoreSlot } from '../../api/slot';
 import { type Route, route } from '../../http/route';
-import { annotated, boolean, object, string } from '../../http/schema';
+import { annotated, boolean, object, parseJson, string } from '../../http/schema';
+import { knownBody, rememberBody, runQuery } from './query';
 
 const queryRequest = object(
   { sql: annotated(string, { description: "One or more ';'-separated SELECT statements (docs/sql.md)" }) },
@@ -27,22 +28,32 @@ const STATEMENT_ANSWER = {
   ],
 };
 
-/** A /query request counts as one search query and is logged when slow, like the typed routes. */
+/**
+ * A /query request counts as one search query and is logged when slow, like the typed routes. A
+ * body that ran before runs its statements by its bytes alone: no JSON to read, no text to look up.
+ */
 export const sqlRoutes = (slot: StoreSlot, queries: QueryAccounting): Route[] => [
   route({
     method: 'POST',
     path: '/query',
     access: 'read',
-    body: queryRequest,
+    body: 'raw',
     doc: {
       operationId: 'query',
       summary: 'SQL-shaped reads compiled to the typed routes',
+      request: queryRequest.json,
       // A statement's OPTIONS may rerank, calling the rerank provider.
       errors: [502],
       responses: {
         200: { description: "A single statement's answer (byte-identical to its typed route's), or a script's answers in order", schema: { anyOf: [STATEMENT_ANSWER, listOf(STATEMENT_ANSWER)] } },
       },
     },
-    handle: (req) => queries.run(req, (o) => slot.get(req).queryJson(req.body.sql, { compileOnly: req.body.compile_only === true }, o)),
+    handle: (req) => {
+      const known = knownBody(req.bytes);
+      if (known !== undefined) return queries.run(req, (o) => runQuery(slot.get(req), known, false, o));
+      const { sql, compile_only: compileOnly = false } = parseJson(req.bytes, queryRequest);
+      if (!compileOnly) rememberBody(req.bytes, sql);
+      return queries.run(req, (o) => slot.get(req).queryJson(sql, { compileOnly }, o));
+    },
   }),
 ];
