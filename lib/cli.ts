@@ -357,7 +357,8 @@ function tenantStores(config: ServeConfig, open: Omit<OpenOptions, 'path'>, logg
  */
 function refused(config: ServeConfig, err: Error, code: number): never {
   if (err instanceof StoreError && err.setting) exit(`${settingFlag(err.setting.setting)} ${err.setting.problem}`, code);
-  exit(`cannot open the store ${config.inMemory ? 'in memory' : `at ${config.data}`}: ${err.message}`, code);
+  const where = config.cluster ? `join the cluster store at ${config.cluster}` : `open the store ${config.inMemory ? 'in memory' : `at ${config.data}`}`;
+  exit(`cannot ${where}: ${err.message}`, code);
 }
 
 

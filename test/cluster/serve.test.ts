@@ -128,7 +128,7 @@ rgw.test('16 writers racing for one store: exactly one serves, the others exit n
   t.is(serving.length, 1);
   for (const s of racers.filter(exited)) {
     t.is(s.proc.exitCode, 1);
-    t.regex(s.stderr(), /the writer lease of s3:\/\/.* is held by another writer; start with --standby to wait for it/);
+    t.regex(s.stderr(), /cannot join the cluster store at s3:\/\/\S+: the writer lease of s3:\/\/.* is held by another writer; start with --standby to wait for it/);
   }
   t.is((await upsert(serving[0], ['won'])).status, 200);
 });
