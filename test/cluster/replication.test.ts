@@ -292,3 +292,20 @@ rgw.test('objects no published state names are collected: superseded files and l
   await until(async () => (await keys('s/log/')).every((key) => parts.some((part) => key.startsWith(part))), 'superseded log chunks collected');
   t.is(await contents(await opened(t, copy)), await contents(store));
 });
+
+rgw.test('derived files saved after a generation was published join it at the next sync', async (t) => {
+  const objects = await rgw.bucket(t);
+  const { store, shipper, home } = await writer(t, objects);
+  await store.upsert('c', records(0, 50));
+  await store.flush();
+  await shipper.sync();
+  const first = Object.keys((await restore(objects, 's', dir(t)))?.record.files ?? {});
+  await store.waitForIndexes();
+  const local = fs.readdirSync(home).filter((name) => /^seg-\d+\./.test(name) && !name.endsWith('.tmp'));
+  await shipper.sync();
+  const copy = dir(t);
+  const published = await restore(objects, 's', copy);
+  t.deepEqual(Object.keys(published?.record.files ?? {}).filter((name) => name.startsWith('seg-')).sort(), local.sort());
+  t.log(`first publish named ${first.length} files, the next ${Object.keys(published?.record.files ?? {}).length}`);
+  t.is(await contents(await opened(t, copy)), await contents(store));
+});

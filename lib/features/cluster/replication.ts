@@ -145,6 +145,8 @@ export class Shipper {
   private running: Promise<void> | null = null;
   private next: Promise<void> | null = null;
   private fenced: Fenced | null = null;
+  /** What this writer last published. */
+  private record: CurrentRecord | null = null;
   /** The sweep after the last publish. */
   private collecting: Promise<void> = Promise.resolve();
 
@@ -188,14 +190,22 @@ export class Shipper {
       // A checkpoint between the two points may have emptied the log under the read: read again.
       if ((await store.replication()).generation !== point.generation) continue;
       try {
-        if (fresh) await this.publish(point, from, bytes);
-        else if (bytes) await putOnce(this.options.objects, chunkKey(this.log, this.seq), bytes);
+        if (fresh) {
+          await this.publish(point, from, bytes);
+        } else {
+          if (bytes) {
+            await putOnce(this.options.objects, chunkKey(this.log, this.seq), bytes);
+            this.seq++;
+            this.shipped = point.log_bytes;
+          }
+          // Derived files (an index, an id map) the writer saved after this generation was published.
+          if (point.files.some((name) => !(name in this.files))) await this.republish(point);
+        }
       } catch (err) {
         // A segment file a compaction removed before it was uploaded: its manifest is superseded.
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
         throw err;
       }
-      if (!fresh && bytes) this.seq++;
       this.shipped = point.log_bytes;
       // Past its lease a writer may have been superseded unseen: what it shipped may never be read.
       if (!this.options.leaseHeld()) throw new Unconfirmed('the writer lease is not confirmed (the object store did not answer its renewal in time); the write is not acknowledged');
@@ -215,8 +225,28 @@ export class Shipper {
 
   /** A new manifest generation: its files, the first chunk of its log, then CURRENT naming them. */
   private async publish(point: ReplicationPoint, from: number, bytes: Buffer | null): Promise<void> {
-    const { objects, prefix, epoch, dir } = this.options;
     await this.collecting;
+    const files = await this.upload(point);
+    const log = `${this.options.prefix}/log/${this.options.epoch}/${point.generation}/`;
+    if (bytes) await putOnce(this.options.objects, chunkKey(log, 0), bytes);
+    const base = this.options.base;
+    const predecessor = from > 0 && base ? base.record.logs.map((part, i, all) => (i === all.length - 1 ? { ...part, chunks: base.chunks } : part)) : [];
+    await this.putCurrent({ format: 1, epoch: this.options.epoch, generation: point.generation, manifest: point.manifest, files, logs: [...predecessor, { prefix: log }] });
+    this.generation = point.generation;
+    this.log = log;
+    this.seq = bytes ? 1 : 0;
+  }
+
+  /** The same generation with files that appeared since it was published. */
+  private async republish(point: ReplicationPoint): Promise<void> {
+    await this.collecting;
+    const files = await this.upload(point);
+    await this.putCurrent({ ...(this.record as CurrentRecord), files });
+  }
+
+  /** Uploads the point's files not uploaded yet; answers the name -> key map of all of them. */
+  private async upload(point: ReplicationPoint): Promise<Record<string, string>> {
+    const { objects, prefix, epoch, dir } = this.options;
     const files: Record<string, string> = {};
     for (const name of point.files) {
       let key = this.files[name];
@@ -226,11 +256,12 @@ export class Shipper {
       }
       files[name] = key;
     }
-    const log = `${prefix}/log/${epoch}/${point.generation}/`;
-    if (bytes) await putOnce(objects, chunkKey(log, 0), bytes);
-    const base = this.options.base;
-    const predecessor = from > 0 && base ? base.record.logs.map((part, i, all) => (i === all.length - 1 ? { ...part, chunks: base.chunks } : part)) : [];
-    const record: CurrentRecord = { format: 1, epoch, generation: point.generation, manifest: point.manifest, files, logs: [...predecessor, { prefix: log }] };
+    return files;
+  }
+
+  /** Replaces CURRENT under If-Match on what this writer last saw there; a mismatch fences it. */
+  private async putCurrent(record: CurrentRecord): Promise<void> {
+    const { objects, prefix } = this.options;
     try {
       const { etag } = await objects.put(`${prefix}/CURRENT`, JSON.stringify(record), this.etag === null ? { ifNoneMatch: '*' } : { ifMatch: this.etag });
       this.etag = etag;
@@ -238,10 +269,8 @@ export class Shipper {
       if (err instanceof PreconditionFailed) throw this.fence('CURRENT changed under this writer: another writer published; this one is fenced');
       throw err;
     }
-    this.files = files;
-    this.generation = point.generation;
-    this.log = log;
-    this.seq = bytes ? 1 : 0;
+    this.record = record;
+    this.files = record.files;
     // Acknowledgement does not wait for the sweep (a failed one is repeated at the next publish),
     // but the next publish does: the sweep must not take the files it uploads for unnamed ones.
     this.collecting = collectGarbage(objects, prefix, record).catch(() => undefined);
