@@ -43,16 +43,18 @@ export interface StoreSlot {
   namespaces?(): NamespaceEntry[];
 }
 
-/** Holds the one store once it is open. */
+/** Holds the one store once it is open; `waiting` says what it waits for until then. */
 export class OneStore implements StoreSlot {
-  private store: Store | null = null;
+  protected store: Store | null = null;
+
+  constructor(private readonly waiting: () => string = () => 'store is not open yet') {}
 
   open(store: Store): void {
     this.store = store;
   }
 
   get(): Store {
-    if (this.store === null) throw new HttpError(503, 'store is not open yet; retry once GET /ready answers 200');
+    if (this.store === null) throw new HttpError(503, `${this.waiting()}; retry once GET /ready answers 200`);
     return this.store;
   }
 
@@ -69,7 +71,7 @@ export class OneStore implements StoreSlot {
   }
 
   unready(): Unready | null {
-    return this.store === null ? { error: 'store is not open yet' } : storeUnready(this.store);
+    return this.store === null ? { error: this.waiting() } : storeUnready(this.store);
   }
 
   poisoned(): string | null {

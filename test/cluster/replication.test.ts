@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { Fenced, restore, Shipper, Unconfirmed } from '../../lib/features/cluster/replication';
 import type { ObjectStore } from '../../lib/features/cluster/object_store';
-import { ClusterNode, Store, stringifyExact } from '../../lib/index';
+import { ClusterNode, type OpenOptions, Store, stringifyExact } from '../../lib/index';
 import { radosgwForFile } from '../harness/radosgw';
 import { until } from '../harness/until';
 
@@ -19,12 +19,21 @@ function dir(t: ExecutionContext): string {
   return d;
 }
 
-async function writer(t: ExecutionContext, objects: ObjectStore, options: { epoch?: number; held?: () => boolean } = {}) {
+/** A new store shipping to prefix `s`. */
+async function writer(t: ExecutionContext, objects: ObjectStore, options: { epoch?: number; held?: () => boolean; open?: Omit<OpenOptions, 'path'> } = {}) {
   const home = dir(t);
-  const store = await Store.open({ path: home, dimension: 2 });
+  const store = await Store.open({ dimension: 2, ...options.open, path: home });
   t.teardown(() => store.close());
   const shipper = new Shipper({ store, dir: home, objects, prefix: 's', epoch: options.epoch ?? 1, base: null, leaseHeld: options.held ?? (() => true) });
   return { store, shipper, home };
+}
+
+/** A writer taking over at `epoch`: it restores what was published into a new directory, opens it and ships from there. */
+async function successor(t: ExecutionContext, objects: ObjectStore, epoch: number) {
+  const home = dir(t);
+  const base = await restore(objects, 's', home);
+  const store = await opened(t, home, false);
+  return { store, shipper: new Shipper({ store, dir: home, objects, prefix: 's', epoch, base, leaseHeld: () => true }) };
 }
 
 const records = (from: number, n: number) => ({ records: Array.from({ length: n }, (_, i) => ({ id: `r${from + i}`, vector: [1, from + i], attrs: { n: { Int: from + i } } })) });
@@ -109,12 +118,9 @@ rgw.test('a writer whose CURRENT another writer replaced is fenced at its next p
   await first.shipper.sync();
 
   // A successor restores what was published and takes over.
-  const home = dir(t);
-  const base = await restore(objects, 's', home);
-  const store = await opened(t, home, false);
-  const successor = new Shipper({ store, dir: home, objects, prefix: 's', epoch: 2, base, leaseHeld: () => true });
+  const { store, shipper } = await successor(t, objects, 2);
   await store.upsert('c', records(5, 5));
-  await successor.sync();
+  await shipper.sync();
 
   await first.store.flush();  // a new generation: the old writer must publish CURRENT, and cannot
   await t.throwsAsync(first.shipper.sync(), { instanceOf: Fenced, message: /CURRENT changed under this writer/ });
@@ -209,13 +215,11 @@ rgw.test('takeover after takeover: each successor inherits the log parts before 
   await first.shipper.sync();
   let store = first.store;
   for (const epoch of [2, 3]) {
-    const home = dir(t);
-    const base = await restore(objects, 's', home);
-    store = await opened(t, home, false);
-    const successor = new Shipper({ store, dir: home, objects, prefix: 's', epoch, base, leaseHeld: () => true });
-    await successor.sync();
+    const next = await successor(t, objects, epoch);
+    store = next.store;
+    await next.shipper.sync();
     await store.upsert('c', records(epoch * 10, 5));
-    await successor.sync();
+    await next.shipper.sync();
   }
   const copy = dir(t);
   const published = await restore(objects, 's', copy);
@@ -226,10 +230,7 @@ rgw.test('takeover after takeover: each successor inherits the log parts before 
 
 rgw.test('a file larger than one fetch range restores byte for byte', async (t) => {
   const objects = await rgw.bucket(t);
-  const home = dir(t);
-  const store = await Store.open({ path: home, dimension: 128 });
-  t.teardown(() => store.close());
-  const shipper = new Shipper({ store, dir: home, objects, prefix: 's', epoch: 1, base: null, leaseHeld: () => true });
+  const { store, shipper, home } = await writer(t, objects, { open: { dimension: 128 } });
   const vector = (i: number) => Array.from({ length: 128 }, (_, j) => Math.sin(i * 128 + j));
   for (let first = 0; first < 40_000; first += 10_000) {
     await store.upsert('c', { records: Array.from({ length: 10_000 }, (_, i) => ({ id: `${first + i}`, vector: vector(first + i) })) });
@@ -245,10 +246,7 @@ rgw.test('a file larger than one fetch range restores byte for byte', async (t) 
 
 rgw.test('with history on, past versions travel too: a restored copy lists them and a read-only handle pins one', async (t) => {
   const objects = await rgw.bucket(t);
-  const home = dir(t);
-  const store = await Store.open({ path: home, dimension: 2, historyVersions: 10 });
-  t.teardown(() => store.close());
-  const shipper = new Shipper({ store, dir: home, objects, prefix: 's', epoch: 1, base: null, leaseHeld: () => true });
+  const { store, shipper } = await writer(t, objects, { open: { historyVersions: 10 } });
   await store.upsert('c', records(0, 3));
   await store.flush();
   const early = store.commitVersion();
@@ -308,4 +306,17 @@ rgw.test('derived files saved after a generation was published join it at the ne
   t.deepEqual(Object.keys(published?.record.files ?? {}).filter((name) => name.startsWith('seg-')).sort(), local.sort());
   t.log(`first publish named ${first.length} files, the next ${Object.keys(published?.record.files ?? {}).length}`);
   t.is(await contents(await opened(t, copy)), await contents(store));
+});
+
+rgw.test('a writer that cannot start (CURRENT of an unknown format) fails naming it and hands the lease on at once', async (t) => {
+  const objects = await rgw.bucket(t);
+  await objects.put('n/CURRENT', JSON.stringify({ format: 2 }));
+  const common = { objects, prefix: 'n', location: `s3://${objects.bucket}/n`, standby: false, leaseTtlMs: 60_000, reader: false, open: { dimension: 2 } };
+  const first = new ClusterNode({ ...common, dir: dir(t) });
+  await t.throwsAsync(first.start(), { message: /n\/CURRENT has format 2; this version reads format 1/ });
+  await objects.delete('n/CURRENT');
+  const second = new ClusterNode({ ...common, dir: dir(t) });
+  t.teardown(() => second.close());
+  await second.start();
+  t.regex(second.status().lease_owner ?? '', /:2$/, 'taken at once, long before the 60 s TTL');
 });

@@ -190,3 +190,17 @@ rgw.test('with --history-versions a reader lists the past versions the writer ke
   t.true(versions.readable.length >= 2, JSON.stringify(versions));
   t.deepEqual(versions.readable, (await call(writer, 'GET', '/versions')).json.readable);
 });
+
+rgw.test('a reader started before anything was published answers /ready and data routes 503 until a writer publishes', async (t) => {
+  const c = await cluster(t);
+  const reader = await member(t, c, ['--cluster-reader'], false);
+  await until(async () => (await status(reader, '/health')) === 200, 'reader listening');
+  const early = await call(reader, 'GET', '/collections');
+  t.is(early.status, 503);
+  t.regex(early.json.error, /waiting for a writer to publish s3:\/\//);
+  t.is(await status(reader, '/ready'), 503);
+  const writer = await member(t, c);
+  await upsert(writer, ['first']);
+  await until(async () => (await status(reader, '/ready')) === 200, 'reader serving', 30_000);
+  t.deepEqual(await ids(reader), ['first']);
+});

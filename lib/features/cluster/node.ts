@@ -30,9 +30,6 @@ export interface ClusterOptions {
   pollMs?: number;
 }
 
-/** What a waiting node is waiting for, for /ready's 503 and the data routes' (null once serving). */
-export type Waiting = string | null;
-
 export class ClusterNode {
   /** This process's lease owner id. */
   private readonly owner = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
@@ -40,7 +37,7 @@ export class ClusterNode {
   private shipper: Shipper | null = null;
   private restored: Restored | null = null;
   private storeOpen: Store | null = null;
-  private waitingFor: Waiting;
+  private waitingFor: string | null;
 
   constructor(private readonly options: ClusterOptions) {
     this.waitingFor = `joining the cluster at ${options.location}`;
@@ -52,8 +49,8 @@ export class ClusterNode {
     return this.storeOpen;
   }
 
-  /** Why the node cannot serve yet (standby, waiting for a first publish), or null. */
-  get waiting(): Waiting {
+  /** Why the node cannot serve yet (standby, waiting for a first publish), or null once serving. */
+  get waiting(): string | null {
     return this.waitingFor;
   }
 
@@ -85,13 +82,21 @@ export class ClusterNode {
       }
     }
     this.waitingFor = 'restoring the published state';
-    const base = await restore(objects, prefix, dir, this.restored);
-    const store = await Store.open({ ...open, path: dir });
-    const shipper = new Shipper({ store, dir, objects, prefix, epoch: lease.epoch, base, leaseHeld: () => lease.held() });
-    lease.on('fenced', (by: string | null) => shipper.fence(`this writer was superseded${by ? ` by ${by}` : ''} (fenced); send writes to the current writer`));
-    // Publishing CURRENT under this epoch at once fences the predecessor's late publishes.
-    await shipper.sync();
-    this.shipper = shipper;
+    let store: Store | null = null;
+    try {
+      const base = await restore(objects, prefix, dir, this.restored);
+      store = await Store.open({ ...open, path: dir });
+      const shipper = new Shipper({ store, dir, objects, prefix, epoch: lease.epoch, base, leaseHeld: () => lease.held() });
+      lease.on('fenced', (by: string | null) => shipper.fence(`this writer was superseded${by ? ` by ${by}` : ''} (fenced); send writes to the current writer`));
+      // Publishing CURRENT under this epoch at once fences the predecessor's late publishes.
+      await shipper.sync();
+      this.shipper = shipper;
+    } catch (err) {
+      // A writer that cannot start hands the lease on at once rather than holding it for a TTL.
+      await store?.close().catch(() => undefined);
+      await lease.release();
+      throw err;
+    }
     this.storeOpen = store;
     this.waitingFor = null;
     return store;
@@ -103,8 +108,7 @@ export class ClusterNode {
     for (;;) {
       this.restored = await restore(objects, prefix, dir);
       if (this.restored) break;
-      signal?.throwIfAborted();
-      await new Promise((resolve) => setTimeout(resolve, this.options.pollMs ?? 1000));
+      await sleep(this.options.pollMs ?? 1000, undefined, { signal });
     }
     const store = await Store.open({ ...open, path: dir, readOnly: true, pull: () => this.pull() });
     this.storeOpen = store;

@@ -2,47 +2,28 @@
 // waits or a reader waits for a first publish), and write routes that answer only once the write
 // is durable in the object store.
 import { Counter, type Registry } from 'prom-client';
-import { type StoreSlot, storeUnready, type Unready } from '../../api/slot';
+import { OneStore, type Unready } from '../../api/slot';
 import { HttpError } from '../../http/errors';
-import type { Request } from '../../http/request';
 import type { Route } from '../../http/route';
-import type { Store } from '../../store/store';
 import type { ClusterStatus } from '../../types';
 import { ObjectStoreError } from './errors';
 import type { WriterLease } from './lease';
 import type { ClusterNode } from './node';
 import { Fenced, Unconfirmed } from './replication';
 
-export class ClusterSlot implements StoreSlot {
-  constructor(private readonly node: ClusterNode) {}
-
-  get(): Store {
-    const store = this.node.store;
-    if (store === null) throw new HttpError(503, `${this.node.waiting}; retry once GET /ready answers 200`, { retryable: true }, { 'Retry-After': '1' });
-    return store;
-  }
-
-  scope(): string {
-    return '';
+/** The node's store once it serves (the CLI opens the slot then); until then, what it waits for. */
+export class ClusterSlot extends OneStore {
+  constructor(private readonly node: ClusterNode) {
+    super(() => node.waiting ?? 'starting');
   }
 
   status(): ClusterStatus {
     return this.node.status();
   }
 
-  openStores(): Store[] {
-    return this.node.store ? [this.node.store] : [];
-  }
-
   unready(): Unready | null {
-    const store = this.node.store;
-    if (store === null) return { error: this.node.waiting ?? 'starting' };
-    if (this.node.fenced) return { error: 'fenced: another writer took the writer lease; this instance must be replaced' };
-    return storeUnready(store);
-  }
-
-  poisoned(): string | null {
-    return this.node.store?.poisoned() ?? null;
+    if (this.store !== null && this.node.fenced) return { error: 'fenced: another writer took the writer lease; this instance must be replaced' };
+    return super.unready();
   }
 }
 
@@ -59,14 +40,19 @@ function notDurable(err: unknown): unknown {
 /** A writer's routes: each write answers once `node.durable()` says it is in the object store. */
 export function durableRoutes(routes: Route[], node: ClusterNode): Route[] {
   return routes.map((route): Route => {
-    const writes = (req: Request) => route.access === 'write' || route.writeWhen?.(req) === true || route.writeTimeoutWhen?.(req) === true;
-    if (route.access === 'probe' || (route.access !== 'write' && !route.writeWhen && !route.writeTimeoutWhen)) return route;
+    if (route.access !== 'write' && !route.writeWhen && !route.writeTimeoutWhen) return route;
     return {
       ...route,
       handle: async (req) => {
-        if (writes(req) && node.fenced) throw new HttpError(503, 'this writer was superseded (fenced): every write is refused; send writes to the current writer', { retryable: false });
+        const writes = route.access === 'write' || route.writeWhen?.(req) === true || route.writeTimeoutWhen?.(req) === true;
+        if (!writes) return route.handle(req);
+        if (node.fenced) throw new HttpError(503, 'this writer was superseded (fenced): every write is refused; send writes to the current writer', { retryable: false });
         const reply = await route.handle(req);
-        if (writes(req)) await node.durable().catch((err) => Promise.reject(notDurable(err)));
+        try {
+          await node.durable();
+        } catch (err) {
+          throw notDurable(err);
+        }
         return reply;
       },
     };
