@@ -24,7 +24,7 @@ async function writer(t: ExecutionContext, objects: ObjectStore, options: { epoc
   const home = dir(t);
   const store = await Store.open({ dimension: 2, ...options.open, path: home });
   t.teardown(() => store.close());
-  const shipper = new Shipper({ store, dir: home, objects, prefix: 's', epoch: options.epoch ?? 1, base: null, leaseHeld: options.held ?? (() => true) });
+  const shipper = new Shipper({ store, dir: home, objects, prefix: 's', epoch: options.epoch ?? 1, base: null, confirmLease: async () => options.held?.() ?? true });
   return { store, shipper, home };
 }
 
@@ -33,7 +33,7 @@ async function successor(t: ExecutionContext, objects: ObjectStore, epoch: numbe
   const home = dir(t);
   const base = await restore(objects, 's', home);
   const store = await opened(t, home, false);
-  return { store, shipper: new Shipper({ store, dir: home, objects, prefix: 's', epoch, base, leaseHeld: () => true }) };
+  return { store, shipper: new Shipper({ store, dir: home, objects, prefix: 's', epoch, base, confirmLease: async () => true }) };
 }
 
 const records = (from: number, n: number) => ({ records: Array.from({ length: n }, (_, i) => ({ id: `r${from + i}`, vector: [1, from + i], attrs: { n: { Int: from + i } } })) });

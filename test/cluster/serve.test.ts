@@ -102,6 +102,22 @@ rgw.test('a writer paused past its lease resumes fenced: /ready 503, every write
   t.regex(await (await fetch(`${writer.url}/metrics`)).text(), /svc_lease_fenced_total 1\n/);
 });
 
+rgw.test('a writer paused past its lease that nobody took over acknowledges its next write: the write renews the lease first', async (t) => {
+  const c = await cluster(t);
+  const writer = await member(t, c);
+  await upsert(writer, ['before']);
+  writer.proc.kill('SIGSTOP');
+  t.teardown(() => writer.proc.kill('SIGCONT'));
+  // Time must pass while it is stopped; how long past the TTL does not change what it must answer.
+  const stopped = Date.now();
+  await until(async () => Date.now() - stopped > 3 * 2000, 'paused past the lease TTL', 30_000);
+  writer.proc.kill('SIGCONT');
+  t.is((await upsert(writer, ['after'])).status, 200);
+  t.like((await call(writer, 'GET', '/cluster')).json, { role: 'ClusterWriter', fenced: false });
+  t.is(await status(writer, '/ready'), 200);
+  t.deepEqual(await ids(writer), ['after', 'before']);
+});
+
 rgw.test('a reader serves the published state and converges on POST /refresh', async (t) => {
   const c = await cluster(t);
   const writer = await member(t, c);

@@ -86,7 +86,7 @@ export class ClusterNode {
     try {
       const base = await restore(objects, prefix, dir, this.restored);
       store = await Store.open({ ...open, path: dir });
-      const shipper = new Shipper({ store, dir, objects, prefix, epoch: lease.epoch, base, leaseHeld: () => lease.held() });
+      const shipper = new Shipper({ store, dir, objects, prefix, epoch: lease.epoch, base, confirmLease: async () => lease.held() || lease.renewNow() });
       lease.on('fenced', (by: string | null) => shipper.fence(`this writer was superseded${by ? ` by ${by}` : ''} (fenced); send writes to the current writer`));
       // Publishing CURRENT under this epoch at once fences the predecessor's late publishes.
       await shipper.sync();

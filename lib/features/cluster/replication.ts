@@ -127,8 +127,11 @@ export interface ShipperOptions {
   epoch: number;
   /** What this writer restored from (null: the store is new). */
   base: Restored | null;
-  /** Whether the lease still holds: checked before a round counts as durable. */
-  leaseHeld(): boolean;
+  /**
+   * Whether the lease still holds, checked before a round counts as durable. A lease whose last
+   * renewal is older than its TTL renews at once: a renewal that lands proves nobody took over.
+   */
+  confirmLease(): Promise<boolean>;
 }
 
 /**
@@ -208,8 +211,9 @@ export class Shipper {
       }
       this.shipped = point.log_bytes;
       // Past its lease a writer may have been superseded unseen: what it shipped may never be read.
-      if (!this.options.leaseHeld()) throw new Unconfirmed('the writer lease is not confirmed (the object store did not answer its renewal in time); the write is not acknowledged');
-      return;
+      if (await this.options.confirmLease()) return;
+      if (this.fenced) throw this.fenced;
+      throw new Unconfirmed('the writer lease is not confirmed (the object store did not answer its renewal in time); the write is not acknowledged');
     }
   }
 
