@@ -2,7 +2,7 @@
 // The `tessera` command line: parses `tessera serve` flags, starts the HTTP server, opens the
 // store behind it, and shuts both down cleanly on SIGTERM or SIGINT.
 import { mkdirSync } from 'node:fs';
-import { Namespaces, OneStore, apiRoutes, namespacedRoutes, storeErrorStatus } from './api';
+import { Namespaces, OneStore, apiRoutes, storeErrorStatus } from './api';
 import { authenticate, refuseWrites, shed } from './http/hooks';
 import { LOG_LEVELS, type LogLevel, accessLog, createLogger } from './http/log';
 import { createRegistry, httpMetrics } from './http/metrics';
@@ -262,7 +262,6 @@ async function serve(config: ServeConfig): Promise<void> {
     testFaults: process.env.TESSERA_TEST_FAULTS === '1',
     readOnly: config.readOnly,
   });
-  if (slot instanceof Namespaces) routes = namespacedRoutes(routes, slot);
   if (node && !config.clusterReader) routes = durableRoutes(routes, node);
   leaseMetrics(registry, () => node?.lease ?? null);
   const server = new HttpServer(routes, {

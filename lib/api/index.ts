@@ -17,6 +17,7 @@ import { probeRoutes } from './probes';
 import { recordRoutes } from './records';
 import { QueryAccounting, searchRoutes } from './search';
 import type { StoreSlot } from './slot';
+import { Namespaces, namespacedRoutes } from './namespaces';
 
 export { OneStore, type StoreSlot } from './slot';
 export { Namespaces, namespacedRoutes } from './namespaces';
@@ -31,9 +32,13 @@ export interface ApiOptions {
   readOnly: boolean;
 }
 
-/** Every route of the service, one module per route family. */
+/**
+ * Every route of the service, one module per route family; a --namespaced server's store routes
+ * under /ns/{namespace}. /openapi.json describes the routes as served.
+ */
 export function apiRoutes(slot: StoreSlot, { registry, slowQueryMs, testFaults, readOnly }: ApiOptions): Route[] {
   const queries = new QueryAccounting({ registry, slowQueryMs });
+  let served: Route[] = [];
   const routes: Route[] = [
     ...probeRoutes(slot, registry),
     ...consoleRoutes(),
@@ -47,9 +52,10 @@ export function apiRoutes(slot: StoreSlot, { registry, slowQueryMs, testFaults, 
     ...maintenanceRoutes(slot),
     ...FEATURES.flatMap((feature) => feature.routes(slot, { readOnly })),
     ...(testFaults ? faultRoutes(slot) : []),
-    openApiRoute(() => routes),
+    openApiRoute(() => served),
   ];
-  return routes;
+  served = slot instanceof Namespaces ? namespacedRoutes(routes, slot) : routes;
+  return served;
 }
 
 export { describeApi } from './openapi';

@@ -92,7 +92,12 @@ export function namespacedRoutes(routes: Route[], namespaces: Namespaces): Route
       method: route.method,
       path: route.path,
       access: 'read',
-      doc: route.doc,
+      doc: {
+        operationId: `${route.doc.operationId}WithoutNamespace`,
+        summary: `Refused on a --namespaced server: send it as ${PREFIX}${route.path}`,
+        responses: {},
+        errors: [400],
+      },
       handle: () => {
         throw missingPrefix(route);
       },

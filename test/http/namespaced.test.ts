@@ -52,6 +52,24 @@ test('a store route without the /ns/{namespace} prefix answers 400 naming the fi
   t.deepEqual(fs.readdirSync(server.root), [], 'nothing was opened');
 });
 
+test('/openapi.json describes each store route under /ns/{namespace} with its path parameter, and the unprefixed form as a 400; operationIds stay unique', async (t) => {
+  const server = await namespaced();
+  t.teardown(() => server.stop());
+  const doc = (await call(server, 'GET', '/openapi.json')).json as { paths: Record<string, Record<string, { operationId: string; parameters?: { name: string }[]; responses: Record<string, unknown> }>> };
+  const search = doc.paths['/ns/{namespace}/search'].post;
+  t.is(search.operationId, 'search');
+  t.deepEqual(search.parameters?.map((p) => p.name), ['namespace']);
+  t.deepEqual(doc.paths['/ns/{namespace}/collections/{name}/upsert'].post.parameters?.map((p) => p.name), ['namespace', 'name']);
+  const refused = doc.paths['/search'].post;
+  t.is(refused.operationId, 'searchWithoutNamespace');
+  t.truthy(refused.responses['400']);
+  t.falsy(refused.responses['200']);
+  t.truthy(doc.paths['/namespaces'].get);
+  t.falsy(doc.paths['/ns/{namespace}/health'], 'probes take no prefix');
+  const ops = Object.values(doc.paths).flatMap((verbs) => Object.values(verbs).map((op) => op.operationId));
+  t.is(new Set(ops).size, ops.length);
+});
+
 test('/ready answers 200 as soon as the listener serves, with no tenant open', async (t) => {
   const server = await startServer(['--namespaced', '--data', tempDir()], {}, { waitReady: false });
   t.teardown(() => server.stop());
