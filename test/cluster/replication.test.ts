@@ -208,6 +208,31 @@ rgw.test('a restore into a directory restored before fetches only the files it l
   t.is(await contents(await opened(t, copy)), await contents(store));
 });
 
+rgw.test('a fresh restore lists the open log once and fetches its chunks in order, probing one past the last', async (t) => {
+  const objects = await rgw.bucket(t);
+  const { store, shipper } = await writer(t, objects);
+  for (let i = 0; i < 30; i++) {
+    await store.upsert('c', records(i, 1));
+    await shipper.sync();
+  }
+  const fetched: string[] = [];
+  let lists = 0;
+  const counting = new Proxy(objects, {
+    get: (target, key, receiver) => {
+      if (key === 'get') return (k: string) => (fetched.push(k), objects.get(k));
+      if (key === 'listAll') return (prefix: string) => (lists++, objects.listAll(prefix));
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  const copy = dir(t);
+  await restore(counting, 's', copy);
+  const chunkGets = fetched.filter((k) => k.includes('/log/'));
+  t.is(lists, 1);
+  t.is(chunkGets.length, 30 + 1, 'every shipped chunk once, and one probe past the last');
+  t.is(new Set(chunkGets).size, chunkGets.length);
+  t.is(await contents(await opened(t, copy)), await contents(store));
+});
+
 rgw.test('takeover after takeover: each successor inherits the log parts before it, and a restore reads them all in order', async (t) => {
   const objects = await rgw.bucket(t);
   const first = await writer(t, objects, { epoch: 1 });

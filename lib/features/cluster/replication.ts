@@ -368,6 +368,41 @@ async function fetchFile(objects: ObjectStore, key: string, file: string): Promi
 }
 
 /**
+ * The chunks of one log part from `from` on, in order, and the sequence number after the last.
+ * Chunks known to exist (a closed part's count; an open part's listed run, when read from its
+ * start) are fetched several at once; an open part is then read on until the first one missing.
+ */
+async function readChunks(objects: ObjectStore, part: LogPart, from: number): Promise<{ bodies: Buffer[]; next: number }> {
+  const known = part.chunks ?? (from === 0 ? await listedRun(objects, part.prefix) : from);
+  const bodies: Buffer[] = new Array(Math.max(0, known - from));
+  const seqs = Array.from(bodies, (_, i) => from + i);
+  await eachLimited(seqs, FETCH_CONCURRENCY, async (seq) => {
+    bodies[seq - from] = (await objects.get(chunkKey(part.prefix, seq))).body;
+  });
+  let next = Math.max(from, known);
+  while (part.chunks === undefined) {
+    try {
+      bodies.push((await objects.get(chunkKey(part.prefix, next))).body);
+      next++;
+    } catch (err) {
+      if (err instanceof NotFound) break;
+      throw err;
+    }
+  }
+  return { bodies, next };
+}
+
+/** How many chunks 0, 1, 2, ... of a log are listed under its prefix without a gap. */
+async function listedRun(objects: ObjectStore, prefix: string): Promise<number> {
+  let run = 0;
+  for await (const object of objects.listAll(prefix)) {
+    if (object.key !== chunkKey(prefix, run)) break;
+    run++;
+  }
+  return run;
+}
+
+/**
  * Brings `dir` to the newest published state: the files CURRENT names (but those already there
  * from the same object keys), MANIFEST, and the log chunks published so far. With `previous` of
  * the same CURRENT, only the new chunks are appended to the log. Null when nothing was published.
@@ -402,16 +437,9 @@ async function restoreFrom(objects: ObjectStore, current: Published, dir: string
   const read: Buffer[] = [];
   let chunks = 0;
   for (const part of parts) {
-    chunks = part.from;
-    for (let seq = part.from; part.chunks === undefined || seq < part.chunks; seq++) {
-      try {
-        read.push((await objects.get(chunkKey(part.prefix, seq))).body);
-        chunks = seq + 1;
-      } catch (err) {
-        if (err instanceof NotFound && part.chunks === undefined) break;
-        throw err;
-      }
-    }
+    const got = await readChunks(objects, part, part.from);
+    read.push(...got.bodies);
+    chunks = got.next;
   }
   const appended = Buffer.concat(read);
   if (same) {
