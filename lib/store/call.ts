@@ -2,6 +2,7 @@
 // turning every rejection into a StoreError.
 import { native, type NativeCancelToken } from '../native';
 import type { CallOptions } from '../types';
+import { awaitRead } from './core_wait';
 import { cancelledError, toStoreError } from './errors';
 
 /** True once the caller's signal or cancellation has fired. */
@@ -28,4 +29,9 @@ export async function call<T>(options: CallOptions | undefined, run: (token?: Na
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
+}
+
+/** A core read: `call`, with the JS thread polling for the answer a short while (core_wait.ts). */
+export function read<T>(options: CallOptions | undefined, run: (token?: NativeCancelToken) => Promise<T>): Promise<T> {
+  return awaitRead(call(options, run));
 }

@@ -44,7 +44,7 @@ import { SqlError } from '../features/sql/parse';
 import { compileScript, type Prepared, runQuery } from '../features/sql/query';
 import { checkRecall, checkRemember, type RecallRequest, type RememberRequest, type RememberResponse } from '../features/memory/requests';
 import { bodyBytes } from './body';
-import { call, isCancelled } from './call';
+import { call, isCancelled, read } from './call';
 import { RecordsCursor } from './cursor';
 import { StoreError, cancelledError, toStoreError } from './errors';
 
@@ -374,7 +374,7 @@ export class Store {
       putMeta: (name, meta, o) => this.putMeta(name, meta, o),
       collections: (o) => this.collections(o),
       search: (body, o) => this.search(body, o),
-      searchJson: async ({ query, ...rest }, o) => call(o, (token) => this.core.searchVector(bodyBytes(rest), query, token)),
+      searchJson: async ({ query, ...rest }, o) => read(o, (token) => this.core.searchVector(bodyBytes(rest), query, token)),
       delete: (name, body, o) => this.delete(name, body, o),
       get: (name, ids, o) => this.get(name, ids, o),
       upsertStamped: (name, body, o) => this.upsertStamped(name, body, o),
@@ -508,7 +508,7 @@ export class Store {
 
   /** Raw /search body in, the hit array as JSON bytes out. */
   async searchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    const run = (b: Uint8Array) => call(o, (token) => this.core.search(b, token));
+    const run = (b: Uint8Array) => read(o, (token) => this.core.search(b, token));
     return mayRerank(body) ? this.reranked(body, run, () => undefined, o) : run(body);
   }
 
@@ -519,7 +519,7 @@ export class Store {
     if (!(body instanceof Uint8Array) && body.query instanceof Float32Array && !body.rerank) {
       // A Float32Array query travels as floats beside the rest of the body: no number text at all.
       const { query, ...rest } = body;
-      return parseExact(await call(o, (token) => this.core.searchVector(bodyBytes(rest), query, token)));
+      return parseExact(await read(o, (token) => this.core.searchVector(bodyBytes(rest), query, token)));
     }
     return parseExact(await this.searchJson(bodyBytes(body), o));
   }
@@ -532,7 +532,7 @@ export class Store {
   }
 
   async searchSimilarJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return call(o, (token) => this.core.searchSimilar(body, token));
+    return read(o, (token) => this.core.searchSimilar(body, token));
   }
 
   /** /search/batch: 1 to 16 searches validated together, optionally fused with RRF. */
@@ -541,7 +541,7 @@ export class Store {
   }
 
   async searchBatchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return call(o, (token) => this.core.searchBatch(body, token));
+    return read(o, (token) => this.core.searchBatch(body, token));
   }
 
   /** /text-search: BM25 over declared full-text fields (docs/full-text.md has the formula). */
@@ -550,7 +550,7 @@ export class Store {
   }
 
   async textSearchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    const run = (b: Uint8Array) => call(o, (token) => this.core.textSearch(b, token));
+    const run = (b: Uint8Array) => read(o, (token) => this.core.textSearch(b, token));
     // rerank.query may be left out of the single field + query spelling: it reads that query.
     const ownQuery = (b: Record<string, unknown>) => (b.clauses === undefined && typeof b.query === 'string' ? b.query : undefined);
     return mayRerank(body) ? this.reranked(body, run, ownQuery, o) : run(body);
@@ -564,7 +564,7 @@ export class Store {
   }
 
   async hybridSearchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    const run = (b: Uint8Array) => call(o, (token) => this.core.hybridSearch(b, token));
+    const run = (b: Uint8Array) => read(o, (token) => this.core.hybridSearch(b, token));
     return mayRerank(body) ? this.reranked(body, run, () => undefined, o) : run(body);
   }
 
@@ -587,7 +587,7 @@ export class Store {
   }
 
   async suggestJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return call(o, (token) => this.core.suggest(body, token));
+    return read(o, (token) => this.core.suggest(body, token));
   }
 
   /** /list: filtered records with score 0, optionally ordered, paged. */
@@ -596,7 +596,7 @@ export class Store {
   }
 
   async listJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return call(o, (token) => this.core.list(body, token));
+    return read(o, (token) => this.core.list(body, token));
   }
 
   /** /aggregate: count, sums and groups over the filtered records. */
@@ -605,7 +605,7 @@ export class Store {
   }
 
   async aggregateJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return call(o, (token) => this.core.aggregate(body, token));
+    return read(o, (token) => this.core.aggregate(body, token));
   }
 
   /**

@@ -219,8 +219,16 @@ rgw.test('a fresh restore lists the open log once and fetches its chunks in orde
   let lists = 0;
   const counting = new Proxy(objects, {
     get: (target, key, receiver) => {
-      if (key === 'get') return (k: string) => (fetched.push(k), objects.get(k));
-      if (key === 'listAll') return (prefix: string) => (lists++, objects.listAll(prefix));
+      if (key === 'get')
+        return (k: string) => {
+          fetched.push(k);
+          return objects.get(k);
+        };
+      if (key === 'listAll')
+        return (prefix: string) => {
+          lists++;
+          return objects.listAll(prefix);
+        };
       return Reflect.get(target, key, receiver);
     },
   });
