@@ -98,8 +98,13 @@ function isShed(status: number, headers: Headers, text: string): boolean {
 
 const name = (s: string) => encodeURIComponent(s);
 
+/** Routes that answer for the whole process: a --namespaced server serves them without the tenant prefix. */
+const PROCESS_ROUTES = new Set(['/health', '/ready', '/metrics', '/openapi.json', '/namespaces']);
+
 export class TesseraClient {
   private readonly base: string;
+  /** The base without a tenant's `/ns/{namespace}`, for PROCESS_ROUTES. */
+  private readonly root: string;
   private readonly headers: Record<string, string>;
   private readonly retries: number;
   private readonly fetch: typeof globalThis.fetch;
@@ -107,6 +112,7 @@ export class TesseraClient {
   constructor(options: ClientOptions | string) {
     const { url, token, retries = 3, fetch = globalThis.fetch } = typeof options === 'string' ? { url: options } : options;
     this.base = url.replace(/\/+$/, '');
+    this.root = this.base.replace(/\/ns\/[^/]+$/, '');
     this.headers = token === undefined ? {} : { authorization: `Bearer ${token}` };
     this.retries = retries;
     this.fetch = fetch;
@@ -121,7 +127,7 @@ export class TesseraClient {
       let answer: Headers;
       let text: string;
       try {
-        const res = await this.fetch(this.base + path, { method, headers, body: payload as Uint8Array<ArrayBuffer> | undefined, signal: o.signal });
+        const res = await this.fetch((PROCESS_ROUTES.has(path) ? this.root : this.base) + path, { method, headers, body: payload as Uint8Array<ArrayBuffer> | undefined, signal: o.signal });
         status = res.status;
         answer = res.headers;
         text = await res.text();

@@ -90,6 +90,19 @@ test('maintenance, introspection and probes', async (t) => {
   t.like(await rejection(client.namespaces()), { status: 404 }, '/namespaces exists only on a --namespaced server');
 });
 
+test("a client whose base URL is a tenant's (/ns/acme) sends store routes there and the process-wide routes to the root", async (t) => {
+  const namespaced = await startServer(['--namespaced', '--data', tempDir()]);
+  t.teardown(() => namespaced.stop());
+  const tenant = new TesseraClient(`${namespaced.url}/ns/acme/`);
+  await tenant.upsert('c', { records: [{ id: 'a', vector: [1, 0, 0, 0] }] });
+  t.deepEqual((await tenant.list({ scope: ['c'] })).map((h) => h.id), ['a']);
+  t.is(await tenant.health(), 'ok');
+  t.is(await tenant.ready(), 'ok');
+  t.regex(await tenant.metrics(), /svc_http_requests_total/);
+  t.truthy(((await tenant.openApi()).paths as Record<string, unknown>)['/ns/{namespace}/search']);
+  t.deepEqual((await tenant.namespaces()).map((n) => n.name), ['acme']);
+});
+
 test('the memory routes: remember, then recall', async (t) => {
   t.deepEqual(await client.remember('notes', { id: 'n1', text: 'sourdough needs a starter' }), { ok: true, upserted: 1, id: 'n1', deduped: false });
   t.is((await client.recall('notes', { query: 'sourdough starter', top_k: 1 }))[0].id, 'n1');
