@@ -9,6 +9,15 @@ const $ = (id) => document.getElementById(id);
 
 const TOKEN_KEY = 'tessera-token';
 
+/** Routes that answer for the whole process: a --namespaced server serves them without a prefix. */
+const PROCESS_ROUTES = new Set(['/health', '/ready', '/metrics', '/namespaces', '/openapi.json']);
+
+/** The tenant this page shows on a --namespaced server (`?ns=` in its URL), else null. */
+let namespace = new URLSearchParams(location.search).get('ns') || null;
+
+/** Where `path` is served: under /ns/{namespace} for a store route once a namespace is chosen. */
+const served = (path) => (namespace !== null && !PROCESS_ROUTES.has(path) ? `/ns/${encodeURIComponent(namespace)}${path}` : path);
+
 /** An answer other than 200, as a thrown error. */
 class ApiError extends Error {
   constructor(answer) {
@@ -38,7 +47,7 @@ async function api(method, path, body) {
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const payload = body === undefined || typeof body === 'string' ? body : JSON.stringify(body);
   const started = performance.now();
-  const res = await fetch(path, { method, headers, body: payload, cache: 'no-store' });
+  const res = await fetch(served(path), { method, headers, body: payload, cache: 'no-store' });
   const text = await res.text();
   let parsed = text;
   try {
@@ -159,9 +168,34 @@ function renderStats(stats) {
   $('stats').replaceChildren(...items);
 }
 
+/** A --namespaced server's namespace form, offering its open tenants. */
+async function showNamespaces() {
+  const names = await read('GET', '/namespaces');
+  $('namespace-form').hidden = false;
+  $('namespace').value = namespace ?? '';
+  $('namespaces').replaceChildren(
+    ...names.map(({ name }) => {
+      const option = document.createElement('option');
+      option.value = name;
+      return option;
+    }),
+  );
+}
+
+/** The 400 a --namespaced server answers a store route sent without /ns/{namespace}. */
+const wantsNamespace = (err) => namespace === null && err instanceof ApiError && err.status === 400 && /--namespaced/.test(err.message);
+
+$('namespace-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  namespace = $('namespace').value.trim() || null;
+  history.replaceState(null, '', namespace === null ? location.pathname : `?ns=${encodeURIComponent(namespace)}`);
+  loadStore();
+});
+
 /** The collections, each with its record count (an /aggregate over it alone), and the store's stats. */
 async function loadStore() {
   try {
+    if (namespace !== null) await showNamespaces();
     const [stats, names, aliases] = await Promise.all([read('GET', '/stats'), read('GET', '/collections'), read('GET', '/aliases')]);
     const counts = await Promise.all(names.map((name) => read('POST', '/aggregate', { scope: [name] }).then((a) => String(a.count), () => '?')));
     renderCollections(names, counts, aliases);
@@ -171,7 +205,12 @@ async function loadStore() {
     if ($('request').value === '') $('request').value = sample($('route').value);
     notice('');
   } catch (err) {
-    notice(messageOf(err), true);
+    if (wantsNamespace(err)) {
+      notice('this server is --namespaced: choose a namespace (tenant) above');
+      await showNamespaces().catch((e) => notice(messageOf(e), true));
+    } else {
+      notice(messageOf(err), true);
+    }
   }
 }
 
