@@ -99,7 +99,7 @@ function isShed(status: number, headers: Headers, text: string): boolean {
 const name = (s: string) => encodeURIComponent(s);
 
 /** Routes that answer for the whole process: a --namespaced server serves them without the tenant prefix. */
-const PROCESS_ROUTES = new Set(['/health', '/ready', '/metrics', '/openapi.json', '/namespaces']);
+export const PROCESS_ROUTES: ReadonlySet<string> = new Set(['/health', '/ready', '/metrics', '/openapi.json', '/namespaces']);
 
 export class TesseraClient {
   private readonly base: string;

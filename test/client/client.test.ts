@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import test from 'ava';
 import { StoreError, TesseraClient } from '../../lib/client';
+import { PROCESS_ROUTES } from '../../lib/client/client';
 import { codeTree } from '../code/tree';
 import { apiDescription, checkedFetch } from '../http/contract';
 import { type Server, call, openRequest, runCli, startServer, tempDir, until } from '../http/helpers';
@@ -101,6 +102,10 @@ test("a client whose base URL is a tenant's (/ns/acme) sends store routes there 
   t.regex(await tenant.metrics(), /svc_http_requests_total/);
   t.truthy(((await tenant.openApi()).paths as Record<string, unknown>)['/ns/{namespace}/search']);
   t.deepEqual((await tenant.namespaces()).map((n) => n.name), ['acme']);
+  // The routes the client sends to the root are exactly those the server serves without a prefix.
+  const paths = Object.entries((await tenant.openApi()).paths as Record<string, Record<string, { operationId: string }>>);
+  const unprefixed = paths.filter(([p, ops]) => !p.startsWith('/ns/') && !p.startsWith('/console') && Object.values(ops).every((op) => !op.operationId.endsWith('WithoutNamespace')));
+  t.deepEqual(unprefixed.map(([p]) => p).sort(), [...PROCESS_ROUTES].sort());
 });
 
 test('the memory routes: remember, then recall', async (t) => {

@@ -1,9 +1,9 @@
 // Awaiting a core read, the JS thread polls for its answer for a bounded time instead of sleeping
 // (lib/store/core_wait.ts). Serial, and in a file of their own: the polling state is the process's.
 import test from 'ava';
-import { performance } from 'node:perf_hooks';
 import { Store } from '../../lib/index';
 import { awaitRead, pollingNow } from '../../lib/store/core_wait';
+import { until } from '../harness/until';
 import { prng, randomVector } from './helpers';
 
 const DIM = 128;
@@ -17,18 +17,20 @@ test.serial('awaiting a queued read, the JS thread polls for its answer instead 
   t.false(pollingNow());
   const pending = store.search({ query: randomVector(prng(3), DIM), top_k: 10 });
   t.true(pollingNow());
+  t.true(process.getActiveResourcesInfo().includes('Immediate'), 'a queued immediate keeps the loop from sleeping');
   t.is((await pending).length, 10);
 });
 
-test.serial('a read outstanding past the polling budget lets the event loop sleep until it settles', async (t) => {
+test.serial('a read outstanding past the polling budget stops the polling: nothing keeps the event loop from sleeping until it settles', async (t) => {
+  let settled = false;
   let settle = () => {};
   const slow = new Promise<void>((resolve) => (settle = resolve));
-  const waiting = awaitRead(slow);
-  const before = performance.eventLoopUtilization();
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  const busy = performance.eventLoopUtilization(before).utilization;
-  t.false(pollingNow(), 'the polling stopped on its own');
-  t.true(busy < 0.5, `event loop utilization ${busy.toFixed(3)} over 300 ms`);
+  const waiting = awaitRead(slow).then(() => (settled = true));
+  t.true(pollingNow());
+  await until(() => !pollingNow(), 'the polling stops on its own');
+  t.false(settled, 'the read is still outstanding');
+  t.false(process.getActiveResourcesInfo().includes('Immediate'), 'no immediate is queued: the loop sleeps in its poll');
   settle();
   await waiting;
+  t.true(settled);
 });

@@ -374,12 +374,12 @@ async function fetchFile(objects: ObjectStore, key: string, file: string): Promi
  */
 async function readChunks(objects: ObjectStore, part: LogPart, from: number): Promise<{ bodies: Buffer[]; next: number }> {
   const known = part.chunks ?? (from === 0 ? await listedRun(objects, part.prefix) : from);
-  const bodies: Buffer[] = new Array(Math.max(0, known - from));
+  const bodies: Buffer[] = new Array(known - from);
   const seqs = Array.from(bodies, (_, i) => from + i);
   await eachLimited(seqs, FETCH_CONCURRENCY, async (seq) => {
     bodies[seq - from] = (await objects.get(chunkKey(part.prefix, seq))).body;
   });
-  let next = Math.max(from, known);
+  let next = known;
   while (part.chunks === undefined) {
     try {
       bodies.push((await objects.get(chunkKey(part.prefix, next))).body);
