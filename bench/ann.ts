@@ -384,15 +384,18 @@ async function planOf(store: Store, query: Float32Array): Promise<PlannedHits['p
 }
 
 /** Mean core time (plan timings) over the queries: what the library adds is the rest. */
-async function coreTimes(store: Store, queries: Float32Array[]): Promise<{ core_total_us: number; core_walk_us: number }> {
+async function coreTimes(store: Store, queries: Float32Array[]): Promise<{ core_total_us: number; core_walk_us: number; core_rescore_us: number }> {
   let total = 0;
   let walk = 0;
+  let rescore = 0;
   for (const q of queries) {
     const p = await planOf(store, q);
     total += p.timings.total_us;
     walk += p.timings.walk_us ?? 0;
+    rescore += p.timings.rescore_us ?? 0;
   }
-  return { core_total_us: round(total / queries.length, 1), core_walk_us: round(walk / queries.length, 1) };
+  const mean = (sum: number) => round(sum / queries.length, 1);
+  return { core_total_us: mean(total), core_walk_us: mean(walk), core_rescore_us: mean(rescore) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -714,15 +717,15 @@ async function main(): Promise<void> {
       }
       const res = await measure(engines, truth, nq);
       const resAlternating = await measure(engines, truth, nq, 1);
-      const core = await coreTimes(sF32, data.queries);
+      const core = { tessera_hnsw: await coreTimes(sF32, data.queries), tessera_hnsw_int8: await coreTimes(sInt8, data.queries) };
       for (const e of engines) {
         const p = point(ef, res.get(e.name)!);
-        if (e.name === 'tessera_hnsw') Object.assign(p, core);
+        if (e.name === 'tessera_hnsw' || e.name === 'tessera_hnsw_int8') Object.assign(p, core[e.name]);
         curves[e.name].push(p);
         alternating[e.name].push(point(ef, resAlternating.get(e.name)!));
       }
       for (const e of engines) await e.close?.();
-      log(`  ef ${String(ef).padStart(3)}: ${engines.map((e) => { const p = curves[e.name].at(-1)!; return `${e.name} ${p.recall.toFixed(3)} @ ${p.qps.toFixed(0)} qps`; }).join(' | ')} | core ${core.core_total_us} us`);
+      log(`  ef ${String(ef).padStart(3)}: ${engines.map((e) => { const p = curves[e.name].at(-1)!; return `${e.name} ${p.recall.toFixed(3)} @ ${p.qps.toFixed(0)} qps`; }).join(' | ')} | core f32 ${core.tessera_hnsw.core_total_us} us, int8 ${core.tessera_hnsw_int8.core_total_us} us`);
     }
 
     // The graph built on all threads: same quality? (one ef, ours only)

@@ -176,7 +176,7 @@ export interface QueryPlan {
     dropped_min_score: number;
   };
   narrowing: { state: 'inactive' | 'declined' | 'narrowed'; candidates?: number };
-  timings: Partial<Record<'narrow_us' | 'walk_us' | 'resolve_us' | 'score_us', number>> & { total_us: number };
+  timings: Partial<Record<'narrow_us' | 'gather_us' | 'walk_us' | 'resolve_us' | 'first_pass_us' | 'rescore_us' | 'score_us', number>> & { total_us: number };
 }
 
 export interface PlannedHits {

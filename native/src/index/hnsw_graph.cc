@@ -8,6 +8,7 @@
 
 #include "tessera/error.h"
 #include "util/crc32c.h"
+#include "util/prefetch.h"
 
 namespace tessera {
 
@@ -183,6 +184,11 @@ class Walker {
       ForEachLink(c.row, level, [&](uint32_t row) {
         if (visited.Visit(row)) fresh[n++] = row;
       });
+      // The frontier's best is likely the next node expanded: its links load while this batch is scored.
+      if (!frontier.empty()) {
+        LinkList next = LinksOf(g_, frontier.top().row, level);
+        PrefetchBytes(next.words, sizeof(uint32_t) * (next.capacity + 1));
+      }
       Distances(fresh, n, distances);
       for (size_t i = 0; i < n; ++i) {
         float d = distances[i];

@@ -8,6 +8,7 @@
 #include "tessera/error.h"
 #include "tessera/kernels.h"
 #include "util/crc32c.h"
+#include "util/prefetch.h"
 
 namespace tessera {
 
@@ -97,7 +98,15 @@ float QuantizeInt8(const float* v, uint32_t dim, int8_t* code) {
   float max = 0;
   for (uint32_t i = 0; i < dim; ++i) max = std::max(max, std::fabs(v[i]));
   float scale = max / 127.0f;
-  for (uint32_t i = 0; i < dim; ++i) code[i] = scale == 0 ? 0 : int8_t(std::lround(std::clamp(v[i] / scale, -127.0f, 127.0f)));
+  if (scale == 0) {
+    std::fill(code, code + dim, int8_t{0});
+    return 0;
+  }
+  // Rounds half away from zero, as lround does, in a form the compiler vectorizes.
+  for (uint32_t i = 0; i < dim; ++i) {
+    float x = std::clamp(v[i] / scale, -127.0f, 127.0f);
+    code[i] = int8_t(x + (x < 0 ? -0.5f : 0.5f));
+  }
   return scale;
 }
 
@@ -248,7 +257,12 @@ void QuantizedCodes::Distances(const QuantizedQuery& q, const uint32_t* rows, si
   const Kernels& k = ActiveKernels();
   uint32_t dim = header_->dim, words = header_->words;
   if (kind() == QuantizationKind::kInt8) {
-    for (size_t i = 0; i < n; ++i) __builtin_prefetch(codes_ + size_t(rows[i]) * dim);
+    // A walk's batch is one node's links (at most 2 x M rows): all of their codes fit in L1.
+    for (size_t i = 0; i < n; ++i) {
+      PrefetchBytes(codes_ + size_t(rows[i]) * dim, dim);
+      __builtin_prefetch(scales_ + rows[i]);
+      __builtin_prefetch(sqnorms_ + rows[i]);
+    }
     for (size_t i = 0; i < n; ++i) {
       const int8_t* code = codes_ + size_t(rows[i]) * dim;
       out[i] = Int8Distance(q.scale, q.sqnorm, rows[i], k.dot_i8(q.code.data(), code, dim));

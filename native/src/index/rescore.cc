@@ -3,8 +3,16 @@
 #include <algorithm>
 
 #include "util/clock.h"
+#include "util/prefetch.h"
 
 namespace tessera {
+
+namespace {
+
+// Rows asked for ahead of the one scored: enough to cover a miss, few enough to stay in L1.
+constexpr size_t kAhead = 4;
+
+}  // namespace
 
 void RescoreBest(const Segment& segment, const VectorQuery& query, std::vector<Neighbor>& candidates, size_t keep, ScoreSink& sink,
                  SearchTrace& trace) {
@@ -15,7 +23,12 @@ void RescoreBest(const Segment& segment, const VectorQuery& query, std::vector<N
     candidates.resize(keep);
   }
   const Kernels& k = ActiveKernels();
-  for (const Neighbor& c : candidates) OfferScore(query, c.row, ExactScore(k, query, segment.vector(c.row)), sink, trace);
+  size_t row_bytes = sizeof(float) * segment.dim();
+  for (size_t i = 0; i < std::min(kAhead, candidates.size()); ++i) PrefetchBytes(segment.vector(candidates[i].row), row_bytes);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (i + kAhead < candidates.size()) PrefetchBytes(segment.vector(candidates[i + kAhead].row), row_bytes);
+    OfferScore(query, candidates[i].row, ExactScore(k, query, segment.vector(candidates[i].row)), sink, trace);
+  }
   trace.rescore_ns += NowNanos() - start;
 }
 
