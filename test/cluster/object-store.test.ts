@@ -17,7 +17,7 @@ rgw.test('put, get, head, delete round-trip bytes and ETags; a missing key is No
   const bytes = Buffer.from([0, 1, 2, 255, 254]);
   const { etag } = await store.put('dir/a b+c%.bin', bytes);
   t.regex(etag, /^[0-9a-f]{32}$/);
-  t.deepEqual(await store.get('dir/a b+c%.bin'), { body: bytes, etag });
+  t.deepEqual(await store.get('dir/a b+c%.bin'), { body: bytes, etag, size: bytes.length });
   t.deepEqual(await store.head('dir/a b+c%.bin'), { key: 'dir/a b+c%.bin', etag, size: 5 });
   await store.delete('dir/a b+c%.bin');
   await store.delete('dir/a b+c%.bin');
@@ -30,7 +30,7 @@ rgw.test('If-None-Match: * creates once; the second create is PreconditionFailed
   const { etag } = await store.put('lease', 'first', { ifNoneMatch: '*' });
   const error = await t.throwsAsync(store.put('lease', 'second', { ifNoneMatch: '*' }), { instanceOf: PreconditionFailed });
   t.is(error?.status, 412);
-  t.deepEqual(await store.get('lease'), { body: Buffer.from('first'), etag });
+  t.deepEqual(await store.get('lease'), { body: Buffer.from('first'), etag, size: 5 });
 });
 
 rgw.test('If-Match replaces only the object with that ETag; a stale or missing one is PreconditionFailed', async (t) => {
@@ -39,7 +39,7 @@ rgw.test('If-Match replaces only the object with that ETag; a stale or missing o
   const second = await store.put('lease', 'second', { ifMatch: first.etag });
   await t.throwsAsync(store.put('lease', 'third', { ifMatch: first.etag }), { instanceOf: PreconditionFailed });
   await t.throwsAsync(store.put('absent', 'x', { ifMatch: first.etag }), { instanceOf: PreconditionFailed });
-  t.deepEqual(await store.get('lease'), { body: Buffer.from('second'), etag: second.etag });
+  t.deepEqual(await store.get('lease'), { body: Buffer.from('second'), etag: second.etag, size: 6 });
 });
 
 rgw.test('16 racing creates of one key: exactly one wins', async (t) => {
@@ -57,6 +57,17 @@ rgw.test('a byte range reads just those bytes', async (t) => {
   await store.put('blob', bytes);
   t.deepEqual((await store.get('blob', { start: 10, end: 19 })).body, bytes.subarray(10, 20));
   t.deepEqual((await store.get('blob', { start: 990 })).body, bytes.subarray(990));
+});
+
+rgw.test("a read tells the whole object's size: from Content-Range for a range, and a range of an empty object is 416", async (t) => {
+  const store = await rgw.bucket(t);
+  await store.put('blob', Buffer.alloc(1000, 7));
+  t.is((await store.get('blob', { start: 0, end: 99 })).size, 1000);
+  t.is((await store.get('blob', { start: 0, end: 4999 })).size, 1000);
+  t.is((await store.get('blob')).size, 1000);
+  await store.put('empty', Buffer.alloc(0));
+  t.is((await store.get('empty')).size, 0);
+  await t.throwsAsync(store.get('empty', { start: 0, end: 99 }), { instanceOf: ObjectStoreError, message: /416/ });
 });
 
 rgw.test('listing follows continuation tokens over keys needing XML and URI escapes, and stays under its prefix', async (t) => {

@@ -208,7 +208,7 @@ rgw.test('a restore into a directory restored before fetches only the files it l
   t.is(await contents(await opened(t, copy)), await contents(store));
 });
 
-rgw.test('a fresh restore lists the open log once and fetches its chunks in order, probing one past the last', async (t) => {
+rgw.test('a fresh restore lists the open log once, fetches its chunks in order probing one past the last, and each file in one request', async (t) => {
   const objects = await rgw.bucket(t);
   const { store, shipper } = await writer(t, objects);
   for (let i = 0; i < 30; i++) {
@@ -217,12 +217,18 @@ rgw.test('a fresh restore lists the open log once and fetches its chunks in orde
   }
   const fetched: string[] = [];
   let lists = 0;
+  let heads = 0;
   const counting = new Proxy(objects, {
     get: (target, key, receiver) => {
       if (key === 'get')
-        return (k: string) => {
+        return (k: string, range?: { start: number; end?: number }) => {
           fetched.push(k);
-          return objects.get(k);
+          return objects.get(k, range);
+        };
+      if (key === 'head')
+        return (k: string) => {
+          heads++;
+          return objects.head(k);
         };
       if (key === 'listAll')
         return (prefix: string) => {
@@ -238,6 +244,10 @@ rgw.test('a fresh restore lists the open log once and fetches its chunks in orde
   t.is(lists, 1);
   t.is(chunkGets.length, 30 + 1, 'every shipped chunk once, and one probe past the last');
   t.is(new Set(chunkGets).size, chunkGets.length);
+  const fileGets = fetched.filter((k) => k.includes('/files/'));
+  t.true(fileGets.length > 0);
+  t.is(new Set(fileGets).size, fileGets.length, 'each file in one request');
+  t.is(heads, 0, 'no HEAD: the first range tells the size');
   t.is(await contents(await opened(t, copy)), await contents(store));
 });
 

@@ -117,11 +117,16 @@ export class ObjectStore {
     return { etag: unquote(reply.headers.etag) };
   }
 
-  /** The object's bytes, or those of `range` (first and last byte, inclusive; no last: to the end). */
-  async get(key: string, range?: { start: number; end?: number }): Promise<{ body: Buffer; etag: string }> {
+  /**
+   * The object's bytes, or those of `range` (first and last byte, inclusive; no last: to the end),
+   * and the whole object's size. A range of an empty object is unsatisfiable: 416 InvalidRange.
+   */
+  async get(key: string, range?: { start: number; end?: number }): Promise<{ body: Buffer; etag: string; size: number }> {
     const headers: Record<string, string> = range ? { range: `bytes=${range.start}-${range.end ?? ''}` } : {};
     const reply = await this.call({ method: 'GET', key, headers, idempotent: true });
-    return { body: reply.body, etag: unquote(reply.headers.etag) };
+    // A partial answer names the whole size in Content-Range ("bytes 0-99/1234"); a whole one is its body.
+    const whole = reply.status === 206 ? /\/(\d+)$/.exec(String(reply.headers['content-range'] ?? '')) : null;
+    return { body: reply.body, etag: unquote(reply.headers.etag), size: whole ? Number(whole[1]) : reply.body.length };
   }
 
   async head(key: string): Promise<ObjectInfo> {

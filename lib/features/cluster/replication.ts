@@ -19,7 +19,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Store } from '../../store/store';
 import type { ReplicationPoint } from '../../types';
-import { NotFound, OutcomeUnknown, PreconditionFailed } from './errors';
+import { NotFound, ObjectStoreError, OutcomeUnknown, PreconditionFailed } from './errors';
 import type { ObjectStore } from './object_store';
 
 /** The published state: what a restorer needs to rebuild the store directory. */
@@ -349,14 +349,27 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
 /** Objects above this size are fetched in ranges of it, several at once (one stream is slower than the disk). */
 const RANGE_BYTES = 16 << 20;
 
-/** Fetches an object into a file, whole under a temporary name first. */
+/**
+ * Fetches an object into a file, whole under a temporary name first. The first range also tells
+ * the object's size, so a file within one range costs one request; a larger one's other ranges
+ * are then fetched several at once.
+ */
 async function fetchFile(objects: ObjectStore, key: string, file: string): Promise<void> {
-  const { size } = await objects.head(key);
-  if (size <= RANGE_BYTES) return writeAtomic(file, (await objects.get(key)).body);
+  let first: { body: Buffer; size: number };
+  try {
+    first = await objects.get(key, { start: 0, end: RANGE_BYTES - 1 });
+  } catch (err) {
+    // No range of an empty object can be satisfied: 416 says the object is empty.
+    if (err instanceof ObjectStoreError && err.status === 416) return writeAtomic(file, Buffer.alloc(0));
+    throw err;
+  }
+  const { size } = first;
+  if (size <= first.body.length) return writeAtomic(file, first.body);
   const tmp = `${file}.replica-tmp`;
   const handle = await fs.open(tmp, 'w');
   try {
-    const starts = Array.from({ length: Math.ceil(size / RANGE_BYTES) }, (_, i) => i * RANGE_BYTES);
+    await handle.write(first.body, 0, first.body.length, 0);
+    const starts = Array.from({ length: Math.ceil(size / RANGE_BYTES) - 1 }, (_, i) => (i + 1) * RANGE_BYTES);
     await eachLimited(starts, FETCH_CONCURRENCY, async (start) => {
       const { body } = await objects.get(key, { start, end: Math.min(size, start + RANGE_BYTES) - 1 });
       await handle.write(body, 0, body.length, start);
