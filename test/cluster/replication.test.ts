@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { Fenced, restore, Shipper, Unconfirmed } from '../../lib/features/cluster/replication';
-import type { ObjectStore } from '../../lib/features/cluster/object_store';
+import type { ObjectStore, PutOptions } from '../../lib/features/cluster/object_store';
 import { ClusterNode, type OpenOptions, Store, stringifyExact } from '../../lib/index';
 import { radosgwForFile } from '../harness/radosgw';
 import { until } from '../harness/until';
@@ -269,6 +269,35 @@ rgw.test('takeover after takeover: each successor inherits the log parts before 
   t.is(published?.record.logs.length, 3);
   t.is(await contents(await opened(t, copy)), await contents(store));
   t.is((await store.list({ scope: ['c'] })).length, 15);
+});
+
+rgw.test('a publish uploads its files several at once, at most 8', async (t) => {
+  const objects = await rgw.bucket(t);
+  let inFlight = 0;
+  let most = 0;
+  const counting = new Proxy(objects, {
+    get: (target, key, receiver) => {
+      if (key !== 'put') return Reflect.get(target, key, receiver);
+      return async (k: string, body: Uint8Array | string, options?: PutOptions) => {
+        if (!k.includes('/files/')) return objects.put(k, body, options);
+        most = Math.max(most, ++inFlight);
+        try {
+          return await objects.put(k, body, options);
+        } finally {
+          inFlight--;
+        }
+      };
+    },
+  });
+  const { store, shipper } = await writer(t, counting);
+  await store.upsert('c', records(0, 50));
+  await store.flush();
+  await shipper.sync();
+  t.true(most > 1, `at most ${most} upload(s) at once`);
+  t.true(most <= 8, `${most} uploads at once`);
+  const copy = dir(t);
+  await restore(objects, 's', copy);
+  t.is(await contents(await opened(t, copy)), await contents(store));
 });
 
 rgw.test('a file larger than one fetch range restores byte for byte', async (t) => {

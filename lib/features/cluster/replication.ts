@@ -248,18 +248,23 @@ export class Shipper {
     await this.putCurrent({ ...(this.record as CurrentRecord), files });
   }
 
-  /** Uploads the point's files not uploaded yet; answers the name -> key map of all of them. */
+  /**
+   * Uploads the point's files not uploaded yet; answers the name -> key map of all of them. Each
+   * file is read whole, so files within one range go several at once (at most
+   * TRANSFER_CONCURRENCY x RANGE_BYTES in memory) and a larger one goes alone.
+   */
   private async upload(point: ReplicationPoint): Promise<Record<string, string>> {
     const { objects, prefix, epoch, dir } = this.options;
     const files: Record<string, string> = {};
+    const small: string[] = [];
+    const large: string[] = [];
     for (const name of point.files) {
-      let key = this.files[name];
-      if (key === undefined) {
-        key = `${prefix}/files/${epoch}/${name}`;
-        await putOnce(objects, key, await fs.readFile(path.join(dir, name)));
-      }
-      files[name] = key;
+      files[name] = this.files[name] ?? `${prefix}/files/${epoch}/${name}`;
+      if (this.files[name] === undefined) ((await fs.stat(path.join(dir, name))).size <= RANGE_BYTES ? small : large).push(name);
     }
+    const put = async (name: string) => putOnce(objects, files[name], await fs.readFile(path.join(dir, name)));
+    await eachLimited(small, TRANSFER_CONCURRENCY, put);
+    for (const name of large) await put(name);
     return files;
   }
 
@@ -298,7 +303,7 @@ async function collectGarbage(objects: ObjectStore, prefix: string, record: Curr
   const doomed: string[] = [];
   for await (const { key } of objects.listAll(`${prefix}/files/`)) if (!named.has(key)) doomed.push(key);
   for await (const { key } of objects.listAll(`${prefix}/log/`)) if (!parts.some((part) => key.startsWith(part))) doomed.push(key);
-  await eachLimited(doomed, FETCH_CONCURRENCY, (key) => objects.delete(key));
+  await eachLimited(doomed, TRANSFER_CONCURRENCY, (key) => objects.delete(key));
 }
 
 /** What a restore left in the directory, so that the next one fetches only what changed. */
@@ -325,8 +330,8 @@ export async function readCurrent(objects: ObjectStore, prefix: string): Promise
 /** Object keys of the files a restore left in the directory, so a restart fetches only what changed. */
 const RESTORED = 'RESTORED.json';
 
-/** Files fetched at once by a restore. */
-const FETCH_CONCURRENCY = 8;
+/** Objects a restore fetches, a publish uploads or collection deletes at once. */
+const TRANSFER_CONCURRENCY = 8;
 
 /** The keys the directory's files were restored from (a previous process's restore included). */
 async function restoredKeys(dir: string, previous: Restored | null): Promise<Record<string, string>> {
@@ -370,7 +375,7 @@ async function fetchFile(objects: ObjectStore, key: string, file: string): Promi
   try {
     await handle.write(first.body, 0, first.body.length, 0);
     const starts = Array.from({ length: Math.ceil(size / RANGE_BYTES) - 1 }, (_, i) => (i + 1) * RANGE_BYTES);
-    await eachLimited(starts, FETCH_CONCURRENCY, async (start) => {
+    await eachLimited(starts, TRANSFER_CONCURRENCY, async (start) => {
       const { body } = await objects.get(key, { start, end: Math.min(size, start + RANGE_BYTES) - 1 });
       await handle.write(body, 0, body.length, start);
     });
@@ -389,7 +394,7 @@ async function readChunks(objects: ObjectStore, part: LogPart, from: number): Pr
   const known = part.chunks ?? (from === 0 ? await listedRun(objects, part.prefix) : from);
   const bodies: Buffer[] = new Array(known - from);
   const seqs = Array.from(bodies, (_, i) => from + i);
-  await eachLimited(seqs, FETCH_CONCURRENCY, async (seq) => {
+  await eachLimited(seqs, TRANSFER_CONCURRENCY, async (seq) => {
     bodies[seq - from] = (await objects.get(chunkKey(part.prefix, seq))).body;
   });
   let next = known;
@@ -442,7 +447,7 @@ async function restoreFrom(objects: ObjectStore, current: Published, dir: string
     const missing = await Promise.all(
       Object.entries(record.files).map(async ([name, key]) => (had[name] === key && (await fs.stat(path.join(dir, name)).then(() => true, () => false)) ? null : { name, key })),
     );
-    await eachLimited(missing.filter((m) => m !== null), FETCH_CONCURRENCY, ({ name, key }) => fetchFile(objects, key, path.join(dir, name)));
+    await eachLimited(missing.filter((m) => m !== null), TRANSFER_CONCURRENCY, ({ name, key }) => fetchFile(objects, key, path.join(dir, name)));
     await writeAtomic(path.join(dir, RESTORED), Buffer.from(JSON.stringify(record.files)));
   }
   // Every part but the last is whole; the last is read on from where the previous restore stopped.
