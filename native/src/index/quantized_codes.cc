@@ -257,7 +257,8 @@ void QuantizedCodes::Distances(const QuantizedQuery& q, const uint32_t* rows, si
   const Kernels& k = ActiveKernels();
   uint32_t dim = header_->dim, words = header_->words;
   if (kind() == QuantizationKind::kInt8) {
-    // A walk's batch is one node's links (at most 2 x M rows): all of their codes fit in L1.
+    // A walk's batch is one node's unvisited links (at most 2 x M rows): at common dimensions all
+    // of their codes fit in L1 at once.
     for (size_t i = 0; i < n; ++i) {
       PrefetchBytes(codes_ + size_t(rows[i]) * dim, dim);
       __builtin_prefetch(scales_ + rows[i]);

@@ -9,7 +9,8 @@ namespace tessera {
 
 namespace {
 
-// Rows asked for ahead of the one scored: enough to cover a miss, few enough to stay in L1.
+// Rows asked for ahead of the one scored: enough for their misses to overlap, few enough that
+// rows of a few KiB stay in L1 until they are read.
 constexpr size_t kAhead = 4;
 
 }  // namespace
