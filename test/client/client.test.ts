@@ -108,6 +108,13 @@ test("a client whose base URL is a tenant's (/ns/acme) sends store routes there 
   t.deepEqual(unprefixed.map(([p]) => p).sort(), [...PROCESS_ROUTES].sort());
 });
 
+test("the web console's process-wide routes are the client's (the page, plain browser JavaScript, keeps its own copy)", async (t) => {
+  const page = await (await fetch(`${server.url}/console/console.js`)).text();
+  const listed = /const PROCESS_ROUTES = new Set\((\[[^\]]*\])\)/.exec(page);
+  t.truthy(listed, 'console.js declares PROCESS_ROUTES');
+  t.deepEqual((JSON.parse(listed![1].replaceAll("'", '"')) as string[]).sort(), [...PROCESS_ROUTES].sort());
+});
+
 test('the memory routes: remember, then recall', async (t) => {
   t.deepEqual(await client.remember('notes', { id: 'n1', text: 'sourdough needs a starter' }), { ok: true, upserted: 1, id: 'n1', deduped: false });
   t.is((await client.recall('notes', { query: 'sourdough starter', top_k: 1 }))[0].id, 'n1');

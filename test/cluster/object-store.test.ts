@@ -1,3 +1,6 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import test from 'ava';
 import { NotFound, ObjectStoreError, PreconditionFailed, Unreachable } from '../../lib/features/cluster/errors';
 import { ObjectStore } from '../../lib/features/cluster/object_store';
 import { radosgwForFile } from '../harness/radosgw';
@@ -102,4 +105,17 @@ rgw.test('an endpoint with nothing listening is Unreachable, named, after the bo
   const error = await t.throwsAsync(store.get('k'), { instanceOf: Unreachable });
   t.is(error?.code, 'ECONNREFUSED');
   t.regex(error!.message, /object store at http:\/\/127\.0\.0\.1:1: GET b\/k: unreachable/);
+});
+
+test('a partial answer whose Content-Range names no total size is refused, not read as the whole object', async (t) => {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(206, { 'content-range': 'bytes 0-9/*', etag: '"e"' });
+    res.end(Buffer.alloc(10));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const { port } = server.address() as AddressInfo;
+  const store = new ObjectStore({ endpoint: `http://127.0.0.1:${port}`, bucket: 'b', region: 'us-east-1', credentials: { accessKeyId: 'k', secretAccessKey: 's' }, retries: 0 });
+  t.teardown(() => store.close());
+  await t.throwsAsync(store.get('k', { start: 0, end: 99 }), { instanceOf: ObjectStoreError, message: /GET b\/k: 206 with no total size in Content-Range \(bytes 0-9\/\*\)/ });
 });

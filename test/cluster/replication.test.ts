@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ExecutionContext } from 'ava';
-import { Fenced, restore, Shipper, Unconfirmed } from '../../lib/features/cluster/replication';
+import { Fenced, readCurrent, restore, Shipper, Unconfirmed } from '../../lib/features/cluster/replication';
 import type { ObjectStore, PutOptions } from '../../lib/features/cluster/object_store';
 import { ClusterNode, type OpenOptions, Store, stringifyExact } from '../../lib/index';
 import { radosgwForFile } from '../harness/radosgw';
@@ -297,6 +297,22 @@ rgw.test('a publish uploads its files several at once, at most 8', async (t) => 
   t.true(most <= 8, `${most} uploads at once`);
   const copy = dir(t);
   await restore(objects, 's', copy);
+  t.is(await contents(await opened(t, copy)), await contents(store));
+});
+
+rgw.test('an empty published file restores as an empty file (its first range answers 416)', async (t) => {
+  const objects = await rgw.bucket(t);
+  const { store, shipper } = await writer(t, objects);
+  await store.upsert('c', records(0, 3));
+  await store.flush();
+  await shipper.sync();
+  const published = await readCurrent(objects, 's');
+  if (published === null) throw new Error('nothing published');
+  await objects.put('s/files/1/EMPTY', Buffer.alloc(0));
+  await objects.put('s/CURRENT', JSON.stringify({ ...published.record, files: { ...published.record.files, EMPTY: 's/files/1/EMPTY' } }), { ifMatch: published.etag });
+  const copy = dir(t);
+  await restore(objects, 's', copy);
+  t.is(fs.statSync(path.join(copy, 'EMPTY')).size, 0);
   t.is(await contents(await opened(t, copy)), await contents(store));
 });
 

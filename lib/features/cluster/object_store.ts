@@ -123,10 +123,20 @@ export class ObjectStore {
    */
   async get(key: string, range?: { start: number; end?: number }): Promise<{ body: Buffer; etag: string; size: number }> {
     const headers: Record<string, string> = range ? { range: `bytes=${range.start}-${range.end ?? ''}` } : {};
-    const reply = await this.call({ method: 'GET', key, headers, idempotent: true });
-    // A partial answer names the whole size in Content-Range ("bytes 0-99/1234"); a whole one is its body.
-    const whole = reply.status === 206 ? /\/(\d+)$/.exec(String(reply.headers['content-range'] ?? '')) : null;
-    return { body: reply.body, etag: unquote(reply.headers.etag), size: whole ? Number(whole[1]) : reply.body.length };
+    const c: Call = { method: 'GET', key, headers, idempotent: true };
+    const reply = await this.call(c);
+    return { body: reply.body, etag: unquote(reply.headers.etag), size: this.wholeSize(c, reply) };
+  }
+
+  /**
+   * The whole object's size: a partial answer names it in Content-Range ("bytes 0-99/1234"), a whole
+   * one is its body. A partial answer without it is refused, as its size would be a guess.
+   */
+  private wholeSize(c: Call, reply: Reply): number {
+    if (reply.status !== 206) return reply.body.length;
+    const total = /\/(\d+)$/.exec(String(reply.headers['content-range'] ?? ''));
+    if (total === null) throw new ObjectStoreError(`object store at ${this.url.origin}: ${this.what(c)}: 206 with no total size in Content-Range (${reply.headers['content-range'] ?? 'absent'})`, 206, 'NoContentRange');
+    return Number(total[1]);
   }
 
   async head(key: string): Promise<ObjectInfo> {

@@ -259,8 +259,11 @@ export class Shipper {
     const small: string[] = [];
     const large: string[] = [];
     for (const name of point.files) {
-      files[name] = this.files[name] ?? `${prefix}/files/${epoch}/${name}`;
-      if (this.files[name] === undefined) ((await fs.stat(path.join(dir, name))).size <= RANGE_BYTES ? small : large).push(name);
+      const uploaded = this.files[name];
+      files[name] = uploaded ?? `${prefix}/files/${epoch}/${name}`;
+      if (uploaded !== undefined) continue;
+      const { size } = await fs.stat(path.join(dir, name));
+      (size <= RANGE_BYTES ? small : large).push(name);
     }
     const put = async (name: string) => putOnce(objects, files[name], await fs.readFile(path.join(dir, name)));
     await eachLimited(small, TRANSFER_CONCURRENCY, put);

@@ -9,7 +9,7 @@ const $ = (id) => document.getElementById(id);
 
 const TOKEN_KEY = 'tessera-token';
 
-/** Routes that answer for the whole process: a --namespaced server serves them without a prefix. */
+/** Routes that answer for the whole process: a --namespaced server serves them without a prefix (tessera/client's PROCESS_ROUTES; a test keeps the two equal). */
 const PROCESS_ROUTES = new Set(['/health', '/ready', '/metrics', '/namespaces', '/openapi.json']);
 
 /** The tenant this page shows on a --namespaced server (`?ns=` in its URL), else null. */
