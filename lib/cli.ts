@@ -12,7 +12,7 @@ import { Store } from './store/store';
 import { TenantStores } from './store/tenants';
 import { ClusterNode } from './features/cluster/node';
 import { awsEnvironment, ObjectStore } from './features/cluster/object_store';
-import { ClusterSlot, durableRoutes, leaseMetrics } from './features/cluster/serve';
+import { ClusterSlot, cacheMetrics, durableRoutes, leaseMetrics } from './features/cluster/serve';
 import type { Distance, IndexSettingInfo, OpenOptions } from './types';
 import { anyText, type Command, DISTANCES, duration, exit, type FlagSpec, flagHelp, integer, oneOf, readFlags, size, UsageError } from './cli_flags';
 import { exportCommand } from './export';
@@ -42,6 +42,7 @@ interface ServeConfig {
   leaseTtlMs: number;
   standby: boolean;
   clusterReader: boolean;
+  cacheBytes?: number;
   host: string;
   port: number;
   dimension?: number;
@@ -120,6 +121,7 @@ const FLAGS: Flag[] = [
   { name: '--lease-ttl', key: 'leaseTtlMs', parse: duration, arg: 'DUR', help: "with --cluster: the writer lease's time to live; renewed every third of it (default 10s)" },
   { name: '--standby', key: 'standby', value: true, help: 'with --cluster: wait for the writer lease instead of refusing to start while another holds it (default off)' },
   { name: '--cluster-reader', key: 'clusterReader', value: true, help: 'with --cluster: serve the published state read-only; POST /refresh pulls newer (default off)' },
+  { name: '--cache-bytes', key: 'cacheBytes', parse: size, arg: 'SIZE', help: "with --cluster-reader: keep at most SIZE of segment files in --data, fetching a collection's files on the first read that needs them and removing the collections fetched longest ago past SIZE (default: no bound, the whole store restored at start)" },
   { name: '--warm-bytes', key: 'warmBytes', parse: size, arg: 'SIZE', help: 'with --namespaced: open tenant stores whose files add up past SIZE are closed, least recently used first, and reopened on their next request (default 1GiB)' },
   { name: '--host', key: 'host', parse: anyText, arg: 'ADDR', help: 'address to listen on (default 127.0.0.1)' },
   { name: '--port', key: 'port', parse: integer(0, 65535), arg: 'N', help: 'port to listen on; 0 picks a free one (default 8080)' },
@@ -202,7 +204,7 @@ function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
   } else if (given.has('--warm-bytes')) {
     throw new UsageError('--warm-bytes bounds the tenant stores of --namespaced; add --namespaced or drop it');
   }
-  const clusterFlags = ['--cluster-endpoint', '--lease-ttl', '--standby', '--cluster-reader'];
+  const clusterFlags = ['--cluster-endpoint', '--lease-ttl', '--standby', '--cluster-reader', '--cache-bytes'];
   if (config.cluster === undefined) {
     const stray = clusterFlags.find((flag) => given.has(flag));
     if (stray) throw new UsageError(`${stray} needs --cluster s3://BUCKET/PREFIX`);
@@ -210,6 +212,7 @@ function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
     for (const flag of ['--in-memory', '--namespaced', '--at-version', '--read-only'])
       if (given.has(flag)) throw new UsageError(`--cluster and ${flag} exclude each other${flag === '--read-only' ? ' (a read-only cluster member is --cluster-reader)' : ''}`);
     if (config.standby && config.clusterReader) throw new UsageError('--standby waits for the writer lease; a --cluster-reader never takes it');
+    if (given.has('--cache-bytes') && !config.clusterReader) throw new UsageError('--cache-bytes bounds the copy of a --cluster-reader; a writer or standby holds every collection');
     if (!config.clusterEndpoint) throw new UsageError('--cluster needs --cluster-endpoint URL, e.g. http://127.0.0.1:7480');
     clusterLocation(config.cluster);
   }
@@ -264,6 +267,7 @@ async function serve(config: ServeConfig): Promise<void> {
   });
   if (node && !config.clusterReader) routes = durableRoutes(routes, node);
   leaseMetrics(registry, () => node?.lease ?? null);
+  cacheMetrics(registry, () => node?.cache ?? null);
   const server = new HttpServer(routes, {
     host: config.host,
     port: config.port,
@@ -329,6 +333,7 @@ function clusterNode(config: ServeConfig, open: Omit<OpenOptions, 'path'>): Clus
     reader: config.clusterReader,
     standby: config.standby,
     leaseTtlMs: config.leaseTtlMs,
+    ...(config.cacheBytes !== undefined && { cacheBytes: config.cacheBytes }),
     open,
   });
 }

@@ -67,6 +67,7 @@ export interface NativeStore {
   versions(): Promise<Buffer>;
   replication(): Promise<Buffer>;
   pin(version: number): Promise<Buffer>;
+  setResident(names: string[] | null): Promise<Buffer>;
   waitForIndexes(): Promise<Buffer>;
   close(): Promise<Buffer>;
   info(): NativeInfo;

@@ -391,6 +391,17 @@ export interface OpenOptions {
    * reader pulls what its writer published to the object store); then refresh adopts it.
    */
   pull?: () => Promise<void>;
+  /**
+   * A read-only handle that holds only these collections' rows (a cluster reader's bounded cache):
+   * the others are listed, and a read touching one fails with 503 unless `fetchCollections` is
+   * given. Default: every collection. `setResident()` changes it.
+   */
+  resident?: string[];
+  /**
+   * With `resident`: brings the files of the collections a read needs but the handle does not hold
+   * into the store directory and makes them resident (`setResident()`); the read then runs again.
+   */
+  fetchCollections?: (names: string[]) => Promise<void>;
   /** A writer keeps its last N commit versions readable for `atVersion` and `pin()` (default 0: no history). */
   historyVersions?: number;
   /** Serve this past commit version, read-only, without the writer lock (a pinned instance). */

@@ -1,7 +1,7 @@
 // Probes: /health, /ready and /metrics (with the store size gauges). They answer from memory and
 // never wait on a store lock, so they stay up while the store is busy or still opening.
-import { Counter, Gauge, type Registry } from 'prom-client';
-import { METRICS_CONTENT_TYPE } from '../http/metrics';
+import { Gauge, type Registry } from 'prom-client';
+import { countedElsewhere, METRICS_CONTENT_TYPE } from '../http/metrics';
 import { json, text } from '../http/reply';
 import { type Route, route } from '../http/route';
 import type { Store } from '../store/store';
@@ -30,16 +30,7 @@ function storeGauges(slot: StoreSlot, registry: Registry): void {
   gauge('svc_store_segments', 'Segments, sealed and in memory, over all collections', (f) => f.segments);
   gauge('svc_index_builds_pending', 'Sealed segments whose vector indexes are queued or building', (f) => f.index_builds_pending);
   gauge('svc_column_segments', 'Sealed segments whose attributes are read column by column', (f) => f.column_segments);
-  const counter = (name: string, help: string, read: (f: ReturnType<Store['footprintCached']>) => number) =>
-    new Counter({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        this.reset();
-        this.inc(total(read));
-      },
-    });
+  const counter = (name: string, help: string, read: (f: ReturnType<Store['footprintCached']>) => number) => countedElsewhere(registry, name, help, () => total(read));
   counter('svc_compactions_total', 'Compactions installed since the store opened', (f) => f.compactions);
   counter('svc_compaction_bytes_total', 'Bytes written by compactions since the store opened', (f) => f.compaction_bytes);
   counter('svc_reads_inline_total', 'Reads cheap enough to run on the thread that received them, without a handoff', (f) => f.reads_inline);

@@ -1,5 +1,5 @@
 // Prometheus: the registry /metrics serves and the per-route request count and duration hook.
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Hook } from './hooks';
 
 /** Prometheus text format 0.0.4, as the spec names it. */
@@ -13,6 +13,19 @@ export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4';
 const COUNTER_NAMED_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
 /** A registry with the process metrics; route families add their own metrics to it. */
+/** A counter whose value is read at scrape time from a count kept elsewhere. */
+export function countedElsewhere(registry: Registry, name: string, help: string, read: () => number): Counter {
+  return new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
+}
+
 export function createRegistry(): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

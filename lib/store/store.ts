@@ -46,6 +46,7 @@ import { checkRecall, checkRemember, type RecallRequest, type RememberRequest, t
 import { bodyBytes } from './body';
 import { call, isCancelled, read } from './call';
 import { RecordsCursor } from './cursor';
+import { fetchingCore } from './fetching_core';
 import { StoreError, cancelledError, toStoreError } from './errors';
 
 
@@ -78,7 +79,7 @@ function requestBody(body: object | Uint8Array): unknown {
 }
 
 /** The options the core reads: the memory routes' own stay in the library. */
-function coreOptions({ embedProvider: _e, summarizeProvider: _s, rerankProvider: _r, clock: _c, pull: _p, ...core }: OpenOptions): OpenOptions {
+function coreOptions({ embedProvider: _e, summarizeProvider: _s, rerankProvider: _r, clock: _c, pull: _p, fetchCollections: _f, ...core }: OpenOptions): OpenOptions {
   return core;
 }
 
@@ -95,8 +96,14 @@ function checkOptionShapes(options: OpenOptions): void {
   }
   if (options.maxStalenessMs !== undefined && !(Number.isInteger(options.maxStalenessMs) && options.maxStalenessMs >= 1))
     throw new StoreError(400, `maxStalenessMs must be a whole number of milliseconds of at least 1, got ${options.maxStalenessMs}`);
+  if (options.resident !== undefined) checkNames(options.resident, 'resident');
   if (options.maxVectorBytes !== undefined && !(Number.isSafeInteger(options.maxVectorBytes) && options.maxVectorBytes >= 0))
     throw new StoreError(400, `maxVectorBytes must be a whole number of bytes (0 to 2^53 - 1; leave it out for no limit), got ${options.maxVectorBytes}`);
+}
+
+/** A list of collection names, as the addon reads it. */
+function checkNames(names: unknown, what: string): void {
+  if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) throw new StoreError(400, `${what} must be an array of collection names`);
 }
 
 let settingOptions: Map<string, string> | undefined;
@@ -154,7 +161,9 @@ export class Store {
     Store.providersOf(options, options.dimension);
     let store: Store;
     try {
-      store = new Store(await native.NativeStore.open(coreOptions(options)), options.maxStalenessMs ?? null, options.readOnly === true, options.pull ?? null);
+      const core = await native.NativeStore.open(coreOptions(options));
+      const fetch = options.fetchCollections;
+      store = new Store(fetch ? fetchingCore(core, fetch) : core, options.maxStalenessMs ?? null, options.readOnly === true, options.pull ?? null);
     } catch (e) {
       throw toStoreError(e, settingOption);
     }
@@ -243,6 +252,15 @@ export class Store {
     const result = json(await call(o, () => this.core.refresh())) as { adopted: boolean };
     this.refreshedAt = Date.now();
     return result;
+  }
+
+  /**
+   * A lazy reader (opened with `resident`) holds these collections' rows from now on (null: every
+   * collection), loading the newest state in its directory afresh. 400 on a writer or a pinned handle.
+   */
+  async setResident(names: string[] | null, o?: CallOptions): Promise<void> {
+    if (names !== null) checkNames(names, 'setResident()');
+    await call(o, () => this.core.setResident(names));
   }
 
   /**

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <set>
 #include <thread>
 
 #include "catalog/compaction.h"
@@ -117,6 +118,8 @@ IndexConfig Store::Check(const StoreOptions& options) {
   if (!header) NewHeader(options);
   ReadManifest(options.path);  // corrupt: refused here rather than once the store has started opening
   if (options.at_version) VersionSet::CheckReadable(options.path, *options.at_version);
+  if (options.resident && (!options.read_only || options.at_version))
+    throw BadRequest("resident (the collections a lazy reader holds) applies to a read-only store at its newest version");
   return Settle(options, header);
 }
 
@@ -140,6 +143,7 @@ std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
     s->OpenDirectory();
     s->versions_ =
         std::make_unique<VersionSet>(options.path, s->dim_, options.mmap, s->role_ == Role::kWriter, options.history_versions, *s->pool_);
+    if (options.resident) s->versions_->SetResident(std::set<std::string>(options.resident->begin(), options.resident->end()));
     if (options.at_version) {
       s->versions_->LoadAt(*options.at_version);
       s->pinned_ = *options.at_version;
@@ -659,6 +663,19 @@ std::string Store::Refresh() {
   return OneMember("adopted", refreshed.moved);
 }
 
+std::string Store::SetResident(std::optional<std::vector<std::string>> names) {
+  std::lock_guard<std::mutex> writer(writer_mu_);
+  if (closed_) throw Error(Status::kUnavailable, "the store is closed");
+  if (role_ != Role::kReader || pinned()) throw BadRequest("only a reader at its newest version holds some collections and not others");
+  std::optional<std::set<std::string>> set;
+  if (names) set.emplace(names->begin(), names->end());
+  versions_->SetResident(std::move(set));
+  versions_->Reload();
+  Publish(versions_->Current());
+  IndexSealedSegments();
+  return OneMember("ok", true);
+}
+
 std::string Store::Versions() { return versions_->Versions(commit_version(), pinned()); }
 
 std::string Store::Replication() {
@@ -684,6 +701,10 @@ std::string Store::Pin(uint64_t version) {
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");
   if (role_ != Role::kReader)
     throw Error(Status::kConflict, "only a read-only handle (a Reader) can move to a past version; this one writes or has no files");
+  if (versions_->holds_some())
+    throw Error(
+        Status::kConflict,
+        "this reader holds only some collections' files (resident), those of the newest version; pin a reader that holds every collection");
   versions_->LoadAt(version);
   pinned_ = version;
   Publish(versions_->Current());

@@ -8,7 +8,7 @@ const FLAGS = [
   '--data', '--in-memory', '--host', '--port', '--dimension', '--distance', '--token', '--read-only', '--max-body-bytes', '--max-vector-bytes',
   '--max-concurrent-requests', '--read-timeout', '--write-timeout', '--query-threads', '--mmap', '--no-mmap', '--ann', '--m',
   '--ef-construction', '--ef-search', '--n-lists', '--n-probe', '--overscan', '--seed', '--quantization', '--rescore', '--log-level',
-  '--namespaced', '--warm-bytes', '--cluster', '--cluster-endpoint', '--lease-ttl', '--standby', '--cluster-reader',
+  '--namespaced', '--warm-bytes', '--cluster', '--cluster-endpoint', '--lease-ttl', '--standby', '--cluster-reader', '--cache-bytes',
 ];
 
 test('the compiled CLI starts with a node shebang', (t) => {
@@ -83,6 +83,9 @@ test('cluster flags: a bad location, a missing endpoint or credentials, and flag
     [['--cluster-reader'], creds, /--cluster-reader needs --cluster/],
     [['--lease-ttl', '5s'], creds, /--lease-ttl needs --cluster/],
     [[...at, '--standby', '--cluster-reader'], creds, /a --cluster-reader never takes it/],
+    [['--cache-bytes', '1GiB'], creds, /--cache-bytes needs --cluster/],
+    [[...at, '--cache-bytes', '1GiB'], creds, /--cache-bytes bounds the copy of a --cluster-reader; a writer or standby holds every collection/],
+    [[...at, '--cluster-reader', '--cache-bytes', 'lots'], creds, /--cache-bytes must be a size/],
     [[...at, '--read-only'], creds, /--cluster and --read-only exclude each other \(a read-only cluster member is --cluster-reader\)/],
     [[...at, '--namespaced'], creds, /--cluster and --namespaced exclude each other/],
     [[...at, '--in-memory'], creds, /--cluster and --in-memory exclude each other/],

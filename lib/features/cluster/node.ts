@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreError } from '../../store/errors';
 import { Store } from '../../store/store';
 import type { ClusterStatus, OpenOptions } from '../../types';
+import { CollectionCache } from './collection_cache';
 import { WriterLease } from './lease';
 import type { ObjectStore } from './object_store';
 import { type Restored, restore, Shipper } from './replication';
@@ -26,6 +27,11 @@ export interface ClusterOptions {
   leaseTtlMs: number;
   /** Open options of the local store (its path is `dir`). */
   open: Omit<OpenOptions, 'path' | 'inMemory' | 'pull'>;
+  /**
+   * A reader's bound on the segment files it keeps in `dir`: it then fetches a collection's files
+   * on the first read that needs them (collection_cache.ts). Default: every file, restored at start.
+   */
+  cacheBytes?: number;
   /** How often a reader started before anything was published looks again (default 1 s). */
   pollMs?: number;
 }
@@ -38,10 +44,15 @@ export class ClusterNode {
   private restored: Restored | null = null;
   private storeOpen: Store | null = null;
   private waitingFor: string | null;
+  /** A reader's bounded copy (cacheBytes), else null: the whole store is restored. */
+  readonly cache: CollectionCache | null;
 
   constructor(private readonly options: ClusterOptions) {
     this.waitingFor = `joining the cluster at ${options.location}`;
     this.lease = options.reader ? null : new WriterLease({ store: options.objects, key: `${options.prefix}/lease.json`, owner: this.owner, ttlMs: options.leaseTtlMs });
+    const { objects, prefix, dir, cacheBytes } = options;
+    if (cacheBytes !== undefined && !options.reader) throw new StoreError(400, 'cacheBytes bounds a reader\'s copy; a writer holds every collection');
+    this.cache = cacheBytes === undefined ? null : new CollectionCache({ objects, prefix, dir, bytes: cacheBytes });
   }
 
   /** The store once serving, else null. */
@@ -103,14 +114,17 @@ export class ClusterNode {
   }
 
   private async startReader(signal?: AbortSignal): Promise<Store> {
-    const { objects, prefix, dir, open, location } = this.options;
+    const { dir, open, location } = this.options;
     this.waitingFor = `waiting for a writer to publish ${location}`;
     for (;;) {
-      this.restored = await restore(objects, prefix, dir);
+      await this.pull();
       if (this.restored) break;
       await sleep(this.options.pollMs ?? 1000, undefined, { signal });
     }
-    const store = await Store.open({ ...open, path: dir, readOnly: true, pull: () => this.pull() });
+    const cache = this.cache;
+    const lazy = cache && { resident: cache.resident(), fetchCollections: (names: string[]) => cache.ensure(names) };
+    const store = await Store.open({ ...open, path: dir, readOnly: true, pull: () => this.pull(), ...lazy });
+    cache?.attach(store);
     this.storeOpen = store;
     this.waitingFor = null;
     return store;
@@ -127,7 +141,7 @@ export class ClusterNode {
 
   /** A reader's refresh: the directory catches up with what was published since. */
   private async pull(): Promise<void> {
-    this.restored = await restore(this.options.objects, this.options.prefix, this.options.dir, this.restored);
+    this.restored = this.cache ? await this.cache.pull() : await restore(this.options.objects, this.options.prefix, this.options.dir, this.restored);
   }
 
   /** A writer's acknowledgement: resolves once every write the store committed so far is in the object store. */

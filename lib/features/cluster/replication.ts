@@ -354,6 +354,20 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
   }));
 }
 
+/** Which of a published state's files a restore fetches (a lazy reader's: those of the collections it holds). */
+export type FileFilter = (record: CurrentRecord) => (name: string) => boolean;
+const everyFile: FileFilter = () => () => true;
+
+/** Fetches the files of `record` that `want` names, but those the directory already has from the same object keys. */
+export async function fetchFiles(objects: ObjectStore, record: CurrentRecord, dir: string, want: (name: string) => boolean, previous: Restored | null): Promise<void> {
+  const had = await restoredKeys(dir, previous);
+  const exists = (name: string) => fs.stat(path.join(dir, name)).then(() => true, () => false);
+  const missing = await Promise.all(
+    Object.entries(record.files).map(async ([name, key]) => (!want(name) || (had[name] === key && (await exists(name))) ? null : { name, key })),
+  );
+  await eachLimited(missing.filter((m) => m !== null), TRANSFER_CONCURRENCY, ({ name, key }) => fetchFile(objects, key, path.join(dir, name)));
+}
+
 /** Objects above this size are fetched in ranges of it, several at once (one stream is slower than the disk). */
 const RANGE_BYTES = 16 << 20;
 
@@ -428,12 +442,12 @@ async function listedRun(objects: ObjectStore, prefix: string): Promise<number> 
  * from the same object keys), MANIFEST, and the log chunks published so far. With `previous` of
  * the same CURRENT, only the new chunks are appended to the log. Null when nothing was published.
  */
-export async function restore(objects: ObjectStore, prefix: string, dir: string, previous: Restored | null = null): Promise<Restored | null> {
+export async function restore(objects: ObjectStore, prefix: string, dir: string, previous: Restored | null = null, wanted: FileFilter = everyFile): Promise<Restored | null> {
   for (;;) {
     const current = await readCurrent(objects, prefix);
     if (current === null) return null;
     try {
-      return await restoreFrom(objects, current, dir, previous);
+      return await restoreFrom(objects, current, dir, previous, wanted);
     } catch (err) {
       // The writer published anew and collected what this restore was reading: start over from there.
       if (!(err instanceof NotFound) || (await readCurrent(objects, prefix))?.etag === current.etag) throw err;
@@ -441,16 +455,12 @@ export async function restore(objects: ObjectStore, prefix: string, dir: string,
   }
 }
 
-async function restoreFrom(objects: ObjectStore, current: Published, dir: string, previous: Restored | null): Promise<Restored> {
+async function restoreFrom(objects: ObjectStore, current: Published, dir: string, previous: Restored | null, wanted: FileFilter): Promise<Restored> {
   const { record } = current;
   await fs.mkdir(dir, { recursive: true });
   const same = previous !== null && previous.etag === current.etag;
   if (!same) {
-    const had = await restoredKeys(dir, previous);
-    const missing = await Promise.all(
-      Object.entries(record.files).map(async ([name, key]) => (had[name] === key && (await fs.stat(path.join(dir, name)).then(() => true, () => false)) ? null : { name, key })),
-    );
-    await eachLimited(missing.filter((m) => m !== null), TRANSFER_CONCURRENCY, ({ name, key }) => fetchFile(objects, key, path.join(dir, name)));
+    await fetchFiles(objects, record, dir, wanted(record), previous);
     await writeAtomic(path.join(dir, RESTORED), Buffer.from(JSON.stringify(record.files)));
   }
   // Every part but the last is whole; the last is read on from where the previous restore stopped.

@@ -1,11 +1,13 @@
 // Cluster mode behind the HTTP routes: the slot that finds the node's store (503 while a standby
 // waits or a reader waits for a first publish), and write routes that answer only once the write
 // is durable in the object store.
-import { Counter, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
+import { countedElsewhere } from '../../http/metrics';
 import { OneStore, type Unready } from '../../api/slot';
 import { HttpError } from '../../http/errors';
 import type { Route } from '../../http/route';
 import type { ClusterStatus } from '../../types';
+import type { CollectionCache } from './collection_cache';
 import { ObjectStoreError } from './errors';
 import type { WriterLease } from './lease';
 import type { ClusterNode } from './node';
@@ -62,15 +64,20 @@ export function durableRoutes(routes: Route[], node: ClusterNode): Route[] {
 /** The lease counters /metrics reports (0 outside cluster mode): acquired, renewed, lost, fenced. */
 export function leaseMetrics(registry: Registry, lease: () => WriterLease | null): void {
   const kinds = { acquired: 'Writer leases acquired', renewed: 'Writer lease renewals that landed', lost: 'Times the writer lease lapsed unconfirmed', fenced: 'Times this writer found itself superseded' };
-  for (const [kind, help] of Object.entries(kinds) as [keyof WriterLease['counters'], string][]) {
-    new Counter({
-      name: `svc_lease_${kind}_total`,
-      help,
-      registers: [registry],
-      collect() {
-        this.reset();
-        this.inc(lease()?.counters[kind] ?? 0);
-      },
-    });
-  }
+  for (const [kind, help] of Object.entries(kinds) as [keyof WriterLease['counters'], string][])
+    countedElsewhere(registry, `svc_lease_${kind}_total`, help, () => lease()?.counters[kind] ?? 0);
+}
+
+/** A --cache-bytes reader's cache (0 otherwise): bytes held, collections fetched and removed. */
+export function cacheMetrics(registry: Registry, cache: () => CollectionCache | null): void {
+  new Gauge({
+    name: 'svc_cache_bytes',
+    help: 'Bytes of the segment files a --cache-bytes reader holds',
+    registers: [registry],
+    collect() {
+      this.set(cache()?.heldBytes ?? 0);
+    },
+  });
+  countedElsewhere(registry, 'svc_cache_fetches_total', 'Collections a --cache-bytes reader fetched on a read that needed them', () => cache()?.counters.fetched ?? 0);
+  countedElsewhere(registry, 'svc_cache_evictions_total', 'Collections a --cache-bytes reader removed past its bound', () => cache()?.counters.evicted ?? 0);
 }

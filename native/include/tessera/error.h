@@ -2,6 +2,7 @@
 #pragma once
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace tessera {
 
@@ -37,6 +38,23 @@ class SettingError : public Error {
 
  private:
   std::string setting_, problem_;
+};
+
+// A read touched collections a lazy reader holds no files of (StoreOptions::resident): 503, with
+// their names kept apart so the caller can fetch them, make them resident and ask again.
+class NotResidentError : public Error {
+ public:
+  explicit NotResidentError(std::vector<std::string> collections)
+      : Error(Status::kUnavailable, Message(collections)), collections_(std::move(collections)) {}
+  const std::vector<std::string>& collections() const { return collections_; }
+
+ private:
+  static std::string Message(const std::vector<std::string>& names) {
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "'" : ", '") + n + "'";
+    return "collection " + list + " is not held by this reader (its files are fetched on first use); retry";
+  }
+  std::vector<std::string> collections_;
 };
 
 inline Error BadRequest(const std::string& m) { return Error(Status::kBadRequest, m); }

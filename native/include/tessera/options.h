@@ -115,6 +115,10 @@ struct StoreOptions {
   // Unset: no limit. Sealed vectors are file-backed (mmap'd), so a store larger than memory is
   // legitimate; an opener that must bound memory (in memory, or without mmap) sets it.
   std::optional<uint64_t> max_vector_bytes;
+  // A reader that holds only some collections' files (cluster mode's bounded cache): the manifest's
+  // other collections are listed but their segments are not opened, and a read touching one fails
+  // with NotResidentError. Unset: every collection. Store::SetResident changes it.
+  std::optional<std::vector<std::string>> resident;
 };
 
 }  // namespace tessera

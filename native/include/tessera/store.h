@@ -114,6 +114,10 @@ class Store {
   // POST /refresh: a Reader (or read-only store) adopts the newest committed state:
   // {"adopted": whether the version moved}. A writer or an in-memory store answers false.
   std::string Refresh();
+  // A lazy reader (StoreOptions::resident) holds these collections' rows from now on (nullopt:
+  // every collection), loading the newest state on disk afresh: {"ok": true}. Error(400) on a
+  // writer or a pinned reader.
+  std::string SetResident(std::optional<std::vector<std::string>> names);
   // GET /versions: commit_version, oldest_readable, pinned, readable (lists the directory).
   std::string Versions();
   // Cluster mode's shipping point: {generation, manifest, files, log_bytes} (VersionSet::

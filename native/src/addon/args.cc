@@ -10,6 +10,19 @@ std::string StringArg(const Napi::CallbackInfo& info, size_t i) {
   return info[i].As<Napi::String>().Utf8Value();
 }
 
+std::optional<std::vector<std::string>> OptionalStrings(Napi::Env env, Napi::Value v, const std::string& what) {
+  if (v.IsNull() || v.IsUndefined()) return std::nullopt;
+  if (!v.IsArray()) throw Napi::TypeError::New(env, what + " must be an array of strings or null");
+  Napi::Array array = v.As<Napi::Array>();
+  std::vector<std::string> out;
+  for (uint32_t i = 0; i < array.Length(); ++i) {
+    Napi::Value item = array.Get(i);
+    if (!item.IsString()) throw Napi::TypeError::New(env, what + " must be an array of strings or null");
+    out.push_back(item.As<Napi::String>().Utf8Value());
+  }
+  return out;
+}
+
 std::string_view BytesView(const Napi::CallbackInfo& info, size_t i) {
   if (info.Length() <= i || !info[i].IsTypedArray())
     throw Napi::TypeError::New(info.Env(), "argument " + std::to_string(i) + " must be a Uint8Array");

@@ -3,6 +3,7 @@
 #include <napi.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,8 @@
 namespace tessera_addon {
 
 std::string StringArg(const Napi::CallbackInfo& info, size_t i);
+// An array of strings, or nullopt for null and undefined; what names the value in the TypeError.
+std::optional<std::vector<std::string>> OptionalStrings(Napi::Env env, Napi::Value v, const std::string& what);
 // A Uint8Array's bytes, copied: the core reads them on a worker thread after the call returns.
 std::string BytesArg(const Napi::CallbackInfo& info, size_t i);
 // A Uint8Array's bytes in place: valid only until the call returns.

@@ -27,6 +27,10 @@ void Outcome::Fail() noexcept {
     message = e.what();
     setting = e.setting();
     problem = e.problem();
+  } catch (const tessera::NotResidentError& e) {
+    status = int(e.status());
+    message = e.what();
+    not_resident = e.collections();
   } catch (const tessera::Error& e) {
     status = int(e.status());
     message = e.what();
@@ -47,6 +51,11 @@ Napi::Value Outcome::ErrorValue(Napi::Env env) const {
   if (!setting.empty()) {
     e.Set("setting", setting);
     e.Set("problem", problem);
+  }
+  if (!not_resident.empty()) {
+    Napi::Array names = Napi::Array::New(env, not_resident.size());
+    for (size_t i = 0; i < not_resident.size(); ++i) names.Set(uint32_t(i), not_resident[i]);
+    e.Set("notResident", names);
   }
   return e.Value();
 }

@@ -4,6 +4,7 @@
 #include <napi.h>
 
 #include <string>
+#include <vector>
 
 namespace tessera_addon {
 
@@ -12,7 +13,8 @@ struct Outcome {
   bool failed = false;
   int status = 0;
   std::string message;
-  std::string setting, problem;  // set for a tessera::SettingError
+  std::string setting, problem;           // set for a tessera::SettingError
+  std::vector<std::string> not_resident;  // set for a tessera::NotResidentError
 
   // Runs work, catching every exception it throws.
   template <typename Work>
@@ -26,8 +28,8 @@ struct Outcome {
     return out;
   }
 
-  // The Error a failed call rejects with: `status`, and for a refused open setting `setting` and
-  // `problem`.
+  // The Error a failed call rejects with: `status`, for a refused open setting `setting` and
+  // `problem`, and for collections a lazy reader does not hold `notResident` (their names).
   Napi::Value ErrorValue(Napi::Env env) const;
   // Resolves deferred with a Buffer of the bytes, or rejects it with ErrorValue. JS thread.
   void Settle(Napi::Env env, napi_deferred deferred) const;

@@ -56,6 +56,7 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::Call<&Store::Versions>>("versions"),
                          InstanceMethod<&StoreWrap::Call<&Store::Replication>>("replication"),
                          InstanceMethod<&StoreWrap::Call<&Store::Pin>>("pin"),
+                         InstanceMethod<&StoreWrap::Call<&Store::SetResident>>("setResident"),
                          InstanceMethod<&StoreWrap::Call<&Store::WaitForIndexes>>("waitForIndexes"),
                          InstanceMethod<&StoreWrap::Close>("close"),
                          InstanceMethod<&StoreWrap::Info>("info"),
@@ -116,6 +117,7 @@ OpenArgs ReadOpenArgs(const Napi::CallbackInfo& info, const char* method) {
   if (has("atVersion", &Napi::Value::IsNumber)) opts.at_version = uint64_t(o.Get("atVersion").As<Napi::Number>().Int64Value());
   if (has("maxVectorBytes", &Napi::Value::IsNumber))
     opts.max_vector_bytes = uint64_t(o.Get("maxVectorBytes").As<Napi::Number>().Int64Value());
+  opts.resident = OptionalStrings(env, o.Get("resident"), "resident");
   for (const tessera::IndexSettingInfo& setting : tessera::DescribeIndexSettings()) {
     Napi::Value v = o.Get(CamelCase(setting.name));
     if (!v.IsUndefined()) tessera::SetIndexSetting(opts.index, setting.name, SettingText(v));
@@ -204,6 +206,8 @@ Napi::Value StoreWrap::Call(const Napi::CallbackInfo& info) {
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(uint64_t)>) {
     if (info.Length() < 1 || !info[0].IsNumber()) throw Napi::TypeError::New(env, "expected a version number");
     return StartCall(env, shared_store, [s, v = uint64_t(info[0].As<Napi::Number>().Int64Value())] { return ((*s).*Method)(v); });
+  } else if constexpr (std::is_same_v<M, std::string (Store::*)(std::optional<std::vector<std::string>>)>) {
+    return StartCall(env, shared_store, [s, names = OptionalStrings(env, info[0], "argument 0")] { return ((*s).*Method)(names); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(const std::string&, std::string_view)>) {
     return StartCall(env, shared_store, [s, name = StringArg(info, 0), body = BytesArg(info, 1)] { return ((*s).*Method)(name, body); });
   } else {

@@ -27,6 +27,7 @@ struct CollectionState {
   uint64_t rows = 0;       // every row slot, superseded ones included
   uint64_t dead_rows = 0;  // superseded or deleted rows, reclaimable by compaction
   uint64_t live_rows = 0;
+  bool resident = true;  // false: a lazy reader listed it but holds none of its rows (StoreOptions::resident)
 };
 
 using CollectionPtr = std::shared_ptr<const CollectionState>;
@@ -37,7 +38,10 @@ struct Snapshot {
   std::map<std::string, std::string> aliases;
 
   // A concrete collection, or the one an alias points at; null when neither exists.
+  // NotResidentError when it is not resident.
   const CollectionState* Resolve(const std::string& name) const;
+  // NotResidentError naming the collections of scope that are not resident, if any.
+  static void RequireResident(const std::vector<const CollectionState*>& scope);
 };
 
 using SnapshotPtr = std::shared_ptr<const Snapshot>;

@@ -143,6 +143,7 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
           aliases_.erase(o.name);
         } else if constexpr (std::is_same_v<T, UpsertOp>) {
           Collection& c = GetOrCreate(o.collection);
+          if (!c.resident) return;
           for (const RecordInput& rec : o.records) {
             if (std::optional<RowRef> old = c.ids.Find(rec.id)) {
               old->segment->MarkDeleted(old->row, version);
@@ -157,6 +158,7 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
           Touch(c);
         } else if constexpr (std::is_same_v<T, DeleteOp>) {
           Collection& c = *Find(o.collection);
+          if (!c.resident) return;
           for (const std::string& id : o.ids) {
             std::optional<RowRef> live = c.ids.Find(id);
             if (!live) continue;
@@ -213,6 +215,7 @@ SnapshotPtr StoreState::Freeze(uint64_t version, ThreadPool* pool) {
       state->rows = c->rows;
       state->dead_rows = c->dead_rows;
       state->live_rows = c->ids.size();
+      state->resident = c->resident;
       c->frozen = std::move(state);
     }
     snap->collections[name] = c->frozen;
@@ -220,8 +223,10 @@ SnapshotPtr StoreState::Freeze(uint64_t version, ThreadPool* pool) {
   return snap;
 }
 
-void StoreState::AddCollection(const std::string& name, CollectionSchema schema) {
-  GetOrCreate(name).schema = std::make_shared<const CollectionSchema>(std::move(schema));
+void StoreState::AddCollection(const std::string& name, CollectionSchema schema, bool resident) {
+  Collection& c = GetOrCreate(name);
+  c.schema = std::make_shared<const CollectionSchema>(std::move(schema));
+  c.resident = resident;
 }
 
 bool StoreState::LacksSealedIndexes(const Collection& c, const Slot& slot) {

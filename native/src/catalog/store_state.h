@@ -35,8 +35,9 @@ class StoreState {
   }
 
   // Recovery: a collection and the sealed segments an earlier checkpoint wrote for it, each with
-  // the indexes derived from it so far (catalog/sealed_indexes.h).
-  void AddCollection(const std::string& name, CollectionSchema schema);
+  // the indexes derived from it so far (catalog/sealed_indexes.h). A collection loaded without its
+  // rows (resident false: a lazy reader's) takes no rows from the log either, only its schema.
+  void AddCollection(const std::string& name, CollectionSchema schema, bool resident = true);
   void AdoptSealedSegment(const std::string& collection, SegmentPtr segment, SegmentIndexesPtr indexes);
   void SetAlias(const std::string& name, const std::string& target) { aliases_[name] = target; }
 
@@ -76,6 +77,7 @@ class StoreState {
     LiveIds ids;
     uint64_t rows = 0;
     uint64_t dead_rows = 0;
+    bool resident = true;
     CollectionPtr frozen;  // reused by Freeze() while nothing changed
   };
 

@@ -128,15 +128,17 @@ void VersionSet::LoadFrom(const std::optional<Manifest>& manifest, const std::ve
       SegmentPtr segment;
       SegmentIndexesPtr indexes;
     };
+    auto resident = [&](const std::string& name) { return !resident_ || resident_->count(name) > 0; };
     std::vector<Sealed> sealed;
     for (const ManifestCollection& c : manifest->collections)
-      for (const ManifestSegment& ms : c.segments) sealed.push_back({&c, &ms, nullptr, nullptr});
+      if (resident(c.name))
+        for (const ManifestSegment& ms : c.segments) sealed.push_back({&c, &ms, nullptr, nullptr});
     pool_.ParallelFor(sealed.size(), [&](size_t i) {
       Sealed& s = sealed[i];
       s.segment = Segment::OpenSealed(dir_, s.meta->id, dim_, mmap_, s.meta->deletions, logging_);
       s.indexes = OpenSealedSegmentIndexes(dir_, *s.segment, s.collection->schema, logging_);
     });
-    for (const ManifestCollection& c : manifest->collections) state.AddCollection(c.name, c.schema);
+    for (const ManifestCollection& c : manifest->collections) state.AddCollection(c.name, c.schema, resident(c.name));
     for (Sealed& s : sealed) state.AdoptSealedSegment(s.collection->name, std::move(s.segment), std::move(s.indexes));
     for (const auto& [name, target] : manifest->aliases) state.SetAlias(name, target);
   }

@@ -39,6 +39,12 @@ class VersionSet {
     bool switched;  // the state was replaced (moved, or the same version laid out anew)
   };
   Refreshed Refresh();
+  // The collections whose segments a load opens (nullopt: all; see StoreOptions::resident); the
+  // others are listed, their rows left unread. Takes effect at the next load.
+  void SetResident(std::optional<std::set<std::string>> names) { resident_ = std::move(names); }
+  bool holds_some() const { return resident_.has_value(); }
+  // A reader loads the newest state on disk afresh (after SetResident).
+  void Reload() { Load(); }
   // Loads the state at version target from the kept manifests and logs; Error(400) naming the
   // oldest readable version when its files are gone (or it is newer than the newest), the state
   // served before left in place.
@@ -140,6 +146,7 @@ class VersionSet {
   uint64_t compacting_ = 0;       // a running compaction's output segment id, 0 when none
   mutable std::mutex retired_mu_;
   std::set<uint64_t> retired_;  // inputs of installed compactions, marked before their files go
+  std::optional<std::set<std::string>> resident_;
 };
 
 }  // namespace tessera

@@ -1,0 +1,162 @@
+// A cluster reader's bounded local copy (--cache-bytes): it holds the segment files of the
+// collections its reads needed, not the whole store. A read touching a collection it does not hold
+// fails in the core with `notResident`; the store (Store.open's fetchCollections) then asks this
+// cache to fetch that collection's files and make it resident, and runs the read again. Past the
+// byte bound, the collections fetched longest ago are dropped from the store and their files
+// removed (the collections a fetch is for are kept, even past the bound).
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { Store } from '../../store/store';
+import { NotFound } from './errors';
+import type { ObjectStore } from './object_store';
+import { type CurrentRecord, type FileFilter, fetchFiles, type Restored, restore } from './replication';
+
+/** A segment file's name: seg-N.<kind> (see native/src/storage/file_names.h). */
+const SEGMENT_FILE = /^seg-(\d+)\./;
+
+/** Segment id -> collection name, from a published manifest's text. */
+function segmentOwners(record: CurrentRecord): Map<string, string> {
+  const manifest = JSON.parse(record.manifest) as { collections: { name: string; segments: { id: number }[] }[] };
+  const owners = new Map<string, string>();
+  for (const c of manifest.collections) for (const s of c.segments) owners.set(String(s.id), c.name);
+  return owners;
+}
+
+const sum = (sizes: Map<string, number>) => [...sizes.values()].reduce((a, b) => a + b, 0);
+
+export interface CollectionCacheOptions {
+  objects: ObjectStore;
+  prefix: string;
+  dir: string;
+  /** The bound on the held collections' segment files, in bytes. */
+  bytes: number;
+}
+
+export class CollectionCache {
+  /** Held collections, oldest fetch first. */
+  private readonly held = new Set<string>();
+  private restored: Restored | null = null;
+  private store: Store | null = null;
+  /** Every change to the directory or the held set runs after the one before. */
+  private queue: Promise<unknown> = Promise.resolve();
+  readonly counters = { fetched: 0, evicted: 0 };
+  /** Bytes of the held collections' files, as of the last change. */
+  heldBytes = 0;
+
+  constructor(private readonly options: CollectionCacheOptions) {}
+
+  /** The files a restore fetches: every file but segment files, and those of held collections. */
+  readonly wanted: FileFilter = (record) => {
+    const owners = segmentOwners(record);
+    return (name) => {
+      const segment = SEGMENT_FILE.exec(name);
+      if (!segment) return true;
+      const owner = owners.get(segment[1]);
+      return owner !== undefined && this.held.has(owner);
+    };
+  };
+
+  /** The collections the store holds (Store.open's `resident`). */
+  resident(): string[] {
+    return [...this.held];
+  }
+
+  /** Restores the newest published state (held collections' files only); null when nothing was published. */
+  pull(): Promise<Restored | null> {
+    return this.serially(() => this.pullNow());
+  }
+
+  /** The store the cache serves, once open. */
+  attach(store: Store): void {
+    this.store = store;
+  }
+
+  /**
+   * Fetches the files of `names` and makes them resident in the store, dropping the collections
+   * fetched longest ago past the bound.
+   */
+  ensure(names: string[]): Promise<void> {
+    return this.serially(async () => {
+      const store = this.store;
+      if (!store) throw new Error('the collection cache has no store yet');
+      const fresh = names.filter((n) => !this.held.has(n));
+      for (const n of names) {
+        this.held.delete(n);
+        this.held.add(n);
+      }
+      try {
+        await this.fetchHeld();
+      } catch (err) {
+        for (const n of fresh) this.held.delete(n);
+        throw err;
+      }
+      this.counters.fetched += fresh.length;
+      const sizes = await this.sizes();
+      this.heldBytes = sum(sizes);
+      for (const n of [...this.held]) {
+        if (this.heldBytes <= this.options.bytes) break;
+        if (names.includes(n)) continue;
+        this.held.delete(n);
+        this.heldBytes -= sizes.get(n) ?? 0;
+        this.counters.evicted++;
+      }
+      // The store stops reading the dropped collections' files before they are removed (reads
+      // already running keep their mapped files).
+      await store.setResident(this.resident());
+      await this.removeUnwanted();
+    });
+  }
+
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async pullNow(): Promise<Restored | null> {
+    const { objects, prefix, dir } = this.options;
+    this.restored = await restore(objects, prefix, dir, this.restored, this.wanted);
+    await this.removeUnwanted();
+    this.heldBytes = sum(await this.sizes());
+    return this.restored;
+  }
+
+  /** The held collections' files of the restored state; a state the writer has collected meanwhile is restored anew first. */
+  private async fetchHeld(): Promise<void> {
+    const { objects, dir } = this.options;
+    const restored = this.restored;
+    if (!restored) throw new Error('the collection cache restored nothing yet');
+    try {
+      await fetchFiles(objects, restored.record, dir, this.wanted(restored.record), restored);
+    } catch (err) {
+      if (!(err instanceof NotFound)) throw err;
+      await this.pullNow();
+    }
+  }
+
+  /** Bytes of each held collection's files in the directory. */
+  private async sizes(): Promise<Map<string, number>> {
+    const out = new Map<string, number>([...this.held].map((n) => [n, 0]));
+    const record = this.restored?.record;
+    if (!record) return out;
+    const owners = segmentOwners(record);
+    await Promise.all(
+      Object.keys(record.files).map(async (name) => {
+        const owner = owners.get(SEGMENT_FILE.exec(name)?.[1] ?? '');
+        if (owner === undefined || !out.has(owner)) return;
+        const size = await fs.stat(path.join(this.options.dir, name)).then((s) => s.size, () => 0);
+        out.set(owner, (out.get(owner) ?? 0) + size);
+      }),
+    );
+    return out;
+  }
+
+  /** Removes the segment files the restored state does not want: dropped collections', superseded segments'. */
+  private async removeUnwanted(): Promise<void> {
+    const record = this.restored?.record;
+    if (!record) return;
+    const want = this.wanted(record);
+    const names = await fs.readdir(this.options.dir);
+    await Promise.all(names.filter((n) => SEGMENT_FILE.test(n) && !n.endsWith('.replica-tmp') && !want(n)).map((n) => fs.rm(path.join(this.options.dir, n), { force: true })));
+  }
+}

@@ -1,0 +1,178 @@
+// A cluster reader's bounded local copy (--cache-bytes, lib/features/cluster/collection_cache.ts,
+// the core's resident collections): it restores no segment file at start, fetches a collection's
+// files on the first read that needs them, answers exactly what a full copy answers, keeps its
+// segment files within the bound by dropping the collections fetched longest ago, and follows the
+// writer's checkpoints on refresh. Against a real radosgw.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import test, { type ExecutionContext } from 'ava';
+import { Shipper } from '../../lib/features/cluster/replication';
+import type { ObjectStore } from '../../lib/features/cluster/object_store';
+import { ClusterNode, Store, StoreError, stringifyExact } from '../../lib/index';
+import { call, startServer, tempDir } from '../http/helpers';
+import { radosgwForFile } from '../harness/radosgw';
+
+const rgw = radosgwForFile();
+const COLLECTIONS = ['a', 'b', 'c'];
+const ROWS = 300;
+
+function dir(t: ExecutionContext): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-cache-'));
+  t.teardown(() => fs.rmSync(d, { recursive: true, force: true }));
+  return d;
+}
+
+const records = (collection: string, from: number, n: number) => ({
+  records: Array.from({ length: n }, (_, i) => ({ id: `${collection}${from + i}`, vector: [1, (from + i) % 17, collection.charCodeAt(0), 0], attrs: { n: { Int: from + i } } })),
+});
+
+/** A writer with three collections in sealed segments (a checkpoint each) and a log tail, all published. */
+async function published(t: ExecutionContext, objects: ObjectStore) {
+  const home = dir(t);
+  const store = await Store.open({ dimension: 4, path: home });
+  t.teardown(() => store.close());
+  const shipper = new Shipper({ store, dir: home, objects, prefix: 's', epoch: 1, base: null, confirmLease: async () => true });
+  for (const c of COLLECTIONS) await store.upsert(c, records(c, 0, ROWS));
+  await store.flush();
+  await store.upsert('a', records('a', ROWS, 10));
+  await store.delete('b', { ids: ['b1', 'b2'] });
+  await shipper.sync();
+  return { store, shipper };
+}
+
+async function reader(t: ExecutionContext, objects: ObjectStore, cacheBytes?: number) {
+  const home = dir(t);
+  const node = new ClusterNode({ objects, prefix: 's', location: 's3://test/s', dir: home, reader: true, standby: false, leaseTtlMs: 4000, open: {}, ...(cacheBytes !== undefined && { cacheBytes }) });
+  const store = await node.start();
+  t.teardown(() => node.close());
+  return { node, store, home };
+}
+
+/** Bytes of the segment files in a directory. */
+const segmentBytes = (home: string) =>
+  fs.readdirSync(home).filter((n) => n.startsWith('seg-')).reduce((sum, n) => sum + fs.statSync(path.join(home, n)).size, 0);
+const segmentFiles = (home: string) => fs.readdirSync(home).filter((n) => n.startsWith('seg-'));
+
+/** What a read answers, as text: a vector search and a listing of one collection. */
+async function answers(store: Store, c: string): Promise<string> {
+  const hits = await store.search({ query: [1, 3, c.charCodeAt(0), 0], top_k: 5, scope: [c] });
+  const rows = await store.list({ scope: [c], limit: 10_000, order_by: { field: 'n' } });
+  return Buffer.from(stringifyExact({ hits, rows })).toString();
+}
+
+rgw.test('a lazy reader restores no segment file at start, fetches a collection on its first read, and answers what a full copy answers', async (t) => {
+  const objects = await rgw.bucket(t);
+  await published(t, objects);
+  const full = await reader(t, objects);
+  const lazy = await reader(t, objects, 1 << 30);
+  t.deepEqual(segmentFiles(lazy.home), [], 'nothing fetched before a read needs it');
+  t.deepEqual(await lazy.store.collections(), COLLECTIONS, 'every collection is listed');
+  t.is(await answers(lazy.store, 'a'), await answers(full.store, 'a'));
+  t.true(segmentFiles(lazy.home).length > 0);
+  t.is(lazy.node.cache?.counters.fetched, 1, 'one collection fetched');
+  for (const c of COLLECTIONS) t.is(await answers(lazy.store, c), await answers(full.store, c));
+  t.deepEqual(await lazy.store.get('b', ['b0', 'b1']), await full.store.get('b', ['b0', 'b1']), 'deletions from the log apply to a fetched collection');
+  t.is(segmentBytes(lazy.home), segmentBytes(full.home), 'with room for all, it holds what a full copy holds');
+});
+
+rgw.test('past --cache-bytes the collections fetched longest ago are removed; reading one again fetches it again, with the same answers', async (t) => {
+  const objects = await rgw.bucket(t);
+  await published(t, objects);
+  const full = await reader(t, objects);
+  const probe = await reader(t, objects, 1 << 30);
+  await answers(probe.store, 'a');
+  const oneCollection = segmentBytes(probe.home);
+  // Room for one collection and a half: each fetch past the first drops the one before.
+  const lazy = await reader(t, objects, Math.floor(oneCollection * 1.5));
+  for (const c of [...COLLECTIONS, ...COLLECTIONS]) {
+    t.is(await answers(lazy.store, c), await answers(full.store, c), `collection ${c}`);
+    t.true(segmentBytes(lazy.home) <= oneCollection * 1.5, 'the segment files stay within the bound');
+  }
+  t.deepEqual(lazy.node.cache?.counters, { fetched: 6, evicted: 5 });
+});
+
+rgw.test('a read over collections that together pass the bound still answers: the collections it needs are kept', async (t) => {
+  const objects = await rgw.bucket(t);
+  await published(t, objects);
+  const full = await reader(t, objects);
+  const lazy = await reader(t, objects, 1);
+  t.deepEqual(await lazy.store.stats(), await full.store.stats(), '/stats counts every collection');
+  const everywhere = { query: [1, 3, 98, 0], top_k: 10 };
+  t.deepEqual(await lazy.store.search(everywhere), await full.store.search(everywhere));
+});
+
+rgw.test("a lazy reader follows the writer's checkpoints on refresh: new segments of a held collection are fetched, superseded ones removed", async (t) => {
+  const objects = await rgw.bucket(t);
+  const { store: writer, shipper } = await published(t, objects);
+  const lazy = await reader(t, objects, 1 << 30);
+  await answers(lazy.store, 'a');
+  const before = segmentFiles(lazy.home);
+  await writer.upsert('a', records('a', 0, 50));
+  await writer.upsert('b', records('b', 1000, 50));
+  await writer.compact();
+  await shipper.sync();
+  t.deepEqual(await lazy.store.refresh(), { adopted: true });
+  const full = await reader(t, objects);
+  for (const c of COLLECTIONS) t.is(await answers(lazy.store, c), await answers(full.store, c), `collection ${c}`);
+  const owned = new Set(segmentFiles(lazy.home));
+  t.false(before.every((n) => owned.has(n)), 'the compacted segments were removed');
+});
+
+test('a store opened with resident holds only those collections: a read of another is 503 naming it, setResident() brings it in', async (t) => {
+  const home = dir(t);
+  const writer = await Store.open({ dimension: 4, path: home });
+  for (const c of COLLECTIONS) await writer.upsert(c, records(c, 0, 20));
+  await writer.flush();
+  await writer.close();
+  const lazy = await Store.open({ path: home, readOnly: true, resident: ['a'] });
+  t.teardown(() => lazy.close());
+  t.is((await lazy.list({ scope: ['a'], limit: 100 })).length, 20);
+  const err = await t.throwsAsync(lazy.search({ query: [1, 0, 0, 0], top_k: 3, scope: ['a', 'b'] }), { instanceOf: StoreError });
+  t.is(err?.status, 503);
+  t.regex(err?.message ?? '', /collection 'b' is not held by this reader/);
+  await t.throwsAsync(lazy.stats(), { message: /'b', 'c'/ });
+  await t.throwsAsync(lazy.pin(1), { message: /holds only some collections' files/ });
+  await lazy.setResident(['a', 'b']);
+  t.is((await lazy.list({ scope: ['b'], limit: 100 })).length, 20);
+  await lazy.setResident(null);
+  t.is((await lazy.stats()).footprint.doc_count, 60);
+});
+
+test('resident is refused on a writer (400), and must be a list of names', async (t) => {
+  const home = dir(t);
+  await t.throwsAsync(Store.open({ dimension: 4, path: home, resident: ['a'] }), { message: /read-only store/ });
+  await t.throwsAsync(Store.open({ dimension: 4, path: home, readOnly: true, resident: 'a' as unknown as string[] }), { message: /resident must be an array of collection names/ });
+});
+
+rgw.test('tessera serve --cluster-reader --cache-bytes answers /search and /list like a full reader, within the bound', async (t) => {
+  const bucket = (await rgw.bucket(t)).bucket;
+  const gateway = rgw.gateway();
+  const env = { AWS_ACCESS_KEY_ID: gateway.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: gateway.credentials.secretAccessKey, AWS_REGION: gateway.region };
+  const prefix = `store-${randomBytes(3).toString('hex')}`;
+  const args = (...more: string[]) => ['--cluster', `s3://${bucket}/${prefix}`, '--cluster-endpoint', gateway.endpoint, '--lease-ttl', '4s', ...more];
+  const writer = await startServer(args(), env);
+  t.teardown(() => writer.stop());
+  for (const c of COLLECTIONS) t.is((await call(writer, 'POST', `/collections/${c}/upsert`, records(c, 0, ROWS))).status, 200);
+  t.is((await call(writer, 'POST', '/flush')).status, 200);
+  const full = await startServer(args('--cluster-reader'), env);
+  t.teardown(() => full.stop());
+  const data = tempDir();
+  const lazy = await startServer(args('--cluster-reader', '--cache-bytes', '1KiB', '--data', data), env);
+  t.teardown(() => lazy.stop());
+  for (const c of [...COLLECTIONS, 'a']) {
+    const search = { query: [1, 2, c.charCodeAt(0), 0], top_k: 5, scope: [c] };
+    const got = await call(lazy, 'POST', '/search', search);
+    t.is(got.status, 200);
+    t.deepEqual(got.json, (await call(full, 'POST', '/search', search)).json);
+    const list = { scope: [c], limit: 10_000 };
+    t.deepEqual((await call(lazy, 'POST', '/list', list)).json, (await call(full, 'POST', '/list', list)).json);
+  }
+  const owners = new Set(segmentFiles(data).map((n) => n.split('.')[0]));
+  t.is(owners.size, 1, `past a 1 KiB bound only the collection read last is held: ${segmentFiles(data)}`);
+  const metrics = await (await fetch(`${lazy.url}/metrics`)).text();
+  t.regex(metrics, /svc_cache_fetches_total 4\n/);
+  t.regex(metrics, /svc_cache_evictions_total 3\n/);
+  t.regex(metrics, new RegExp(`svc_cache_bytes ${segmentBytes(data)}\n`));
+});
