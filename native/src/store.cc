@@ -105,6 +105,8 @@ Store::Store(const StoreOptions& options) : options_(options), index_builds_(std
 Store::~Store() { StopIndexBuilds(); }
 
 IndexConfig Store::Check(const StoreOptions& options) {
+  if (options.resident && (options.in_memory || !options.read_only || options.at_version))
+    throw BadRequest("resident (the collections a lazy reader holds) applies to a read-only store on disk at its newest version");
   if (options.in_memory) {
     if (!options.dimension) throw BadRequest("an in-memory store needs a dimension (0 for keyword-only)");
     return Settle(options, std::nullopt);
@@ -118,8 +120,6 @@ IndexConfig Store::Check(const StoreOptions& options) {
   if (!header) NewHeader(options);
   ReadManifest(options.path);  // corrupt: refused here rather than once the store has started opening
   if (options.at_version) VersionSet::CheckReadable(options.path, *options.at_version);
-  if (options.resident && (!options.read_only || options.at_version))
-    throw BadRequest("resident (the collections a lazy reader holds) applies to a read-only store at its newest version");
   return Settle(options, header);
 }
 

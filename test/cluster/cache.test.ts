@@ -72,6 +72,9 @@ rgw.test('a lazy reader restores no segment file at start, fetches a collection 
   t.is(await answers(lazy.store, 'a'), await answers(full.store, 'a'));
   t.true(segmentFiles(lazy.home).length > 0);
   t.is(lazy.node.cache?.counters.fetched, 1, 'one collection fetched');
+  const burst = await Promise.all(Array.from({ length: 8 }, () => answers(lazy.store, 'b')));
+  t.true(burst.every((a) => a === burst[0]), 'concurrent first reads of a collection agree');
+  t.is(lazy.node.cache?.counters.fetched, 2, 'concurrent first reads of a collection fetch it once');
   for (const c of COLLECTIONS) t.is(await answers(lazy.store, c), await answers(full.store, c));
   t.deepEqual(await lazy.store.get('b', ['b0', 'b1']), await full.store.get('b', ['b0', 'b1']), 'deletions from the log apply to a fetched collection');
   t.is(segmentBytes(lazy.home), segmentBytes(full.home), 'with room for all, it holds what a full copy holds');
@@ -143,6 +146,7 @@ test('a store opened with resident holds only those collections: a read of anoth
 test('resident is refused on a writer (400), and must be a list of names', async (t) => {
   const home = dir(t);
   await t.throwsAsync(Store.open({ dimension: 4, path: home, resident: ['a'] }), { message: /read-only store/ });
+  await t.throwsAsync(Store.open({ dimension: 4, inMemory: true, readOnly: true, resident: ['a'] }), { message: /read-only store on disk/ });
   await t.throwsAsync(Store.open({ dimension: 4, path: home, readOnly: true, resident: 'a' as unknown as string[] }), { message: /resident must be an array of collection names/ });
 });
 

@@ -37,6 +37,8 @@ export class CollectionCache {
   private readonly held = new Set<string>();
   private restored: Restored | null = null;
   private store: Store | null = null;
+  /** What the store was last told to hold (setResident). */
+  private storeHolds = new Set<string>();
   /** Every change to the directory or the held set runs after the one before. */
   private queue: Promise<unknown> = Promise.resolve();
   readonly counters = { fetched: 0, evicted: 0 };
@@ -84,6 +86,8 @@ export class CollectionCache {
         this.held.delete(n);
         this.held.add(n);
       }
+      // Reads that missed the same collections at once: the first one's fetch serves them all.
+      if (names.every((n) => this.storeHolds.has(n))) return;
       try {
         await this.fetchHeld();
       } catch (err) {
@@ -103,6 +107,7 @@ export class CollectionCache {
       // The store stops reading the dropped collections' files before they are removed (reads
       // already running keep their mapped files).
       await store.setResident(this.resident());
+      this.storeHolds = new Set(this.held);
       await this.removeUnwanted();
     });
   }
