@@ -3,8 +3,9 @@
 // (evicted) tenant, which opens its store, against a search of a warm one in the same run, and what
 // the process holds with the warm set full (threads, RSS). Cluster part, on a real radosgw booted
 // here: write acknowledgement of 1,000-record batches against a local-disk writer in the same run,
-// a reader's lag after refresh, failover (writer SIGKILL to the standby's /ready 200), and a
-// reader's first search of a 1M-vector store with an empty and with a warm local copy.
+// a reader's lag after refresh, failover (writer SIGKILL to the standby's /ready 200), a reader's
+// first search of a 1M-vector store with an empty and with a warm local copy, and a bounded reader
+// (--cache-bytes) whose first search of a small collection beside the 1M one fetches only that one.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -98,6 +99,9 @@ const LAG_SAMPLES = 10;
 const BIG_RECORDS = Number(process.env.BENCH_BIG_RECORDS ?? 1_000_000);
 const BIG_DIM = 128;
 const BIG_BATCH = 10_000;
+/** The bounded reader's case: a small collection beside the 1M one, read through --cache-bytes. */
+const SMALL_RECORDS = 2_000;
+const LAZY_CACHE_BYTES = 64 * 1024 * 1024;
 
 const tempDir = (label: string) => fs.mkdtempSync(path.join(os.tmpdir(), `tessera-bench-${label}-`));
 
@@ -208,7 +212,8 @@ async function clusterPart(images: Images): Promise<Record<string, unknown>> {
     }
     await post(`${big.url}/flush`, '');
     const fillS = (now() - fill0) / 1000;
-    const query = `{"query":${JSON.stringify(Array.from({ length: BIG_DIM }, (_, i) => (i === 0 ? 1 : 0)))},"top_k":10}`;
+    const axis = JSON.stringify(Array.from({ length: BIG_DIM }, (_, i) => (i === 0 ? 1 : 0)));
+    const query = `{"query":${axis},"top_k":10}`;
     const firstSearch = async (data: string) => {
       const t0 = now();
       const r = await member('big', data, '--cluster-reader');
@@ -223,6 +228,21 @@ async function clusterPart(images: Images): Promise<Record<string, unknown>> {
     const coldS = await firstSearch(readerDir);
     log('warm reader');
     const warmS = await firstSearch(readerDir);
+
+    log(`bounded reader (--cache-bytes ${LAZY_CACHE_BYTES >> 20} MiB): a small collection beside the 1M one, then the 1M one`);
+    const small = randomUnitVectors(new Rng(11), SMALL_RECORDS, BIG_DIM);
+    const smallRecords = Array.from({ length: SMALL_RECORDS }, (_, i) => `{"id":"${i}","vector":[${Array.from(small.subarray(i * BIG_DIM, (i + 1) * BIG_DIM)).join(',')}]}`);
+    await post(`${big.url}/collections/small/upsert`, `{"records":[${smallRecords.join(',')}]}`);
+    await post(`${big.url}/flush`, '');
+    const t0 = now();
+    const lazy = await member('big', tempDir('lazy'), '--cluster-reader', '--cache-bytes', String(LAZY_CACHE_BYTES));
+    await timeUntil(() => ready(lazy), 'bounded reader ready');
+    await post(`${lazy.url}/search`, `{"query":${axis},"top_k":10,"scope":["small"]}`);
+    const lazySmallS = (now() - t0) / 1000;
+    const smallBytes = (await (await fetch(`${lazy.url}/metrics`)).text()).match(/svc_cache_bytes (\d+)/)?.[1];
+    const t1 = now();
+    await post(`${lazy.url}/search`, `{"query":${axis},"top_k":10,"scope":["c"]}`);
+    const lazyBigS = (now() - t1) / 1000;
     return {
       dimension_acks: FASHION_DIM,
       batch_records: BATCH_RECORDS,
@@ -237,6 +257,13 @@ async function clusterPart(images: Images): Promise<Record<string, unknown>> {
       failover_docs: docs.footprint.doc_count,
       acknowledged_docs: (BATCHES + 2 + LAG_SAMPLES) * BATCH_RECORDS,
       big: { records: BIG_RECORDS, dimension: BIG_DIM, synthetic: true, fill_s: Number(fillS.toFixed(1)), cold_first_search_s: Number(coldS.toFixed(2)), warm_first_search_s: Number(warmS.toFixed(2)) },
+      bounded_reader: {
+        cache_bytes: LAZY_CACHE_BYTES,
+        small_records: SMALL_RECORDS,
+        start_to_first_small_search_s: Number(lazySmallS.toFixed(2)),
+        held_bytes_after_small: Number(smallBytes),
+        then_first_big_search_s: Number(lazyBigS.toFixed(2)),
+      },
       radosgw_boot_ms: gw.bootMs,
     };
   } finally {
