@@ -9,9 +9,10 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import test, { type ExecutionContext } from 'ava';
 import { Shipper } from '../../lib/features/cluster/replication';
-import type { ObjectStore } from '../../lib/features/cluster/object_store';
+import { ObjectStore } from '../../lib/features/cluster/object_store';
 import { ClusterNode, Store, StoreError, stringifyExact } from '../../lib/index';
 import { call, startServer, tempDir } from '../http/helpers';
+import { faultProxy } from '../harness/fault_proxy';
 import { radosgwForFile } from '../harness/radosgw';
 
 const rgw = radosgwForFile();
@@ -104,6 +105,23 @@ rgw.test('a read over collections that together pass the bound still answers: th
   t.deepEqual(await lazy.store.stats(), await full.store.stats(), '/stats counts every collection');
   const everywhere = { query: [1, 3, 98, 0], top_k: 10 };
   t.deepEqual(await lazy.store.search(everywhere), await full.store.search(everywhere));
+});
+
+rgw.test('an object store failing while a collection is fetched answers 503 naming it, and the next read fetches it', async (t) => {
+  const objects = await rgw.bucket(t);
+  await published(t, objects);
+  const full = await reader(t, objects);
+  const proxy = await faultProxy(Number(new URL(rgw.gateway().endpoint).port));
+  t.teardown(() => proxy.close());
+  const gateway = rgw.gateway();
+  const via = new ObjectStore({ endpoint: `http://127.0.0.1:${proxy.port}`, bucket: objects.bucket, credentials: gateway.credentials, region: gateway.region, retries: 0 });
+  const lazy = await reader(t, via, 1 << 30);
+  proxy.mode = 'refuse';
+  const err = await t.throwsAsync(answers(lazy.store, 'a'), { instanceOf: StoreError });
+  t.is(err?.status, 503);
+  t.regex(err?.message ?? '', /collection 'a' could not be fetched from the object store/);
+  proxy.mode = 'pass';
+  t.is(await answers(lazy.store, 'a'), await answers(full.store, 'a'));
 });
 
 rgw.test("a lazy reader follows the writer's checkpoints on refresh: new segments of a held collection are fetched, superseded ones removed", async (t) => {

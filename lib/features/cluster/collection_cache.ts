@@ -6,6 +6,7 @@
 // removed (the collections a fetch is for are kept, even past the bound).
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { StoreError } from '../../store/errors';
 import type { Store } from '../../store/store';
 import { NotFound } from './errors';
 import type { ObjectStore } from './object_store';
@@ -92,7 +93,8 @@ export class CollectionCache {
         await this.fetchHeld();
       } catch (err) {
         for (const n of fresh) this.held.delete(n);
-        throw err;
+        const list = names.map((n) => `'${n}'`).join(', ');
+        throw new StoreError(503, `collection ${list} could not be fetched from the object store (${(err as Error).message}); retry`);
       }
       this.counters.fetched += fresh.length;
       const sizes = await this.sizes();
