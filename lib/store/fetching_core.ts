@@ -3,8 +3,8 @@
 // again. Synchronous methods pass through unchanged.
 import type { NativeStore } from '../native';
 
-/** Fetches after which a call still finding collections missing fails (another read evicted them meanwhile, every time). */
-const ATTEMPTS = 4;
+/** Runs that may miss only collections fetched for them already before the call fails. */
+const MAX_STALLS = 2;
 
 const missingOf = (e: unknown): string[] | undefined => (e as { notResident?: string[] } | null)?.notResident;
 
@@ -21,10 +21,16 @@ export function fetchingCore(core: NativeStore, fetch: (names: string[]) => Prom
           const first = run(args);
           if (!(first instanceof Promise)) return first;
           return first.catch(async (e: unknown) => {
-            for (let attempt = 1; ; attempt++) {
+            // A call may find its collections missing a few at a time (a batch's legs): each
+            // fetch asks for every one found so far, so none is dropped for the next. It stops
+            // when runs keep missing nothing new (other reads dropped them meanwhile, each time).
+            const needed = new Set<string>();
+            let stalls = 0;
+            for (;;) {
               const missing = missingOf(e);
-              if (missing === undefined || attempt === ATTEMPTS) throw e;
-              await fetch(missing);
+              if (missing === undefined || (missing.every((n) => needed.has(n)) && ++stalls > MAX_STALLS)) throw e;
+              for (const n of missing) needed.add(n);
+              await fetch([...needed]);
               try {
                 return await run(args);
               } catch (again) {

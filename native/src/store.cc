@@ -525,7 +525,7 @@ std::string Store::DropCollection(const std::string& name) {
 
 std::string Store::GetMeta(const std::string& name) {
   SnapshotPtr snap = Current();
-  const CollectionState* c = snap->Resolve(name);
+  const CollectionState* c = snap->Find(name);  // the schema is held for every collection
   if (c == nullptr) throw NotFound("collection '" + name + "' does not exist");
   return JsonText([&](JsonWriter& w) { w.StringMap(c->schema->meta); });
 }

@@ -85,9 +85,7 @@ rgw.test('past --cache-bytes the collections fetched longest ago are removed; re
   const objects = await rgw.bucket(t);
   await published(t, objects);
   const full = await reader(t, objects);
-  const probe = await reader(t, objects, 1 << 30);
-  await answers(probe.store, 'a');
-  const oneCollection = segmentBytes(probe.home);
+  const oneCollection = await oneCollectionBytes(t, objects);
   // Room for one collection and a half: each fetch past the first drops the one before.
   const lazy = await reader(t, objects, Math.floor(oneCollection * 1.5));
   for (const c of [...COLLECTIONS, ...COLLECTIONS]) {
@@ -97,6 +95,13 @@ rgw.test('past --cache-bytes the collections fetched longest ago are removed; re
   t.deepEqual(lazy.node.cache?.counters, { fetched: 6, evicted: 5 });
 });
 
+/** Bytes of one collection's segment files, as a reader holding only it keeps. */
+async function oneCollectionBytes(t: ExecutionContext, objects: ObjectStore): Promise<number> {
+  const probe = await reader(t, objects, 1 << 30);
+  await answers(probe.store, 'a');
+  return segmentBytes(probe.home);
+}
+
 rgw.test('a read over collections that together pass the bound still answers: the collections it needs are kept', async (t) => {
   const objects = await rgw.bucket(t);
   await published(t, objects);
@@ -105,6 +110,42 @@ rgw.test('a read over collections that together pass the bound still answers: th
   t.deepEqual(await lazy.store.stats(), await full.store.stats(), '/stats counts every collection');
   const everywhere = { query: [1, 3, 98, 0], top_k: 10 };
   t.deepEqual(await lazy.store.search(everywhere), await full.store.search(everywhere));
+});
+
+rgw.test('a batch whose legs miss their collections one at a time keeps every one it fetched, within a bound smaller than all of them', async (t) => {
+  const objects = await rgw.bucket(t);
+  await published(t, objects);
+  const full = await reader(t, objects);
+  const lazy = await reader(t, objects, Math.floor((await oneCollectionBytes(t, objects)) * 1.5));
+  const batch = { queries: COLLECTIONS.map((c) => ({ query: [1, 5, c.charCodeAt(0), 0], top_k: 3, scope: [c] })) };
+  t.deepEqual(await lazy.store.searchBatch(batch), await full.store.searchBatch(batch));
+  t.is(lazy.node.cache?.counters.fetched, 3);
+});
+
+rgw.test("a collection's meta answers without fetching its files", async (t) => {
+  const objects = await rgw.bucket(t);
+  const { store: writer, shipper } = await published(t, objects);
+  await writer.putMeta('b', { owner: 'ops' });
+  await shipper.sync();
+  const lazy = await reader(t, objects, 1 << 30);
+  t.deepEqual(await lazy.store.getMeta('b'), { owner: 'ops' });
+  t.is(lazy.node.cache?.counters.fetched, 0);
+});
+
+rgw.test('a held collection that grew past the bound on refresh is removed, and fetched again when read', async (t) => {
+  const objects = await rgw.bucket(t);
+  const { store: writer, shipper } = await published(t, objects);
+  const bound = Math.floor((await oneCollectionBytes(t, objects)) * 1.5);
+  const lazy = await reader(t, objects, bound);
+  await answers(lazy.store, 'a');
+  await writer.upsert('a', records('a', 5000, ROWS));
+  await writer.flush();
+  await shipper.sync();
+  await lazy.store.refresh();
+  t.true(segmentBytes(lazy.home) <= bound, 'within the bound after the refresh');
+  t.is(lazy.node.cache?.counters.evicted, 1);
+  const full = await reader(t, objects);
+  t.is(await answers(lazy.store, 'a'), await answers(full.store, 'a'));
 });
 
 rgw.test('an object store failing while a collection is fetched answers 503 naming it, and the next read fetches it', async (t) => {

@@ -80,8 +80,6 @@ export class CollectionCache {
    */
   ensure(names: string[]): Promise<void> {
     return this.serially(async () => {
-      const store = this.store;
-      if (!store) throw new Error('the collection cache has no store yet');
       const fresh = names.filter((n) => !this.held.has(n));
       for (const n of names) {
         this.held.delete(n);
@@ -97,21 +95,36 @@ export class CollectionCache {
         throw new StoreError(503, `collection ${list} could not be fetched from the object store (${(err as Error).message}); retry`);
       }
       this.counters.fetched += fresh.length;
-      const sizes = await this.sizes();
-      this.heldBytes = sum(sizes);
-      for (const n of [...this.held]) {
-        if (this.heldBytes <= this.options.bytes) break;
-        if (names.includes(n)) continue;
-        this.held.delete(n);
-        this.heldBytes -= sizes.get(n) ?? 0;
-        this.counters.evicted++;
-      }
+      await this.settle(names, true);
+    });
+  }
+
+  /**
+   * Drops the collections fetched longest ago while the held ones pass the bound (never those in
+   * `keep`), then has the store hold what is left (when it changed, or `reload`) and removes the
+   * files it no longer needs.
+   */
+  private async settle(keep: string[], reload: boolean): Promise<void> {
+    const store = this.store;
+    const sizes = await this.sizes();
+    this.heldBytes = sum(sizes);
+    let changed = reload;
+    for (const n of [...this.held]) {
+      if (this.heldBytes <= this.options.bytes) break;
+      if (keep.includes(n)) continue;
+      this.held.delete(n);
+      this.heldBytes -= sizes.get(n) ?? 0;
+      this.counters.evicted++;
+      changed = true;
+    }
+    if (store && changed) {
       // The store stops reading the dropped collections' files before they are removed (reads
       // already running keep their mapped files).
+      this.storeHolds = new Set();
       await store.setResident(this.resident());
       this.storeHolds = new Set(this.held);
-      await this.removeUnwanted();
-    });
+    }
+    await this.removeUnwanted();
   }
 
   private serially<T>(work: () => Promise<T>): Promise<T> {
@@ -121,11 +134,15 @@ export class CollectionCache {
   }
 
   private async pullNow(): Promise<Restored | null> {
+    await this.restoreNewest();
+    // Held collections may have grown past the bound; the store loads the newest state anyway.
+    await this.settle([], false);
+    return this.restored;
+  }
+
+  private async restoreNewest(): Promise<void> {
     const { objects, prefix, dir } = this.options;
     this.restored = await restore(objects, prefix, dir, this.restored, this.wanted);
-    await this.removeUnwanted();
-    this.heldBytes = sum(await this.sizes());
-    return this.restored;
   }
 
   /** The held collections' files of the restored state; a state the writer has collected meanwhile is restored anew first. */
@@ -137,7 +154,7 @@ export class CollectionCache {
       await fetchFiles(objects, restored.record, dir, this.wanted(restored.record), restored);
     } catch (err) {
       if (!(err instanceof NotFound)) throw err;
-      await this.pullNow();
+      await this.restoreNewest();
     }
   }
 

@@ -4,12 +4,16 @@
 
 namespace tessera {
 
-const CollectionState* Snapshot::Resolve(const std::string& name) const {
+const CollectionState* Snapshot::Find(const std::string& name) const {
   auto alias = aliases.find(name);
   auto it = collections.find(alias == aliases.end() ? name : alias->second);
-  if (it == collections.end()) return nullptr;
-  RequireResident({it->second.get()});
-  return it->second.get();
+  return it == collections.end() ? nullptr : it->second.get();
+}
+
+const CollectionState* Snapshot::Resolve(const std::string& name) const {
+  const CollectionState* c = Find(name);
+  if (c != nullptr) RequireResident({c});
+  return c;
 }
 
 void Snapshot::RequireResident(const std::vector<const CollectionState*>& scope) {

@@ -38,7 +38,8 @@ struct Snapshot {
   std::map<std::string, std::string> aliases;
 
   // A concrete collection, or the one an alias points at; null when neither exists.
-  // NotResidentError when it is not resident.
+  const CollectionState* Find(const std::string& name) const;
+  // Find, and NotResidentError when the collection is not resident (its rows are to be read).
   const CollectionState* Resolve(const std::string& name) const;
   // NotResidentError naming the collections of scope that are not resident, if any.
   static void RequireResident(const std::vector<const CollectionState*>& scope);

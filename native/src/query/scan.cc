@@ -14,11 +14,11 @@ std::vector<const CollectionState*> ResolveScope(const Snapshot& snap, const std
     for (const auto& [name, c] : snap.collections) names.insert(name);
   } else {
     for (const std::string& n : scope)
-      if (const CollectionState* c = snap.Resolve(n)) names.insert(c->name);
+      if (const CollectionState* c = snap.Find(n)) names.insert(c->name);
   }
   std::vector<const CollectionState*> out;
   for (const std::string& n : names) out.push_back(snap.collections.at(n).get());
-  Snapshot::RequireResident(out);
+  Snapshot::RequireResident(out);  // every collection missing at once, for one fetch
   return out;
 }
 
