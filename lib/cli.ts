@@ -121,7 +121,7 @@ const FLAGS: Flag[] = [
   { name: '--lease-ttl', key: 'leaseTtlMs', parse: duration, arg: 'DUR', help: "with --cluster: the writer lease's time to live; renewed every third of it (default 10s)" },
   { name: '--standby', key: 'standby', value: true, help: 'with --cluster: wait for the writer lease instead of refusing to start while another holds it (default off)' },
   { name: '--cluster-reader', key: 'clusterReader', value: true, help: 'with --cluster: serve the published state read-only; POST /refresh pulls newer (default off)' },
-  { name: '--cache-bytes', key: 'cacheBytes', parse: size, arg: 'SIZE', help: "with --cluster-reader: keep at most SIZE of segment files in --data, fetching a collection's files on the first read that needs them and removing the collections fetched longest ago past SIZE (default: no bound, the whole store restored at start)" },
+  { name: '--cache-bytes', key: 'cacheBytes', parse: size, arg: 'SIZE', help: "with --cluster-reader: keep at most SIZE of segment files in --data, fetching a collection's files on the first read that needs them and removing the collections read longest ago past SIZE (default: no bound, the whole store restored at start)" },
   { name: '--warm-bytes', key: 'warmBytes', parse: size, arg: 'SIZE', help: 'with --namespaced: open tenant stores whose files add up past SIZE are closed, least recently used first, and reopened on their next request (default 1GiB)' },
   { name: '--host', key: 'host', parse: anyText, arg: 'ADDR', help: 'address to listen on (default 127.0.0.1)' },
   { name: '--port', key: 'port', parse: integer(0, 65535), arg: 'N', help: 'port to listen on; 0 picks a free one (default 8080)' },

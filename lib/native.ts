@@ -68,6 +68,7 @@ export interface NativeStore {
   replication(): Promise<Buffer>;
   pin(version: number): Promise<Buffer>;
   setResident(names: string[] | null): Promise<Buffer>;
+  collectionReads(): Promise<Buffer>;
   waitForIndexes(): Promise<Buffer>;
   close(): Promise<Buffer>;
   info(): NativeInfo;

@@ -264,6 +264,15 @@ export class Store {
   }
 
   /**
+   * When a read last needed each collection's rows (microseconds of a monotonic clock), for the
+   * collections read since the state was last loaded (opened, refreshed onto a new checkpoint, or
+   * `setResident`): a lazy reader's cache drops the ones read longest ago.
+   */
+  async collectionReads(o?: CallOptions): Promise<Record<string, number>> {
+    return json(await call(o, () => this.core.collectionReads())) as Record<string, number>;
+  }
+
+  /**
    * /versions: the commit version served and, with history on (`historyVersions`), the versions a
    * pinned open (`atVersion`) or `pin()` can serve. Lists the store directory: call it out of band.
    */

@@ -676,6 +676,15 @@ std::string Store::SetResident(std::optional<std::vector<std::string>> names) {
   return OneMember("ok", true);
 }
 
+std::string Store::CollectionReads() {
+  SnapshotPtr snap = Current();
+  return JsonText([&](JsonWriter& w) {
+    JsonWriter::Scope reads = w.Object();
+    for (const auto& [name, c] : snap->collections)
+      if (int64_t ms = c->last_read_us.load(std::memory_order_relaxed)) w.Member(name, ms);
+  });
+}
+
 std::string Store::Versions() { return versions_->Versions(commit_version(), pinned()); }
 
 std::string Store::Replication() {

@@ -1,7 +1,7 @@
 // A cluster reader's bounded local copy (--cache-bytes, lib/features/cluster/collection_cache.ts,
 // the core's resident collections): it restores no segment file at start, fetches a collection's
 // files on the first read that needs them, answers exactly what a full copy answers, keeps its
-// segment files within the bound by dropping the collections fetched longest ago, and follows the
+// segment files within the bound by dropping the collections read longest ago, and follows the
 // writer's checkpoints on refresh. Against a real radosgw.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -81,7 +81,7 @@ rgw.test('a lazy reader restores no segment file at start, fetches a collection 
   t.is(segmentBytes(lazy.home), segmentBytes(full.home), 'with room for all, it holds what a full copy holds');
 });
 
-rgw.test('past --cache-bytes the collections fetched longest ago are removed; reading one again fetches it again, with the same answers', async (t) => {
+rgw.test('past --cache-bytes the collections read longest ago are removed; reading one again fetches it again, with the same answers', async (t) => {
   const objects = await rgw.bucket(t);
   await published(t, objects);
   const full = await reader(t, objects);
@@ -101,6 +101,21 @@ async function oneCollectionBytes(t: ExecutionContext, objects: ObjectStore): Pr
   await answers(probe.store, 'a');
   return segmentBytes(probe.home);
 }
+
+rgw.test('past the bound the collection read longest ago goes, not the one fetched first', async (t) => {
+  const objects = await rgw.bucket(t);
+  await published(t, objects);
+  const lazy = await reader(t, objects, Math.floor((await oneCollectionBytes(t, objects)) * 2.5));
+  await answers(lazy.store, 'a');
+  await answers(lazy.store, 'b');
+  await answers(lazy.store, 'a');
+  await answers(lazy.store, 'c');
+  t.deepEqual(lazy.node.cache?.counters, { fetched: 3, evicted: 1 });
+  await answers(lazy.store, 'a');
+  t.deepEqual(lazy.node.cache?.counters, { fetched: 3, evicted: 1 }, 'a, read after b, is still held');
+  await answers(lazy.store, 'b');
+  t.deepEqual(lazy.node.cache?.counters, { fetched: 4, evicted: 2 }, 'b was the one dropped');
+});
 
 rgw.test('a read over collections that together pass the bound still answers: the collections it needs are kept', async (t) => {
   const objects = await rgw.bucket(t);
@@ -180,6 +195,24 @@ rgw.test("a lazy reader follows the writer's checkpoints on refresh: new segment
   for (const c of COLLECTIONS) t.is(await answers(lazy.store, c), await answers(full.store, c), `collection ${c}`);
   const owned = new Set(segmentFiles(lazy.home));
   t.false(before.every((n) => owned.has(n)), 'the compacted segments were removed');
+});
+
+rgw.test('refreshes that overlap fetch one after another: full and bounded readers both end at the newest state', async (t) => {
+  const objects = await rgw.bucket(t);
+  const { store: writer, shipper } = await published(t, objects);
+  const full = await reader(t, objects);
+  const lazy = await reader(t, objects, 1 << 30);
+  await answers(lazy.store, 'a');
+  await writer.upsert('a', records('a', 0, 100));
+  await writer.compact();
+  await shipper.sync();
+  const refreshes = await Promise.all([full, lazy, full, lazy, full, lazy].map((r) => r.store.refresh()));
+  t.true(refreshes.some((r) => r.adopted));
+  const fresh = await reader(t, objects);
+  for (const c of COLLECTIONS) {
+    t.is(await answers(full.store, c), await answers(fresh.store, c), `full reader, collection ${c}`);
+    t.is(await answers(lazy.store, c), await answers(fresh.store, c), `bounded reader, collection ${c}`);
+  }
 });
 
 test('a store opened with resident holds only those collections: a read of another is 503 naming it, setResident() brings it in', async (t) => {

@@ -2,8 +2,8 @@
 // collections its reads needed, not the whole store. A read touching a collection it does not hold
 // fails in the core with `notResident`; the store (Store.open's fetchCollections) then asks this
 // cache to fetch that collection's files and make it resident, and runs the read again. Past the
-// byte bound, the collections fetched longest ago are dropped from the store and their files
-// removed (the collections a fetch is for are kept, even past the bound).
+// byte bound, the collections read longest ago (Store.collectionReads) are dropped from the store
+// and their files removed (the collections a fetch is for are kept, even past the bound).
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { StoreError } from '../../store/errors';
@@ -11,6 +11,7 @@ import type { Store } from '../../store/store';
 import { NotFound } from './errors';
 import type { ObjectStore } from './object_store';
 import { type CurrentRecord, type FileFilter, fetchFiles, type Restored, restore } from './replication';
+import { Serial } from './serial';
 
 /** A segment file's name: seg-N.<kind> (see native/src/storage/file_names.h). */
 const SEGMENT_FILE = /^seg-(\d+)\./;
@@ -34,14 +35,14 @@ export interface CollectionCacheOptions {
 }
 
 export class CollectionCache {
-  /** Held collections, oldest fetch first. */
-  private readonly held = new Set<string>();
+  /** Held collections, least recently read first. */
+  private held = new Set<string>();
   private restored: Restored | null = null;
   private store: Store | null = null;
   /** What the store was last told to hold (setResident). */
   private storeHolds = new Set<string>();
   /** Every change to the directory or the held set runs after the one before. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly serial = new Serial();
   readonly counters = { fetched: 0, evicted: 0 };
   /** Bytes of the held collections' files, as of the last change. */
   heldBytes = 0;
@@ -66,7 +67,7 @@ export class CollectionCache {
 
   /** Restores the newest published state (held collections' files only); null when nothing was published. */
   pull(): Promise<Restored | null> {
-    return this.serially(() => this.pullNow());
+    return this.serial.run(() => this.pullNow());
   }
 
   /** The store the cache serves, once open. */
@@ -76,10 +77,10 @@ export class CollectionCache {
 
   /**
    * Fetches the files of `names` and makes them resident in the store, dropping the collections
-   * fetched longest ago past the bound.
+   * read longest ago past the bound.
    */
   ensure(names: string[]): Promise<void> {
-    return this.serially(async () => {
+    return this.serial.run(async () => {
       const fresh = names.filter((n) => !this.held.has(n));
       for (const n of names) {
         this.held.delete(n);
@@ -100,12 +101,13 @@ export class CollectionCache {
   }
 
   /**
-   * Drops the collections fetched longest ago while the held ones pass the bound (never those in
+   * Drops the collections read longest ago while the held ones pass the bound (never those in
    * `keep`), then has the store hold what is left (when it changed, or `reload`) and removes the
    * files it no longer needs.
    */
   private async settle(keep: string[], reload: boolean): Promise<void> {
     const store = this.store;
+    if (store) await this.orderByReads(store, keep);
     const sizes = await this.sizes();
     this.heldBytes = sum(sizes);
     let changed = reload;
@@ -127,10 +129,16 @@ export class CollectionCache {
     await this.removeUnwanted();
   }
 
-  private serially<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work);
-    this.queue = run.catch(() => undefined);
-    return run;
+  /**
+   * Orders the held collections by their last read: those the store saw no read of since it last
+   * loaded keep their order, those read since follow by time, and `keep` (being fetched) comes last.
+   */
+  private async orderByReads(store: Store, keep: string[]): Promise<void> {
+    const reads = await store.collectionReads();
+    const others = [...this.held].filter((n) => !keep.includes(n));
+    const unread = others.filter((n) => reads[n] === undefined);
+    const read = others.filter((n) => reads[n] !== undefined).sort((a, b) => reads[a] - reads[b]);
+    this.held = new Set([...unread, ...read, ...keep.filter((n) => this.held.has(n))]);
   }
 
   private async pullNow(): Promise<Restored | null> {

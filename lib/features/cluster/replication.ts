@@ -346,12 +346,28 @@ async function restoredKeys(dir: string, previous: Restored | null): Promise<Rec
   }
 }
 
-/** Runs `fn` over `items`, at most `limit` at a time. */
+/**
+ * Runs `fn` over `items`, at most `limit` at a time. After a failure no new item starts, and the
+ * failure is thrown once those running have settled: nothing is left writing (a retry of the same
+ * files would race it).
+ */
 async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]);
-  }));
+  let failed = false;
+  const workers = await Promise.allSettled(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (!failed && next < items.length) {
+        try {
+          await fn(items[next++]);
+        } catch (err) {
+          failed = true;
+          throw err;
+        }
+      }
+    }),
+  );
+  const failure = workers.find((w) => w.status === 'rejected');
+  if (failure) throw failure.reason;
 }
 
 /** Which of a published state's files a restore fetches (a lazy reader's: those of the collections it holds). */

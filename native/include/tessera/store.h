@@ -118,6 +118,10 @@ class Store {
   // every collection), loading the newest state on disk afresh: {"ok": true}. Error(400) on a
   // writer or a pinned reader.
   std::string SetResident(std::optional<std::vector<std::string>> names);
+  // When a read last needed each collection's rows, in us of a monotonic clock ({"name": us}; the
+  // collections not read since the state was last loaded are left out): a lazy reader's cache
+  // drops the ones read longest ago.
+  std::string CollectionReads();
   // GET /versions: commit_version, oldest_readable, pinned, readable (lists the directory).
   std::string Versions();
   // Cluster mode's shipping point: {generation, manifest, files, log_bytes} (VersionSet::

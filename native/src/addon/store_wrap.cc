@@ -57,6 +57,7 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::Call<&Store::Replication>>("replication"),
                          InstanceMethod<&StoreWrap::Call<&Store::Pin>>("pin"),
                          InstanceMethod<&StoreWrap::Call<&Store::SetResident>>("setResident"),
+                         InstanceMethod<&StoreWrap::Call<&Store::CollectionReads>>("collectionReads"),
                          InstanceMethod<&StoreWrap::Call<&Store::WaitForIndexes>>("waitForIndexes"),
                          InstanceMethod<&StoreWrap::Close>("close"),
                          InstanceMethod<&StoreWrap::Info>("info"),

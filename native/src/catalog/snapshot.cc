@@ -1,6 +1,7 @@
 #include "catalog/snapshot.h"
 
 #include "tessera/error.h"
+#include "util/clock.h"
 
 namespace tessera {
 
@@ -12,15 +13,17 @@ const CollectionState* Snapshot::Find(const std::string& name) const {
 
 const CollectionState* Snapshot::Resolve(const std::string& name) const {
   const CollectionState* c = Find(name);
-  if (c != nullptr) RequireResident({c});
+  if (c != nullptr) Reading({c});
   return c;
 }
 
-void Snapshot::RequireResident(const std::vector<const CollectionState*>& scope) {
+void Snapshot::Reading(const std::vector<const CollectionState*>& scope) {
   std::vector<std::string> missing;
   for (const CollectionState* c : scope)
     if (!c->resident) missing.push_back(c->name);
   if (!missing.empty()) throw NotResidentError(std::move(missing));
+  int64_t now = int64_t(NowNanos() / 1000);
+  for (const CollectionState* c : scope) c->last_read_us.store(now, std::memory_order_relaxed);
 }
 
 }  // namespace tessera

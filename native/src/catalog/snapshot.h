@@ -1,6 +1,7 @@
 // An immutable, reference-counted view of the store at one commit version. Readers take one and
 // never block the writer; the writer publishes a new one after each durable group of batches.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -28,6 +29,9 @@ struct CollectionState {
   uint64_t dead_rows = 0;  // superseded or deleted rows, reclaimable by compaction
   uint64_t live_rows = 0;
   bool resident = true;  // false: a lazy reader listed it but holds none of its rows (StoreOptions::resident)
+  // When a read last needed its rows (steady clock, us; 0: not since this state was made): a lazy
+  // reader's cache keeps the collections read most recently.
+  mutable std::atomic<int64_t> last_read_us{0};
 };
 
 using CollectionPtr = std::shared_ptr<const CollectionState>;
@@ -41,8 +45,9 @@ struct Snapshot {
   const CollectionState* Find(const std::string& name) const;
   // Find, and NotResidentError when the collection is not resident (its rows are to be read).
   const CollectionState* Resolve(const std::string& name) const;
-  // NotResidentError naming the collections of scope that are not resident, if any.
-  static void RequireResident(const std::vector<const CollectionState*>& scope);
+  // A read is about to need the rows of scope's collections: NotResidentError naming those that
+  // are not resident, if any; else each one's last_read_us is set.
+  static void Reading(const std::vector<const CollectionState*>& scope);
 };
 
 using SnapshotPtr = std::shared_ptr<const Snapshot>;

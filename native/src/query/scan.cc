@@ -18,7 +18,7 @@ std::vector<const CollectionState*> ResolveScope(const Snapshot& snap, const std
   }
   std::vector<const CollectionState*> out;
   for (const std::string& n : names) out.push_back(snap.collections.at(n).get());
-  Snapshot::RequireResident(out);  // every collection missing at once, for one fetch
+  Snapshot::Reading(out);  // every collection missing at once, for one fetch
   return out;
 }
 

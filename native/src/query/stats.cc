@@ -22,7 +22,7 @@ std::string StatsJson(const Snapshot& snap, const StoreFacts& facts) {
   uint64_t rows = 0, dead = 0, live = 0, text_bytes = 0, segments = 0;
   std::vector<const CollectionState*> all;
   for (const auto& [name, c] : snap.collections) all.push_back(c.get());
-  Snapshot::RequireResident(all);  // the footprint counts every collection's rows
+  Snapshot::Reading(all);  // the footprint counts every collection's rows
   for (const auto& [name, c] : snap.collections) {
     segments += c->segments.size();
     rows += c->rows;

@@ -1,4 +1,4 @@
-// Monotonic nanoseconds, for the timings a query plan reports.
+// Monotonic nanoseconds, for the timings a query plan reports and the reads a lazy reader notes.
 #pragma once
 #include <chrono>
 #include <cstdint>
