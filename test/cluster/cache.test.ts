@@ -43,8 +43,7 @@ async function published(t: ExecutionContext, objects: ObjectStore) {
   return { store, shipper };
 }
 
-async function reader(t: ExecutionContext, objects: ObjectStore, cacheBytes?: number) {
-  const home = dir(t);
+async function reader(t: ExecutionContext, objects: ObjectStore, cacheBytes?: number, home = dir(t)) {
   const node = new ClusterNode({ objects, prefix: 's', location: 's3://test/s', dir: home, reader: true, standby: false, leaseTtlMs: 4000, open: {}, ...(cacheBytes !== undefined && { cacheBytes }) });
   const store = await node.start();
   t.teardown(() => node.close());
@@ -159,6 +158,18 @@ rgw.test('a held collection that grew past the bound on refresh is removed, and 
   await lazy.store.refresh();
   t.true(segmentBytes(lazy.home) <= bound, 'within the bound after the refresh');
   t.is(lazy.node.cache?.counters.evicted, 1);
+  const full = await reader(t, objects);
+  t.is(await answers(lazy.store, 'a'), await answers(full.store, 'a'));
+});
+
+rgw.test('temporary files a killed fetch left in the directory are removed', async (t) => {
+  const objects = await rgw.bucket(t);
+  await published(t, objects);
+  const home = dir(t);
+  fs.writeFileSync(path.join(home, 'seg-1.vec.replica-tmp'), Buffer.alloc(4096));
+  fs.writeFileSync(path.join(home, 'seg-77.rows.replica-tmp'), Buffer.alloc(4096));
+  const lazy = await reader(t, objects, 1 << 30, home);
+  t.deepEqual(fs.readdirSync(home).filter((n) => n.endsWith('.replica-tmp')), []);
   const full = await reader(t, objects);
   t.is(await answers(lazy.store, 'a'), await answers(full.store, 'a'));
 });

@@ -10,7 +10,7 @@ import { StoreError } from '../../store/errors';
 import type { Store } from '../../store/store';
 import { NotFound } from './errors';
 import type { ObjectStore } from './object_store';
-import { type CurrentRecord, type FileFilter, fetchFiles, type Restored, restore } from './replication';
+import { type CurrentRecord, type FileFilter, fetchFiles, type Restored, restore, TEMPORARY } from './replication';
 import { Serial } from './serial';
 
 /** A segment file's name: seg-N.<kind> (see native/src/storage/file_names.h). */
@@ -183,12 +183,17 @@ export class CollectionCache {
     return out;
   }
 
-  /** Removes the segment files the restored state does not want: dropped collections', superseded segments'. */
+  /**
+   * Removes the segment files the restored state does not want (dropped collections', superseded
+   * segments'), and the temporary files of fetches a killed process left behind: every fetch into
+   * the directory runs in this cache's queue, so none is being written now.
+   */
   private async removeUnwanted(): Promise<void> {
     const record = this.restored?.record;
     if (!record) return;
     const want = this.wanted(record);
     const names = await fs.readdir(this.options.dir);
-    await Promise.all(names.filter((n) => SEGMENT_FILE.test(n) && !n.endsWith('.replica-tmp') && !want(n)).map((n) => fs.rm(path.join(this.options.dir, n), { force: true })));
+    const doomed = names.filter((n) => n.endsWith(TEMPORARY) || (SEGMENT_FILE.test(n) && !want(n)));
+    await Promise.all(doomed.map((n) => fs.rm(path.join(this.options.dir, n), { force: true })));
   }
 }

@@ -90,9 +90,12 @@ async function readRange(file: string, from: number, to: number): Promise<Buffer
   }
 }
 
+/** The suffix of a file being written under a temporary name (renamed once whole). */
+export const TEMPORARY = '.replica-tmp';
+
 /** Writes a file whole, under a temporary name first, so a reader never sees half of it. */
 async function writeAtomic(file: string, body: Uint8Array): Promise<void> {
-  const tmp = `${file}.replica-tmp`;
+  const tmp = `${file}${TEMPORARY}`;
   await fs.writeFile(tmp, body);
   await fs.rename(tmp, file);
 }
@@ -403,7 +406,7 @@ async function fetchFile(objects: ObjectStore, key: string, file: string): Promi
   }
   const { size } = first;
   if (size <= first.body.length) return writeAtomic(file, first.body);
-  const tmp = `${file}.replica-tmp`;
+  const tmp = `${file}${TEMPORARY}`;
   const handle = await fs.open(tmp, 'w');
   try {
     await handle.write(first.body, 0, first.body.length, 0);
