@@ -146,6 +146,24 @@ rgw.test("a collection's meta answers without fetching its files", async (t) => 
   t.is(lazy.node.cache?.counters.fetched, 0);
 });
 
+rgw.test('a held collection dropped by the writer is forgotten: nothing counted as evicted, its files removed', async (t) => {
+  const objects = await rgw.bucket(t);
+  const { store: writer, shipper } = await published(t, objects);
+  const lazy = await reader(t, objects, 1 << 30);
+  await answers(lazy.store, 'a');
+  await answers(lazy.store, 'b');
+  await writer.dropCollection('a');
+  await writer.flush();
+  await shipper.sync();
+  await lazy.store.refresh();
+  await answers(lazy.store, 'c');
+  t.deepEqual(await lazy.store.collections(), ['b', 'c']);
+  t.deepEqual(lazy.node.cache?.counters, { fetched: 3, evicted: 0 });
+  t.deepEqual(lazy.node.cache?.resident(), ['b', 'c']);
+  const full = await reader(t, objects);
+  t.is(segmentBytes(lazy.home), segmentBytes(full.home), 'b and c held, as a full copy holds them');
+});
+
 rgw.test('a held collection that grew past the bound on refresh is removed, and fetched again when read', async (t) => {
   const objects = await rgw.bucket(t);
   const { store: writer, shipper } = await published(t, objects);

@@ -16,11 +16,12 @@ import { Serial } from './serial';
 /** A segment file's name: seg-N.<kind> (see native/src/storage/file_names.h). */
 const SEGMENT_FILE = /^seg-(\d+)\./;
 
+const manifestOf = (record: CurrentRecord) => JSON.parse(record.manifest) as { collections: { name: string; segments: { id: number }[] }[] };
+
 /** Segment id -> collection name, from a published manifest's text. */
 function segmentOwners(record: CurrentRecord): Map<string, string> {
-  const manifest = JSON.parse(record.manifest) as { collections: { name: string; segments: { id: number }[] }[] };
   const owners = new Map<string, string>();
-  for (const c of manifest.collections) for (const s of c.segments) owners.set(String(s.id), c.name);
+  for (const c of manifestOf(record).collections) for (const s of c.segments) owners.set(String(s.id), c.name);
   return owners;
 }
 
@@ -131,11 +132,14 @@ export class CollectionCache {
 
   /**
    * Orders the held collections by their last read: those the store saw no read of since it last
-   * loaded keep their order, those read since follow by time, and `keep` (being fetched) comes last.
+   * loaded keep their order, those read since follow by time, and `keep` (being fetched) comes
+   * last. Collections the manifest no longer lists are forgotten.
    */
   private async orderByReads(store: Store, keep: string[]): Promise<void> {
     const reads = await store.collectionReads();
-    const others = [...this.held].filter((n) => !keep.includes(n));
+    // A dropped collection is no longer held (one created again since holds only log rows).
+    const listed = new Set(this.restored ? manifestOf(this.restored.record).collections.map((c) => c.name) : []);
+    const others = [...this.held].filter((n) => !keep.includes(n) && listed.has(n));
     const unread = others.filter((n) => reads[n] === undefined);
     const read = others.filter((n) => reads[n] !== undefined).sort((a, b) => reads[a] - reads[b]);
     this.held = new Set([...unread, ...read, ...keep.filter((n) => this.held.has(n))]);
