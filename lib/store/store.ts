@@ -47,6 +47,7 @@ import { bodyBytes } from './body';
 import { call, isCancelled, read } from './call';
 import { RecordsCursor } from './cursor';
 import { fetchingCore } from './fetching_core';
+import { Serial } from './serial';
 import { StoreError, cancelledError, toStoreError } from './errors';
 
 
@@ -128,6 +129,7 @@ export class Store {
   readonly quantization: QuantizationConfig | null;
   /** When a Reader last refreshed successfully (or opened): the age of the state it serves. */
   private refreshedAt = Date.now();
+  private readonly refreshes = new Serial();
 
   /** The memory routes, when the package was built with them. */
   private memory: Memory | null = null;
@@ -248,10 +250,13 @@ export class Store {
    * refresh on their own.
    */
   async refresh(o?: CallOptions): Promise<{ adopted: boolean }> {
-    if (this.pull && this.pinned() === null) await this.pull();
-    const result = json(await call(o, () => this.core.refresh())) as { adopted: boolean };
-    this.refreshedAt = Date.now();
-    return result;
+    // One refresh at a time: a pull must not change the directory while the core loads from it.
+    return this.refreshes.run(async () => {
+      if (this.pull && this.pinned() === null) await this.pull();
+      const result = json(await call(o, () => this.core.refresh())) as { adopted: boolean };
+      this.refreshedAt = Date.now();
+      return result;
+    });
   }
 
   /**

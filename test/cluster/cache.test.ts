@@ -164,6 +164,23 @@ rgw.test('a held collection dropped by the writer is forgotten: nothing counted 
   t.is(segmentBytes(lazy.home), segmentBytes(full.home), 'b and c held, as a full copy holds them');
 });
 
+rgw.test('a held collection dropped, then created again and checkpointed, is fetched anew: refreshes keep working', async (t) => {
+  const objects = await rgw.bucket(t);
+  const { store: writer, shipper } = await published(t, objects);
+  const lazy = await reader(t, objects, 1 << 30);
+  await answers(lazy.store, 'a');
+  await writer.dropCollection('a');
+  await writer.flush();
+  await shipper.sync();
+  await lazy.store.refresh();
+  await writer.upsert('a', records('a', 0, 40));
+  await writer.flush();
+  await shipper.sync();
+  t.deepEqual(await lazy.store.refresh(), { adopted: true });
+  const full = await reader(t, objects);
+  t.is(await answers(lazy.store, 'a'), await answers(full.store, 'a'));
+});
+
 rgw.test('a held collection that grew past the bound on refresh is removed, and fetched again when read', async (t) => {
   const objects = await rgw.bucket(t);
   const { store: writer, shipper } = await published(t, objects);

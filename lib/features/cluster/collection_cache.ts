@@ -11,7 +11,7 @@ import type { Store } from '../../store/store';
 import { NotFound } from './errors';
 import type { ObjectStore } from './object_store';
 import { type CurrentRecord, type FileFilter, fetchFiles, type Restored, restore, TEMPORARY } from './replication';
-import { Serial } from './serial';
+import { Serial } from '../../store/serial';
 
 /** A segment file's name: seg-N.<kind> (see native/src/storage/file_names.h). */
 const SEGMENT_FILE = /^seg-(\d+)\./;
@@ -120,6 +120,9 @@ export class CollectionCache {
       this.counters.evicted++;
       changed = true;
     }
+    // Also when the held set changed by itself (a dropped collection forgotten): the store must
+    // not go on counting it held, or a later one of the same name would be opened without its files.
+    changed ||= this.held.size !== this.storeHolds.size || [...this.held].some((n) => !this.storeHolds.has(n));
     if (store && changed) {
       // The store stops reading the dropped collections' files before they are removed (reads
       // already running keep their mapped files).

@@ -12,7 +12,7 @@ import { CollectionCache } from './collection_cache';
 import { WriterLease } from './lease';
 import type { ObjectStore } from './object_store';
 import { type Restored, restore, Shipper } from './replication';
-import { Serial } from './serial';
+import { Serial } from '../../store/serial';
 
 export interface ClusterOptions {
   objects: ObjectStore;
