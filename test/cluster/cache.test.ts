@@ -197,6 +197,22 @@ rgw.test('a held collection that grew past the bound on refresh is removed, and 
   t.is(await answers(lazy.store, 'a'), await answers(full.store, 'a'));
 });
 
+rgw.test('a bounded reader restarted over its directory holds again what it held, without fetching it', async (t) => {
+  const objects = await rgw.bucket(t);
+  await published(t, objects);
+  const home = dir(t);
+  const first = await reader(t, objects, 1 << 30, home);
+  await answers(first.store, 'a');
+  await first.node.close();
+  const again = await reader(t, objects, 1 << 30, home);
+  t.deepEqual(again.node.cache?.resident(), ['a']);
+  const full = await reader(t, objects);
+  t.is(await answers(again.store, 'a'), await answers(full.store, 'a'));
+  t.is(again.node.cache?.counters.fetched, 0, 'nothing fetched for a');
+  t.is(await answers(again.store, 'b'), await answers(full.store, 'b'));
+  t.is(again.node.cache?.counters.fetched, 1);
+});
+
 rgw.test('temporary files a killed fetch left in the directory are removed', async (t) => {
   const objects = await rgw.bucket(t);
   await published(t, objects);

@@ -10,7 +10,7 @@ import { StoreError } from '../../store/errors';
 import type { Store } from '../../store/store';
 import { NotFound } from './errors';
 import type { ObjectStore } from './object_store';
-import { type CurrentRecord, type FileFilter, fetchFiles, type Restored, restore, TEMPORARY } from './replication';
+import { type CurrentRecord, type FileFilter, fetchFiles, readRestoredKeys, type Restored, restore, TEMPORARY, writeRestoredKeys } from './replication';
 import { Serial } from '../../store/serial';
 
 /** A segment file's name: seg-N.<kind> (see native/src/storage/file_names.h). */
@@ -74,6 +74,7 @@ export class CollectionCache {
   /** The store the cache serves, once open. */
   attach(store: Store): void {
     this.store = store;
+    this.storeHolds = new Set(this.held); // it was opened with resident()
   }
 
   /**
@@ -131,6 +132,11 @@ export class CollectionCache {
       this.storeHolds = new Set(this.held);
     }
     await this.removeUnwanted();
+    const record = this.restored?.record;
+    if (record) {
+      const want = this.wanted(record);
+      await writeRestoredKeys(this.options.dir, Object.fromEntries(Object.entries(record.files).filter(([name]) => want(name))));
+    }
   }
 
   /**
@@ -149,10 +155,37 @@ export class CollectionCache {
   }
 
   private async pullNow(): Promise<Restored | null> {
+    // A restart holds again what the previous process left in the directory, if it is current.
+    const left = this.restored === null ? await readRestoredKeys(this.options.dir) : null;
     await this.restoreNewest();
+    if (left) await this.holdWhatIsLeft(left);
     // Held collections may have grown past the bound; the store loads the newest state anyway.
     await this.settle([], false);
     return this.restored;
+  }
+
+  /**
+   * Holds, within the bound and in the manifest's order, the collections whose every file of the
+   * restored state is in the directory from the same object key (`left`: what the previous
+   * process recorded).
+   */
+  private async holdWhatIsLeft(left: Record<string, string>): Promise<void> {
+    const record = this.restored?.record;
+    if (!record) return;
+    const owners = segmentOwners(record);
+    const files = new Map<string, [string, string][]>();
+    for (const [name, key] of Object.entries(record.files)) {
+      const owner = owners.get(SEGMENT_FILE.exec(name)?.[1] ?? '');
+      if (owner !== undefined) files.set(owner, [...(files.get(owner) ?? []), [name, key]]);
+    }
+    let bytes = 0;
+    for (const [collection, named] of files) {
+      const sizes = await Promise.all(named.map(([name, key]) => (left[name] === key ? fs.stat(path.join(this.options.dir, name)).then((s) => s.size, () => -1) : -1)));
+      const size = sizes.reduce((a, b) => (a < 0 || b < 0 ? -1 : a + b), 0);
+      if (size < 0 || bytes + size > this.options.bytes) continue;
+      bytes += size;
+      this.held.add(collection);
+    }
   }
 
   private async restoreNewest(): Promise<void> {

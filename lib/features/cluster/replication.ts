@@ -341,12 +341,21 @@ const TRANSFER_CONCURRENCY = 8;
 
 /** The keys the directory's files were restored from (a previous process's restore included). */
 async function restoredKeys(dir: string, previous: Restored | null): Promise<Record<string, string>> {
-  if (previous) return previous.record.files;
+  return previous ? previous.record.files : readRestoredKeys(dir);
+}
+
+/** What RESTORED.json says the directory's files were restored from ({} when it says nothing). */
+export async function readRestoredKeys(dir: string): Promise<Record<string, string>> {
   try {
     return JSON.parse(await fs.readFile(path.join(dir, RESTORED), 'utf8')) as Record<string, string>;
   } catch {
     return {};
   }
+}
+
+/** Records which files the directory holds, by the object keys they came from. */
+export async function writeRestoredKeys(dir: string, files: Record<string, string>): Promise<void> {
+  await writeAtomic(path.join(dir, RESTORED), Buffer.from(JSON.stringify(files)));
 }
 
 /**
@@ -479,8 +488,9 @@ async function restoreFrom(objects: ObjectStore, current: Published, dir: string
   await fs.mkdir(dir, { recursive: true });
   const same = previous !== null && previous.etag === current.etag;
   if (!same) {
-    await fetchFiles(objects, record, dir, wanted(record), previous);
-    await writeAtomic(path.join(dir, RESTORED), Buffer.from(JSON.stringify(record.files)));
+    const want = wanted(record);
+    await fetchFiles(objects, record, dir, want, previous);
+    await writeRestoredKeys(dir, Object.fromEntries(Object.entries(record.files).filter(([name]) => want(name))));
   }
   // Every part but the last is whole; the last is read on from where the previous restore stopped.
   const parts = same ? [{ ...record.logs[record.logs.length - 1], from: previous.chunks }] : record.logs.map((part) => ({ ...part, from: 0 }));
