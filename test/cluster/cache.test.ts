@@ -282,6 +282,8 @@ test('a store opened with resident holds only those collections: a read of anoth
   const writer = await Store.open({ dimension: 4, path: home });
   for (const c of COLLECTIONS) await writer.upsert(c, records(c, 0, 20));
   await writer.flush();
+  const refused = await t.throwsAsync(writer.setResident(['a']), { instanceOf: StoreError, message: /only a reader at its newest version/ });
+  t.is(refused?.status, 400);
   await writer.close();
   const lazy = await Store.open({ path: home, readOnly: true, resident: ['a'] });
   t.teardown(() => lazy.close());
@@ -291,10 +293,18 @@ test('a store opened with resident holds only those collections: a read of anoth
   t.regex(err?.message ?? '', /collection 'b' is not held by this reader/);
   await t.throwsAsync(lazy.stats(), { message: /'b', 'c'/ });
   await t.throwsAsync(lazy.pin(1), { message: /holds only some collections' files/ });
+  await t.throwsAsync(lazy.setResident('b' as unknown as string[]), { message: /setResident\(\) must be an array of collection names/ });
   await lazy.setResident(['a', 'b']);
   t.is((await lazy.list({ scope: ['b'], limit: 100 })).length, 20);
   await lazy.setResident(null);
   t.is((await lazy.stats()).footprint.doc_count, 60);
+});
+
+test('a cluster writer takes no cacheBytes (400): it holds every collection', (t) => {
+  const objects = {} as ObjectStore;
+  const err = t.throws(() => new ClusterNode({ objects, prefix: 's', location: 's3://b/s', dir: dir(t), reader: false, standby: false, leaseTtlMs: 4000, open: {}, cacheBytes: 1 << 20 }), { instanceOf: StoreError });
+  t.is(err?.status, 400);
+  t.regex(err?.message ?? '', /cacheBytes bounds a reader's copy/);
 });
 
 test('resident is refused on a writer (400), and must be a list of names', async (t) => {

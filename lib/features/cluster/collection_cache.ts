@@ -25,6 +25,17 @@ function segmentOwners(record: CurrentRecord): Map<string, string> {
   return owners;
 }
 
+/** Collection name -> its segment files in the record, as [name, object key]. */
+function filesByCollection(record: CurrentRecord): Map<string, [string, string][]> {
+  const owners = segmentOwners(record);
+  const out = new Map<string, [string, string][]>();
+  for (const [name, key] of Object.entries(record.files)) {
+    const owner = owners.get(SEGMENT_FILE.exec(name)?.[1] ?? '');
+    if (owner !== undefined) out.set(owner, [...(out.get(owner) ?? []), [name, key]]);
+  }
+  return out;
+}
+
 const sum = (sizes: Map<string, number>) => [...sizes.values()].reduce((a, b) => a + b, 0);
 
 export interface CollectionCacheOptions {
@@ -172,14 +183,8 @@ export class CollectionCache {
   private async holdWhatIsLeft(left: Record<string, string>): Promise<void> {
     const record = this.restored?.record;
     if (!record) return;
-    const owners = segmentOwners(record);
-    const files = new Map<string, [string, string][]>();
-    for (const [name, key] of Object.entries(record.files)) {
-      const owner = owners.get(SEGMENT_FILE.exec(name)?.[1] ?? '');
-      if (owner !== undefined) files.set(owner, [...(files.get(owner) ?? []), [name, key]]);
-    }
     let bytes = 0;
-    for (const [collection, named] of files) {
+    for (const [collection, named] of filesByCollection(record)) {
       const sizes = await Promise.all(named.map(([name, key]) => (left[name] === key ? fs.stat(path.join(this.options.dir, name)).then((s) => s.size, () => -1) : -1)));
       const size = sizes.reduce((a, b) => (a < 0 || b < 0 ? -1 : a + b), 0);
       if (size < 0 || bytes + size > this.options.bytes) continue;
@@ -208,19 +213,12 @@ export class CollectionCache {
 
   /** Bytes of each held collection's files in the directory. */
   private async sizes(): Promise<Map<string, number>> {
-    const out = new Map<string, number>([...this.held].map((n) => [n, 0]));
-    const record = this.restored?.record;
-    if (!record) return out;
-    const owners = segmentOwners(record);
-    await Promise.all(
-      Object.keys(record.files).map(async (name) => {
-        const owner = owners.get(SEGMENT_FILE.exec(name)?.[1] ?? '');
-        if (owner === undefined || !out.has(owner)) return;
-        const size = await fs.stat(path.join(this.options.dir, name)).then((s) => s.size, () => 0);
-        out.set(owner, (out.get(owner) ?? 0) + size);
-      }),
-    );
-    return out;
+    const files = this.restored ? filesByCollection(this.restored.record) : new Map<string, [string, string][]>();
+    const bytesOf = async (collection: string) => {
+      const sizes = await Promise.all((files.get(collection) ?? []).map(([name]) => fs.stat(path.join(this.options.dir, name)).then((s) => s.size, () => 0)));
+      return sizes.reduce((a, b) => a + b, 0);
+    };
+    return new Map(await Promise.all([...this.held].map(async (n) => [n, await bytesOf(n)] as const)));
   }
 
   /**

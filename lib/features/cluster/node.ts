@@ -12,7 +12,6 @@ import { CollectionCache } from './collection_cache';
 import { WriterLease } from './lease';
 import type { ObjectStore } from './object_store';
 import { type Restored, restore, Shipper } from './replication';
-import { Serial } from '../../store/serial';
 
 export interface ClusterOptions {
   objects: ObjectStore;
@@ -45,7 +44,6 @@ export class ClusterNode {
   private restored: Restored | null = null;
   private storeOpen: Store | null = null;
   private waitingFor: string | null;
-  private readonly pulls = new Serial();
   /** A reader's bounded copy (cacheBytes), else null: the whole store is restored. */
   readonly cache: CollectionCache | null;
 
@@ -141,11 +139,12 @@ export class ClusterNode {
     }
   }
 
-  /** A reader's refresh: the directory catches up with what was published since (one restore at a time). */
-  private pull(): Promise<void> {
-    return this.pulls.run(async () => {
-      this.restored = this.cache ? await this.cache.pull() : await restore(this.options.objects, this.options.prefix, this.options.dir, this.restored);
-    });
+  /**
+   * A reader's refresh: the directory catches up with what was published since. Its callers run
+   * one at a time (Store.refresh, the reader's start, the standby's follow loop).
+   */
+  private async pull(): Promise<void> {
+    this.restored = this.cache ? await this.cache.pull() : await restore(this.options.objects, this.options.prefix, this.options.dir, this.restored);
   }
 
   /** A writer's acknowledgement: resolves once every write the store committed so far is in the object store. */
