@@ -257,14 +257,17 @@ void QuantizedCodes::Distances(const QuantizedQuery& q, const uint32_t* rows, si
   const Kernels& k = ActiveKernels();
   uint32_t dim = header_->dim, words = header_->words;
   if (kind() == QuantizationKind::kInt8) {
-    // A walk's batch is one node's unvisited links (at most 2 x M rows): at common dimensions all
-    // of their codes fit in L1 at once.
+    // A walk's batch is one node's unvisited links. Every row's first line now, each row whole one
+    // row ahead: asking for every line of the batch at once queued more misses than the core keeps
+    // in flight, and the first row waited behind the others (measured about 6% slower per query).
     for (size_t i = 0; i < n; ++i) {
-      PrefetchBytes(codes_ + size_t(rows[i]) * dim, dim);
+      __builtin_prefetch(codes_ + size_t(rows[i]) * dim);
       __builtin_prefetch(scales_ + rows[i]);
       __builtin_prefetch(sqnorms_ + rows[i]);
     }
+    if (n > 0) PrefetchBytes(codes_ + size_t(rows[0]) * dim, dim);
     for (size_t i = 0; i < n; ++i) {
+      if (i + 1 < n) PrefetchBytes(codes_ + size_t(rows[i + 1]) * dim, dim);
       const int8_t* code = codes_ + size_t(rows[i]) * dim;
       out[i] = Int8Distance(q.scale, q.sqnorm, rows[i], k.dot_i8(q.code.data(), code, dim));
     }

@@ -9,9 +9,9 @@ namespace tessera {
 
 namespace {
 
-// Rows asked for ahead of the one scored: enough for their misses to overlap, few enough that
-// rows of a few KiB stay in L1 until they are read.
-constexpr size_t kAhead = 4;
+// Rows asked for whole ahead of the one scored (every row's first line is asked for at once):
+// enough for their misses to overlap, few enough that rows of a few KiB stay in L1 until read.
+constexpr size_t kAhead = 2;
 
 }  // namespace
 
@@ -25,6 +25,7 @@ void RescoreBest(const Segment& segment, const VectorQuery& query, std::vector<N
   }
   const Kernels& k = ActiveKernels();
   size_t row_bytes = sizeof(float) * segment.dim();
+  for (const Neighbor& c : candidates) __builtin_prefetch(segment.vector(c.row));
   for (size_t i = 0; i < std::min(kAhead, candidates.size()); ++i) PrefetchBytes(segment.vector(candidates[i].row), row_bytes);
   for (size_t i = 0; i < candidates.size(); ++i) {
     if (i + kAhead < candidates.size()) PrefetchBytes(segment.vector(candidates[i + kAhead].row), row_bytes);
