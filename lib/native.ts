@@ -112,6 +112,8 @@ export interface NativeAddon {
   CancelToken: new () => NativeCancelToken;
   supportedKernels(): string[];
   activeKernels(): string;
+  /** Gives the calling thread's CPU to another runnable thread, if one waits for it. */
+  yieldCpu(): void;
   runKernel(family: string, op: 'dot' | 'l2sq', a: Float32Array, b: Float32Array): number;
   runKernel(family: string, op: 'dot_rows' | 'l2sq_rows', q: Float32Array, rows: Float32Array): Float32Array;
 }

