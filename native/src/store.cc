@@ -158,7 +158,16 @@ std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
             std::lock_guard<std::mutex> lock(store->snap_mu_);
             return store->snap_;
           },
-          [versions = s->versions_.get()](uint64_t id) { return versions->Retired(id); });
+          [versions = s->versions_.get()](uint64_t id) { return versions->Retired(id); },
+          // On the background thread, under the writer's lock (not the saver's thread: closing
+          // holds that lock while it saves a last time; a sweep posted then is dropped, and the
+          // next open sweeps).
+          [store = s.get()] {
+            store->index_builds_->Post([store] {
+              std::lock_guard<std::mutex> writer(store->writer_mu_);
+              if (!store->closed_) store->versions_->RemoveOrphans();
+            });
+          });
     }
   }
   s->Publish(s->versions_->Current());

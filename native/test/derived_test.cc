@@ -2,8 +2,9 @@
 // table against std::unordered_map under random upserts and deletes (backward-shift deletion
 // included); the id index finding every row of every id, saved and opened; full-text postings
 // saved and opened equal to the ones built, array by array; and the derived-file frame refusing a
-// flipped byte, a changed declaration, other rows and an older format. Prints "N passed, M failed"
-// and exits non-zero on any failure.
+// flipped byte, a changed declaration, other rows and an older format; and the writer's saver of
+// derived files leaving a replaced segment's files to the writer's sweep. Prints "N passed, M
+// failed" and exits non-zero on any failure.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,8 @@
 #include <vector>
 
 #include "catalog/live_ids.h"
+#include "catalog/sealed_index_saver.h"
+#include "catalog/sealed_indexes.h"
 #include "check.h"
 #include "index/derived_file.h"
 #include "index/id_index.h"
@@ -214,6 +217,34 @@ void FrameRefusesOtherFormats(const std::string& dir) {
   Check(!OpenDerivedFile(dir + "/absent", DerivedFileKind{0x1122334455667788, 3}, 5, "decl"), "a missing file opens as nothing");
 }
 
+// The saver writes the derived files of a segment a compaction has just replaced: it must leave
+// every file of the segment in place (with history on, a past version still names them) and ask
+// the writer to sweep instead. It once removed them all, and a kept version lost its rows.
+void SaverLeavesARetiredSegmentToTheSweep(const std::string& parent) {
+  const std::string dir = parent + "/saver";
+  std::filesystem::create_directories(dir);
+  auto memory = MakeSegment({"a", "b", "c"}, {});
+  memory->Persist(dir, 3);
+  SegmentPtr sealed = Segment::OpenSealed(dir, memory->id(), 2, false, "", false);
+  auto schema = std::make_shared<const CollectionSchema>();
+  auto collection = std::make_shared<CollectionState>();
+  collection->name = "c";
+  collection->schema = schema;
+  collection->segments.push_back({sealed, 3, 0, OpenSealedSegmentIndexes(dir, *sealed, *schema, false)});
+  auto snap = std::make_shared<Snapshot>();
+  snap->collections["c"] = collection;
+  std::vector<std::string> before;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) before.push_back(e.path().filename().string());
+  int sweeps = 0;
+  SealedIndexSaver saver(
+      dir, [snap] { return SnapshotPtr(snap); }, [](uint64_t) { return true; }, [&] { ++sweeps; });
+  saver.SaveNow();
+  size_t kept = 0;
+  for (const std::string& name : before) kept += std::filesystem::exists(dir + "/" + name);
+  Check(!before.empty() && kept == before.size(), "the saver leaves every file of a replaced segment in place");
+  Check(sweeps == 1, "the saver asks the writer to sweep once it saved files of a replaced segment");
+}
+
 }  // namespace
 
 int main() {
@@ -222,6 +253,7 @@ int main() {
   IdIndexFindsEveryRow(dir);
   TextPostingsRoundTrip(dir);
   FrameRefusesOtherFormats(dir);
+  SaverLeavesARetiredSegmentToTheSweep(dir);
   std::filesystem::remove_all(dir);
   return test::Report();
 }

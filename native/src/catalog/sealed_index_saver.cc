@@ -4,7 +4,6 @@
 #include <exception>
 
 #include "catalog/sealed_indexes.h"
-#include "storage/file_names.h"
 
 namespace tessera {
 namespace {
@@ -28,15 +27,17 @@ void SealedIndexSaver::SaveLater() {
 
 void SealedIndexSaver::SaveNow() {
   SnapshotPtr snap = current_();
+  bool saved_for_retired = false;
   for (const auto& [name, c] : snap->collections) {
     for (const SegmentRef& ref : c->segments) {
       if (!ref.segment->sealed()) continue;
       try {
-        // A compaction that replaced the segment meanwhile may have removed its files before these
-        // were written: they are taken back, or they would outlive it. (It marks the segment
-        // retired before it lists the files to remove, so one of the two sees these.)
+        // A compaction that replaced the segment meanwhile may have swept the directory before
+        // these were written (it marks the segment retired before it lists the files, so one of
+        // the two sees these): the writer sweeps again. Not removed here: with history on, a
+        // past version still names the segment and its files.
         if (SaveSealedSegmentIndexes(dir_, *ref.segment, *c->schema, *ref.indexes) > 0 && retired_(ref.segment->id()))
-          for (const std::string& name : SegmentFileNames(ref.segment->id())) std::remove((dir_ + "/" + name).c_str());
+          saved_for_retired = true;
       } catch (const std::exception& e) {
         // A compaction that replaced the segment meanwhile removed its files: nothing was lost.
         if (!Holds(*current_(), ref.segment.get())) continue;
@@ -46,6 +47,7 @@ void SealedIndexSaver::SaveNow() {
       }
     }
   }
+  if (saved_for_retired) sweep_();
 }
 
 }  // namespace tessera

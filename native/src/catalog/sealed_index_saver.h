@@ -17,9 +17,10 @@ namespace tessera {
 class SealedIndexSaver {
  public:
   // current returns the snapshot a pass saves from; retired says whether a compaction replaced a
-  // segment (VersionSet::Retired).
-  SealedIndexSaver(std::string dir, std::function<SnapshotPtr()> current, std::function<bool(uint64_t)> retired)
-      : dir_(std::move(dir)), current_(std::move(current)), retired_(std::move(retired)) {}
+  // segment (VersionSet::Retired); sweep asks the writer to remove the files no version names.
+  SealedIndexSaver(std::string dir, std::function<SnapshotPtr()> current, std::function<bool(uint64_t)> retired,
+                   std::function<void()> sweep)
+      : dir_(std::move(dir)), current_(std::move(current)), retired_(std::move(retired)), sweep_(std::move(sweep)) {}
 
   void SaveLater();
   // One pass on the caller's thread (closing, once the thread has stopped).
@@ -33,6 +34,7 @@ class SealedIndexSaver {
   std::string dir_;
   std::function<SnapshotPtr()> current_;
   std::function<bool(uint64_t)> retired_;
+  std::function<void()> sweep_;
   std::atomic<bool> queued_{false};
   BackgroundWorker worker_;
 };
