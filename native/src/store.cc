@@ -383,8 +383,9 @@ void Store::BuildSegmentIndexes(const std::string& collection, const SegmentPtr&
   try {
     built = BuildSegmentVectorIndexes(options_.path, *segment, VectorIndexes(), *pool_, stop_index_builds_);
   } catch (const std::exception& e) {
-    // The segment stays on the exact scan; the next open tries again.
-    if (!stop_index_builds_.cancelled())
+    // The segment stays on the exact scan; the next open tries again. A segment a compaction
+    // replaced meanwhile is no loss: the sweep took its files, the half-built index's with them.
+    if (!stop_index_builds_.cancelled() && !versions_->Retired(segment->id()))
       std::fprintf(stderr, "tessera: building the vector indexes of segment %llu failed: %s\n", (unsigned long long)segment->id(),
                    e.what());
   }
