@@ -511,7 +511,10 @@ void Store::StopIndexBuilds() {
 
 std::string Store::WaitForIndexes() {
   index_builds_->WaitIdle();
-  if (saver_) saver_->WaitIdle();
+  if (saver_) {
+    saver_->WaitIdle();
+    index_builds_->WaitIdle();  // the sweep a save for a replaced segment asked for
+  }
   return OneMember("ok", true);
 }
 
@@ -691,7 +694,7 @@ std::string Store::CollectionReads() {
   return JsonText([&](JsonWriter& w) {
     JsonWriter::Scope reads = w.Object();
     for (const auto& [name, c] : snap->collections)
-      if (int64_t ms = c->last_read_us.load(std::memory_order_relaxed)) w.Member(name, ms);
+      if (int64_t us = c->last_read_us.load(std::memory_order_relaxed)) w.Member(name, us);
   });
 }
 
