@@ -186,6 +186,19 @@ test('readOnly: true opens without the lock (even while a writer holds it) and e
   await ro2.close();
 });
 
+test('a read-only open beside a writer is not refused for a file the writer renamed or swept meanwhile', async (t) => {
+  const dir = tempDir();
+  const writer = await Store.open({ path: dir, dimension: 2 });
+  await writer.upsert('c', { records: [{ id: 'a', vector: [1, 0] }] });
+  await writer.flush();
+  // A dangling link is listed but gone when checked, as a .tmp the writer renamed after the listing.
+  fs.symlinkSync(path.join(dir, 'gone'), path.join(dir, 'seg-99.ids.tmp'));
+  const ro = await Store.open({ path: dir, readOnly: true });
+  t.deepEqual((await ro.records('c')).map((r) => r.id), ['a']);
+  await ro.close();
+  await writer.close();
+});
+
 test('readOnly on a directory with no store is an error, not a new store', async (t) => {
   const dir = tempDir();
   const e = await t.throwsAsync(Store.open({ path: dir, readOnly: true, dimension: 2 }));

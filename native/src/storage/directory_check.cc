@@ -56,7 +56,8 @@ void CheckStoreDirectory(const std::string& dir, bool write) {
     bool written = path == WalPath(dir) || path == LockPath(dir);  // a writer appends to the log and rewrites the lock
     if (!written && !IsSegmentFileName(name) && path != HeaderPath(dir) && path != ManifestPath(dir)) continue;  // not ours
     bool writes = write && written;
-    if (::access(path.c_str(), writes ? R_OK | W_OK : R_OK) != 0)
+    // A writer beside this open renames and sweeps files: one gone since the listing is no fault.
+    if (::access(path.c_str(), writes ? R_OK | W_OK : R_OK) != 0 && errno != ENOENT)
       throw BadRequest(std::string("cannot ") + (writes ? "write " : "read ") + path + ": " + Why());
   }
 }
