@@ -114,6 +114,8 @@ export interface NativeAddon {
   activeKernels(): string;
   /** Gives the calling thread's CPU to another runnable thread, if one waits for it. */
   yieldCpu(): void;
+  /** Core calls handed to the core's threads and not yet settled (a read run inline is never one). */
+  callsPending(): number;
   runKernel(family: string, op: 'dot' | 'l2sq', a: Float32Array, b: Float32Array): number;
   runKernel(family: string, op: 'dot_rows' | 'l2sq_rows', q: Float32Array, rows: Float32Array): Float32Array;
 }

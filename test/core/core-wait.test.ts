@@ -21,7 +21,25 @@ test.serial('awaiting a queued read, the JS thread polls for its answer instead 
   t.is((await pending).length, 10);
 });
 
+test.serial('a read the core ran inline starts no polling', async (t) => {
+  const store = await Store.open({ inMemory: true, dimension: DIM });
+  t.teardown(() => store.close());
+  await store.upsert('c', { records: [{ id: 'a', vector: randomVector(prng(1), DIM) }] });
+  const inlineBefore = store.footprintCached().reads_inline;
+  const pending = store.search({ query: randomVector(prng(3), DIM), top_k: 10 });
+  t.is(store.footprintCached().reads_inline, inlineBefore + 1, 'a one-row search runs inline');
+  t.false(pollingNow());
+  t.false(process.getActiveResourcesInfo().includes('Immediate'), 'nothing keeps the loop from sleeping');
+  t.is((await pending).length, 1);
+});
+
 test.serial('a read outstanding past the polling budget stops the polling: nothing keeps the event loop from sleeping until it settles', async (t) => {
+  // A queued search is pending in the core when the read is awaited, so the polling starts.
+  const store = await Store.open({ inMemory: true, dimension: DIM });
+  const rand = prng(1);
+  await store.upsert('c', { records: Array.from({ length: 3000 }, (_, i) => ({ id: `r${i}`, vector: randomVector(rand, DIM) })) });
+  t.teardown(() => store.close());
+  const queued = store.search({ query: randomVector(prng(3), DIM), top_k: 10 });
   let settled = false;
   let settle = () => {};
   const slow = new Promise<void>((resolve) => (settle = resolve));
@@ -30,6 +48,7 @@ test.serial('a read outstanding past the polling budget stops the polling: nothi
   await until(() => !pollingNow(), 'the polling stops on its own');
   t.false(settled, 'the read is still outstanding');
   t.false(process.getActiveResourcesInfo().includes('Immediate'), 'no immediate is queued: the loop sleeps in its poll');
+  t.is((await queued).length, 10);
   settle();
   await waiting;
   t.true(settled);

@@ -28,6 +28,9 @@ class Completions {
   // closing a store on one of its own threads could not join them.
   void Submit(std::shared_ptr<tessera::Store> store, napi_deferred deferred, std::function<std::string()> work, Lane lane = Lane::kRead);
 
+  // Calls submitted and not yet settled. JS thread only.
+  size_t outstanding() const { return outstanding_; }
+
  private:
   struct Finished {
     napi_deferred deferred;
