@@ -108,6 +108,22 @@ test('thousands of concurrent queued reads all settle, and the event loop keeps 
   await store.close();
 });
 
+test('a read finishing while earlier reads settle is settled in a later turn of the event loop: a timer due meanwhile runs first', async (t) => {
+  const store = await storeOf(3000);
+  t.teardown(() => store.close());
+  const body = Buffer.from(JSON.stringify({ query: randomVector(prng(7), DIM), top_k: 10 }));
+  const order: string[] = [];
+  await store.searchJson(body).then(() => {
+    // Still settling the first read: the next one is queued and finishes while this turn lasts.
+    const next = store.searchJson(body).then(() => order.push('read'));
+    setTimeout(() => order.push('timer'), 0);
+    const until = performance.now() + 30;
+    while (performance.now() < until);
+    return next;
+  });
+  t.deepEqual(order, ['timer', 'read']);
+});
+
 test('a read still queued keeps the process alive until it settles', async (t) => {
   // Nothing else holds the event loop: without the completion queue's reference the process would
   // exit before printing.

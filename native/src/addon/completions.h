@@ -1,7 +1,11 @@
 // Completions: reads that finished on the core's query threads, handed back to the JS thread
 // through one thread-safe function per environment. A thread that finishes a read queues it and
-// signals only when the queue was empty, so one wake of the JS thread settles every read that
-// finished meanwhile, in the order they finished.
+// signals only when no delivery is pending, so one wake of the JS thread settles every read that
+// finished meanwhile, in the order they finished. The signal's callback only schedules the
+// delivery (an immediate, later in the same turn of the event loop): Node's thread-safe function
+// calls again at once when signalled during its call, up to 1,000 times, so settling there let a
+// steady stream of completions, and the promise continuations they ran, keep timers and sockets
+// waiting that long. Now each turn settles one batch.
 #pragma once
 #include <napi.h>
 
@@ -42,13 +46,18 @@ class Completions {
 
   // Any thread.
   void Finish(Finished finished);
+  // JS thread, from an immediate: settles the queued batch.
+  void Deliver(Napi::Env env);
 
   Napi::Env env_;
   Signal signal_;
   size_t outstanding_ = 0;  // submitted, not yet settled; JS thread only. The signal keeps the
                             // event loop alive while any is.
+  Napi::FunctionReference set_immediate_;
+  Napi::FunctionReference deliver_;  // Deliver, callable from JS
   std::mutex mu_;
   std::vector<Finished> done_;
+  bool armed_ = false;  // a delivery is signalled or scheduled and has not begun: Finish need not signal
 };
 
 }  // namespace tessera_addon
