@@ -56,6 +56,24 @@ test('a version a background compaction rewrote the segments of still opens as i
   await writer.close();
 });
 
+test('the versions before a store\'s first checkpoint stay readable after it, and a reader lists what the writer lists', async (t) => {
+  const dir = tempDir();
+  const writer = await Store.open({ path: dir, dimension: 2, historyVersions: 3 });
+  for (let i = 1; i <= 5; i++) await writer.upsert('c', { records: [record('a', i)] });
+  await writer.flush(); // the first manifest: versions 1..4 live only in the log it kept
+  const versions = await writer.versions();
+  t.true(versions.oldest_readable !== null && versions.oldest_readable <= 3, JSON.stringify(versions));
+  for (let v = 3; v <= 5; v++) {
+    const pinned = await Store.open({ path: dir, atVersion: v });
+    t.deepEqual(await contents(pinned), [`a:${v}`], `version ${v}`);
+    await pinned.close();
+  }
+  const reader = await Store.open({ path: dir, readOnly: true });
+  t.deepEqual(await reader.versions(), versions);
+  await reader.close();
+  await writer.close();
+});
+
 test('history off: versions() has no readable versions and a null oldest_readable', async (t) => {
   const writer = await Store.open({ path: tempDir(), dimension: 2 });
   await writer.upsert('c', { records: [record('a', 1)] });

@@ -63,6 +63,7 @@ uint64_t History::OldestReadable() const {
   // Walk back from the current log while each log begins where an older one ends.
   uint64_t reach = logs.back().from;
   for (auto it = logs.rbegin() + 1; it != logs.rend() && it->to == reach; ++it) reach = it->from;
+  if (reach == 0) return 0;  // the logs go back to the empty store: every version replays from it
   uint64_t oldest = manifests.back().version;
   for (const KeptManifest& m : manifests)
     if (m.commit_version >= reach) oldest = std::min(oldest, m.version);

@@ -34,7 +34,8 @@ struct History {
 
   static History List(const std::string& dir);
   // The oldest version readable from these files: the oldest manifest's version whose logs reach
-  // the current log without a gap (0 for a store that never checkpointed).
+  // the current log without a gap, or 0 when they reach back to the empty store (a store that
+  // never checkpointed, or whose first log is kept).
   uint64_t OldestReadable() const;
   // The newest kept manifest at or before version; nullopt when there is none.
   std::optional<KeptManifest> BaseFor(uint64_t version) const;

@@ -345,10 +345,9 @@ void VersionSet::RemoveUnnamedFiles(const Manifest& manifest) {
 std::string VersionSet::Versions(uint64_t served, std::optional<uint64_t> pinned) const {
   History history = dir_.empty() ? History{} : History::List(dir_);
   // History is on when this writer keeps it, or (for readers) when the writer kept some.
-  bool on = !dir_.empty() && (logging_ ? history_versions_ > 0 : history.manifests.size() > 1);
+  bool on = !dir_.empty() && (logging_ ? history_versions_ > 0 : history.manifests.size() > 1 || history.logs.size() > 1);
   uint64_t newest = std::max(served, history.manifests.empty() ? 0 : history.manifests.back().version);
   uint64_t oldest = history.OldestReadable();
-  if (logging_ && version_ + 1 > history_versions_) oldest = std::max(oldest, version_ + 1 - history_versions_);
   return JsonText([&](JsonWriter& w) {
     JsonWriter::Scope object = w.Object();
     w.Member("commit_version", served);
