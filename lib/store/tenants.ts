@@ -36,6 +36,8 @@ interface Tenant {
   bytes: number;
   measuredAt: number;
   measuring: boolean;
+  /** A measurement asked for too soon after the last one, due when the interval has passed. */
+  remeasure: NodeJS.Timeout | null;
   /** Set while it is being closed: a request for it waits, then opens it again. */
   closing: Promise<void> | null;
 }
@@ -131,7 +133,7 @@ export class TenantStores {
     const opening = Store.open({ ...this.options.open, path: path.join(this.options.root, name) }).catch((err) => {
       throw err instanceof StoreError ? new StoreError(err.status, `namespace ${name}: ${err.message}`) : err;
     });
-    const tenant: Tenant = { name, opening, store: null, users: 0, lastUsed: 0, bytes: 0, measuredAt: 0, measuring: false, closing: null };
+    const tenant: Tenant = { name, opening, store: null, users: 0, lastUsed: 0, bytes: 0, measuredAt: 0, measuring: false, remeasure: null, closing: null };
     this.tenants.set(name, tenant);
     opening.then(
       (store) => {
@@ -144,8 +146,21 @@ export class TenantStores {
     return tenant;
   }
 
+  /**
+   * Measures the tenant's bytes again, or, within MEASURE_EVERY_MS of the last measurement, once
+   * that interval has passed: a tenant written to just after it opened and idle since must still
+   * count its bytes against the bound.
+   */
   private measure(tenant: Tenant): void {
-    if (tenant.measuring || tenant.store === null || Date.now() - tenant.measuredAt < MEASURE_EVERY_MS) return;
+    if (tenant.store === null || tenant.closing || tenant.remeasure) return;
+    const wait = tenant.measuring ? MEASURE_EVERY_MS : tenant.measuredAt + MEASURE_EVERY_MS - Date.now();
+    if (wait > 0) {
+      tenant.remeasure = setTimeout(() => {
+        tenant.remeasure = null;
+        this.measure(tenant);
+      }, wait).unref();
+      return;
+    }
     tenant.measuring = true;
     directoryBytes(path.join(this.options.root, tenant.name))
       .then((bytes) => {
@@ -174,6 +189,7 @@ export class TenantStores {
   }
 
   private close(tenant: Tenant): Promise<void> {
+    if (tenant.remeasure) clearTimeout(tenant.remeasure);
     this.openBytes -= tenant.bytes;
     const closing = (async () => {
       const store = await tenant.opening.catch(() => null);

@@ -60,6 +60,20 @@ test('past the bound, idle tenants close least recently used first; a held one s
   t.deepEqual(fs.readdirSync(root).sort(), ['held', 'idle'], 'files stay');
 });
 
+test('a tenant written to just after it opened, then idle, counts its bytes against the bound and is closed past it', async (t) => {
+  const root = tempDir('tenants');
+  const stores = tenants(10_000, root);
+  t.teardown(() => stores.closeAll());
+  // Opening measures the empty store; the writes come within the measuring interval after it.
+  const records = Array.from({ length: 2000 }, (_, i) => ({ id: `r${i}`, vector: [1, i] }));
+  await using(stores, 'bulk', async (s) => {
+    await until(() => stores.entries()[0]?.bytes > 0, 'the open measured');
+    await s.upsert('c', { records });
+  });
+  await until(() => stores.entries().length === 0, 'bulk measured past the bound and closed');
+  t.deepEqual(await using(stores, 'bulk', async (s) => (await s.get('c', ['r1999'])).map((r) => r.id)), ['r1999'], 'reopened with its data');
+});
+
 test('a refused open rejects every waiter and is not remembered', async (t) => {
   const root = tempDir('tenants');
   const stores = tenants(1 << 30, root);
