@@ -41,3 +41,26 @@ test('a Float32Array query of the wrong length, non-finite or zero under Cosine 
     t.regex(e?.message ?? '', message);
   }
 });
+
+test('a vector so long that its scores would overflow 32-bit floats is 400 naming the field, under the metrics that do not normalize', async (t) => {
+  for (const distance of ['Euclidean', 'DotProduct'] as const) {
+    const s = await Store.open({ inMemory: true, dimension: 2, distance });
+    t.teardown(() => s.close());
+    const huge = [3e38, 3e38];
+    for (const call of [s.upsert('c', { records: [{ id: 'a', vector: huge }] }), s.search({ query: huge }), s.search({ query: Float32Array.from(huge) })]) {
+      const e = await t.throwsAsync(call, { instanceOf: StoreError });
+      t.is(e?.status, 400);
+      t.regex(e?.message ?? '', /(records\[0\]\.vector|query) is too long: its squared length .* would overflow 32-bit float scores/);
+    }
+    t.is(s.footprintCached().rows, 0, distance);
+    // The largest accepted length scores finitely against itself.
+    const edge = [4e18, 4e18];
+    await s.upsert('c', { records: [{ id: 'edge', vector: edge }] });
+    const [hit] = await s.search({ query: edge.map((x) => -x) });
+    t.true(Number.isFinite(hit.score), `${distance}: ${hit.score}`);
+  }
+  const cosine = await Store.open({ inMemory: true, dimension: 2 });
+  t.teardown(() => cosine.close());
+  await cosine.upsert('c', { records: [{ id: 'a', vector: [3e38, 3e38] }] });
+  t.true(Math.abs((await cosine.search({ query: [3e38, 3e38] }))[0].score - 1) < 1e-5, 'Cosine normalizes any length');
+});

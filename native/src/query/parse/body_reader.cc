@@ -1,6 +1,8 @@
 #include "query/parse/body_reader.h"
 
 #include <cmath>
+#include <cstdio>
+#include <limits>
 
 #include "tessera/error.h"
 #include "util/json_reader.h"
@@ -89,9 +91,25 @@ void CheckLength(size_t n, const std::string& field, uint32_t dim) {
   if (n != dim) Bad(field + " has length " + std::to_string(n) + " but the store dimension is " + std::to_string(dim));
 }
 
-// Unit length under Cosine (norm: the sum of squares), which a zero vector cannot have.
-void NormalizeFor(Metric metric, float* v, uint32_t dim, double norm, const std::string& field) {
-  if (metric != Metric::kCosine) return;
+// Squared lengths up to a quarter of the largest float keep every score finite in 32-bit floats:
+// |a - b|^2 <= 2 (|a|^2 + |b|^2) and |a . b| <= |a| |b|. Cosine normalizes, so any length will do.
+constexpr double kMaxSquaredLength = double(std::numeric_limits<float>::max()) / 4;
+
+std::string Short(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", x);
+  return text;
+}
+
+// Unit length under Cosine (norm: the sum of squares), which a zero vector cannot have; under the
+// other metrics a length whose scores would overflow is refused.
+void FinishVector(Metric metric, float* v, uint32_t dim, double norm, const std::string& field) {
+  if (metric != Metric::kCosine) {
+    if (norm > kMaxSquaredLength)
+      Bad(field + " is too long: its squared length " + Short(norm) + " would overflow 32-bit float scores (at most " +
+          Short(kMaxSquaredLength) + "); scale the vectors down");
+    return;
+  }
   if (norm == 0) Bad(field + " has zero length; the Cosine metric needs a non-zero vector");
   float inv = float(1.0 / std::sqrt(norm));
   for (uint32_t k = 0; k < dim; ++k) v[k] *= inv;
@@ -106,7 +124,7 @@ std::vector<float> CheckedVector(std::vector<float> v, const std::string& field,
     if (!std::isfinite(v[i])) Bad(field + "[" + std::to_string(i) + "] must be a finite number, got " + std::to_string(v[i]));
     norm += double(v[i]) * v[i];
   }
-  NormalizeFor(metric, v.data(), dim, norm, field);
+  FinishVector(metric, v.data(), dim, norm, field);
   return v;
 }
 
@@ -134,7 +152,7 @@ size_t ReadVector(element e, const std::string& field, uint32_t dim, Metric metr
     out[i++] = f;
     norm += double(f) * f;
   }
-  NormalizeFor(metric, out, dim, norm, field);
+  FinishVector(metric, out, dim, norm, field);
   return offset;
 }
 
