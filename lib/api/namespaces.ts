@@ -44,6 +44,15 @@ export class Namespaces implements StoreSlot, Hook {
     return this.tenants.held(req.param('namespace'));
   }
 
+  async using<T>(namespace: string, use: (store: Store) => Promise<T>): Promise<T> {
+    const store = await this.tenants.acquire(namespace);
+    try {
+      return await use(store);
+    } finally {
+      this.tenants.release(namespace);
+    }
+  }
+
   status(req: Request): ClusterStatus {
     return this.get(req).cluster();
   }

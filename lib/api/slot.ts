@@ -41,6 +41,8 @@ export interface StoreSlot {
   status(req: Request): ClusterStatus;
   /** GET /namespaces, on a --namespaced server only. */
   namespaces?(): NamespaceEntry[];
+  /** On a --namespaced server only: runs `use` on another namespace's store, held open meanwhile. */
+  using?<T>(namespace: string, use: (store: Store) => Promise<T>): Promise<T>;
 }
 
 /** Holds the one store once it is open; `waiting` says what it waits for until then. */

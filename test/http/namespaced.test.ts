@@ -238,3 +238,16 @@ test('/mcp takes the prefix: its tools see the namespace, and a session is found
   t.is(home.status, 200);
   t.is((await fetch(`${server.url}/mcp`, { method: 'POST', headers: POST_HEADERS, body: list })).status, 400, 'no prefix');
 });
+
+test('an MCP tool call may name its namespace: it works in that tenant; a bad name is a tool error naming the rule', async (t) => {
+  const server = await namespaced();
+  t.teardown(() => server.stop());
+  await call(server, 'POST', '/ns/b/collections/only-in-b', {});
+  const client = await connect(t, { url: `${server.url}/ns/a` });
+  t.deepEqual((await tool(client, 'list_collections', { namespace: 'b' })).json, ['only-in-b']);
+  t.deepEqual((await tool(client, 'list_collections')).json, [], 'without it: the path\'s namespace');
+  const bad = await tool(client, 'list_collections', { namespace: '..' });
+  t.true(bad.isError);
+  t.regex(bad.text, /namespace "\.\." is not valid/);
+  t.deepEqual(fs.readdirSync(server.root).sort(), ['a', 'b'], 'nothing opened for the bad name');
+});

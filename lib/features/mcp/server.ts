@@ -11,6 +11,7 @@ import type { StoreSlot } from '../../api/slot';
 import { answerFor } from '../../http/errors';
 import { readOnlyRefusal } from '../../http/hooks';
 import type { Request } from '../../http/request';
+import type { Store } from '../../store/store';
 import type { FeatureOptions } from '../index';
 import { TOOLS, type Tool } from './tools';
 
@@ -31,11 +32,14 @@ const carried = (auth: AuthInfo | undefined): Request => {
 
 const failure = (message: string): CallToolResult => ({ content: [{ type: 'text', text: message }], isError: true });
 
-async function call(tool: Tool, slot: StoreSlot, { readOnly }: FeatureOptions, args: Record<string, unknown>, req: Request): Promise<CallToolResult> {
+/** On a --namespaced server every tool also takes the namespace to work in (spec, "/mcp"). */
+const NAMESPACE = z.string().describe('the namespace to work in (default: the one the /ns/{namespace}/mcp path names)').optional();
+
+async function call(tool: Tool, slot: StoreSlot, { readOnly }: FeatureOptions, { namespace, ...args }: Record<string, unknown>, req: Request): Promise<CallToolResult> {
   try {
     if (readOnly && tool.writes(args)) throw readOnlyRefusal();
-    const store = slot.get(req);
-    const answer = await cancellable(req, (o) => tool.run(store, args, o));
+    const run = (store: Store) => cancellable(req, (o) => tool.run(store, args, o));
+    const answer = namespace === undefined || !slot.using ? await run(slot.get(req)) : await slot.using(String(namespace), run);
     return { content: [{ type: 'text', text: Buffer.from(answer).toString('utf8') }] };
   } catch (err) {
     // Exactly what the HTTP route would answer: the same mapping, its `error` message.
@@ -52,7 +56,7 @@ export function mcpServer(slot: StoreSlot, options: FeatureOptions): McpServer {
     server.registerTool(
       tool.name,
       // Strict: an argument the tool does not know is refused, never silently dropped.
-      { description: tool.description, inputSchema: z.strictObject(tool.input), annotations: { readOnlyHint: tool.readOnly } },
+      { description: tool.description, inputSchema: z.strictObject(slot.using ? { ...tool.input, namespace: NAMESPACE } : tool.input), annotations: { readOnlyHint: tool.readOnly } },
       (args: Record<string, unknown>, extra) => call(tool, slot, options, args, carried(extra.authInfo)),
     );
   }
