@@ -73,6 +73,18 @@ test('a selective filter falls back to the exact scan and still returns the exac
   t.deepEqual(top, await store.search({ query: queries[2], top_k: 10, filter, exact: true }));
 });
 
+test('a selective filter with a memory segment beside the index: no walk ran, so the plan says ann_prefilter_fallback with rows_scanned', async (t) => {
+  const { store } = await indexedStore(data, { ann: 'hnsw' });
+  t.teardown(() => store.close());
+  await upsertAll(store, data.slice(0, 10).map((v) => v.map((x) => -x)), 20100); // rows in the memory segment, none rare
+  const filter: Filter = [{ Eq: ['rare', { Bool: true }] }];
+  const { hits, plan } = await store.search({ query: queries[2], top_k: 20, filter, plan: true });
+  t.is(hits.length, 12);
+  t.is(plan.path, 'ann_prefilter_fallback');
+  t.true(typeof plan.rows_scanned === 'number' && plan.rows_scanned > 0, JSON.stringify(plan));
+  t.false('walk_us' in plan.timings);
+});
+
 test('a store reopened with HNSW serves the saved graph at once and never rebuilds it', async (t) => {
   const { store, path: dir } = await indexedStore(data, { ann: 'hnsw' });
   const before = await store.search({ query: queries[3], top_k: 10 });

@@ -52,10 +52,11 @@ VectorQuery QueryOf(const SearchParams& p, Metric metric) {
 uint32_t EfOf(const AnnConfig& ann, size_t window) { return uint32_t(std::max<size_t>(ann.ef_search, size_t(ann.overscan) * window)); }
 
 // The spec's path names: every segment walked (ann, or ann_prefilter_fallback when a selective
-// filter made a walk scan instead), walks beside scans (segmented), scans ranked by codes first
-// (quantized), or exact scans alone (exact).
+// filter made a walk scan instead, and whenever no walk ran at all), walks beside scans
+// (segmented), scans ranked by codes first (quantized), or exact scans alone (exact).
 const char* PathOf(const SearchTrace& trace, bool any_walk_task, bool any_scan_task) {
   if (!any_walk_task) return trace.quantized_passes > 0 ? "quantized" : "exact";
+  if (trace.walks == 0) return "ann_prefilter_fallback";
   if (any_scan_task) return "segmented";
   return trace.fallbacks > 0 ? "ann_prefilter_fallback" : "ann";
 }
