@@ -7,7 +7,7 @@ import type { Hook } from '../http/hooks';
 import type { Request } from '../http/request';
 import type { Route } from '../http/route';
 import type { Store } from '../store/store';
-import type { TenantStores } from '../store/tenants';
+import { checkNamespace, type TenantStores } from '../store/tenants';
 import type { ClusterStatus, NamespaceEntry } from '../types';
 import type { StoreSlot } from './slot';
 
@@ -26,6 +26,11 @@ export class Namespaces implements StoreSlot, Hook {
     const acquired = this.tenants.acquire(name).then(() => name);
     this.holding.set(req, acquired);
     await acquired;
+  }
+
+  /** A path under /ns/ that no route matched because its namespace is not a name (empty, say) is that name's 400, not a 404. */
+  onRequest(req: Request, route: Route | null): void {
+    if (route === null && req.path.startsWith('/ns/')) checkNamespace(req.path.split('/')[2]);
   }
 
   onResponse(req: Request): void {

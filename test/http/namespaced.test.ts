@@ -251,3 +251,13 @@ test('an MCP tool call may name its namespace: it works in that tenant; a bad na
   t.regex(bad.text, /namespace "\.\." is not valid/);
   t.deepEqual(fs.readdirSync(server.root).sort(), ['a', 'b'], 'nothing opened for the bad name');
 });
+
+test('an empty namespace (/ns//...) is the 400 naming the rule, not a 404; an unknown route under a good one stays 404', async (t) => {
+  const server = await namespaced();
+  t.teardown(() => server.stop());
+  const empty = await call(server, 'GET', '/ns//collections');
+  t.is(empty.status, 400);
+  t.regex(empty.json.error, /namespace "" is not valid: use 1 to 64 letters/);
+  t.is((await call(server, 'GET', '/ns/a/no-such-route')).status, 404);
+  t.deepEqual(fs.readdirSync(server.root), []);
+});
