@@ -67,6 +67,16 @@ test('a batch with a 1e39 component names the component and the f32 range', asyn
   t.regex(e.message, /records\[499\]\.vector\[2\]/);
 });
 
+test('a number the parser cannot hold is 400 naming its field (records[i].attrs.k.Int, query[i]) and writes nothing', async (t) => {
+  const store = await Store.open({ inMemory: true, dimension: DIM });
+  t.teardown(() => store.close());
+  const e = await rejectsWith(t, store.upsert('c', batchWithBad500th('{"id":"bad","vector":[1,1,1,1],"attrs":{"n":{"Int":99999999999999999999}}}')), 400);
+  t.regex(e.message, /^records\[499\]\.attrs\.n\.Int is 99999999999999999999, out of range: integers must fit in signed 64 bits; a Float holds larger numbers$/);
+  t.is(store.footprintCached().rows, 0);
+  const q = await rejectsWith(t, store.searchJson(Buffer.from('{"query":[1,1,NaN,1]}')), 400);
+  t.regex(q.message, /^query\[2\] is NaN: NaN and Infinity have no JSON form/);
+});
+
 const MALFORMED: [string, Buffer][] = [
   ['malformed JSON', Buffer.from('{"records":[{"id":"a","vector":[1,2,3,4]},]}')],
   ['a NaN literal', Buffer.from('{"records":[{"id":"a","vector":[NaN,2,3,4]}]}')],

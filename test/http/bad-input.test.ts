@@ -113,6 +113,24 @@ test.serial('a body cut off by the client changes nothing and the server carries
   t.is((await call(server, 'GET', '/health')).status, 200);
 });
 
+test.serial('a number the parser cannot hold is 400 naming its field, on reads and writes, and changes nothing', async (t) => {
+  const before = await snapshot();
+  const cases: [string, string, string, RegExp][] = [
+    ['POST', '/search', '{"query":[1,0,0,0],"top_k":100000000000000000000}', /^top_k is 100000000000000000000, out of range: integers must fit in signed 64 bits$/],
+    ['POST', '/search', '{"query":[1,0,0,1e400]}', /^query\[3\] is 1e400: malformed or outside the 64-bit float range/],
+    ['POST', '/search', '{"query":[1,0,NaN,0]}', /^query\[2\] is NaN: NaN and Infinity have no JSON form/],
+    ['POST', '/search', '{"query":[1,0,0,0],"filter":[{"Eq":["n",{"Int":99999999999999999999}]}]}', /^filter\[0\]\.Eq\[1\]\.Int is .*; a Float holds larger numbers$/],
+    ['POST', '/collections/kept/upsert', '{"records":[{"id":"a","vector":[1,0,0,0]},{"id":"b","vector":[1,0,0,0],"attrs":{"n":{"Int":18446744073709551616}}}]}', /^records\[1\]\.attrs\.n\.Int is 18446744073709551616, out of range/],
+    ['POST', '/collections/kept/upsert', '{"records":[{"id":"a","vector":[-Infinity,0,0,0]}]}', /^records\[0\]\.vector\[0\] is -Infinity: NaN and Infinity/],
+  ];
+  for (const [method, path, body, message] of cases) {
+    const r = await call(server, method, path, body);
+    t.is(r.status, 400, body);
+    t.regex(r.json.error, message);
+  }
+  t.deepEqual(await snapshot(), before);
+});
+
 test.serial('a malformed percent-encoded name answers 400', async (t) => {
   const r = await call(server, 'GET', '/collections/%E0%A4%A/meta');
   t.is(r.status, 400);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "query/parse/bad_number.h"
 #include "tessera/error.h"
 #include "util/json_reader.h"
 
@@ -15,9 +16,31 @@ using simdjson::dom::object;
 
 void Bad(const std::string& m) { throw BadRequest(m); }
 
+namespace {
+
+// The 400 for a number the parser refused, naming where it stands; nothing when it cannot be found.
+void RefuseBadNumber(std::string_view body) {
+  std::optional<BadNumber> bad = FindBadNumber(body);
+  if (!bad) return;
+  switch (bad->kind) {
+    case BadNumber::Kind::kIntegerTooBig: {
+      bool value = bad->path.size() > 4 && bad->path.ends_with(".Int");
+      Bad(bad->path + " is " + bad->token + ", out of range: integers must fit in signed 64 bits" +
+          (value ? "; a Float holds larger numbers" : ""));
+    }
+    case BadNumber::Kind::kFloatOutOfRange: Bad(bad->path + " is " + bad->token + ": malformed or outside the 64-bit float range");
+    case BadNumber::Kind::kNotANumber: Bad(bad->path + " is " + bad->token + ": NaN and Infinity have no JSON form; send a finite number");
+  }
+}
+
+}  // namespace
+
 RequestBody::RequestBody(std::string_view body) : copy_(body) {
   thread_local simdjson::dom::parser parser;
   auto result = parser.parse(copy_);
+  if (result.error() == simdjson::BIGINT_ERROR || result.error() == simdjson::NUMBER_ERROR || result.error() == simdjson::TAPE_ERROR ||
+      result.error() == simdjson::INCORRECT_TYPE)
+    RefuseBadNumber(body);
   switch (result.error()) {
     case simdjson::SUCCESS: break;
     case simdjson::EMPTY: Bad("request body is empty; send a JSON object");
