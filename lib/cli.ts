@@ -199,6 +199,8 @@ function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
     else Object.assign(config, { [flag.key]: value });
   });
   if (config.inMemory && given.has('--data')) throw new UsageError('--in-memory and --data exclude each other');
+  if (given.has('--at-version') && given.has('--max-staleness'))
+    throw new UsageError('--max-staleness bounds how far a reader falls behind; an --at-version instance never refreshes, so drop one of them');
   if (config.namespaced) {
     for (const flag of ['--in-memory', '--at-version']) if (given.has(flag)) throw new UsageError(`--namespaced and ${flag} exclude each other`);
   } else if (given.has('--warm-bytes')) {

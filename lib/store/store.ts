@@ -231,17 +231,17 @@ export class Store {
     return this.core.pinned();
   }
 
-  /**
-   * How old the served state may be: since a Reader's last successful refresh (or open); 0 for a
-   * writer, and for a pinned handle, which serves its version on purpose.
-   */
+  /** How old the served state may be: since a Reader's last successful refresh (or open), pinned ones included; 0 for a writer. */
   stalenessMs(): number {
-    return this.role === 'Reader' && this.pinned() === null ? Date.now() - this.refreshedAt : 0;
+    return this.role === 'Reader' ? Date.now() - this.refreshedAt : 0;
   }
 
-  /** Whether a Reader went unrefreshed past `maxStalenessMs` (the server's /ready then answers 503). */
+  /**
+   * Whether a Reader went unrefreshed past `maxStalenessMs` (the server's /ready then answers 503).
+   * Never while pinned: a pinned handle serves its version on purpose and cannot catch up.
+   */
   stale(): boolean {
-    return this.maxStalenessMs !== null && this.stalenessMs() > this.maxStalenessMs;
+    return this.maxStalenessMs !== null && this.pinned() === null && this.stalenessMs() > this.maxStalenessMs;
   }
 
   /**

@@ -1,7 +1,7 @@
 // GET /versions, --history-versions and --at-version over HTTP (spec "Versioning", "Pinned
 // instance", Errors 403 on pinned).
 import test from 'ava';
-import { call, runCli, startServer, tempDir, unitRecords } from './helpers';
+import { call, runCli, startServer, tempDir, unitRecords, until } from './helpers';
 
 test('--history-versions: /versions lists the readable window; --at-version serves one of them read-only beside the writer', async (t) => {
   const data = tempDir();
@@ -29,6 +29,12 @@ test('--history-versions: /versions lists the readable window; --at-version serv
   t.deepEqual((await call(pinned, 'POST', '/refresh')).json, { adopted: false });
   t.is((await call(writer, 'POST', '/collections/c/upsert', { records: unitRecords(8, 4) })).status, 200, 'the writer writes beside it');
   t.is((await call(pinned, 'GET', '/stats')).json.footprint.doc_count, 4);
+  // A reader's staleness is the age of its open when it never refreshed; pinned, it stays ready.
+  await until(async () => (await call(pinned, 'GET', '/cluster')).json.staleness_secs >= 1, 'the pinned instance ages');
+  t.is((await call(pinned, 'GET', '/ready')).status, 200);
+  const bounded = await runCli(['serve', '--port', '0', '--data', data, '--at-version', '4', '--max-staleness', '5s']);
+  t.is(bounded.code, 2);
+  t.regex(bounded.stderr, /--max-staleness bounds how far a reader falls behind; an --at-version instance never refreshes/);
 });
 
 test('--at-version of a version whose files are gone exits 2 before listening, naming the oldest readable version', async (t) => {
