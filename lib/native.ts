@@ -2,6 +2,7 @@
 // TESSERA_ADDON_PATH names, as npm run test:asan does for its sanitizer build) and types its surface.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { setImmediate as timersSetImmediate } from 'node:timers';
 import type { AnnConfig, IndexSettingInfo, OpenOptions, QuantizationConfig } from './types';
 
 export interface NativeCancelToken {
@@ -116,6 +117,8 @@ export interface NativeAddon {
   yieldCpu(): void;
   /** Core calls handed to the core's threads and not yet settled (a read run inline is never one). */
   callsPending(): number;
+  /** The setImmediate that schedules the settling of finished calls. */
+  scheduleWith(setImmediate: (callback: () => void) => unknown): void;
   runKernel(family: string, op: 'dot' | 'l2sq', a: Float32Array, b: Float32Array): number;
   runKernel(family: string, op: 'dot_rows' | 'l2sq_rows', q: Float32Array, rows: Float32Array): Float32Array;
 }
@@ -130,6 +133,9 @@ function packageRoot(): string {
 export const root = packageRoot();
 const addonPath = process.env.TESSERA_ADDON_PATH;
 export const native: NativeAddon = addonPath ? require(path.resolve(addonPath)) : loadAddon();
+// Finished calls settle from an immediate: node:timers' own, which fake timers (a test suite's
+// jest.useFakeTimers replacing the global one) leave alone, so no call waits for a fake clock.
+native.scheduleWith(timersSetImmediate);
 
 /** The addon node-gyp-build picks (build/Release, else the matching prebuild); when none loads, how to build one. */
 function loadAddon(): NativeAddon {

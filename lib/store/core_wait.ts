@@ -9,6 +9,7 @@
 // poll for, and each yield would hand the CPU to any other process waiting for it (measured with
 // two CPU hogs: an inline read's loop ran 2.5x slower, stalled for whole time slices).
 import { performance } from 'node:perf_hooks';
+import { setImmediate } from 'node:timers';
 import { native } from '../native';
 
 /** How long after the latest read began the JS thread polls rather than sleeps, in ms. */

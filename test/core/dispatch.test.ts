@@ -124,6 +124,22 @@ test('a read finishing while earlier reads settle is settled in a later turn of 
   t.deepEqual(order, ['timer', 'read']);
 });
 
+test('a queued read settles when fake timers replaced the global setImmediate before the library loaded (jest.useFakeTimers)', async (t) => {
+  const lib = path.join(__dirname, '..', '..', 'lib', 'index.js');
+  const script = `
+    globalThis.setImmediate = () => ({}); // a fake clock that never advances
+    const { Store } = require(${JSON.stringify(lib)});
+    (async () => {
+      const store = await Store.open({ inMemory: true, dimension: 4 });
+      const records = Array.from({ length: 20000 }, (_, i) => ({ id: 'r' + i, vector: [1, i, 0, 0], attrs: { n: { Int: i } } }));
+      await store.upsert('c', { records });
+      const hits = await store.search({ query: [1, 0, 0, 0], top_k: 2, filter: [{ Ge: ['n', { Int: 0 }] }] });
+      process.stdout.write('settled ' + hits.length);
+      process.exit(0);
+    })();`;
+  t.is(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60_000 }), 'settled 2');
+});
+
 test('a read still queued keeps the process alive until it settles', async (t) => {
   // Nothing else holds the event loop: without the completion queue's reference the process would
   // exit before printing.

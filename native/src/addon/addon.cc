@@ -26,6 +26,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   // The JS thread calls it while it polls for a core read (lib/store/core_wait.ts), so a query
   // thread sharing its CPU runs the read instead of waiting out the polling.
   exports.Set("yieldCpu", Napi::Function::New(env, [](const Napi::CallbackInfo&) { std::this_thread::yield(); }));
+  exports.Set("scheduleWith", Napi::Function::New(env, [data](const Napi::CallbackInfo& info) {
+                data->completions->ScheduleWith(info[0].As<Napi::Function>());
+              }));
   // A read that ran inline leaves none: then there is nothing to poll for.
   exports.Set("callsPending", Napi::Function::New(env, [data](const Napi::CallbackInfo& info) {
                 return Napi::Number::New(info.Env(), double(data->completions->outstanding()));

@@ -35,6 +35,10 @@ class Completions {
   // Calls submitted and not yet settled. JS thread only.
   size_t outstanding() const { return outstanding_; }
 
+  // The setImmediate deliveries are scheduled with (the global one until told): lib/native.ts
+  // passes node:timers' own, which test suites' fake timers leave alone.
+  void ScheduleWith(Napi::Function set_immediate) { set_immediate_ = Napi::Persistent(set_immediate); }
+
  private:
   struct Finished {
     napi_deferred deferred;
