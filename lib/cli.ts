@@ -133,7 +133,7 @@ const FLAGS: Flag[] = [
   { name: '--max-vector-bytes', key: 'maxVectorBytes', parse: size, arg: 'SIZE', help: "upserts that would take the store's vector bytes (footprint.vector_bytes + named vectors) past it answer 507 and write nothing (default: no limit; sealed vectors are mmap'd files, so bound it when memory must be)" },
   { name: '--max-concurrent-requests', key: 'maxConcurrentRequests', parse: integer(1), arg: 'N', help: 'beyond it requests are shed with 503 + Retry-After: 1; probes are never shed (default 256)' },
   { name: '--read-timeout', key: 'readTimeoutMs', parse: duration, arg: 'DUR', help: 'reads running longer answer 504 and are cancelled; DUR like 250ms, 5s, 2m (default 30s)' },
-  { name: '--write-timeout', key: 'writeTimeoutMs', parse: duration, arg: 'DUR', help: 'writes running longer answer 504 and are cancelled (default 2m)' },
+  { name: '--write-timeout', key: 'writeTimeoutMs', parse: duration, arg: 'DUR', help: 'writes running longer answer 504 and are cancelled, unless they had already committed (default 2m)' },
   { name: '--history-versions', key: 'historyVersions', parse: integer(0), arg: 'N', help: 'keep the last N commit versions readable for --at-version (default 0 = off)' },
   { name: '--at-version', key: 'atVersion', parse: integer(0), arg: 'V', help: 'serve that past commit version read-only, beside the writer (default: the latest)' },
   { name: '--max-staleness', key: 'maxStalenessMs', parse: duration, arg: 'DUR', help: 'a reader not refreshed (POST /refresh) within DUR is stale: /ready answers 503 (default: no bound)' },

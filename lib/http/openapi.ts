@@ -35,7 +35,7 @@ const ERRORS: Record<number, string> = {
   500: 'An internal fault; the message carries the request id to find it in the log',
   502: 'A provider the route calls (embedder, summarizer, reranker) failed, answered wrongly or could not be reached',
   503: 'Shed at --max-concurrent-requests (Retry-After: 1, retryable: true), the store not open yet, or the server shutting down',
-  504: 'Past --read-timeout or --write-timeout (retryable: false); the work was cancelled',
+  504: 'Past --read-timeout or --write-timeout (retryable: false); the work was cancelled (a write that had already committed stays)',
   507: 'An allocation guard (max_vector_bytes) or out-of-memory tripped',
 };
 

@@ -40,12 +40,13 @@ export class HttpServer {
     private readonly routes: Route[],
     private readonly options: ServerOptions,
   ) {
-    const deadlines = (flag: string, ms: number): [Deadlines, () => HttpError] => [
+    const deadlines = (flag: string, ms: number, fate: string): [Deadlines, () => HttpError] => [
       new Deadlines(ms),
-      () => new HttpError(504, `request exceeded ${flag} (${ms}ms); the work was cancelled`, { retryable: false }),
+      () => new HttpError(504, `request exceeded ${flag} (${ms}ms); ${fate}`, { retryable: false }),
     ];
-    this.readDeadlines = deadlines('--read-timeout', options.readTimeoutMs);
-    this.writeDeadlines = deadlines('--write-timeout', options.writeTimeoutMs);
+    this.readDeadlines = deadlines('--read-timeout', options.readTimeoutMs, 'the work was cancelled');
+    // A write past its commit point finishes: the client cannot tell from the 504 which it was.
+    this.writeDeadlines = deadlines('--write-timeout', options.writeTimeoutMs, 'the write was cancelled unless it had already committed: read before retrying');
     for (const route of routes) {
       const names = paramNames(route.path);
       this.app[VERBS[route.method]](uwsPattern(route.path), (res, req) => this.dispatch(res, req, route, names));

@@ -67,7 +67,12 @@ test('beyond --max-concurrent-requests requests are shed with 503, Retry-After a
 test('a request past --read-timeout answers 504 with retryable false', async (t) => {
   const server = await startServer(['--read-timeout', '200ms', '--write-timeout', '300ms']);
   t.teardown(() => server.stop());
-  for (const [path, limit] of [['/search', 200], ['/collections/slow/upsert', 300]] as const) {
+  const cases = [
+    ['/search', 200, /request exceeded --read-timeout \(200ms\); the work was cancelled$/],
+    // A write may be past its commit when the deadline passes: the message says to look first.
+    ['/collections/slow/upsert', 300, /request exceeded --write-timeout \(300ms\); the write was cancelled unless it had already committed: read before retrying$/],
+  ] as const;
+  for (const [path, limit, message] of cases) {
     const started = Date.now();
     const { req, response } = openRequest(server, 'POST', path);
     req.write('{"');
@@ -76,6 +81,7 @@ test('a request past --read-timeout answers 504 with retryable false', async (t)
     req.destroy();
     t.is(r.status, 504, path);
     t.is(JSON.parse(r.text).retryable, false);
+    t.regex(JSON.parse(r.text).error, message);
     t.truthy(r.headers['x-request-id']);
     t.true(elapsed >= limit - 20 && elapsed < limit + 1000, `${path} answered after ${elapsed}ms`);
   }
