@@ -210,5 +210,7 @@ test('validation: each malformed /hybrid-search body is 400', async (t) => {
     ['malformed JSON', `{${v},"field":`],
   ];
   for (const [label, body] of bad) await rejectsWith(t, store.hybridSearch(Buffer.from(body)), 400, label);
+  const empty = await rejectsWith(t, store.hybridSearch(Buffer.from(`{${v},"clauses":[]}`)), 400);
+  t.regex(empty.message, /or use field \+ text$/, 'the fix is spelled as this route spells it');
   t.is((await store.hybridSearch(Buffer.from(`{${v},"field":"body","text":"river","candidates":10000,"offset":9990,"top_k":10}`))).length, 0, 'the limits themselves are accepted');
 });

@@ -40,9 +40,11 @@ HighlightParams ReadHighlight(element e, const std::string& field) {
   return h;
 }
 
-std::vector<TextClause> ReadClauses(element e) {
+// query_key names the route's single-spelling text ("query" or "text"), for the message.
+std::vector<TextClause> ReadClauses(element e, const char* query_key) {
   auto items = ExpectArray(e, "clauses");
-  if (items.size() == 0) Bad("clauses must not be empty: send at least one {\"field\", \"query\"}, or use field + query");
+  if (items.size() == 0)
+    Bad(std::string("clauses must not be empty: send at least one {\"field\", \"query\"}, or use field + ") + query_key);
   if (items.size() > kMaxClauses)
     Bad("clauses holds " + std::to_string(items.size()) + " clauses; at most " + std::to_string(kMaxClauses) +
         " are allowed (put several words in one clause's query)");
@@ -83,7 +85,7 @@ bool ReadTextField(std::string_view key, element v, const char* query_key, TextQ
   } else if (key == "prefix") {
     s.prefix = ExpectBool(v, f);
   } else if (key == "clauses") {
-    q.clauses = ReadClauses(v);
+    q.clauses = ReadClauses(v, query_key);
     s.has_clauses = true;
   } else if (key == "combine") {
     std::string combine = JsonString(v, f);
