@@ -113,10 +113,18 @@ export interface NativeAddon {
   CancelToken: new () => NativeCancelToken;
   supportedKernels(): string[];
   activeKernels(): string;
-  /** Gives the calling thread's CPU to another runnable thread, if one waits for it. */
-  yieldCpu(): void;
-  /** Core calls handed to the core's threads and not yet settled (a read run inline is never one). */
-  callsPending(): number;
+  /**
+   * One turn of the JS thread's polling for core reads: gives its CPU to another runnable thread, if
+   * one waits for it, then settles the calls finished so far. While `keepPolling`, finishing calls
+   * leave their settling to the next such turn; false hands it back to the completion signal.
+   */
+  pollCompletions(keepPolling: boolean): void;
+  /**
+   * Core calls handed to the core's threads and not yet settled (a read run inline is never one).
+   * When there are any, the caller promises to poll for them (`pollCompletions`) until it passes
+   * `keepPolling` false: until then they finish without signalling.
+   */
+  beginPolling(): number;
   /** The setImmediate that schedules the settling of finished calls. */
   scheduleWith(setImmediate: (callback: () => void) => unknown): void;
   runKernel(family: string, op: 'dot' | 'l2sq', a: Float32Array, b: Float32Array): number;

@@ -75,21 +75,38 @@ export class Exchange implements Expiring {
     if (declared !== null && declared > limit) throw this.tooLarge(limit);
   }
 
-  /** Reads the whole body, refusing it with 413 as soon as it is known to exceed `limit`. */
+  /**
+   * Reads the whole body, refusing it with 413 as soon as it is known to exceed `limit`. With a
+   * declared length the chunks are copied straight into one buffer of that size: no concatenation
+   * at the end, whose copy of a large body (a page fault every 4 KiB on a VM) held the event loop
+   * for hundreds of milliseconds at once.
+   */
   readBody(limit: number): Promise<Buffer> {
     return new Promise((resolve, reject) => {
+      const declared = this.req.contentLength;
+      const whole = declared !== null && declared > 0 ? Buffer.allocUnsafe(declared) : null;
       const chunks: Buffer[] = [];
       let received = 0;
       this.stopReading = reject;
       this.res.onData((chunk, isLast) => {
         if (this.state !== 'pending' || received > limit) return;
-        received += chunk.byteLength;
-        if (received > limit) return reject(this.tooLarge(limit));
+        const bytes = new Uint8Array(chunk);
+        if (received + bytes.byteLength > limit) {
+          received += bytes.byteLength;
+          return reject(this.tooLarge(limit));
+        }
         // uWebSockets.js neuters the chunk when this callback returns: copy it.
-        const copy = Buffer.from(new Uint8Array(chunk));
-        if (isLast && chunks.length === 0) return resolve(copy);
-        chunks.push(copy);
-        if (isLast) resolve(Buffer.concat(chunks, received));
+        if (whole) {
+          // uWebSockets.js frames a body by its Content-Length: more cannot arrive.
+          if (received + bytes.byteLength > whole.byteLength) return reject(new HttpError(400, 'the body is longer than its Content-Length'));
+          whole.set(bytes, received);
+        } else {
+          chunks.push(Buffer.from(bytes));
+        }
+        received += bytes.byteLength;
+        if (!isLast) return;
+        if (whole) resolve(received === whole.byteLength ? whole : whole.subarray(0, received));
+        else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
       });
     });
   }

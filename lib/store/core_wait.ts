@@ -1,13 +1,16 @@
 // While a core read is outstanding, the JS thread keeps polling for its completion for a bounded
 // time instead of sleeping in the event loop. Waking a sleeping thread costs 30–90 µs on a VM,
 // about as much as a small search itself. A queued immediate keeps libuv's poll from blocking
-// (timers and I/O still run on every turn); the budget bounds what the polling burns when a read
-// runs long, after which the loop sleeps until the completion signal wakes it as before. Each turn
-// yields the CPU: when the query thread shares it (a loaded host), the read runs at once instead
-// of after the polling (measured on one CPU: 500 µs added to every read without, 40 with). A read
-// the core ran inline has settled already: with no call pending in the core there is nothing to
-// poll for, and each yield would hand the CPU to any other process waiting for it (measured with
-// two CPU hogs: an inline read's loop ran 2.5x slower, stalled for whole time slices).
+// (timers and I/O still run on every turn), and each turn settles the reads finished so far
+// itself (`pollCompletions`), so a finished read needs no signal through the thread-safe
+// function and no second turn to be delivered. The budget bounds what the polling burns when a
+// read runs long, after which the loop sleeps until the completion signal wakes it as before.
+// Each turn yields the CPU: when the query thread shares it (a loaded host), the read runs at
+// once instead of after the polling (measured on one CPU: 500 µs added to every read without, 40
+// with). A read the core ran inline has settled already: with no call pending in the core there
+// is nothing to poll for, and each yield would hand the CPU to any other process waiting for it
+// (measured with two CPU hogs: an inline read's loop ran 2.5x slower, stalled for whole time
+// slices).
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers';
 import { native } from '../native';
@@ -21,8 +24,9 @@ let polling = false;
 let lastStart = 0;
 
 function poll(): void {
-  native.yieldCpu();
-  if (outstanding > 0 && performance.now() - lastStart < POLL_MS) setImmediate(poll);
+  const keep = outstanding > 0 && performance.now() - lastStart < POLL_MS;
+  native.pollCompletions(keep);
+  if (keep) setImmediate(poll);
   else polling = false;
 }
 
@@ -31,7 +35,7 @@ export const pollingNow = (): boolean => polling;
 
 /** Awaits a core read, polling for its completion meanwhile (see above). */
 export async function awaitRead<T>(pending: Promise<T>): Promise<T> {
-  if (native.callsPending() === 0) return pending;
+  if (native.beginPolling() === 0) return pending;
   outstanding++;
   lastStart = performance.now();
   if (!polling) {

@@ -53,3 +53,29 @@ test.serial('a read outstanding past the polling budget stops the polling: nothi
   await waiting;
   t.true(settled);
 });
+
+test.serial('reads finishing while the JS thread polls, as the polling stops, and after it stopped all settle with their own answers', async (t) => {
+  // Scans from well under to well over the polling budget, started one after another and in
+  // overlapping groups: each must settle, whether a poll turn or the completion signal delivers it.
+  const store = await Store.open({ inMemory: true, dimension: DIM });
+  t.teardown(() => store.close());
+  const rand = prng(5);
+  for (const [name, rows] of [['small', 3000], ['large', 40000]] as const) {
+    for (let from = 0; from < rows; from += 5000) {
+      const n = Math.min(5000, rows - from);
+      await store.upsert(name, { records: Array.from({ length: n }, (_, i) => ({ id: `r${from + i}`, vector: randomVector(rand, DIM) })) });
+    }
+  }
+  const order = prng(9);
+  for (let round = 0; round < 60; round++) {
+    const group = Array.from({ length: 1 + Math.floor(order() * 4) }, () => {
+      const name = order() < 0.5 ? 'small' : 'large';
+      return store.search({ query: randomVector(order, DIM), top_k: 3, scope: [name] }).then((hits) => ({ name, hits }));
+    });
+    for (const { name, hits } of await Promise.all(group)) {
+      t.is(hits.length, 3);
+      t.true(hits.every((h) => h.collection === name));
+    }
+  }
+  await until(() => !pollingNow(), 'the polling stops once nothing is outstanding');
+});

@@ -2,8 +2,6 @@
 // binding converts arguments and dispatches; no store logic lives in addon/.
 #include <napi.h>
 
-#include <thread>
-
 #include "addon_data.h"
 #include "cancel_token_wrap.h"
 #include "kernel_functions.h"
@@ -23,15 +21,16 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativeStore", store);
   exports.Set("CancelToken", tessera_addon::CancelTokenWrap::Define(env));
   tessera_addon::ExportKernelFunctions(env, exports);
-  // The JS thread calls it while it polls for a core read (lib/store/core_wait.ts), so a query
-  // thread sharing its CPU runs the read instead of waiting out the polling.
-  exports.Set("yieldCpu", Napi::Function::New(env, [](const Napi::CallbackInfo&) { std::this_thread::yield(); }));
+  // The JS thread calls it on each turn while it polls for a core read (lib/store/core_wait.ts).
+  exports.Set("pollCompletions", Napi::Function::New(env, [data](const Napi::CallbackInfo& info) {
+                data->completions->Poll(info.Env(), info[0].ToBoolean());
+              }));
   exports.Set("scheduleWith", Napi::Function::New(env, [data](const Napi::CallbackInfo& info) {
                 data->completions->ScheduleWith(info[0].As<Napi::Function>());
               }));
   // A read that ran inline leaves none: then there is nothing to poll for.
-  exports.Set("callsPending", Napi::Function::New(env, [data](const Napi::CallbackInfo& info) {
-                return Napi::Number::New(info.Env(), double(data->completions->outstanding()));
+  exports.Set("beginPolling", Napi::Function::New(env, [data](const Napi::CallbackInfo& info) {
+                return Napi::Number::New(info.Env(), double(data->completions->BeginPolling()));
               }));
   return exports;
 }

@@ -30,7 +30,11 @@ std::string_view BytesView(const Napi::CallbackInfo& info, size_t i) {
   return std::string_view(reinterpret_cast<const char*>(bytes.Data()), bytes.ByteLength());
 }
 
-std::string BytesArg(const Napi::CallbackInfo& info, size_t i) { return std::string(BytesView(info, i)); }
+HeldBytes HoldBytes(const Napi::CallbackInfo& info, size_t i) {
+  HeldBytes held{BytesView(info, i)};
+  NAPI_THROW_IF_FAILED(info.Env(), napi_create_reference(info.Env(), info[i], 1, &held.ref), held);
+  return held;
+}
 
 std::vector<float> FloatsArg(const Napi::CallbackInfo& info, size_t i) {
   if (info.Length() <= i || !info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)

@@ -2,6 +2,12 @@
 
 namespace tessera_addon {
 
+namespace {
+
+constexpr auto kYieldEvery = std::chrono::microseconds(20);
+
+}  // namespace
+
 Completions::Completions(Napi::Env env) : env_(env) {
   signal_ = Signal::New(env, "tessera.completions", 0, 1, this);
   signal_.Unref(env);
@@ -9,11 +15,14 @@ Completions::Completions(Napi::Env env) : env_(env) {
   deliver_ = Napi::Persistent(Napi::Function::New(env, [this](const Napi::CallbackInfo& info) { Deliver(info.Env()); }));
 }
 
-void Completions::Submit(std::shared_ptr<tessera::Store> store, napi_deferred deferred, std::function<std::string()> work, Lane lane) {
+void Completions::Submit(std::shared_ptr<tessera::Store> store, napi_deferred deferred, std::function<std::string()> work, Lane lane,
+                         napi_ref held) {
   tessera::Store& s = *store;
   if (outstanding_++ == 0) signal_.Ref(env_);
-  auto job = [this, deferred, work = std::move(work), store = std::move(store)]() mutable {
-    Finish(Finished{deferred, Outcome::Of(work), std::move(store)});
+  unstarted_.fetch_add(1, std::memory_order_relaxed);
+  auto job = [this, deferred, work = std::move(work), store = std::move(store), held]() mutable {
+    unstarted_.fetch_sub(1, std::memory_order_relaxed);
+    Finish(Finished{deferred, Outcome::Of(work), std::move(store), held});
   };
   if (lane == Lane::kRead)
     s.Submit(std::move(job));
@@ -26,8 +35,8 @@ void Completions::Finish(Finished finished) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     done_.push_back(std::move(finished));
-    signal = !armed_;
-    armed_ = true;
+    signal = !armed_ && !polling_;
+    armed_ = armed_ || signal;
   }
   // After the environment is torn down the call fails and the result is dropped with the process.
   if (signal) signal_.NonBlockingCall();
@@ -38,6 +47,31 @@ void Completions::Settle(Napi::Env env, Napi::Function, Completions* self, void*
   self->set_immediate_.Call({self->deliver_.Value()});
 }
 
+size_t Completions::BeginPolling() {
+  if (outstanding_ > 0) {
+    std::lock_guard<std::mutex> lock(mu_);
+    polling_ = true;
+  }
+  return outstanding_;
+}
+
+void Completions::Poll(Napi::Env env, bool keep_polling) {
+  // A call no thread has begun may be waiting for this CPU; otherwise yield only now and then, in
+  // case the thread running it shares this CPU (a syscall costs microseconds on a VM).
+  auto now = std::chrono::steady_clock::now();
+  if (unstarted_.load(std::memory_order_relaxed) > 0 || now - last_yield_ > kYieldEvery) {
+    std::this_thread::yield();
+    last_yield_ = now;
+  }
+  bool finished;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    polling_ = keep_polling;
+    finished = !done_.empty();
+  }
+  if (finished) Deliver(env);
+}
+
 void Completions::Deliver(Napi::Env env) {
   std::vector<Finished> batch;
   {
@@ -45,7 +79,10 @@ void Completions::Deliver(Napi::Env env) {
     batch.swap(done_);
     armed_ = false;
   }
-  for (const Finished& f : batch) f.outcome.Settle(env, f.deferred);
+  for (Finished& f : batch) {
+    f.outcome.Settle(env, f.deferred);
+    if (f.held != nullptr) napi_delete_reference(env, f.held);
+  }
   outstanding_ -= batch.size();
   if (outstanding_ == 0) signal_.Unref(env);
 }

@@ -31,8 +31,9 @@ struct Outcome {
   // The Error a failed call rejects with: `status`, for a refused open setting `setting` and
   // `problem`, and for collections a lazy reader does not hold `notResident` (their names).
   Napi::Value ErrorValue(Napi::Env env) const;
-  // Resolves deferred with a Buffer of the bytes, or rejects it with ErrorValue. JS thread.
-  void Settle(Napi::Env env, napi_deferred deferred) const;
+  // Resolves deferred with a Buffer of the bytes, or rejects it with ErrorValue. JS thread. A
+  // large answer's bytes move into the Buffer instead of being copied, so bytes is left empty.
+  void Settle(Napi::Env env, napi_deferred deferred);
 
  private:
   // Records the exception being handled.

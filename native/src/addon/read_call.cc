@@ -9,13 +9,15 @@ namespace tessera_addon {
 namespace {
 
 // A body up to this size is parsed on the JS thread (a few microseconds with simdjson); a larger
-// one is copied once and parsed on a query thread.
+// one is parsed on a query thread.
 constexpr size_t kParseInlineMaxBytes = 16 * 1024;
 
 }  // namespace
 
-Napi::Value StartRead(Napi::Env env, std::shared_ptr<tessera::Store> store, tessera::ReadRoute route, std::string_view body,
+Napi::Value StartRead(const Napi::CallbackInfo& info, std::shared_ptr<tessera::Store> store, tessera::ReadRoute route, size_t body_arg,
                       std::vector<float> query, std::shared_ptr<tessera::CancelToken> token) {
+  Napi::Env env = info.Env();
+  std::string_view body = BytesView(info, body_arg);
   napi_deferred deferred;
   napi_value promise;
   NAPI_THROW_IF_FAILED(env, napi_create_promise(env, &deferred, &promise), Napi::Value());
@@ -23,9 +25,11 @@ Napi::Value StartRead(Napi::Env env, std::shared_ptr<tessera::Store> store, tess
   tessera::Store& s = *store;
   bool floats = route == tessera::ReadRoute::kSearch && !query.empty();
   if (body.size() > kParseInlineMaxBytes) {
-    completions.Submit(std::move(store), deferred, [&s, route, body = std::string(body), query = std::move(query), floats, token] {
-      return s.Prepare(route, body, floats ? &query : nullptr, false)->Run(*token);
-    });
+    HeldBytes held = HoldBytes(info, body_arg);
+    completions.Submit(
+        std::move(store), deferred,
+        [&s, route, body = held.bytes, query = std::move(query), floats, token] { return s.Prepare(route, body, floats ? &query : nullptr, false)->Run(*token); },
+        Completions::Lane::kRead, held.ref);
     return Napi::Value(env, promise);
   }
   std::unique_ptr<tessera::PreparedRead> read;
@@ -43,11 +47,11 @@ Napi::Value StartRead(Napi::Env env, std::shared_ptr<tessera::Store> store, tess
   return Napi::Value(env, promise);
 }
 
-Napi::Value StartCall(Napi::Env env, std::shared_ptr<tessera::Store> store, std::function<std::string()> work) {
+Napi::Value StartCall(Napi::Env env, std::shared_ptr<tessera::Store> store, std::function<std::string()> work, HeldBytes held) {
   napi_deferred deferred;
   napi_value promise;
   NAPI_THROW_IF_FAILED(env, napi_create_promise(env, &deferred, &promise), Napi::Value());
-  env.GetInstanceData<AddonData>()->completions->Submit(std::move(store), deferred, std::move(work), Completions::Lane::kBlocking);
+  env.GetInstanceData<AddonData>()->completions->Submit(std::move(store), deferred, std::move(work), Completions::Lane::kBlocking, held.ref);
   return Napi::Value(env, promise);
 }
 

@@ -11,15 +11,19 @@
 #include <string_view>
 #include <vector>
 
+#include "args.h"
 #include "tessera/store.h"
 
 namespace tessera_addon {
 
-// A promise of the read's JSON bytes (a Buffer) or of its Error. body is read before this returns.
-Napi::Value StartRead(Napi::Env env, std::shared_ptr<tessera::Store> store, tessera::ReadRoute route, std::string_view body,
+// A promise of the read's JSON bytes (a Buffer) or of its Error. body (argument body_arg of
+// info) is parsed where it arrives when small; a larger one is held (HeldBytes) for the query
+// thread that parses it.
+Napi::Value StartRead(const Napi::CallbackInfo& info, std::shared_ptr<tessera::Store> store, tessera::ReadRoute route, size_t body_arg,
                       std::vector<float> query, std::shared_ptr<tessera::CancelToken> token);
 
 // A promise of work's bytes (a Buffer) or of its Error; work runs on store's blocking threads.
-Napi::Value StartCall(Napi::Env env, std::shared_ptr<tessera::Store> store, std::function<std::string()> work);
+// held.ref (when set) keeps the bytes work reads alive until the call settled.
+Napi::Value StartCall(Napi::Env env, std::shared_ptr<tessera::Store> store, std::function<std::string()> work, HeldBytes held = {});
 
 }  // namespace tessera_addon

@@ -210,20 +210,23 @@ Napi::Value StoreWrap::Call(const Napi::CallbackInfo& info) {
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(std::optional<std::vector<std::string>>)>) {
     return StartCall(env, shared_store, [s, names = OptionalStrings(env, info[0], "argument 0")] { return ((*s).*Method)(names); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(const std::string&, std::string_view)>) {
-    return StartCall(env, shared_store, [s, name = StringArg(info, 0), body = BytesArg(info, 1)] { return ((*s).*Method)(name, body); });
+    std::string name = StringArg(info, 0);
+    HeldBytes body = HoldBytes(info, 1);
+    return StartCall(env, shared_store, [s, name = std::move(name), body = body.bytes] { return ((*s).*Method)(name, body); }, body);
   } else {
     static_assert(std::is_same_v<M, std::string (Store::*)(std::string_view)>);
-    return StartCall(env, shared_store, [s, body = BytesArg(info, 0)] { return ((*s).*Method)(body); });
+    HeldBytes body = HoldBytes(info, 0);
+    return StartCall(env, shared_store, [s, body = body.bytes] { return ((*s).*Method)(body); }, body);
   }
 }
 
 template <ReadRoute Route>
 Napi::Value StoreWrap::Read(const Napi::CallbackInfo& info) {
-  return StartRead(info.Env(), shared(info.Env()), Route, BytesView(info, 0), {}, TokenArg(info, 1));
+  return StartRead(info, shared(info.Env()), Route, 0, {}, TokenArg(info, 1));
 }
 
 Napi::Value StoreWrap::SearchVector(const Napi::CallbackInfo& info) {
-  return StartRead(info.Env(), shared(info.Env()), ReadRoute::kSearch, BytesView(info, 0), FloatsArg(info, 1), TokenArg(info, 2));
+  return StartRead(info, shared(info.Env()), ReadRoute::kSearch, 0, FloatsArg(info, 1), TokenArg(info, 2));
 }
 
 Napi::Value StoreWrap::Records(const Napi::CallbackInfo& info) {
