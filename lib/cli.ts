@@ -121,7 +121,7 @@ const FLAGS: Flag[] = [
   { name: '--lease-ttl', key: 'leaseTtlMs', parse: duration, arg: 'DUR', help: "with --cluster: the writer lease's time to live; renewed every third of it (default 10s)" },
   { name: '--standby', key: 'standby', value: true, help: 'with --cluster: wait for the writer lease instead of refusing to start while another holds it (default off)' },
   { name: '--cluster-reader', key: 'clusterReader', value: true, help: 'with --cluster: serve the published state read-only; POST /refresh pulls newer (default off)' },
-  { name: '--cache-bytes', key: 'cacheBytes', parse: size, arg: 'SIZE', help: "with --cluster-reader: keep at most SIZE of segment files in --data, fetching a collection's files on the first read that needs them and removing the collections read longest ago past SIZE (default: no bound, the whole store restored at start)" },
+  { name: '--cache-bytes', key: 'cacheBytes', parse: size, arg: 'SIZE', help: "with --cluster: keep at most SIZE of segment files in --data, fetching a collection's files on the first call that needs them and removing the collections used longest ago past SIZE (default: no bound, the whole store restored at start)" },
   { name: '--warm-bytes', key: 'warmBytes', parse: size, arg: 'SIZE', help: 'with --namespaced: open tenant stores whose files add up past SIZE are closed, least recently used first, and reopened on their next request (default 1GiB)' },
   { name: '--host', key: 'host', parse: anyText, arg: 'ADDR', help: 'address to listen on (default 127.0.0.1)' },
   { name: '--port', key: 'port', parse: integer(0, 65535), arg: 'N', help: 'port to listen on; 0 picks a free one (default 8080)' },
@@ -214,7 +214,8 @@ function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
     for (const flag of ['--in-memory', '--namespaced', '--at-version', '--read-only'])
       if (given.has(flag)) throw new UsageError(`--cluster and ${flag} exclude each other${flag === '--read-only' ? ' (a read-only cluster member is --cluster-reader)' : ''}`);
     if (config.standby && config.clusterReader) throw new UsageError('--standby waits for the writer lease; a --cluster-reader never takes it');
-    if (given.has('--cache-bytes') && !config.clusterReader) throw new UsageError('--cache-bytes bounds the copy of a --cluster-reader; a writer or standby holds every collection');
+    if (given.has('--cache-bytes') && !config.clusterReader && given.has('--history-versions'))
+      throw new UsageError('--cache-bytes bounds a writer that keeps no history; --history-versions needs every collection\'s files');
     if (!config.clusterEndpoint) throw new UsageError('--cluster needs --cluster-endpoint URL, e.g. http://127.0.0.1:7480');
     clusterLocation(config.cluster);
   }

@@ -69,6 +69,8 @@ export interface NativeStore {
   replication(): Promise<Buffer>;
   pin(version: number): Promise<Buffer>;
   setResident(names: string[] | null): Promise<Buffer>;
+  hold(names: string[]): Promise<Buffer>;
+  release(names: string[]): Promise<Buffer>;
   collectionReads(): Promise<Buffer>;
   waitForIndexes(): Promise<Buffer>;
   close(): Promise<Buffer>;

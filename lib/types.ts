@@ -354,6 +354,11 @@ export interface ReplicationPoint {
   manifest: string;
   /** HEADER and the segment files the manifest names, as they exist now; with history on, every segment and history file. */
   files: string[];
+  /**
+   * A writer holding some collections (`resident`): every name the segments of those it does not
+   * hold may have, but those in the directory. A copy keeps those it shipped before.
+   */
+  cold: string[];
   /** wal.log's length. */
   log_bytes: number;
 }
@@ -392,14 +397,17 @@ export interface OpenOptions {
    */
   pull?: () => Promise<void>;
   /**
-   * A read-only handle that holds only these collections' rows (a cluster reader's bounded cache):
-   * the others are listed, and a read touching one fails with 503 unless `fetchCollections` is
-   * given. Default: every collection. `setResident()` changes it.
+   * A handle that holds only these collections' rows (a cluster node's bounded cache): the others
+   * are listed, and a read (or a writer's upsert or delete) touching one fails with 503 unless
+   * `fetchCollections` is given. A writer's open fails so too (`notResident` names them) when its
+   * log changed rows of collections not named. Default: every collection. A reader's
+   * `setResident()` changes it, a writer's `hold()` and `release()`. Not with `historyVersions`.
    */
   resident?: string[];
   /**
-   * With `resident`: brings the files of the collections a read needs but the handle does not hold
-   * into the store directory and makes them resident (`setResident()`); the read then runs again.
+   * With `resident`: brings the files of the collections a call needs but the handle does not hold
+   * into the store directory and makes them resident (a reader's `setResident()`, a writer's
+   * `hold()`); the call then runs again.
    */
   fetchCollections?: (names: string[]) => Promise<void>;
   /** A writer keeps its last N commit versions readable for `atVersion` and `pin()` (default 0: no history). */

@@ -6,7 +6,8 @@ import type { NativeStore } from '../native';
 /** Runs that may miss only collections fetched for them already before the call fails. */
 const MAX_STALLS = 2;
 
-const missingOf = (e: unknown): string[] | undefined => (e as { notResident?: string[] } | null)?.notResident;
+/** The collections a core call found not resident, when that is why it failed. */
+export const notResidentOf = (e: unknown): string[] | undefined => (e as { notResident?: string[] } | null)?.notResident;
 
 export function fetchingCore(core: NativeStore, fetch: (names: string[]) => Promise<void>): NativeStore {
   const wrapped = new Map<PropertyKey, unknown>();
@@ -27,7 +28,7 @@ export function fetchingCore(core: NativeStore, fetch: (names: string[]) => Prom
             const needed = new Set<string>();
             let stalls = 0;
             for (;;) {
-              const missing = missingOf(e);
+              const missing = notResidentOf(e);
               if (missing === undefined || (missing.every((n) => needed.has(n)) && ++stalls > MAX_STALLS)) throw e;
               for (const n of missing) needed.add(n);
               await fetch([...needed]);

@@ -46,7 +46,7 @@ import { checkRecall, checkRemember, type RecallRequest, type RememberRequest, t
 import { bodyBytes } from './body';
 import { call, isCancelled, read } from './call';
 import { RecordsCursor } from './cursor';
-import { fetchingCore } from './fetching_core';
+import { fetchingCore, notResidentOf } from './fetching_core';
 import { Serial } from './serial';
 import { StoreError, cancelledError, toStoreError } from './errors';
 
@@ -103,6 +103,24 @@ function checkOptionShapes(options: OpenOptions): void {
 }
 
 /** A list of collection names, as the addon reads it. */
+/**
+ * Opens the native store. A writer holding some collections (`resident`) whose log changed rows of
+ * others has their files fetched (`fetchCollections`) and opens again holding them too.
+ */
+async function openCore(options: OpenOptions): Promise<NativeStore> {
+  let resident = options.resident;
+  for (;;) {
+    try {
+      return await native.NativeStore.open(coreOptions({ ...options, resident }));
+    } catch (e) {
+      const missing = notResidentOf(e);
+      if (!missing || !options.fetchCollections || missing.every((n) => resident?.includes(n))) throw e;
+      await options.fetchCollections(missing);
+      resident = [...new Set([...(resident ?? []), ...missing])];
+    }
+  }
+}
+
 function checkNames(names: unknown, what: string): void {
   if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) throw new StoreError(400, `${what} must be an array of collection names`);
 }
@@ -163,7 +181,7 @@ export class Store {
     Store.providersOf(options, options.dimension);
     let store: Store;
     try {
-      const core = await native.NativeStore.open(coreOptions(options));
+      const core = await openCore(options);
       const fetch = options.fetchCollections;
       store = new Store(fetch ? fetchingCore(core, fetch) : core, options.maxStalenessMs ?? null, options.readOnly === true, options.pull ?? null);
     } catch (e) {
@@ -269,9 +287,30 @@ export class Store {
   }
 
   /**
-   * When a read last needed each collection's rows (microseconds of a monotonic clock), for the
-   * collections read since the state was last loaded (opened, refreshed onto a new checkpoint, or
-   * `setResident`): a lazy reader's cache drops the ones read longest ago.
+   * A writer opened with `resident`: opens the named collections' segments from the files the
+   * manifest names, which the caller brought into the store directory (cluster mode's cache fetches
+   * them from the object store).
+   */
+  async hold(names: string[], o?: CallOptions): Promise<void> {
+    checkNames(names, 'hold()');
+    await call(o, () => this.core.hold(names));
+  }
+
+  /**
+   * A writer opened with `resident`: lets the named collections' rows go (their files may then be
+   * removed once the copy named by the last manifest is safe elsewhere). A collection whose rows
+   * changed since the last checkpoint is checkpointed first, so the manifest names every row.
+   */
+  async release(names: string[], o?: CallOptions): Promise<void> {
+    checkNames(names, 'release()');
+    await call(o, () => this.core.release(names));
+  }
+
+  /**
+   * The resident collections, each with when a read (or, on a writer, an upsert or delete) last
+   * needed its rows (microseconds of a monotonic clock; 0 when none did since the collection was
+   * loaded: opened, refreshed onto a new checkpoint, or made resident): a cache holding some
+   * collections drops the ones used longest ago.
    */
   async collectionReads(o?: CallOptions): Promise<Record<string, number>> {
     return json(await call(o, () => this.core.collectionReads())) as Record<string, number>;

@@ -105,8 +105,10 @@ Store::Store(const StoreOptions& options) : options_(options), index_builds_(std
 Store::~Store() { StopIndexBuilds(); }
 
 IndexConfig Store::Check(const StoreOptions& options) {
-  if (options.resident && (options.in_memory || !options.read_only || options.at_version))
-    throw BadRequest("resident (the collections a lazy reader holds) applies to a read-only store on disk at its newest version");
+  if (options.resident && (options.in_memory || options.at_version))
+    throw BadRequest("resident (the collections a store holds of those listed) applies to a store on disk at its newest version");
+  if (options.resident && !options.read_only && options.history_versions > 0)
+    throw BadRequest("a writer holding some collections (resident) keeps no history: historyVersions needs every collection's files");
   if (options.in_memory) {
     if (!options.dimension) throw BadRequest("an in-memory store needs a dimension (0 for keyword-only)");
     return Settle(options, std::nullopt);
@@ -679,7 +681,9 @@ std::string Store::Refresh() {
 std::string Store::SetResident(std::optional<std::vector<std::string>> names) {
   std::lock_guard<std::mutex> writer(writer_mu_);
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");
-  if (role_ != Role::kReader || pinned()) throw BadRequest("only a reader at its newest version holds some collections and not others");
+  if (role_ != Role::kReader || pinned())
+    throw BadRequest(
+        "only a reader at its newest version changes what it holds with setResident; a writer opened with resident uses hold and release");
   std::optional<std::set<std::string>> set;
   if (names) set.emplace(names->begin(), names->end());
   versions_->SetResident(std::move(set));
@@ -689,12 +693,40 @@ std::string Store::SetResident(std::optional<std::vector<std::string>> names) {
   return OneMember("ok", true);
 }
 
+std::string Store::Hold(std::vector<std::string> names) {
+  std::lock_guard<std::mutex> writer(writer_mu_);
+  CheckHolding();
+  versions_->Hold(names);
+  Publish(versions_->Current());
+  IndexSealedSegments();
+  return OneMember("ok", true);
+}
+
+std::string Store::Release(std::vector<std::string> names) {
+  std::lock_guard<std::mutex> writer(writer_mu_);
+  CheckHolding();
+  for (const std::string& name : names)
+    if (versions_->RowsChangedSinceCheckpoint(name)) {
+      CheckpointOrPoison();
+      break;
+    }
+  versions_->Release(names);
+  Publish(versions_->Current());
+  return OneMember("ok", true);
+}
+
+void Store::CheckHolding() const {
+  if (role_ != Role::kWriter || !options_.resident)
+    throw BadRequest("only a writer opened with resident holds some collections and not others; a reader uses setResident");
+  CheckWritable();
+}
+
 std::string Store::CollectionReads() {
   SnapshotPtr snap = Current();
   return JsonText([&](JsonWriter& w) {
     JsonWriter::Scope reads = w.Object();
     for (const auto& [name, c] : snap->collections)
-      if (int64_t us = c->last_read_us.load(std::memory_order_relaxed)) w.Member(name, us);
+      if (c->resident) w.Member(name, c->last_used_us->load(std::memory_order_relaxed));
   });
 }
 
@@ -713,6 +745,11 @@ std::string Store::Replication() {
     {
       JsonWriter::Scope files = w.Array();
       for (const std::string& name : point.files) w.String(name);
+    }
+    w.Key("cold");
+    {
+      JsonWriter::Scope cold = w.Array();
+      for (const std::string& name : point.cold) w.String(name);
     }
     w.Member("log_bytes", point.log_bytes);
   });

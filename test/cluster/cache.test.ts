@@ -290,7 +290,7 @@ test('a store opened with resident holds only those collections: a read of anoth
   t.is((await lazy.list({ scope: ['a'], limit: 100 })).length, 20);
   const err = await t.throwsAsync(lazy.search({ query: [1, 0, 0, 0], top_k: 3, scope: ['a', 'b'] }), { instanceOf: StoreError });
   t.is(err?.status, 503);
-  t.regex(err?.message ?? '', /collection 'b' is not held by this reader/);
+  t.regex(err?.message ?? '', /collection 'b' is not held by this instance/);
   await t.throwsAsync(lazy.stats(), { message: /'b', 'c'/ });
   await t.throwsAsync(lazy.pin(1), { message: /holds only some collections' files/ });
   await t.throwsAsync(lazy.setResident('b' as unknown as string[]), { message: /setResident\(\) must be an array of collection names/ });
@@ -300,17 +300,22 @@ test('a store opened with resident holds only those collections: a read of anoth
   t.is((await lazy.stats()).footprint.doc_count, 60);
 });
 
-test('a cluster writer takes no cacheBytes (400): it holds every collection', (t) => {
+test('a cluster writer keeping history takes no cacheBytes (400): past versions need every collection', (t) => {
   const objects = {} as ObjectStore;
-  const err = t.throws(() => new ClusterNode({ objects, prefix: 's', location: 's3://b/s', dir: dir(t), reader: false, standby: false, leaseTtlMs: 4000, open: {}, cacheBytes: 1 << 20 }), { instanceOf: StoreError });
+  const options = { objects, prefix: 's', location: 's3://b/s', dir: dir(t), reader: false, standby: false, leaseTtlMs: 4000, open: { historyVersions: 3 }, cacheBytes: 1 << 20 };
+  const err = t.throws(() => new ClusterNode(options), { instanceOf: StoreError });
   t.is(err?.status, 400);
-  t.regex(err?.message ?? '', /cacheBytes bounds a reader's copy/);
+  t.regex(err?.message ?? '', /cacheBytes bounds a writer that keeps no history/);
 });
 
-test('resident is refused on a writer (400), and must be a list of names', async (t) => {
+test('resident is refused in memory, at a past version and on a writer keeping history (400), and must be a list of names', async (t) => {
   const home = dir(t);
-  await t.throwsAsync(Store.open({ dimension: 4, path: home, resident: ['a'] }), { message: /read-only store/ });
-  await t.throwsAsync(Store.open({ dimension: 4, inMemory: true, readOnly: true, resident: ['a'] }), { message: /read-only store on disk/ });
+  await t.throwsAsync(Store.open({ dimension: 4, inMemory: true, resident: ['a'] }), { message: /applies to a store on disk at its newest version/ });
+  const writer = await Store.open({ dimension: 4, path: home, historyVersions: 2 });
+  await writer.upsert('a', records('a', 0, 1));
+  await writer.close();
+  await t.throwsAsync(Store.open({ path: home, atVersion: 1, resident: ['a'] }), { message: /applies to a store on disk at its newest version/ });
+  await t.throwsAsync(Store.open({ path: home, historyVersions: 2, resident: ['a'] }), { message: /keeps no history/ });
   await t.throwsAsync(Store.open({ dimension: 4, path: home, readOnly: true, resident: 'a' as unknown as string[] }), { message: /resident must be an array of collection names/ });
 });
 

@@ -84,7 +84,7 @@ test('cluster flags: a bad location, a missing endpoint or credentials, and flag
     [['--lease-ttl', '5s'], creds, /--lease-ttl needs --cluster/],
     [[...at, '--standby', '--cluster-reader'], creds, /a --cluster-reader never takes it/],
     [['--cache-bytes', '1GiB'], creds, /--cache-bytes needs --cluster/],
-    [[...at, '--cache-bytes', '1GiB'], creds, /--cache-bytes bounds the copy of a --cluster-reader; a writer or standby holds every collection/],
+    [[...at, '--cache-bytes', '1GiB', '--history-versions', '3'], creds, /--cache-bytes bounds a writer that keeps no history/],
     [[...at, '--cluster-reader', '--cache-bytes', 'lots'], creds, /--cache-bytes must be a size/],
     [[...at, '--read-only'], creds, /--cluster and --read-only exclude each other \(a read-only cluster member is --cluster-reader\)/],
     [[...at, '--namespaced'], creds, /--cluster and --namespaced exclude each other/],

@@ -1,9 +1,15 @@
-// A cluster reader's bounded local copy (--cache-bytes): it holds the segment files of the
-// collections its reads needed, not the whole store. A read touching a collection it does not hold
+// A cluster node's bounded local copy (--cache-bytes): it holds the segment files of the
+// collections its calls needed, not the whole store. A call touching a collection it does not hold
 // fails in the core with `notResident`; the store (Store.open's fetchCollections) then asks this
-// cache to fetch that collection's files and make it resident, and runs the read again. Past the
-// byte bound, the collections read longest ago (Store.collectionReads) are dropped from the store
+// cache to fetch that collection's files and make it resident, and runs the call again. Past the
+// byte bound, the collections used longest ago (Store.collectionReads) are dropped from the store
 // and their files removed (the collections a fetch is for are kept, even past the bound).
+//
+// A reader's copy is the published state's files. A writer's directory also holds the files it
+// writes itself (checkpoints, compactions, indexes), so a writer drops a collection in three steps:
+// the store lets its rows go (checkpointing them first when they changed), the writer publishes,
+// and only then are its files removed, those the published state names: what is removed is in
+// the object store.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { StoreError } from '../../store/errors';
@@ -38,6 +44,12 @@ function filesByCollection(record: CurrentRecord): Map<string, [string, string][
 
 const sum = (sizes: Map<string, number>) => [...sizes.values()].reduce((a, b) => a + b, 0);
 
+/** A writer's side of its cache: what it published last, and a publish of everything it committed. */
+export interface Publisher {
+  published(): CurrentRecord | null;
+  durable(): Promise<void>;
+}
+
 export interface CollectionCacheOptions {
   objects: ObjectStore;
   prefix: string;
@@ -51,7 +63,9 @@ export class CollectionCache {
   private held = new Set<string>();
   private restored: Restored | null = null;
   private store: Store | null = null;
-  /** What the store was last told to hold (setResident). */
+  /** Set on a writer's cache. */
+  private publisher: Publisher | null = null;
+  /** What the store was last told to hold (setResident, hold). */
   private storeHolds = new Set<string>();
   /** Every change to the directory or the held set runs after the one before. */
   private readonly serial = new Serial();
@@ -82,9 +96,10 @@ export class CollectionCache {
     return this.serial.run(() => this.pullNow());
   }
 
-  /** The store the cache serves, once open. */
-  attach(store: Store): void {
+  /** The store the cache serves, once open (a writer's with its publisher). */
+  attach(store: Store, publisher: Publisher | null = null): void {
     this.store = store;
+    this.publisher = publisher;
     this.storeHolds = new Set(this.held); // it was opened with resident()
   }
 
@@ -99,18 +114,112 @@ export class CollectionCache {
         this.held.delete(n);
         this.held.add(n);
       }
-      // Reads that missed the same collections at once: the first one's fetch serves them all.
-      if (names.every((n) => this.storeHolds.has(n))) return;
+      // Calls that missed the same collections at once: the first one's fetch serves them all.
+      if (this.store && names.every((n) => this.storeHolds.has(n))) return;
       try {
-        await this.fetchHeld();
+        if (this.publisher) await this.fetchForWriter(names);
+        else await this.fetchHeld();
       } catch (err) {
         for (const n of fresh) this.held.delete(n);
         const list = names.map((n) => `'${n}'`).join(', ');
         throw new StoreError(503, `collection ${list} could not be fetched from the object store (${(err as Error).message}); retry`);
       }
       this.counters.fetched += fresh.length;
-      await this.settle(names, true);
+      // A writer's settle that fails (the publish) leaves the bound to the next one: the call runs.
+      if (this.publisher) await this.settleWriter(names).catch(() => undefined);
+      else await this.settle(names, true);
     });
+  }
+
+  /** A writer past the bound drops the collections used longest ago (after a publish, whose files count). */
+  settleSoon(): Promise<void> {
+    return this.serial.run(() => (this.publisher ? this.settleWriter([]) : Promise.resolve()));
+  }
+
+  /**
+   * A writer's fetch: the files its last publish names for `names` (those it does not hold keep
+   * the files they had when it let them go), then the store holds them. Before the store is open
+   * (its log changed rows of these collections), the files only.
+   */
+  private async fetchForWriter(names: string[]): Promise<void> {
+    const { objects, dir } = this.options;
+    const record = this.publisher?.published() ?? this.restored?.record;
+    if (!record) throw new Error('the collection cache restored nothing yet');
+    const missing = names.filter((n) => !this.storeHolds.has(n));
+    const files = filesByCollection(record);
+    const wanted = new Set(missing.flatMap((n) => (files.get(n) ?? []).map(([name]) => name)));
+    await fetchFiles(objects, record, dir, (name) => wanted.has(name), null);
+    if (!this.store) return;
+    await this.store.hold(missing);
+    for (const n of missing) this.storeHolds.add(n);
+  }
+
+  /**
+   * A writer's settle: the store's resident collections by last use; past the bound those used
+   * longest ago (never those in `keep`) are let go, published, and their files removed.
+   */
+  private async settleWriter(keep: string[]): Promise<void> {
+    const store = this.store as Store;
+    const uses = await store.collectionReads();
+    const resident = Object.keys(uses).sort((a, b) => uses[a] - uses[b]);
+    const sizes = await this.writerSizes(store, resident);
+    this.held = new Set([...resident.filter((n) => !keep.includes(n)), ...keep.filter((n) => n in uses)]);
+    this.heldBytes = sum(sizes);
+    const victims: string[] = [];
+    for (const n of this.held) {
+      if (this.heldBytes <= this.options.bytes) break;
+      if (keep.includes(n)) continue;
+      victims.push(n);
+      this.heldBytes -= sizes.get(n) ?? 0;
+    }
+    if (victims.length > 0) {
+      await store.release(victims);
+      for (const n of victims) {
+        this.held.delete(n);
+        this.storeHolds.delete(n);
+      }
+      this.counters.evicted += victims.length;
+      await this.publisher?.durable();
+    }
+    this.storeHolds = new Set(this.held);
+    await this.removeReleased(store);
+  }
+
+  /** Bytes of each resident collection's segment files in the writer's directory, by its manifest now. */
+  private async writerSizes(store: Store, resident: string[]): Promise<Map<string, number>> {
+    const point = await store.replication();
+    const owners = new Map<string, string>();
+    for (const c of (JSON.parse(point.manifest) as ReturnType<typeof manifestOf>).collections) for (const seg of c.segments) owners.set(String(seg.id), c.name);
+    const sizes = new Map(resident.map((n) => [n, 0]));
+    await Promise.all(
+      point.files.map(async (name) => {
+        const owner = owners.get(SEGMENT_FILE.exec(name)?.[1] ?? '');
+        if (owner === undefined || !sizes.has(owner)) return;
+        const size = await fs.stat(path.join(this.options.dir, name)).then((st) => st.size, () => 0);
+        sizes.set(owner, (sizes.get(owner) ?? 0) + size);
+      }),
+    );
+    return sizes;
+  }
+
+  /**
+   * A writer removes the files of the collections it does not hold that its last publish names
+   * (those are in the object store); temporary files of fetches a killed process left go too.
+   * The publish is read before the resident collections: a collection it names existed then, so
+   * it is either resident now or was let go (a collection is let go only in this cache's queue).
+   */
+  private async removeReleased(store: Store): Promise<void> {
+    const record = this.publisher?.published();
+    if (!record) return;
+    const resident = new Set(Object.keys(await store.collectionReads()));
+    const owners = segmentOwners(record);
+    const names = await fs.readdir(this.options.dir);
+    const doomed = names.filter((n) => {
+      if (n.endsWith(TEMPORARY)) return true;
+      const owner = owners.get(SEGMENT_FILE.exec(n)?.[1] ?? '');
+      return owner !== undefined && !resident.has(owner) && record.files[n] !== undefined;
+    });
+    await Promise.all(doomed.map((n) => fs.rm(path.join(this.options.dir, n), { force: true })));
   }
 
   /**
@@ -160,8 +269,8 @@ export class CollectionCache {
     // A dropped collection is no longer held (one created again since holds only log rows).
     const listed = new Set(this.restored ? manifestOf(this.restored.record).collections.map((c) => c.name) : []);
     const others = [...this.held].filter((n) => !keep.includes(n) && listed.has(n));
-    const unread = others.filter((n) => reads[n] === undefined);
-    const read = others.filter((n) => reads[n] !== undefined).sort((a, b) => reads[a] - reads[b]);
+    const unread = others.filter((n) => !reads[n]);
+    const read = others.filter((n) => reads[n]).sort((a, b) => reads[a] - reads[b]);
     this.held = new Set([...unread, ...read, ...keep.filter((n) => this.held.has(n))]);
   }
 

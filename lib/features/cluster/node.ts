@@ -28,8 +28,8 @@ export interface ClusterOptions {
   /** Open options of the local store (its path is `dir`). */
   open: Omit<OpenOptions, 'path' | 'inMemory' | 'pull'>;
   /**
-   * A reader's bound on the segment files it keeps in `dir`: it then fetches a collection's files
-   * on the first read that needs them (collection_cache.ts). Default: every file, restored at start.
+   * A bound on the segment files the node keeps in `dir`: it then fetches a collection's files on
+   * the first call that needs them (collection_cache.ts). Default: every file, restored at start.
    */
   cacheBytes?: number;
   /** How often a reader started before anything was published looks again (default 1 s). */
@@ -44,14 +44,17 @@ export class ClusterNode {
   private restored: Restored | null = null;
   private storeOpen: Store | null = null;
   private waitingFor: string | null;
-  /** A reader's bounded copy (cacheBytes), else null: the whole store is restored. */
+  /** The bounded copy (cacheBytes), else null: the whole store is restored. */
   readonly cache: CollectionCache | null;
+  /** The generation the cache last settled after (a writer's). */
+  private settledGeneration = -1;
 
   constructor(private readonly options: ClusterOptions) {
     this.waitingFor = `joining the cluster at ${options.location}`;
     this.lease = options.reader ? null : new WriterLease({ store: options.objects, key: `${options.prefix}/lease.json`, owner: this.owner, ttlMs: options.leaseTtlMs });
     const { objects, prefix, dir, cacheBytes } = options;
-    if (cacheBytes !== undefined && !options.reader) throw new StoreError(400, 'cacheBytes bounds a reader\'s copy; a writer holds every collection');
+    if (cacheBytes !== undefined && !options.reader && (options.open.historyVersions ?? 0) > 0)
+      throw new StoreError(400, 'cacheBytes bounds a writer that keeps no history: historyVersions needs every collection\'s files');
     this.cache = cacheBytes === undefined ? null : new CollectionCache({ objects, prefix, dir, bytes: cacheBytes });
   }
 
@@ -94,14 +97,17 @@ export class ClusterNode {
     }
     this.waitingFor = 'restoring the published state';
     let store: Store | null = null;
+    const cache = this.cache;
     try {
-      const base = await restore(objects, prefix, dir, this.restored);
-      store = await Store.open({ ...open, path: dir });
+      const base = cache ? await cache.pull() : await restore(objects, prefix, dir, this.restored);
+      const lazy = cache && { resident: cache.resident(), fetchCollections: (names: string[]) => cache.ensure(names) };
+      store = await Store.open({ ...open, path: dir, ...lazy });
       const shipper = new Shipper({ store, dir, objects, prefix, epoch: lease.epoch, base, confirmLease: async () => lease.held() || lease.renewNow() });
       lease.on('fenced', (by: string | null) => shipper.fence(`this writer was superseded${by ? ` by ${by}` : ''} (fenced); send writes to the current writer`));
       // Publishing CURRENT under this epoch at once fences the predecessor's late publishes.
       await shipper.sync();
       this.shipper = shipper;
+      cache?.attach(store, { published: () => shipper.published(), durable: () => this.durable() });
     } catch (err) {
       // A writer that cannot start hands the lease on at once rather than holding it for a TTL.
       await store?.close().catch(() => undefined);
@@ -147,10 +153,19 @@ export class ClusterNode {
     this.restored = this.cache ? await this.cache.pull() : await restore(this.options.objects, this.options.prefix, this.options.dir, this.restored);
   }
 
-  /** A writer's acknowledgement: resolves once every write the store committed so far is in the object store. */
-  durable(): Promise<void> {
-    if (!this.shipper) return Promise.reject(new StoreError(503, 'this instance does not write the cluster store'));
-    return this.shipper.sync();
+  /**
+   * A writer's acknowledgement: resolves once every write the store committed so far is in the
+   * object store. A bounded writer's cache settles after a publish of a new generation (its new
+   * files count against the bound), without holding the acknowledgement back.
+   */
+  async durable(): Promise<void> {
+    const shipper = this.shipper;
+    if (!shipper) throw new StoreError(503, 'this instance does not write the cluster store');
+    await shipper.sync();
+    if (this.cache && shipper.publishedGeneration !== this.settledGeneration) {
+      this.settledGeneration = shipper.publishedGeneration;
+      void this.cache.settleSoon().catch(() => undefined);
+    }
   }
 
   /** /cluster. */

@@ -166,6 +166,16 @@ export class Shipper {
     return this.fenced;
   }
 
+  /** The state this writer published last (before its first publish, the one it restored), or null. */
+  published(): CurrentRecord | null {
+    return this.record ?? this.options.base?.record ?? null;
+  }
+
+  /** The store's manifest generation this writer published last (-1 before its first publish). */
+  get publishedGeneration(): number {
+    return this.generation;
+  }
+
   sync(): Promise<void> {
     if (this.fenced) return Promise.reject(this.fenced);
     if (!this.running) return this.start();
@@ -261,6 +271,8 @@ export class Shipper {
     const files: Record<string, string> = {};
     const small: string[] = [];
     const large: string[] = [];
+    // A collection this writer does not hold keeps the files it shipped before.
+    for (const name of point.cold) if (this.files[name] !== undefined) files[name] = this.files[name];
     for (const name of point.files) {
       const uploaded = this.files[name];
       files[name] = uploaded ?? `${prefix}/files/${epoch}/${name}`;

@@ -40,8 +40,8 @@ class SettingError : public Error {
   std::string setting_, problem_;
 };
 
-// A read touched collections a lazy reader holds no files of (StoreOptions::resident): 503, with
-// their names kept apart so the caller can fetch them, make them resident and ask again.
+// A call needed the rows of collections this store holds no files of (StoreOptions::resident):
+// 503, with their names kept apart so the caller can fetch them, make them resident and ask again.
 class NotResidentError : public Error {
  public:
   explicit NotResidentError(std::vector<std::string> collections)
@@ -52,7 +52,7 @@ class NotResidentError : public Error {
   static std::string Message(const std::vector<std::string>& names) {
     std::string list;
     for (const std::string& n : names) list += (list.empty() ? "'" : ", '") + n + "'";
-    return "collection " + list + " is not held by this reader (its files are fetched on first use); retry";
+    return "collection " + list + " is not held by this instance (its files are fetched on first use); retry";
   }
   std::vector<std::string> collections_;
 };

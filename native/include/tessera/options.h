@@ -115,9 +115,11 @@ struct StoreOptions {
   // Unset: no limit. Sealed vectors are file-backed (mmap'd), so a store larger than memory is
   // legitimate; an opener that must bound memory (in memory, or without mmap) sets it.
   std::optional<uint64_t> max_vector_bytes;
-  // A reader that holds only some collections' files (cluster mode's bounded cache): the manifest's
-  // other collections are listed but their segments are not opened, and a read touching one fails
-  // with NotResidentError. Unset: every collection. Store::SetResident changes it.
+  // A store on disk that holds only some collections' files (cluster mode's bounded cache): the
+  // manifest's other collections are listed but their segments are not opened, and a read (or a
+  // writer's upsert or delete) touching one fails with NotResidentError. A writer's open fails so
+  // too when the log changed rows of collections not named here. Unset: every collection. A
+  // reader's Store::SetResident changes it; a writer's Store::Hold and Store::Release.
   std::optional<std::vector<std::string>> resident;
 };
 

@@ -118,13 +118,19 @@ class Store {
   // every collection), loading the newest state on disk afresh: {"ok": true}. Error(400) on a
   // writer or a pinned reader.
   std::string SetResident(std::optional<std::vector<std::string>> names);
-  // When a read last needed each collection's rows, in us of a monotonic clock ({"name": us}; the
-  // collections not read since the state was last loaded are left out): a lazy reader's cache
-  // drops the ones read longest ago.
+  // A writer holding some collections (StoreOptions::resident): Hold opens the named listed
+  // collections' segments from the files the manifest names (fetched by the caller), Release lets
+  // the named resident ones go, first checkpointing when their rows changed since the last one,
+  // so that the manifest names every row of theirs. {"ok": true}; Error(400) on any other store.
+  std::string Hold(std::vector<std::string> names);
+  std::string Release(std::vector<std::string> names);
+  // The resident collections, each with when a read (or, on a writer, an upsert or delete) last
+  // needed its rows, in us of a monotonic clock ({"name": us}; 0: not since the collection was
+  // loaded): a cache holding some collections drops the ones used longest ago.
   std::string CollectionReads();
   // GET /versions: commit_version, oldest_readable, pinned, readable (lists the directory).
   std::string Versions();
-  // Cluster mode's shipping point: {generation, manifest, files, log_bytes} (VersionSet::
+  // Cluster mode's shipping point: {generation, manifest, files, cold, log_bytes} (VersionSet::
   // ReplicationPoint) of a writer, taken between writes.
   std::string Replication();
   // Moves a read-only handle (a Reader) to past version, which it then serves pinned; Error(400)
@@ -198,6 +204,8 @@ class Store {
   VectorIndexConfig VectorIndexes() const;
   void StopIndexBuilds();
   void CheckWritable() const;
+  // Error(400) unless this is a writer holding some collections (Hold, Release).
+  void CheckHolding() const;
 
   StoreOptions options_;
   uint32_t dim_ = 0;

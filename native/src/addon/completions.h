@@ -73,15 +73,15 @@ class Completions {
   Napi::Env env_;
   Signal signal_;
   std::chrono::steady_clock::time_point last_yield_;  // JS thread only
-  size_t outstanding_ = 0;  // submitted, not yet settled; JS thread only. The signal keeps the
-                            // event loop alive while any is.
+  size_t outstanding_ = 0;                            // submitted, not yet settled; JS thread only. The signal keeps the
+                                                      // event loop alive while any is.
   Napi::FunctionReference set_immediate_;
   Napi::FunctionReference deliver_;  // Deliver, callable from JS
   std::mutex mu_;
   std::vector<Finished> done_;
   std::atomic<size_t> unstarted_{0};  // submitted, not yet begun by a thread of the core
-  bool armed_ = false;    // a delivery is signalled or scheduled and has not begun: Finish need not signal
-  bool polling_ = false;  // the JS thread polls (Poll): Finish need not signal
+  bool armed_ = false;                // a delivery is signalled or scheduled and has not begun: Finish need not signal
+  bool polling_ = false;              // the JS thread polls (Poll): Finish need not signal
 };
 
 }  // namespace tessera_addon

@@ -69,7 +69,8 @@ constexpr size_t kHandOverMinBytes = 64 * 1024;
 Napi::Buffer<char> AnswerBuffer(Napi::Env env, std::string& bytes) {
   if (bytes.size() < kHandOverMinBytes) return Napi::Buffer<char>::Copy(env, bytes.data(), bytes.size());
   auto* owned = new std::string(std::move(bytes));
-  return Napi::Buffer<char>::New(env, owned->data(), owned->size(), [](Napi::Env, char*, std::string* s) { delete s; }, owned);
+  return Napi::Buffer<char>::New(
+      env, owned->data(), owned->size(), [](Napi::Env, char*, std::string* s) { delete s; }, owned);
 }
 
 }  // namespace

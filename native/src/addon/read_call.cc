@@ -28,7 +28,9 @@ Napi::Value StartRead(const Napi::CallbackInfo& info, std::shared_ptr<tessera::S
     HeldBytes held = HoldBytes(info, body_arg);
     completions.Submit(
         std::move(store), deferred,
-        [&s, route, body = held.bytes, query = std::move(query), floats, token] { return s.Prepare(route, body, floats ? &query : nullptr, false)->Run(*token); },
+        [&s, route, body = held.bytes, query = std::move(query), floats, token] {
+          return s.Prepare(route, body, floats ? &query : nullptr, false)->Run(*token);
+        },
         Completions::Lane::kRead, held.ref);
     return Napi::Value(env, promise);
   }
@@ -51,7 +53,8 @@ Napi::Value StartCall(Napi::Env env, std::shared_ptr<tessera::Store> store, std:
   napi_deferred deferred;
   napi_value promise;
   NAPI_THROW_IF_FAILED(env, napi_create_promise(env, &deferred, &promise), Napi::Value());
-  env.GetInstanceData<AddonData>()->completions->Submit(std::move(store), deferred, std::move(work), Completions::Lane::kBlocking, held.ref);
+  env.GetInstanceData<AddonData>()->completions->Submit(std::move(store), deferred, std::move(work), Completions::Lane::kBlocking,
+                                                        held.ref);
   return Napi::Value(env, promise);
 }
 

@@ -57,6 +57,8 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::Call<&Store::Replication>>("replication"),
                          InstanceMethod<&StoreWrap::Call<&Store::Pin>>("pin"),
                          InstanceMethod<&StoreWrap::Call<&Store::SetResident>>("setResident"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Hold>>("hold"),
+                         InstanceMethod<&StoreWrap::Call<&Store::Release>>("release"),
                          InstanceMethod<&StoreWrap::Call<&Store::CollectionReads>>("collectionReads"),
                          InstanceMethod<&StoreWrap::Call<&Store::WaitForIndexes>>("waitForIndexes"),
                          InstanceMethod<&StoreWrap::Close>("close"),
@@ -209,14 +211,20 @@ Napi::Value StoreWrap::Call(const Napi::CallbackInfo& info) {
     return StartCall(env, shared_store, [s, v = uint64_t(info[0].As<Napi::Number>().Int64Value())] { return ((*s).*Method)(v); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(std::optional<std::vector<std::string>>)>) {
     return StartCall(env, shared_store, [s, names = OptionalStrings(env, info[0], "argument 0")] { return ((*s).*Method)(names); });
+  } else if constexpr (std::is_same_v<M, std::string (Store::*)(std::vector<std::string>)>) {
+    std::optional<std::vector<std::string>> names = OptionalStrings(env, info[0], "argument 0");
+    if (!names) throw Napi::TypeError::New(env, "argument 0 must be an array of strings");
+    return StartCall(env, shared_store, [s, names = std::move(*names)] { return ((*s).*Method)(names); });
   } else if constexpr (std::is_same_v<M, std::string (Store::*)(const std::string&, std::string_view)>) {
     std::string name = StringArg(info, 0);
     HeldBytes body = HoldBytes(info, 1);
-    return StartCall(env, shared_store, [s, name = std::move(name), body = body.bytes] { return ((*s).*Method)(name, body); }, body);
+    return StartCall(
+        env, shared_store, [s, name = std::move(name), body = body.bytes] { return ((*s).*Method)(name, body); }, body);
   } else {
     static_assert(std::is_same_v<M, std::string (Store::*)(std::string_view)>);
     HeldBytes body = HoldBytes(info, 0);
-    return StartCall(env, shared_store, [s, body = body.bytes] { return ((*s).*Method)(body); }, body);
+    return StartCall(
+        env, shared_store, [s, body = body.bytes] { return ((*s).*Method)(body); }, body);
   }
 }
 

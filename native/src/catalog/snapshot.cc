@@ -22,8 +22,8 @@ void Snapshot::Reading(const std::vector<const CollectionState*>& scope) {
   for (const CollectionState* c : scope)
     if (!c->resident) missing.push_back(c->name);
   if (!missing.empty()) throw NotResidentError(std::move(missing));
-  int64_t now = int64_t(NowNanos() / 1000);
-  for (const CollectionState* c : scope) c->last_read_us.store(now, std::memory_order_relaxed);
+  int64_t now = NowMicros();
+  for (const CollectionState* c : scope) c->last_used_us->store(now, std::memory_order_relaxed);
 }
 
 }  // namespace tessera

@@ -28,10 +28,11 @@ struct CollectionState {
   uint64_t rows = 0;       // every row slot, superseded ones included
   uint64_t dead_rows = 0;  // superseded or deleted rows, reclaimable by compaction
   uint64_t live_rows = 0;
-  bool resident = true;  // false: a lazy reader listed it but holds none of its rows (StoreOptions::resident)
-  // When a read last needed its rows (steady clock, us; 0: not since this state was made): a lazy
-  // reader's cache keeps the collections read most recently.
-  mutable std::atomic<int64_t> last_read_us{0};
+  bool resident = true;  // false: listed, but none of its rows are held (StoreOptions::resident)
+  // When a read (or, on a writer, a write) last needed its rows (steady clock, us; 0: not since
+  // the collection was loaded), shared by every state of the collection: a cache holding some
+  // collections keeps those used most recently.
+  std::shared_ptr<std::atomic<int64_t>> last_used_us;
 };
 
 using CollectionPtr = std::shared_ptr<const CollectionState>;
@@ -46,7 +47,7 @@ struct Snapshot {
   // Find, and NotResidentError when the collection is not resident (its rows are to be read).
   const CollectionState* Resolve(const std::string& name) const;
   // A read is about to need the rows of scope's collections: NotResidentError naming those that
-  // are not resident, if any; else each one's last_read_us is set.
+  // are not resident, if any; else each one's last_used_us is set.
   static void Reading(const std::vector<const CollectionState*>& scope);
 };
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "tessera/error.h"
+#include "util/clock.h"
 
 namespace tessera {
 namespace {
@@ -81,6 +82,7 @@ void StoreState::Validate(const Op& op) const {
         } else if constexpr (std::is_same_v<T, UpsertOp>) {
           ValidateName(o.collection, "collection");
           const Collection* c = Find(o.collection);
+          if (c && !c->resident) throw NotResidentError({c->name});
           for (size_t i = 0; i < o.records.size(); ++i) {
             for (const NamedVectorInput& nv : o.records[i].named) {
               const std::vector<std::string>* declared_names = c ? &c->schema->vector_names : nullptr;
@@ -91,7 +93,7 @@ void StoreState::Validate(const Op& op) const {
             }
           }
         } else if constexpr (std::is_same_v<T, DeleteOp>) {
-          must_exist(o.collection);
+          if (!must_exist(o.collection).resident) throw NotResidentError({o.collection});
         }
       },
       op);
@@ -143,7 +145,11 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
           aliases_.erase(o.name);
         } else if constexpr (std::is_same_v<T, UpsertOp>) {
           Collection& c = GetOrCreate(o.collection);
-          if (!c.resident) return;
+          if (!c.resident) {
+            cold_rows_logged_.insert(c.name);
+            return;
+          }
+          UsedRows(c);
           for (const RecordInput& rec : o.records) {
             if (std::optional<RowRef> old = c.ids.Find(rec.id)) {
               old->segment->MarkDeleted(old->row, version);
@@ -158,7 +164,11 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
           Touch(c);
         } else if constexpr (std::is_same_v<T, DeleteOp>) {
           Collection& c = *Find(o.collection);
-          if (!c.resident) return;
+          if (!c.resident) {
+            cold_rows_logged_.insert(c.name);
+            return;
+          }
+          UsedRows(c);
           for (const std::string& id : o.ids) {
             std::optional<RowRef> live = c.ids.Find(id);
             if (!live) continue;
@@ -216,6 +226,7 @@ SnapshotPtr StoreState::Freeze(uint64_t version, ThreadPool* pool) {
       state->dead_rows = c->dead_rows;
       state->live_rows = c->ids.size();
       state->resident = c->resident;
+      state->last_used_us = c->last_used_us;
       c->frozen = std::move(state);
     }
     snap->collections[name] = c->frozen;
@@ -227,6 +238,46 @@ void StoreState::AddCollection(const std::string& name, CollectionSchema schema,
   Collection& c = GetOrCreate(name);
   c.schema = std::make_shared<const CollectionSchema>(std::move(schema));
   c.resident = resident;
+}
+
+void StoreState::UsedRows(Collection& c) {
+  c.rows_changed = true;
+  c.last_used_us->store(NowMicros(), std::memory_order_relaxed);
+}
+
+std::vector<std::string> StoreState::Names(bool resident) const {
+  std::vector<std::string> names;
+  for (const auto& [name, c] : collections_)
+    if (c->resident == resident) names.push_back(name);
+  return names;
+}
+
+bool StoreState::RowsChangedSinceCheckpoint(const std::string& name) const {
+  const Collection* c = Find(name);
+  return c != nullptr && c->rows_changed;
+}
+
+void StoreState::MarkCheckpointed() {
+  for (auto& [name, c] : collections_) c->rows_changed = false;
+}
+
+void StoreState::Release(const std::string& name) {
+  Collection* c = Find(name);
+  if (c == nullptr || !c->resident) return;
+  if (c->rows_changed) throw std::logic_error("releasing collection '" + name + "' whose rows changed since the last checkpoint");
+  c->segments.clear();
+  c->ids = LiveIds();
+  c->rows = c->dead_rows = 0;
+  c->resident = false;
+  Touch(*c);
+}
+
+void StoreState::Hold(const std::string& name, std::vector<std::pair<SegmentPtr, SegmentIndexesPtr>> sealed) {
+  Collection* c = Find(name);
+  if (c == nullptr || c->resident) return;
+  c->resident = true;
+  for (auto& [segment, indexes] : sealed) AdoptSealedSegment(name, std::move(segment), std::move(indexes));
+  Touch(*c);
 }
 
 bool StoreState::LacksSealedIndexes(const Collection& c, const Slot& slot) {

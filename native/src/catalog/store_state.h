@@ -2,9 +2,11 @@
 // applies them at a version, and freezes the result into a Snapshot. Used by the live writer and
 // by recovery alike.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,8 +38,24 @@ class StoreState {
 
   // Recovery: a collection and the sealed segments an earlier checkpoint wrote for it, each with
   // the indexes derived from it so far (catalog/sealed_indexes.h). A collection loaded without its
-  // rows (resident false: a lazy reader's) takes no rows from the log either, only its schema.
+  // rows (resident false) takes no rows from the log either, only its schema: the log's upserts
+  // and deletes of it are noted (ColdRowsLogged) instead.
   void AddCollection(const std::string& name, CollectionSchema schema, bool resident = true);
+  // Collections not resident whose rows the log changed (see AddCollection): a reader skips them,
+  // a writer cannot (a checkpoint would lose them).
+  const std::set<std::string>& ColdRowsLogged() const { return cold_rows_logged_; }
+
+  // A writer holding some collections (StoreOptions::resident). The resident collections; those not
+  // resident; whether c's rows changed since the last checkpoint (MarkCheckpointed).
+  std::vector<std::string> Names(bool resident) const;
+  bool RowsChangedSinceCheckpoint(const std::string& name) const;
+  void MarkCheckpointed();
+  // Stops holding a resident collection's rows: it is listed with its schema, its segments let go.
+  // Only when its rows did not change since the last checkpoint, which names its segments.
+  void Release(const std::string& name);
+  // Holds the rows of a collection listed without them: its sealed segments, opened from the files
+  // the last manifest names.
+  void Hold(const std::string& name, std::vector<std::pair<SegmentPtr, SegmentIndexesPtr>> sealed);
   void AdoptSealedSegment(const std::string& collection, SegmentPtr segment, SegmentIndexesPtr indexes);
   void SetAlias(const std::string& name, const std::string& target) { aliases_[name] = target; }
 
@@ -78,6 +96,8 @@ class StoreState {
     uint64_t rows = 0;
     uint64_t dead_rows = 0;
     bool resident = true;
+    bool rows_changed = false;  // an upsert or delete applied since the last checkpoint
+    std::shared_ptr<std::atomic<int64_t>> last_used_us = std::make_shared<std::atomic<int64_t>>(0);
     CollectionPtr frozen;  // reused by Freeze() while nothing changed
   };
 
@@ -98,11 +118,14 @@ class StoreState {
     c.schema = std::move(schema);
   }
   void Touch(Collection& c) { c.frozen.reset(); }
+  // An upsert or delete is applied to c's rows.
+  static void UsedRows(Collection& c);
 
   uint32_t dim_;
   uint64_t next_segment_id_;
   std::map<std::string, std::unique_ptr<Collection>> collections_;
   std::map<std::string, std::string> aliases_;
+  std::set<std::string> cold_rows_logged_;
 };
 
 // Collection and alias names: 1 to 128 bytes of letters, digits, '_', '-', '.', not starting

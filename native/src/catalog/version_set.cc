@@ -144,6 +144,8 @@ void VersionSet::LoadFrom(const std::optional<Manifest>& manifest, const std::ve
   }
   uint64_t offset = 0;
   for (const std::string& log : logs) offset = ReplayLog(state, version, log, 0, until);
+  if (logging_ && !state.ColdRowsLogged().empty())
+    throw NotResidentError(std::vector<std::string>(state.ColdRowsLogged().begin(), state.ColdRowsLogged().end()));
   if (check) check(version);
   state_ = std::move(state);
   version_ = version;
@@ -231,10 +233,16 @@ void VersionSet::Checkpoint() {
   m.aliases = snap->aliases;
   for (const auto& [name, c] : snap->collections) {
     ManifestCollection& mc = m.collections.emplace_back(ManifestCollection{name, *c->schema, {}});
+    if (!c->resident) {
+      // Not held: its rows did not change since the last manifest named its segments.
+      mc.segments = ManifestEntry(name).segments;
+      continue;
+    }
     for (const SegmentRef& ref : c->segments)
       if (ref.rows > 0) mc.segments.push_back(Entry(dir_, *ref.segment, ref.rows, version_));
   }
   ReplaceManifest(std::move(m));
+  state_.MarkCheckpointed();
   if (history_versions_ > 0 && version_ > previous)
     wal_.Rotate(dir_ + "/" + KeptLogName(previous, version_));
   else
@@ -252,7 +260,7 @@ void VersionSet::ReplaceManifest(Manifest m) {
 }
 
 VersionSet::ReplicationPoint VersionSet::Replication() const {
-  ReplicationPoint point{manifest_writes_, ManifestText(manifest_), {"HEADER"}, wal_.bytes()};
+  ReplicationPoint point{manifest_writes_, ManifestText(manifest_), {"HEADER"}, {}, wal_.bytes()};
   if (history_versions_ > 0) {
     // Past versions need the kept manifests and logs, and the segment files those name: every
     // finished segment and history file there is.
@@ -260,14 +268,61 @@ VersionSet::ReplicationPoint VersionSet::Replication() const {
       if ((IsSegmentFileName(name) && !name.ends_with(".tmp")) || IsHistoryFileName(name)) point.files.push_back(name);
     return point;
   }
+  std::vector<std::string> cold = state_.Names(false);
   for (const ManifestCollection& mc : manifest_.collections) {
+    bool held = std::find(cold.begin(), cold.end(), mc.name) == cold.end();
     for (const ManifestSegment& segment : mc.segments) {
-      for (const std::string& name : SegmentFileNames(segment.id))
-        if (!name.ends_with(".tmp") && FileExists(dir_ + "/" + name)) point.files.push_back(name);
-      if (!segment.deletions.empty()) point.files.push_back(segment.deletions);
+      std::vector<std::string> names = SegmentFileNames(segment.id);
+      if (!segment.deletions.empty()) names.push_back(segment.deletions);
+      for (std::string& name : names) {
+        if (name.ends_with(".tmp")) continue;
+        if (FileExists(dir_ + "/" + name))
+          point.files.push_back(std::move(name));
+        else if (!held)
+          point.cold.push_back(std::move(name));
+      }
     }
   }
   return point;
+}
+
+const ManifestCollection& VersionSet::ManifestEntry(const std::string& name) const {
+  for (const ManifestCollection& mc : manifest_.collections)
+    if (mc.name == name) return mc;
+  throw std::logic_error("collection '" + name + "' is listed without its rows but the manifest does not name it");
+}
+
+void VersionSet::Release(const std::vector<std::string>& names) {
+  for (const std::string& name : names) state_.Release(name);
+}
+
+void VersionSet::Hold(const std::vector<std::string>& names) {
+  struct Sealed {
+    std::string collection;
+    const CollectionSchema* schema;  // as declared now: the log may have changed the manifest's
+    const ManifestSegment* meta;
+    SegmentPtr segment;
+    SegmentIndexesPtr indexes;
+  };
+  SnapshotPtr snap = Current();
+  std::vector<Sealed> sealed;
+  std::vector<std::string> cold = state_.Names(false);
+  for (const std::string& name : names) {
+    if (std::find(cold.begin(), cold.end(), name) == cold.end()) continue;
+    for (const ManifestSegment& ms : ManifestEntry(name).segments)
+      sealed.push_back({name, snap->collections.at(name)->schema.get(), &ms, nullptr, nullptr});
+  }
+  // Opened before anything changes: a missing or damaged file refuses the whole call.
+  pool_.ParallelFor(sealed.size(), [&](size_t i) {
+    Sealed& s = sealed[i];
+    s.segment = Segment::OpenSealed(dir_, s.meta->id, dim_, mmap_, s.meta->deletions, logging_);
+    s.indexes = OpenSealedSegmentIndexes(dir_, *s.segment, *s.schema, logging_);
+  });
+  std::map<std::string, std::vector<std::pair<SegmentPtr, SegmentIndexesPtr>>> by_collection;
+  for (const std::string& name : names)
+    if (std::find(cold.begin(), cold.end(), name) != cold.end()) by_collection[name];
+  for (Sealed& s : sealed) by_collection[s.collection].emplace_back(std::move(s.segment), std::move(s.indexes));
+  for (auto& [name, segments] : by_collection) state_.Hold(name, std::move(segments));
 }
 
 uint64_t VersionSet::BeginCompaction() {

@@ -40,11 +40,19 @@ class VersionSet {
   };
   Refreshed Refresh();
   // The collections whose segments a load opens (nullopt: all; see StoreOptions::resident); the
-  // others are listed, their rows left unread. Takes effect at the next load.
+  // others are listed, their rows left unread. Takes effect at the next load. A writer's load
+  // throws NotResidentError naming the collections not held whose rows the log changed.
   void SetResident(std::optional<std::set<std::string>> names) { resident_ = std::move(names); }
   bool holds_some() const { return resident_.has_value(); }
   // A reader loads the newest state on disk afresh (after SetResident).
   void Reload() { Load(); }
+  // A writer holding some collections: whether a resident collection's rows changed since the last
+  // checkpoint (then it cannot be released before the next); Release lets resident collections'
+  // rows go (they stay listed, and the next checkpoint names their segments as the last one did);
+  // Hold opens listed collections' segments from the files the manifest names.
+  bool RowsChangedSinceCheckpoint(const std::string& name) const { return state_.RowsChangedSinceCheckpoint(name); }
+  void Release(const std::vector<std::string>& names);
+  void Hold(const std::vector<std::string>& names);
   // Loads the state at version target from the kept manifests and logs; Error(400) naming the
   // oldest readable version when its files are gone (or it is newer than the newest), the state
   // served before left in place.
@@ -84,6 +92,9 @@ class VersionSet {
     // HEADER and the segment files the manifest names, as they exist now; with history on, every
     // segment and history file (what past versions need).
     std::vector<std::string> files;
+    // Files a writer holding some collections lists for those it does not hold but has not in the
+    // directory: the copy keeps them as already shipped (every name such a segment may have).
+    std::vector<std::string> cold;
     uint64_t log_bytes;  // wal.log's length
   };
   ReplicationPoint Replication() const;
@@ -123,6 +134,8 @@ class VersionSet {
   uint64_t ReplayLog(StoreState& state, uint64_t& version, const std::string& log, uint64_t from, uint64_t until);
   // Writes m as MANIFEST; with history on, the one it replaces is kept.
   void ReplaceManifest(Manifest m);
+  // The manifest's entry of a collection (one listed without its rows is always named there).
+  const ManifestCollection& ManifestEntry(const std::string& name) const;
   // Writes a sealed copy of every memory segment's rows and swaps it in.
   void SealMemorySegments(const Snapshot& snap);
   // Removes segment files the manifest does not name (dropped collections, old deletion bitmaps),
