@@ -68,16 +68,16 @@ export function leaseMetrics(registry: Registry, lease: () => WriterLease | null
     countedElsewhere(registry, `svc_lease_${kind}_total`, help, () => lease()?.counters[kind] ?? 0);
 }
 
-/** A --cache-bytes reader's cache (0 otherwise): bytes held, collections fetched and removed. */
+/** A --cache-bytes member's cache (0 otherwise): bytes held, collections fetched and removed. */
 export function cacheMetrics(registry: Registry, cache: () => CollectionCache | null): void {
   new Gauge({
     name: 'svc_cache_bytes',
-    help: 'Bytes of the segment files a --cache-bytes reader holds',
+    help: 'Bytes of the segment files a --cache-bytes member holds',
     registers: [registry],
     collect() {
       this.set(cache()?.heldBytes ?? 0);
     },
   });
-  countedElsewhere(registry, 'svc_cache_fetches_total', 'Collections a --cache-bytes reader fetched on a read that needed them', () => cache()?.counters.fetched ?? 0);
-  countedElsewhere(registry, 'svc_cache_evictions_total', 'Collections a --cache-bytes reader removed past its bound', () => cache()?.counters.evicted ?? 0);
+  countedElsewhere(registry, 'svc_cache_fetches_total', 'Collections a --cache-bytes member fetched on a call that needed them', () => cache()?.counters.fetched ?? 0);
+  countedElsewhere(registry, 'svc_cache_evictions_total', 'Collections a --cache-bytes member removed past its bound', () => cache()?.counters.evicted ?? 0);
 }
