@@ -780,6 +780,8 @@ uint64_t Store::DeleteExpired() {
   uint64_t deleted = 0;
   SnapshotPtr snap = Current();
   for (const auto& [name, c] : snap->collections) {
+    // A writer holding some collections sweeps those: the others are swept once held again.
+    if (!c->resident) continue;
     try {
       deleted += DeleteRows(name, ParseDelete(expired));
     } catch (const Error& e) {

@@ -217,10 +217,10 @@ rgw.test('temporary files a killed fetch left in the directory are removed', asy
   const objects = await rgw.bucket(t);
   await published(t, objects);
   const home = dir(t);
-  fs.writeFileSync(path.join(home, 'seg-1.vec.replica-tmp'), Buffer.alloc(4096));
-  fs.writeFileSync(path.join(home, 'seg-77.rows.replica-tmp'), Buffer.alloc(4096));
+  fs.writeFileSync(path.join(home, 'replica-tmp.seg-1.vec'), Buffer.alloc(4096));
+  fs.writeFileSync(path.join(home, 'replica-tmp.seg-77.rows'), Buffer.alloc(4096));
   const lazy = await reader(t, objects, 1 << 30, home);
-  t.deepEqual(fs.readdirSync(home).filter((n) => n.endsWith('.replica-tmp')), []);
+  t.deepEqual(fs.readdirSync(home).filter((n) => n.startsWith('replica-tmp.')), []);
   const full = await reader(t, objects);
   t.is(await answers(lazy.store, 'a'), await answers(full.store, 'a'));
 });

@@ -408,3 +408,20 @@ rgw.test('a writer that cannot start (CURRENT of an unknown format) fails naming
   await second.start();
   t.regex(second.status().lease_owner ?? '', /:2$/, 'taken at once, long before the 60 s TTL');
 });
+
+rgw.test('a round that starts over after uploading some files (a compaction removed one under it) publishes: a file key of its own epoch already there counts as uploaded', async (t) => {
+  const objects = await rgw.bucket(t);
+  const { store, shipper, home } = await writer(t, objects);
+  await store.upsert('c', records(0, 20));
+  await store.flush();
+  // What an earlier round put before it started over.
+  const rows = fs.readdirSync(home).find((n) => /^seg-\d+\.rows$/.test(n))!;
+  await objects.put(`s/files/1/${rows}`, fs.readFileSync(path.join(home, rows)), { ifNoneMatch: '*' });
+  await shipper.sync();
+  const current = await readCurrent(objects, 's');
+  t.is(current?.record.files[rows], `s/files/1/${rows}`);
+  const copy = dir(t);
+  await restore(objects, 's', copy);
+  const restored = await opened(t, copy, true);
+  t.is((await restored.list({ scope: ['c'], limit: 100 })).length, 20);
+});

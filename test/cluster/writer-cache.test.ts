@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ExecutionContext } from 'ava';
 import type { ObjectStore } from '../../lib/features/cluster/object_store';
+import { readCurrent } from '../../lib/features/cluster/replication';
 import { ClusterNode, type Store, stringifyExact } from '../../lib/index';
 import { call, startServer, tempDir } from '../http/helpers';
 import { radosgwForFile } from '../harness/radosgw';
@@ -79,9 +80,10 @@ rgw.test('past --cache-bytes a writer lets the collections used longest ago go, 
     await durably(w.node, () => store.flush());
     await w.node.cache?.settleSoon();
   }
-  // A bound of one byte: after a publish nothing is held; a call holds what it needs, alone.
-  t.deepEqual([...heldCollections(w.home)], []);
-  t.is(w.node.cache?.counters.evicted, 3);
+  // A bound of one byte: after a publish only the collection used last is held; a call holds
+  // what it needs, alone.
+  t.deepEqual([...heldCollections(w.home)], ['c']);
+  t.is(w.node.cache?.counters.evicted, 2);
   const full = node(t, objects, { reader: true });
   const reader = await full.node.start();
   for (const c of COLLECTIONS) {
@@ -158,4 +160,69 @@ rgw.test('tessera serve --cluster --cache-bytes: a writer killed with SIGKILL lo
     for (let round = 0; round < 12; round++) if (COLLECTIONS[round % 3] === c) for (let i = 0; i < 40; i++) expected.add(`${c}${round * 10 + i}`);
     t.deepEqual(listed.map((h) => h.id).sort(), [...expected].sort(), `collection ${c}`);
   }
+});
+
+/** Every file the published manifest needs is named by CURRENT and is in the object store. */
+async function publishedWhole(t: ExecutionContext, objects: ObjectStore): Promise<void> {
+  const current = await readCurrent(objects, 's');
+  if (!current) return t.fail('nothing published');
+  const manifest = JSON.parse(current.record.manifest) as { collections: { segments: { id: number; deletions: string }[] }[] };
+  for (const { segments } of manifest.collections) {
+    for (const { id, deletions } of segments) {
+      for (const name of [`seg-${id}.rows`, ...(deletions ? [deletions] : [])]) {
+        const key: string | undefined = current.record.files[name];
+        t.truthy(key, `CURRENT names ${name}`);
+        if (key) t.true((await objects.get(key)).body.length > 0, `${key} is in the object store`);
+      }
+    }
+  }
+}
+
+rgw.test('a bounded writer that drops a collection it does not hold, compacts and crashes leaves a published state every member opens', async (t) => {
+  const objects = await rgw.bucket(t);
+  const w = node(t, objects, { cacheBytes: 1 });
+  const store = await w.node.start();
+  for (const c of COLLECTIONS) await durably(w.node, () => store.upsert(c, records(c, 0, ROWS)));
+  await durably(w.node, () => store.flush());
+  await w.node.cache?.settleSoon();
+  t.false(heldCollections(w.home).has('a'), 'a is not held');
+  await durably(w.node, () => store.dropCollection('a'));
+  await durably(w.node, () => store.upsert('c', records('c', 0, 50)));
+  await durably(w.node, () => store.compact());
+  await w.node.cache?.settleSoon();
+  await publishedWhole(t, objects);
+  // The writer goes away without closing; an unbounded reader and standby open what it published.
+  await w.node.lease?.release();
+  const full = node(t, objects, { reader: true });
+  const reader = await full.node.start();
+  t.deepEqual(await reader.collections(), ['b', 'c']);
+  const standby = node(t, objects, { standby: true });
+  const successor = await standby.node.start();
+  t.is((await successor.list({ scope: ['b'], limit: 10_000 })).length, ROWS);
+  t.is((await successor.list({ scope: ['c'], limit: 10_000 })).length, ROWS);
+});
+
+rgw.test('a bounded member restarted over its directory holds what it left there and, when its log needs another collection, fetches it too before opening', async (t) => {
+  const objects = await rgw.bucket(t);
+  const first = node(t, objects, {});
+  const writer = await first.node.start();
+  for (const c of COLLECTIONS) await durably(first.node, () => writer.upsert(c, records(c, 0, ROWS)));
+  await durably(first.node, () => writer.flush());
+  // A bounded reader over a directory of its own holds b and c there (room for two collections).
+  const sizes = fs.readdirSync(first.home).filter((n) => n.startsWith('seg-')).map((n) => fs.statSync(path.join(first.home, n)).size);
+  const bound = Math.ceil((sizes.reduce((a, b) => a + b, 0) / COLLECTIONS.length) * 2.5);
+  const home = dir(t);
+  const warm = node(t, objects, { reader: true, cacheBytes: bound }, home);
+  const warmStore = await warm.node.start();
+  await warmStore.list({ scope: ['b'], limit: 1 });
+  await warmStore.list({ scope: ['c'], limit: 1 });
+  await warm.node.close();
+  t.deepEqual([...heldCollections(home)].sort(), ['b', 'c']);
+  // The writer's log now needs a; it goes away without closing.
+  await durably(first.node, () => writer.upsert('a', records('a', ROWS, 4)));
+  await first.node.lease?.release();
+  const bounded = node(t, objects, { standby: true, cacheBytes: bound }, home);
+  const store = await bounded.node.start();
+  t.is((await store.list({ scope: ['a'], limit: 10_000 })).length, ROWS + 4);
+  for (const c of ['b', 'c']) t.is((await store.list({ scope: [c], limit: 10_000 })).length, ROWS, `collection ${c}`);
 });

@@ -103,7 +103,7 @@ test('opening a writer whose log changed rows of collections it would not hold i
   t.deepEqual(await idsOf(dir), { a: range('a', 50), b: range('b', 53), c: range('c', 50).filter((id) => id !== 'c7') });
 });
 
-test('the replication point lists a collection the writer does not hold as cold once its files are not in the directory', async (t) => {
+test('the replication point lists as cold what the manifest names but the directory lacks: the files of a collection not held', async (t) => {
   const dir = await sealedStore();
   const store = await Store.open({ path: dir, resident: ['a', 'b'] });
   t.teardown(() => store.close());
@@ -111,13 +111,13 @@ test('the replication point lists a collection the writer does not hold as cold 
   const manifest = JSON.parse(before.manifest) as { collections: { name: string; segments: { id: number }[] }[] };
   const idOf = (c: string) => manifest.collections.find((m) => m.name === c)!.segments[0].id;
   t.true(before.files.includes(`seg-${idOf('c')}.vec`), 'a file still in the directory is listed as such');
-  t.true(before.cold.every((n) => n.startsWith(`seg-${idOf('c')}.`)), 'only names c may have, that are not in the directory, are cold');
+  t.true(before.cold.every((n) => !fs.existsSync(path.join(dir, n))), 'cold names are those not in the directory');
   for (const name of fs.readdirSync(dir)) if (name.startsWith(`seg-${idOf('c')}.`)) fs.rmSync(path.join(dir, name));
   const after = await store.replication();
-  t.true(after.cold.includes(`seg-${idOf('c')}.vec`), 'the segment of c is named cold');
+  t.true(after.cold.includes(`seg-${idOf('c')}.vec`) && after.cold.includes(`seg-${idOf('c')}.rows`), 'the segment of c is named cold');
   t.false(after.files.some((n) => n.startsWith(`seg-${idOf('c')}.`)));
   t.true(after.files.includes(`seg-${idOf('a')}.vec`) && after.files.includes(`seg-${idOf('b')}.vec`));
-  t.false(after.cold.some((n) => n.startsWith(`seg-${idOf('a')}.`)), 'a resident collection is never cold');
+  t.false(after.files.some((n) => after.cold.includes(n)), 'no name is both');
 });
 
 test('collectionReads lists every resident collection; a read stamps its collection, and on a writer an upsert too', async (t) => {
@@ -148,4 +148,80 @@ test('hold() and release() are 400 on a reader and on a writer opened without re
   const reader = await Store.open({ path: dir, readOnly: true, resident: ['a'] });
   t.teardown(() => reader.close());
   await t.throwsAsync(reader.hold(['b']), { message: /only a writer opened with resident/ });
+});
+
+test('release() of a collection created since the last checkpoint checkpoints it first: the next checkpoint names it, and hold() brings it back', async (t) => {
+  const dir = await sealedStore();
+  const store = await Store.open({ path: dir, resident: COLLECTIONS });
+  await store.createCollection('fresh');
+  await store.release(['fresh']);
+  await store.flush();
+  t.false(store.poisoned() !== null, 'the checkpoint after it is not refused');
+  await store.hold(['fresh']);
+  await store.upsert('fresh', records('fresh', 0, 3));
+  await store.close();
+  t.deepEqual((await idsOf(dir)).fresh, range('fresh', 3));
+});
+
+test('a collection dropped and created again, then released before any checkpoint, is the new one: the dropped rows stay dropped', async (t) => {
+  const dir = await sealedStore();
+  const store = await Store.open({ path: dir, resident: COLLECTIONS });
+  await store.dropCollection('b');
+  await store.createCollection('b');
+  await store.release(['b']);
+  await store.flush();
+  await store.close();
+  t.deepEqual((await idsOf(dir)).b, [], 'the re-created collection is empty');
+});
+
+test('a collection not held that is dropped stays named cold until the next checkpoint forgets it', async (t) => {
+  const dir = await sealedStore();
+  const store = await Store.open({ path: dir, resident: ['a'] });
+  t.teardown(() => store.close());
+  const manifest = JSON.parse((await store.replication()).manifest) as { collections: { name: string; segments: { id: number }[] }[] };
+  const cId = manifest.collections.find((m) => m.name === 'c')!.segments[0].id;
+  for (const name of fs.readdirSync(dir)) if (name.startsWith(`seg-${cId}.`)) fs.rmSync(path.join(dir, name));
+  await store.dropCollection('c');
+  t.true((await store.replication()).cold.includes(`seg-${cId}.rows`), 'the manifest still names its files: they stay cold, not left out');
+  await store.flush();
+  const after = await store.replication();
+  t.false([...after.files, ...after.cold].some((n) => n.startsWith(`seg-${cId}.`)), 'the checkpoint forgot them');
+});
+
+test('sweepExpired on a writer holding some collections sweeps those and needs no other', async (t) => {
+  const dir = tempDir();
+  // Entries remembered with a clock long past have expired by now.
+  const writer = await Store.open({ dimension: 4, path: dir, embedProvider: 'hash:4', clock: () => 1_000_000 });
+  for (const c of COLLECTIONS) await writer.remember(c, { id: 'x', text: 'soon gone', ttl_seconds: 1 });
+  await writer.flush();
+  await writer.close();
+  const store = await Store.open({ path: dir, resident: ['a'], fetchCollections: async (names) => t.fail(`fetched ${names}`) });
+  t.deepEqual(await store.sweepExpired(), { deleted: 1 });
+  await store.close();
+  t.deepEqual(await idsOf(dir), { a: [], b: ['x'], c: ['x'] });
+});
+
+test('a lazy reader counts its own reads only: the writer\'s writes it replays on refresh do not stamp a collection', async (t) => {
+  const dir = await sealedStore();
+  const writer = await Store.open({ path: dir });
+  t.teardown(() => writer.close());
+  const reader = await Store.open({ path: dir, readOnly: true, resident: ['a', 'b'] });
+  t.teardown(() => reader.close());
+  await reader.search({ query: [1, 0, 0, 0], top_k: 1, scope: ['a'] });
+  await writer.upsert('b', records('b', 50, 3));
+  await reader.refresh();
+  const uses = await reader.collectionReads();
+  t.true(uses.a > 0);
+  t.is(uses.b, 0, 'b was written, never read here');
+});
+
+test('the writer\'s sweep of unnamed segment files leaves a cluster fetch\'s temporary file alone', async (t) => {
+  const dir = await sealedStore();
+  const inFlight = path.join(dir, 'replica-tmp.seg-99.vec');
+  fs.writeFileSync(inFlight, Buffer.alloc(64));
+  const store = await Store.open({ path: dir });
+  await store.upsert('a', records('a', 50, 1));
+  await store.flush();
+  await store.close();
+  t.true(fs.existsSync(inFlight));
 });

@@ -16,7 +16,7 @@ import { StoreError } from '../../store/errors';
 import type { Store } from '../../store/store';
 import { NotFound } from './errors';
 import type { ObjectStore } from './object_store';
-import { type CurrentRecord, type FileFilter, fetchFiles, readRestoredKeys, type Restored, restore, TEMPORARY, writeRestoredKeys } from './replication';
+import { type CurrentRecord, type FileFilter, fetchFiles, readRestoredKeys, type Restored, isTemporary, restore, writeRestoredKeys } from './replication';
 import { Serial } from '../../store/serial';
 
 /** A segment file's name: seg-N.<kind> (see native/src/storage/file_names.h). */
@@ -125,15 +125,28 @@ export class CollectionCache {
         throw new StoreError(503, `collection ${list} could not be fetched from the object store (${(err as Error).message}); retry`);
       }
       this.counters.fetched += fresh.length;
+      // Before the store is open (a writer whose log needs these): it opens with resident() next,
+      // so nothing held may be dropped now.
+      if (!this.store) return;
       // A writer's settle that fails (the publish) leaves the bound to the next one: the call runs.
       if (this.publisher) await this.settleWriter(names).catch(() => undefined);
       else await this.settle(names, true);
     });
   }
 
-  /** A writer past the bound drops the collections used longest ago (after a publish, whose files count). */
+  /**
+   * A writer past the bound drops the collections used longest ago (after a publish, whose files
+   * count), but the one used last: a collection larger than the bound that takes every write
+   * would otherwise be dropped and fetched again at each publish.
+   */
   settleSoon(): Promise<void> {
-    return this.serial.run(() => (this.publisher ? this.settleWriter([]) : Promise.resolve()));
+    return this.serial.run(async () => {
+      const store = this.store;
+      if (!this.publisher || !store) return;
+      const uses = await store.collectionReads();
+      const last = Object.keys(uses).reduce<string | null>((a, b) => (a === null || uses[b] > uses[a] ? b : a), null);
+      await this.settleWriter(last !== null && uses[last] > 0 ? [last] : []);
+    });
   }
 
   /**
@@ -215,7 +228,7 @@ export class CollectionCache {
     const owners = segmentOwners(record);
     const names = await fs.readdir(this.options.dir);
     const doomed = names.filter((n) => {
-      if (n.endsWith(TEMPORARY)) return true;
+      if (isTemporary(n)) return true;
       const owner = owners.get(SEGMENT_FILE.exec(n)?.[1] ?? '');
       return owner !== undefined && !resident.has(owner) && record.files[n] !== undefined;
     });
@@ -340,7 +353,7 @@ export class CollectionCache {
     if (!record) return;
     const want = this.wanted(record);
     const names = await fs.readdir(this.options.dir);
-    const doomed = names.filter((n) => n.endsWith(TEMPORARY) || (SEGMENT_FILE.test(n) && !want(n)));
+    const doomed = names.filter((n) => isTemporary(n) || (SEGMENT_FILE.test(n) && !want(n)));
     await Promise.all(doomed.map((n) => fs.rm(path.join(this.options.dir, n), { force: true })));
   }
 }

@@ -90,12 +90,17 @@ async function readRange(file: string, from: number, to: number): Promise<Buffer
   }
 }
 
-/** The suffix of a file being written under a temporary name (renamed once whole). */
-export const TEMPORARY = '.replica-tmp';
+/**
+ * The prefix of a file being written under a temporary name (renamed once whole). A prefix, not a
+ * suffix: the core's sweep of unnamed segment files (seg-*) must not take a fetch in flight.
+ */
+const TEMPORARY_PREFIX = 'replica-tmp.';
+const temporary = (file: string) => path.join(path.dirname(file), `${TEMPORARY_PREFIX}${path.basename(file)}`);
+export const isTemporary = (name: string) => name.startsWith(TEMPORARY_PREFIX);
 
 /** Writes a file whole, under a temporary name first, so a reader never sees half of it. */
 async function writeAtomic(file: string, body: Uint8Array): Promise<void> {
-  const tmp = `${file}${TEMPORARY}`;
+  const tmp = temporary(file);
   await fs.writeFile(tmp, body);
   await fs.rename(tmp, file);
 }
@@ -280,9 +285,18 @@ export class Shipper {
       const { size } = await fs.stat(path.join(dir, name));
       (size <= RANGE_BYTES ? small : large).push(name);
     }
-    const put = async (name: string) => putOnce(objects, files[name], await fs.readFile(path.join(dir, name)));
+    const put = async (name: string) => {
+      try {
+        await putOnce(objects, files[name], await fs.readFile(path.join(dir, name)));
+      } catch (err) {
+        // Keys of this epoch are this writer's alone: one already there was put by an earlier round
+        // that started over before publishing (a compaction removed a file under it).
+        if (!(err instanceof PreconditionFailed)) throw err;
+      }
+    };
     await eachLimited(small, TRANSFER_CONCURRENCY, put);
     for (const name of large) await put(name);
+    checkComplete(point.manifest, files);
     return files;
   }
 
@@ -307,6 +321,20 @@ export class Shipper {
   fence(message: string): Fenced {
     this.fenced ??= new Fenced(message);
     return this.fenced;
+  }
+}
+
+/**
+ * Refuses a publish whose files leave out one the manifest needs (a segment's rows, a deletion
+ * bitmap): the garbage collection after it would delete that object while the manifest names it.
+ */
+function checkComplete(manifest: string, files: Record<string, string>): void {
+  const { collections } = JSON.parse(manifest) as { collections: { segments: { id: number; deletions: string }[] }[] };
+  for (const { segments } of collections) {
+    for (const { id, deletions } of segments) {
+      for (const name of [`seg-${id}.rows`, ...(deletions ? [deletions] : [])])
+        if (files[name] === undefined) throw new Error(`refusing to publish: the manifest names ${name}, which is neither in the store directory nor shipped before`);
+    }
   }
 }
 
@@ -427,7 +455,7 @@ async function fetchFile(objects: ObjectStore, key: string, file: string): Promi
   }
   const { size } = first;
   if (size <= first.body.length) return writeAtomic(file, first.body);
-  const tmp = `${file}${TEMPORARY}`;
+  const tmp = temporary(file);
   const handle = await fs.open(tmp, 'w');
   try {
     await handle.write(first.body, 0, first.body.length, 0);

@@ -115,7 +115,7 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
       [&](const auto& o) {
         using T = std::decay_t<decltype(o)>;
         if constexpr (std::is_same_v<T, CreateCollectionOp>) {
-          GetOrCreate(o.name);
+          GetOrCreate(o.name).rows_changed = true;
         } else if constexpr (std::is_same_v<T, DropCollectionOp>) {
           collections_.erase(o.name);
           for (auto it = aliases_.begin(); it != aliases_.end();) it = it->second == o.name ? aliases_.erase(it) : std::next(it);
@@ -149,7 +149,7 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
             cold_rows_logged_.insert(c.name);
             return;
           }
-          UsedRows(c);
+          c.rows_changed = true;
           for (const RecordInput& rec : o.records) {
             if (std::optional<RowRef> old = c.ids.Find(rec.id)) {
               old->segment->MarkDeleted(old->row, version);
@@ -168,7 +168,7 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
             cold_rows_logged_.insert(c.name);
             return;
           }
-          UsedRows(c);
+          c.rows_changed = true;
           for (const std::string& id : o.ids) {
             std::optional<RowRef> live = c.ids.Find(id);
             if (!live) continue;
@@ -234,21 +234,17 @@ SnapshotPtr StoreState::Freeze(uint64_t version, ThreadPool* pool) {
   return snap;
 }
 
-void StoreState::AddCollection(const std::string& name, CollectionSchema schema, bool resident) {
+void StoreState::AddCollection(const std::string& name, CollectionSchema schema, bool resident, std::vector<ManifestSegment> cold) {
   Collection& c = GetOrCreate(name);
   c.schema = std::make_shared<const CollectionSchema>(std::move(schema));
   c.resident = resident;
+  c.cold = std::move(cold);
 }
 
-void StoreState::UsedRows(Collection& c) {
-  c.rows_changed = true;
-  c.last_used_us->store(NowMicros(), std::memory_order_relaxed);
-}
-
-std::vector<std::string> StoreState::Names(bool resident) const {
+std::vector<std::string> StoreState::ColdNames() const {
   std::vector<std::string> names;
   for (const auto& [name, c] : collections_)
-    if (c->resident == resident) names.push_back(name);
+    if (!c->resident) names.push_back(name);
   return names;
 }
 
@@ -261,7 +257,9 @@ void StoreState::MarkCheckpointed() {
   for (auto& [name, c] : collections_) c->rows_changed = false;
 }
 
-void StoreState::Release(const std::string& name) {
+const std::vector<ManifestSegment>& StoreState::ColdSegments(const std::string& name) const { return Find(name)->cold; }
+
+void StoreState::Release(const std::string& name, std::vector<ManifestSegment> cold) {
   Collection* c = Find(name);
   if (c == nullptr || !c->resident) return;
   if (c->rows_changed) throw std::logic_error("releasing collection '" + name + "' whose rows changed since the last checkpoint");
@@ -269,6 +267,7 @@ void StoreState::Release(const std::string& name) {
   c->ids = LiveIds();
   c->rows = c->dead_rows = 0;
   c->resident = false;
+  c->cold = std::move(cold);
   Touch(*c);
 }
 
@@ -276,8 +275,17 @@ void StoreState::Hold(const std::string& name, std::vector<std::pair<SegmentPtr,
   Collection* c = Find(name);
   if (c == nullptr || c->resident) return;
   c->resident = true;
+  c->cold.clear();
   for (auto& [segment, indexes] : sealed) AdoptSealedSegment(name, std::move(segment), std::move(indexes));
+  c->last_used_us->store(NowMicros(), std::memory_order_relaxed);
   Touch(*c);
+}
+
+void StoreState::NoteUse(const Op& op) {
+  const std::string* name = nullptr;
+  if (const auto* upsert = std::get_if<UpsertOp>(&op)) name = &upsert->collection;
+  if (const auto* del = std::get_if<DeleteOp>(&op)) name = &del->collection;
+  if (Collection* c = name ? Find(*name) : nullptr) c->last_used_us->store(NowMicros(), std::memory_order_relaxed);
 }
 
 bool StoreState::LacksSealedIndexes(const Collection& c, const Slot& slot) {

@@ -12,6 +12,7 @@
 
 #include "catalog/compaction.h"
 #include "catalog/live_ids.h"
+#include "catalog/manifest.h"
 #include "catalog/ops.h"
 #include "catalog/snapshot.h"
 #include "util/thread_pool.h"
@@ -38,24 +39,30 @@ class StoreState {
 
   // Recovery: a collection and the sealed segments an earlier checkpoint wrote for it, each with
   // the indexes derived from it so far (catalog/sealed_indexes.h). A collection loaded without its
-  // rows (resident false) takes no rows from the log either, only its schema: the log's upserts
-  // and deletes of it are noted (ColdRowsLogged) instead.
-  void AddCollection(const std::string& name, CollectionSchema schema, bool resident = true);
+  // rows (resident false) keeps the manifest's entries of its segments (cold), and takes no rows
+  // from the log either, only its schema: the log's upserts and deletes of it are noted
+  // (ColdRowsLogged) instead.
+  void AddCollection(const std::string& name, CollectionSchema schema, bool resident = true, std::vector<ManifestSegment> cold = {});
   // Collections not resident whose rows the log changed (see AddCollection): a reader skips them,
   // a writer cannot (a checkpoint would lose them).
   const std::set<std::string>& ColdRowsLogged() const { return cold_rows_logged_; }
 
-  // A writer holding some collections (StoreOptions::resident). The resident collections; those not
-  // resident; whether c's rows changed since the last checkpoint (MarkCheckpointed).
-  std::vector<std::string> Names(bool resident) const;
+  // A writer holding some collections (StoreOptions::resident). The collections not resident;
+  // whether a collection's rows changed since the last checkpoint (an upsert, a delete, or its
+  // creation: MarkCheckpointed clears it); the manifest's entries of a collection's segments that
+  // are not resident.
+  std::vector<std::string> ColdNames() const;
   bool RowsChangedSinceCheckpoint(const std::string& name) const;
   void MarkCheckpointed();
-  // Stops holding a resident collection's rows: it is listed with its schema, its segments let go.
-  // Only when its rows did not change since the last checkpoint, which names its segments.
-  void Release(const std::string& name);
-  // Holds the rows of a collection listed without them: its sealed segments, opened from the files
-  // the last manifest names.
+  const std::vector<ManifestSegment>& ColdSegments(const std::string& name) const;
+  // Stops holding a resident collection's rows: it stays listed with its schema, its segments let
+  // go and cold (their entries in the last manifest, which names every row: its rows did not
+  // change since that checkpoint).
+  void Release(const std::string& name, std::vector<ManifestSegment> cold);
+  // Holds the rows of a collection listed without them again: its cold segments, opened.
   void Hold(const std::string& name, std::vector<std::pair<SegmentPtr, SegmentIndexesPtr>> sealed);
+  // A live write used the op's collection's rows (not a replay): the cache's recency.
+  void NoteUse(const Op& op);
   void AdoptSealedSegment(const std::string& collection, SegmentPtr segment, SegmentIndexesPtr indexes);
   void SetAlias(const std::string& name, const std::string& target) { aliases_[name] = target; }
 
@@ -96,7 +103,8 @@ class StoreState {
     uint64_t rows = 0;
     uint64_t dead_rows = 0;
     bool resident = true;
-    bool rows_changed = false;  // an upsert or delete applied since the last checkpoint
+    bool rows_changed = false;          // an upsert, a delete or its creation since the last checkpoint
+    std::vector<ManifestSegment> cold;  // not resident: its segments as the last manifest names them
     std::shared_ptr<std::atomic<int64_t>> last_used_us = std::make_shared<std::atomic<int64_t>>(0);
     CollectionPtr frozen;  // reused by Freeze() while nothing changed
   };
@@ -118,8 +126,6 @@ class StoreState {
     c.schema = std::move(schema);
   }
   void Touch(Collection& c) { c.frozen.reset(); }
-  // An upsert or delete is applied to c's rows.
-  static void UsedRows(Collection& c);
 
   uint32_t dim_;
   uint64_t next_segment_id_;

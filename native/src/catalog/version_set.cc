@@ -138,7 +138,8 @@ void VersionSet::LoadFrom(const std::optional<Manifest>& manifest, const std::ve
       s.segment = Segment::OpenSealed(dir_, s.meta->id, dim_, mmap_, s.meta->deletions, logging_);
       s.indexes = OpenSealedSegmentIndexes(dir_, *s.segment, s.collection->schema, logging_);
     });
-    for (const ManifestCollection& c : manifest->collections) state.AddCollection(c.name, c.schema, resident(c.name));
+    for (const ManifestCollection& c : manifest->collections)
+      state.AddCollection(c.name, c.schema, resident(c.name), resident(c.name) ? std::vector<ManifestSegment>{} : c.segments);
     for (Sealed& s : sealed) state.AdoptSealedSegment(s.collection->name, std::move(s.segment), std::move(s.indexes));
     for (const auto& [name, target] : manifest->aliases) state.SetAlias(name, target);
   }
@@ -197,6 +198,7 @@ uint64_t VersionSet::LogAndApply(const Op& op) {
     wal_.Append(payload);
   }
   uint64_t changed = state_.Apply(op, version);
+  state_.NoteUse(op);
   version_ = version;
   return changed;
 }
@@ -234,8 +236,8 @@ void VersionSet::Checkpoint() {
   for (const auto& [name, c] : snap->collections) {
     ManifestCollection& mc = m.collections.emplace_back(ManifestCollection{name, *c->schema, {}});
     if (!c->resident) {
-      // Not held: its rows did not change since the last manifest named its segments.
-      mc.segments = ManifestEntry(name).segments;
+      // Not held: its rows did not change since the manifest that named these segments.
+      mc.segments = state_.ColdSegments(name);
       continue;
     }
     for (const SegmentRef& ref : c->segments)
@@ -268,59 +270,55 @@ VersionSet::ReplicationPoint VersionSet::Replication() const {
       if ((IsSegmentFileName(name) && !name.ends_with(".tmp")) || IsHistoryFileName(name)) point.files.push_back(name);
     return point;
   }
-  std::vector<std::string> cold = state_.Names(false);
+  // A file the manifest names that is not in the directory (of a collection this writer does not
+  // hold, or dropped since the manifest) is listed cold: the copy keeps it if it has it.
   for (const ManifestCollection& mc : manifest_.collections) {
-    bool held = std::find(cold.begin(), cold.end(), mc.name) == cold.end();
     for (const ManifestSegment& segment : mc.segments) {
       std::vector<std::string> names = SegmentFileNames(segment.id);
       if (!segment.deletions.empty()) names.push_back(segment.deletions);
       for (std::string& name : names) {
         if (name.ends_with(".tmp")) continue;
-        if (FileExists(dir_ + "/" + name))
-          point.files.push_back(std::move(name));
-        else if (!held)
-          point.cold.push_back(std::move(name));
+        (FileExists(dir_ + "/" + name) ? point.files : point.cold).push_back(std::move(name));
       }
     }
   }
   return point;
 }
 
-const ManifestCollection& VersionSet::ManifestEntry(const std::string& name) const {
-  for (const ManifestCollection& mc : manifest_.collections)
-    if (mc.name == name) return mc;
-  throw std::logic_error("collection '" + name + "' is listed without its rows but the manifest does not name it");
-}
-
 void VersionSet::Release(const std::vector<std::string>& names) {
-  for (const std::string& name : names) state_.Release(name);
+  // Each was created before the last checkpoint and did not change since (the caller checkpoints
+  // first otherwise), so the manifest's entry of that name is this collection's.
+  for (const std::string& name : names) {
+    auto entry = std::find_if(manifest_.collections.begin(), manifest_.collections.end(),
+                              [&](const ManifestCollection& mc) { return mc.name == name; });
+    if (entry != manifest_.collections.end()) state_.Release(name, entry->segments);
+  }
 }
 
 void VersionSet::Hold(const std::vector<std::string>& names) {
   struct Sealed {
     std::string collection;
     const CollectionSchema* schema;  // as declared now: the log may have changed the manifest's
-    const ManifestSegment* meta;
+    ManifestSegment meta;
     SegmentPtr segment;
     SegmentIndexesPtr indexes;
   };
   SnapshotPtr snap = Current();
+  std::vector<std::string> cold = state_.ColdNames();
+  std::map<std::string, std::vector<std::pair<SegmentPtr, SegmentIndexesPtr>>> by_collection;
   std::vector<Sealed> sealed;
-  std::vector<std::string> cold = state_.Names(false);
   for (const std::string& name : names) {
     if (std::find(cold.begin(), cold.end(), name) == cold.end()) continue;
-    for (const ManifestSegment& ms : ManifestEntry(name).segments)
-      sealed.push_back({name, snap->collections.at(name)->schema.get(), &ms, nullptr, nullptr});
+    by_collection[name];
+    for (const ManifestSegment& ms : state_.ColdSegments(name))
+      sealed.push_back({name, snap->collections.at(name)->schema.get(), ms, nullptr, nullptr});
   }
   // Opened before anything changes: a missing or damaged file refuses the whole call.
   pool_.ParallelFor(sealed.size(), [&](size_t i) {
     Sealed& s = sealed[i];
-    s.segment = Segment::OpenSealed(dir_, s.meta->id, dim_, mmap_, s.meta->deletions, logging_);
+    s.segment = Segment::OpenSealed(dir_, s.meta.id, dim_, mmap_, s.meta.deletions, logging_);
     s.indexes = OpenSealedSegmentIndexes(dir_, *s.segment, *s.schema, logging_);
   });
-  std::map<std::string, std::vector<std::pair<SegmentPtr, SegmentIndexesPtr>>> by_collection;
-  for (const std::string& name : names)
-    if (std::find(cold.begin(), cold.end(), name) != cold.end()) by_collection[name];
   for (Sealed& s : sealed) by_collection[s.collection].emplace_back(std::move(s.segment), std::move(s.indexes));
   for (auto& [name, segments] : by_collection) state_.Hold(name, std::move(segments));
 }

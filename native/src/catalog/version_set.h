@@ -92,8 +92,9 @@ class VersionSet {
     // HEADER and the segment files the manifest names, as they exist now; with history on, every
     // segment and history file (what past versions need).
     std::vector<std::string> files;
-    // Files a writer holding some collections lists for those it does not hold but has not in the
-    // directory: the copy keeps them as already shipped (every name such a segment may have).
+    // Every other name the manifest's segments may have: not in the directory (a collection this
+    // writer does not hold, one dropped since, a derived file not built). The copy keeps those it
+    // shipped before.
     std::vector<std::string> cold;
     uint64_t log_bytes;  // wal.log's length
   };
@@ -134,8 +135,6 @@ class VersionSet {
   uint64_t ReplayLog(StoreState& state, uint64_t& version, const std::string& log, uint64_t from, uint64_t until);
   // Writes m as MANIFEST; with history on, the one it replaces is kept.
   void ReplaceManifest(Manifest m);
-  // The manifest's entry of a collection (one listed without its rows is always named there).
-  const ManifestCollection& ManifestEntry(const std::string& name) const;
   // Writes a sealed copy of every memory segment's rows and swaps it in.
   void SealMemorySegments(const Snapshot& snap);
   // Removes segment files the manifest does not name (dropped collections, old deletion bitmaps),
