@@ -243,6 +243,22 @@ async function clusterPart(images: Images): Promise<Record<string, unknown>> {
     const t1 = now();
     await post(`${lazy.url}/search`, `{"query":${axis},"top_k":10,"scope":["c"]}`);
     const lazyBigS = (now() - t1) / 1000;
+
+    log(`bounded standby (--cache-bytes ${LAZY_CACHE_BYTES >> 20} MiB) taking over the 1M store's writer`);
+    const boundedWriter = await member('big', tempDir('bounded-writer'), '--standby', '--cache-bytes', String(LAZY_CACHE_BYTES));
+    await timeUntil(async () => (await fetch(`${boundedWriter.url}/health`)).status === 200, 'bounded standby listening');
+    const killedAt = now();
+    big.proc.kill('SIGKILL');
+    await timeUntil(() => ready(boundedWriter), 'bounded standby ready');
+    const boundedTakeoverS = (now() - killedAt) / 1000;
+    const oneRecord = (id: string) => `{"records":[{"id":"${id}","vector":${axis}}]}`;
+    const t2 = now();
+    await post(`${boundedWriter.url}/collections/small/upsert`, oneRecord('bounded-small'));
+    const boundedSmallWriteS = (now() - t2) / 1000;
+    const boundedHeld = (await (await fetch(`${boundedWriter.url}/metrics`)).text()).match(/svc_cache_bytes (\d+)/)?.[1];
+    const t3 = now();
+    await post(`${boundedWriter.url}/collections/c/upsert`, oneRecord('bounded-big'));
+    const boundedBigWriteS = (now() - t3) / 1000;
     return {
       dimension_acks: FASHION_DIM,
       batch_records: BATCH_RECORDS,
@@ -263,6 +279,13 @@ async function clusterPart(images: Images): Promise<Record<string, unknown>> {
         start_to_first_small_search_s: Number(lazySmallS.toFixed(2)),
         held_bytes_after_small: Number(smallBytes),
         then_first_big_search_s: Number(lazyBigS.toFixed(2)),
+      },
+      bounded_writer: {
+        cache_bytes: LAZY_CACHE_BYTES,
+        takeover_s: Number(boundedTakeoverS.toFixed(2)),
+        first_small_write_s: Number(boundedSmallWriteS.toFixed(2)),
+        held_bytes_after_small_write: Number(boundedHeld),
+        then_first_big_write_s: Number(boundedBigWriteS.toFixed(2)),
       },
       radosgw_boot_ms: gw.bootMs,
     };

@@ -12,7 +12,7 @@ Completions::Completions(Napi::Env env) : env_(env) {
   signal_ = Signal::New(env, "tessera.completions", 0, 1, this);
   signal_.Unref(env);
   set_immediate_ = Napi::Persistent(env.Global().Get("setImmediate").As<Napi::Function>());
-  deliver_ = Napi::Persistent(Napi::Function::New(env, [this](const Napi::CallbackInfo& info) { Deliver(info.Env()); }));
+  deliver_ = Napi::Persistent(Napi::Function::New(env, [this](const Napi::CallbackInfo& info) { Deliver(info.Env(), true); }));
 }
 
 void Completions::Submit(std::shared_ptr<tessera::Store> store, napi_deferred deferred, std::function<std::string()> work, Lane lane,
@@ -69,15 +69,18 @@ void Completions::Poll(Napi::Env env, bool keep_polling) {
     polling_ = keep_polling;
     finished = !done_.empty();
   }
-  if (finished) Deliver(env);
+  if (finished) Deliver(env, false);
 }
 
-void Completions::Deliver(Napi::Env env) {
+void Completions::Deliver(Napi::Env env, bool signalled) {
   std::vector<Finished> batch;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    batch.swap(done_);
     armed_ = false;
+    // A signal sent before the polling began: the poll's next turn delivers instead, so a turn
+    // never settles two batches (one in each).
+    if (signalled && polling_) return;
+    batch.swap(done_);
   }
   for (Finished& f : batch) {
     f.outcome.Settle(env, f.deferred);

@@ -67,8 +67,8 @@ class Completions {
 
   // Any thread.
   void Finish(Finished finished);
-  // JS thread, from an immediate: settles the queued batch.
-  void Deliver(Napi::Env env);
+  // JS thread: settles the queued batch; from the signal's immediate (signalled) or a poll.
+  void Deliver(Napi::Env env, bool signalled);
 
   Napi::Env env_;
   Signal signal_;
