@@ -4,30 +4,20 @@
 // segment files within the bound by dropping the collections read longest ago, and follows the
 // writer's checkpoints on refresh. Against a real radosgw.
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import test, { type ExecutionContext } from 'ava';
 import { Shipper } from '../../lib/features/cluster/replication';
 import { ObjectStore } from '../../lib/features/cluster/object_store';
-import { ClusterNode, Store, StoreError, stringifyExact } from '../../lib/index';
+import { ClusterNode, Store, StoreError } from '../../lib/index';
 import { call, startServer, tempDir } from '../http/helpers';
 import { faultProxy } from '../harness/fault_proxy';
 import { radosgwForFile } from '../harness/radosgw';
+import { answers, COLLECTIONS, dir, records, ROWS } from './collections';
 
 const rgw = radosgwForFile();
-const COLLECTIONS = ['a', 'b', 'c'];
-const ROWS = 300;
 
-function dir(t: ExecutionContext): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-cache-'));
-  t.teardown(() => fs.rmSync(d, { recursive: true, force: true }));
-  return d;
-}
 
-const records = (collection: string, from: number, n: number) => ({
-  records: Array.from({ length: n }, (_, i) => ({ id: `${collection}${from + i}`, vector: [1, (from + i) % 17, collection.charCodeAt(0), 0], attrs: { n: { Int: from + i } } })),
-});
 
 /** A writer with three collections in sealed segments (a checkpoint each) and a log tail, all published. */
 async function published(t: ExecutionContext, objects: ObjectStore) {
@@ -55,12 +45,6 @@ const segmentBytes = (home: string) =>
   fs.readdirSync(home).filter((n) => n.startsWith('seg-')).reduce((sum, n) => sum + fs.statSync(path.join(home, n)).size, 0);
 const segmentFiles = (home: string) => fs.readdirSync(home).filter((n) => n.startsWith('seg-'));
 
-/** What a read answers, as text: a vector search and a listing of one collection. */
-async function answers(store: Store, c: string): Promise<string> {
-  const hits = await store.search({ query: [1, 3, c.charCodeAt(0), 0], top_k: 5, scope: [c] });
-  const rows = await store.list({ scope: [c], limit: 10_000, order_by: { field: 'n' } });
-  return Buffer.from(stringifyExact({ hits, rows })).toString();
-}
 
 rgw.test('a lazy reader restores no segment file at start, fetches a collection on its first read, and answers what a full copy answers', async (t) => {
   const objects = await rgw.bucket(t);

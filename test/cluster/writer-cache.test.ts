@@ -4,31 +4,21 @@
 // changed rows of collections it does not hold fetches them before it opens. Nothing acknowledged
 // is lost, and every answer is an unbounded copy's. Against a real radosgw.
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ExecutionContext } from 'ava';
 import type { ObjectStore } from '../../lib/features/cluster/object_store';
 import { readCurrent } from '../../lib/features/cluster/replication';
-import { ClusterNode, type Store, stringifyExact } from '../../lib/index';
+import { ClusterNode } from '../../lib/index';
 import { call, startServer, tempDir } from '../http/helpers';
 import { radosgwForFile } from '../harness/radosgw';
+import { answers, COLLECTIONS, dir, records, ROWS } from './collections';
 
 const rgw = radosgwForFile();
-const COLLECTIONS = ['a', 'b', 'c'];
-const ROWS = 300;
 // Long enough that a renewal slowed by a loaded machine never lapses.
 const TTL_MS = 4000;
 
-function dir(t: ExecutionContext): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-wcache-'));
-  t.teardown(() => fs.rmSync(d, { recursive: true, force: true }));
-  return d;
-}
 
-const records = (collection: string, from: number, n: number) => ({
-  records: Array.from({ length: n }, (_, i) => ({ id: `${collection}${from + i}`, vector: [1, (from + i) % 17, collection.charCodeAt(0), 0], attrs: { n: { Int: from + i } } })),
-});
 
 function node(t: ExecutionContext, objects: ObjectStore, role: { reader?: boolean; standby?: boolean; cacheBytes?: number }, home = dir(t)) {
   const n = new ClusterNode({
@@ -58,12 +48,6 @@ function heldCollections(home: string): Set<string> {
   return held;
 }
 
-/** What a collection answers, as text: a vector search and a listing. */
-async function answers(store: Store, c: string): Promise<string> {
-  const hits = await store.search({ query: [1, 3, c.charCodeAt(0), 0], top_k: 5, scope: [c] });
-  const rows = await store.list({ scope: [c], limit: 10_000, order_by: { field: 'n' } });
-  return Buffer.from(stringifyExact({ hits, rows })).toString();
-}
 
 /** A writer's write, acknowledged once durable in the object store (what the HTTP routes do). */
 async function durably(n: ClusterNode, write: () => Promise<unknown>): Promise<void> {
