@@ -195,11 +195,16 @@ rgw.test('a restore into a directory restored before fetches only the files it l
   const copy = dir(t);
   await restore(objects, 's', copy);
   const fetched: string[] = [];
-  const fetching = (k: string) => {
-    fetched.push(k);
-    return objects.get(k);
-  };
-  const counting = new Proxy(objects, { get: (target, key, receiver) => (key === 'get' ? fetching : Reflect.get(target, key, receiver)) });
+  const counting = new Proxy(objects, {
+    get: (target, key, receiver) => {
+      const method = Reflect.get(target, key, receiver) as (k: string, ...rest: unknown[]) => Promise<unknown>;
+      if (key !== 'get' && key !== 'getInto') return method;
+      return (k: string, ...rest: unknown[]) => {
+        fetched.push(k);
+        return method.call(target, k, ...rest);
+      };
+    },
+  });
   await restore(counting, 's', copy);
   t.deepEqual(fetched.filter((k) => k.includes('/files/')), [], 'no file fetched again after a restart');
   fs.rmSync(path.join(copy, 'HEADER'));
@@ -220,11 +225,13 @@ rgw.test('a fresh restore lists the open log once, fetches its chunks in order p
   let heads = 0;
   const counting = new Proxy(objects, {
     get: (target, key, receiver) => {
-      if (key === 'get')
-        return (k: string, range?: { start: number; end?: number }) => {
+      if (key === 'get' || key === 'getInto') {
+        const method = Reflect.get(target, key, receiver) as (k: string, ...rest: unknown[]) => Promise<unknown>;
+        return (k: string, ...rest: unknown[]) => {
           fetched.push(k);
-          return objects.get(k, range);
+          return method.call(target, k, ...rest);
         };
+      }
       if (key === 'head')
         return (k: string) => {
           heads++;

@@ -42,7 +42,7 @@ export interface WriterLeaseOptions {
   /** This instance's id, unique per process start. */
   owner: string;
   ttlMs: number;
-  /** How often a standby looks at the lease (default ttl/4). */
+  /** How often a standby looks at the lease (default ttl/10: each look is a small GET, and the takeover waits up to two of them). */
   pollMs?: number;
   /** Waited beyond a holder's ttl before taking over (default ttl/10). */
   marginMs?: number;
@@ -126,7 +126,7 @@ export class WriterLease extends EventEmitter {
 
   /** Polls until this instance holds the lease (a standby's wait); rejects when `signal` aborts. */
   async waitForLease(signal?: AbortSignal): Promise<void> {
-    const pollMs = this.options.pollMs ?? this.options.ttlMs / 4;
+    const pollMs = this.options.pollMs ?? this.options.ttlMs / 10;
     for (;;) {
       signal?.throwIfAborted();
       try {

@@ -440,29 +440,24 @@ export async function fetchFiles(objects: ObjectStore, record: CurrentRecord, di
 const RANGE_BYTES = 16 << 20;
 
 /**
- * Fetches an object into a file, whole under a temporary name first. The first range also tells
- * the object's size, so a file within one range costs one request; a larger one's other ranges
- * are then fetched several at once.
+ * Fetches an object into a file, whole under a temporary name first, its bytes written as they
+ * arrive. The first range also tells the object's size, so a file within one range costs one
+ * request; a larger one's other ranges are then fetched several at once.
  */
 async function fetchFile(objects: ObjectStore, key: string, file: string): Promise<void> {
-  let first: { body: Buffer; size: number };
-  try {
-    first = await objects.get(key, { start: 0, end: RANGE_BYTES - 1 });
-  } catch (err) {
-    // No range of an empty object can be satisfied: 416 says the object is empty.
-    if (err instanceof ObjectStoreError && err.status === 416) return writeAtomic(file, Buffer.alloc(0));
-    throw err;
-  }
-  const { size } = first;
-  if (size <= first.body.length) return writeAtomic(file, first.body);
   const tmp = temporary(file);
   const handle = await fs.open(tmp, 'w');
   try {
-    await handle.write(first.body, 0, first.body.length, 0);
-    const starts = Array.from({ length: Math.ceil(size / RANGE_BYTES) - 1 }, (_, i) => (i + 1) * RANGE_BYTES);
+    let size = 0;
+    try {
+      size = (await objects.getInto(key, { start: 0, end: RANGE_BYTES - 1 }, handle, 0)).size;
+    } catch (err) {
+      // No range of an empty object can be satisfied: 416 says the object is empty.
+      if (!(err instanceof ObjectStoreError && err.status === 416)) throw err;
+    }
+    const starts = Array.from({ length: Math.max(0, Math.ceil(size / RANGE_BYTES) - 1) }, (_, i) => (i + 1) * RANGE_BYTES);
     await eachLimited(starts, TRANSFER_CONCURRENCY, async (start) => {
-      const { body } = await objects.get(key, { start, end: Math.min(size, start + RANGE_BYTES) - 1 });
-      await handle.write(body, 0, body.length, start);
+      await objects.getInto(key, { start, end: Math.min(size, start + RANGE_BYTES) - 1 }, handle, start);
     });
   } finally {
     await handle.close();
