@@ -17,13 +17,10 @@ class F32Space final : public VectorSpace {
 
   void Distances(const void* query, const uint32_t* rows, size_t n, float* out) const override {
     const float* q = static_cast<const float*>(query);
-    // Every row's first line now; each row whole one row ahead (a batch of whole rows would not fit in L1).
-    for (size_t i = 0; i < n; ++i) __builtin_prefetch(segment_.vector(rows[i]));
-    for (size_t i = 0; i < n; ++i) {
-      if (i + 1 < n) PrefetchBytes(segment_.vector(rows[i + 1]), sizeof(float) * segment_.dim());
-      const float* v = segment_.vector(rows[i]);
-      out[i] = euclidean_ ? kernels_.l2sq(q, v, segment_.dim()) : -kernels_.dot(q, v, segment_.dim());
-    }
+    uint32_t dim = segment_.dim();
+    auto row_at = [&](size_t i) { return segment_.vector(rows[i]); };
+    VisitRowsPrefetched(n, sizeof(float) * dim, row_at,
+                        [&](size_t i) { out[i] = euclidean_ ? kernels_.l2sq(q, row_at(i), dim) : -kernels_.dot(q, row_at(i), dim); });
   }
   void DistancesFromRow(uint32_t from, const uint32_t* rows, size_t n, float* out) const override {
     Distances(segment_.vector(from), rows, n, out);

@@ -7,14 +7,6 @@
 
 namespace tessera {
 
-namespace {
-
-// Rows asked for whole ahead of the one scored (every row's first line is asked for at once):
-// enough for their misses to overlap, few enough that rows of a few KiB stay in L1 until read.
-constexpr size_t kAhead = 2;
-
-}  // namespace
-
 void RescoreBest(const Segment& segment, const VectorQuery& query, std::vector<Neighbor>& candidates, size_t keep, ScoreSink& sink,
                  SearchTrace& trace) {
   uint64_t start = NowNanos();
@@ -24,13 +16,9 @@ void RescoreBest(const Segment& segment, const VectorQuery& query, std::vector<N
     candidates.resize(keep);
   }
   const Kernels& k = ActiveKernels();
-  size_t row_bytes = sizeof(float) * segment.dim();
-  for (const Neighbor& c : candidates) __builtin_prefetch(segment.vector(c.row));
-  for (size_t i = 0; i < std::min(kAhead, candidates.size()); ++i) PrefetchBytes(segment.vector(candidates[i].row), row_bytes);
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    if (i + kAhead < candidates.size()) PrefetchBytes(segment.vector(candidates[i + kAhead].row), row_bytes);
-    OfferScore(query, candidates[i].row, ExactScore(k, query, segment.vector(candidates[i].row)), sink, trace);
-  }
+  auto row_at = [&](size_t i) { return segment.vector(candidates[i].row); };
+  VisitRowsPrefetched(candidates.size(), sizeof(float) * segment.dim(), row_at,
+                      [&](size_t i) { OfferScore(query, candidates[i].row, ExactScore(k, query, row_at(i)), sink, trace); });
   trace.rescore_ns += NowNanos() - start;
 }
 
