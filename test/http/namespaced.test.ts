@@ -140,6 +140,21 @@ test('a tenant stays open while the bound allows it', async (t) => {
   t.deepEqual(await names(server), ['kept', 'other']);
 });
 
+test('an open tenant whose background work is done keeps no thread of its own: many open tenants add a handful, not one each', async (t) => {
+  const server = await namespaced(['--warm-bytes', '1GiB']);
+  t.teardown(() => server.stop());
+  const threads = () => Number(/Threads:\s+(\d+)/.exec(fs.readFileSync(`/proc/${server.proc.pid}/status`, 'utf8'))?.[1]);
+  await upsert(server, 'first', ['x']);
+  await until(async () => (await call(server, 'GET', '/namespaces')).json[0]?.bytes > 0, 'measured');
+  const before = threads();
+  const tenants = Array.from({ length: 16 }, (_, i) => `t${i}`);
+  for (const ns of tenants) await upsert(server, ns, ['x']);
+  t.is((await names(server)).length, 17);
+  // Each open saves its derived files on a thread; the thread leaves when that is done.
+  await until(() => threads() <= before + 4, `threads back near ${before} after 16 opens (now ${threads()})`);
+  t.pass();
+});
+
 test('concurrent first requests to one tenant open it once', async (t) => {
   const server = await namespaced();
   t.teardown(() => server.stop());

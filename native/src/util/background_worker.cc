@@ -6,8 +6,11 @@ void BackgroundWorker::Post(std::function<void()> job) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stopping_) return;
   queue_.push_back(std::move(job));
-  if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
-  wake_.notify_one();
+  if (thread_running_) return;  // it takes the job before it leaves
+  // A thread that left its loop released the lock as it returned: joining it here is brief.
+  if (thread_.joinable()) thread_.join();
+  thread_running_ = true;
+  thread_ = std::thread([this] { Loop(); });
 }
 
 void BackgroundWorker::WaitIdle() {
@@ -21,16 +24,13 @@ void BackgroundWorker::Stop() {
     stopping_ = true;
     queue_.clear();
   }
-  wake_.notify_all();
   idle_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
 void BackgroundWorker::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
-  for (;;) {
-    wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-    if (stopping_) return;
+  while (!stopping_ && !queue_.empty()) {
     std::function<void()> job = std::move(queue_.front());
     queue_.pop_front();
     running_job_ = true;
@@ -40,6 +40,7 @@ void BackgroundWorker::Loop() {
     running_job_ = false;
     if (queue_.empty()) idle_.notify_all();
   }
+  thread_running_ = false;
 }
 
 }  // namespace tessera

@@ -1,4 +1,6 @@
-// One thread running queued jobs in order, for work no request waits on (index builds).
+// One thread running queued jobs in order, for work no request waits on (index builds). The thread
+// leaves once the queue is empty and the next job starts another, so an idle store (one of many
+// namespaced tenants) keeps no thread.
 #pragma once
 #include <condition_variable>
 #include <deque>
@@ -15,7 +17,7 @@ class BackgroundWorker {
   BackgroundWorker(const BackgroundWorker&) = delete;
   BackgroundWorker& operator=(const BackgroundWorker&) = delete;
 
-  // Queues job; the thread starts with the first one. Ignored once stopped.
+  // Queues job, starting a thread when none is running. Ignored once stopped.
   void Post(std::function<void()> job);
   // Blocks until no job is queued or running.
   void WaitIdle();
@@ -27,9 +29,10 @@ class BackgroundWorker {
   void Loop();
 
   std::mutex mu_;
-  std::condition_variable wake_, idle_;
+  std::condition_variable idle_;
   std::deque<std::function<void()>> queue_;
   bool running_job_ = false;
+  bool thread_running_ = false;  // a thread is in Loop and will see the queue before it leaves
   bool stopping_ = false;
   std::thread thread_;
 };
