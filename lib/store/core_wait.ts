@@ -5,9 +5,10 @@
 // itself (`pollCompletions`), so a finished read needs no signal through the thread-safe
 // function and no second turn to be delivered. The budget bounds what the polling burns when a
 // read runs long, after which the loop sleeps until the completion signal wakes it as before.
-// Each turn yields the CPU: when the query thread shares it (a loaded host), the read runs at
-// once instead of after the polling (measured on one CPU: 500 µs added to every read without, 40
-// with). A read the core ran inline has settled already: with no call pending in the core there
+// A turn yields the CPU while a call waits for a query thread to begin it, and otherwise every
+// 20 µs (a yield is a syscall, microseconds on a VM): when the query thread shares the CPU (a
+// loaded host), the read runs at once instead of after the polling (measured on one CPU: 500 µs
+// added to every read without yielding, 40 with). A read the core ran inline has settled already: with no call pending in the core there
 // is nothing to poll for, and each yield would hand the CPU to any other process waiting for it
 // (measured with two CPU hogs: an inline read's loop ran 2.5x slower, stalled for whole time
 // slices).

@@ -102,7 +102,6 @@ function checkOptionShapes(options: OpenOptions): void {
     throw new StoreError(400, `maxVectorBytes must be a whole number of bytes (0 to 2^53 - 1; leave it out for no limit), got ${options.maxVectorBytes}`);
 }
 
-/** A list of collection names, as the addon reads it. */
 /**
  * Opens the native store. A writer holding some collections (`resident`) whose log changed rows of
  * others has their files fetched (`fetchCollections`) and opens again holding them too.
@@ -121,6 +120,7 @@ async function openCore(options: OpenOptions): Promise<NativeStore> {
   }
 }
 
+/** A list of collection names, as the addon reads it. */
 function checkNames(names: unknown, what: string): void {
   if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) throw new StoreError(400, `${what} must be an array of collection names`);
 }

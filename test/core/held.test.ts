@@ -120,6 +120,27 @@ test('the replication point lists as cold what the manifest names but the direct
   t.false(after.files.some((n) => after.cold.includes(n)), 'no name is both');
 });
 
+test('hold() of collections one of whose files is missing refuses the whole call: none of them is held, and each stays 503 until its files are there', async (t) => {
+  const dir = await sealedStore();
+  const store = await Store.open({ path: dir, resident: ['a'] });
+  t.teardown(() => store.close());
+  const manifest = JSON.parse((await store.replication()).manifest) as { collections: { name: string; segments: { id: number }[] }[] };
+  const vecOfC = path.join(dir, `seg-${manifest.collections.find((m) => m.name === 'c')!.segments[0].id}.vec`);
+  const saved = fs.readFileSync(vecOfC);
+  fs.rmSync(vecOfC);
+  await t.throwsAsync(store.hold(['b', 'c']), { instanceOf: StoreError });
+  t.deepEqual(Object.keys(await store.collectionReads()), ['a'], 'b, whose files are whole, is not held either');
+  for (const c of ['b', 'c']) {
+    const err = await t.throwsAsync(store.upsert(c, records(c, 50, 1)), { instanceOf: StoreError });
+    t.is(err?.status, 503, c);
+  }
+  fs.writeFileSync(vecOfC, saved);
+  await store.hold(['b', 'c']);
+  await store.upsert('c', records('c', 50, 1));
+  await store.close();
+  t.deepEqual(await idsOf(dir), { a: range('a', 50), b: range('b', 50), c: range('c', 51) });
+});
+
 test('collectionReads lists every resident collection; a read stamps its collection, and on a writer an upsert too', async (t) => {
   const dir = await sealedStore();
   const store = await Store.open({ path: dir, resident: ['a', 'b'] });

@@ -22,21 +22,24 @@ import { Serial } from '../../store/serial';
 /** A segment file's name: seg-N.<kind> (see native/src/storage/file_names.h). */
 const SEGMENT_FILE = /^seg-(\d+)\./;
 
-const manifestOf = (record: CurrentRecord) => JSON.parse(record.manifest) as { collections: { name: string; segments: { id: number }[] }[] };
+const manifestOf = (source: { manifest: string }) => JSON.parse(source.manifest) as { collections: { name: string; segments: { id: number }[] }[] };
 
-/** Segment id -> collection name, from a published manifest's text. */
-function segmentOwners(record: CurrentRecord): Map<string, string> {
+/** Segment id -> collection name, from a manifest's text (a published record's, or a replication point's). */
+function segmentOwners(source: { manifest: string }): Map<string, string> {
   const owners = new Map<string, string>();
-  for (const c of manifestOf(record).collections) for (const s of c.segments) owners.set(String(s.id), c.name);
+  for (const c of manifestOf(source).collections) for (const s of c.segments) owners.set(String(s.id), c.name);
   return owners;
 }
+
+/** The collection a segment file belongs to, by segmentOwners; undefined for any other file. */
+const ownerOf = (owners: Map<string, string>, file: string) => owners.get(SEGMENT_FILE.exec(file)?.[1] ?? '');
 
 /** Collection name -> its segment files in the record, as [name, object key]. */
 function filesByCollection(record: CurrentRecord): Map<string, [string, string][]> {
   const owners = segmentOwners(record);
   const out = new Map<string, [string, string][]>();
   for (const [name, key] of Object.entries(record.files)) {
-    const owner = owners.get(SEGMENT_FILE.exec(name)?.[1] ?? '');
+    const owner = ownerOf(owners, name);
     if (owner !== undefined) out.set(owner, [...(out.get(owner) ?? []), [name, key]]);
   }
   return out;
@@ -201,12 +204,11 @@ export class CollectionCache {
   /** Bytes of each resident collection's segment files in the writer's directory, by its manifest now. */
   private async writerSizes(store: Store, resident: string[]): Promise<Map<string, number>> {
     const point = await store.replication();
-    const owners = new Map<string, string>();
-    for (const c of (JSON.parse(point.manifest) as ReturnType<typeof manifestOf>).collections) for (const seg of c.segments) owners.set(String(seg.id), c.name);
+    const owners = segmentOwners(point);
     const sizes = new Map(resident.map((n) => [n, 0]));
     await Promise.all(
       point.files.map(async (name) => {
-        const owner = owners.get(SEGMENT_FILE.exec(name)?.[1] ?? '');
+        const owner = ownerOf(owners, name);
         if (owner === undefined || !sizes.has(owner)) return;
         const size = await fs.stat(path.join(this.options.dir, name)).then((st) => st.size, () => 0);
         sizes.set(owner, (sizes.get(owner) ?? 0) + size);
@@ -229,7 +231,7 @@ export class CollectionCache {
     const names = await fs.readdir(this.options.dir);
     const doomed = names.filter((n) => {
       if (isTemporary(n)) return true;
-      const owner = owners.get(SEGMENT_FILE.exec(n)?.[1] ?? '');
+      const owner = ownerOf(owners, n);
       return owner !== undefined && !resident.has(owner) && record.files[n] !== undefined;
     });
     await Promise.all(doomed.map((n) => fs.rm(path.join(this.options.dir, n), { force: true })));

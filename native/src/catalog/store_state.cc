@@ -241,13 +241,6 @@ void StoreState::AddCollection(const std::string& name, CollectionSchema schema,
   c.cold = std::move(cold);
 }
 
-std::vector<std::string> StoreState::ColdNames() const {
-  std::vector<std::string> names;
-  for (const auto& [name, c] : collections_)
-    if (!c->resident) names.push_back(name);
-  return names;
-}
-
 bool StoreState::RowsChangedSinceCheckpoint(const std::string& name) const {
   const Collection* c = Find(name);
   return c != nullptr && c->rows_changed;
@@ -257,7 +250,10 @@ void StoreState::MarkCheckpointed() {
   for (auto& [name, c] : collections_) c->rows_changed = false;
 }
 
-const std::vector<ManifestSegment>& StoreState::ColdSegments(const std::string& name) const { return Find(name)->cold; }
+const std::vector<ManifestSegment>* StoreState::ColdSegments(const std::string& name) const {
+  const Collection* c = Find(name);
+  return c != nullptr && !c->resident ? &c->cold : nullptr;
+}
 
 void StoreState::Release(const std::string& name, std::vector<ManifestSegment> cold) {
   Collection* c = Find(name);

@@ -47,14 +47,13 @@ class StoreState {
   // a writer cannot (a checkpoint would lose them).
   const std::set<std::string>& ColdRowsLogged() const { return cold_rows_logged_; }
 
-  // A writer holding some collections (StoreOptions::resident). The collections not resident;
-  // whether a collection's rows changed since the last checkpoint (an upsert, a delete, or its
-  // creation: MarkCheckpointed clears it); the manifest's entries of a collection's segments that
-  // are not resident.
-  std::vector<std::string> ColdNames() const;
+  // A writer holding some collections (StoreOptions::resident). Whether a collection's rows
+  // changed since the last checkpoint (an upsert, a delete, or its creation: MarkCheckpointed
+  // clears it); the manifest's entries of a listed collection's segments when it is not resident
+  // (nullptr when it is, or is not listed).
   bool RowsChangedSinceCheckpoint(const std::string& name) const;
   void MarkCheckpointed();
-  const std::vector<ManifestSegment>& ColdSegments(const std::string& name) const;
+  const std::vector<ManifestSegment>* ColdSegments(const std::string& name) const;
   // Stops holding a resident collection's rows: it stays listed with its schema, its segments let
   // go and cold (their entries in the last manifest, which names every row: its rows did not
   // change since that checkpoint).

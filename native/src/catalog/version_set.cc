@@ -114,33 +114,28 @@ void VersionSet::LoadAtOnce(uint64_t target) {
   });
 }
 
+void VersionSet::OpenSealed(std::vector<SealedToOpen>& sealed) {
+  pool_.ParallelFor(sealed.size(), [&](size_t i) {
+    SealedToOpen& s = sealed[i];
+    s.segment = Segment::OpenSealed(dir_, s.meta->id, dim_, mmap_, s.meta->deletions, logging_);
+    s.indexes = OpenSealedSegmentIndexes(dir_, *s.segment, *s.schema, logging_);
+  });
+}
+
 void VersionSet::LoadFrom(const std::optional<Manifest>& manifest, const std::vector<std::string>& logs, uint64_t until,
                           const std::function<void(uint64_t)>& check) {
   StoreState state(dim_, manifest ? manifest->next_segment_id : 1);
   uint64_t version = manifest ? manifest->commit_version : 0;
   if (manifest) {
-    // Segments open, and their derived parts from their files, in parallel. A part whose file is
-    // missing, damaged, of an older format or of another declaration is rebuilt, and rewritten by
-    // the writer process only: a reader never writes.
-    struct Sealed {
-      const ManifestCollection* collection;
-      const ManifestSegment* meta;
-      SegmentPtr segment;
-      SegmentIndexesPtr indexes;
-    };
     auto resident = [&](const std::string& name) { return !resident_ || resident_->count(name) > 0; };
-    std::vector<Sealed> sealed;
+    std::vector<SealedToOpen> sealed;
     for (const ManifestCollection& c : manifest->collections)
       if (resident(c.name))
-        for (const ManifestSegment& ms : c.segments) sealed.push_back({&c, &ms, nullptr, nullptr});
-    pool_.ParallelFor(sealed.size(), [&](size_t i) {
-      Sealed& s = sealed[i];
-      s.segment = Segment::OpenSealed(dir_, s.meta->id, dim_, mmap_, s.meta->deletions, logging_);
-      s.indexes = OpenSealedSegmentIndexes(dir_, *s.segment, s.collection->schema, logging_);
-    });
+        for (const ManifestSegment& ms : c.segments) sealed.push_back({c.name, &c.schema, &ms});
+    OpenSealed(sealed);
     for (const ManifestCollection& c : manifest->collections)
       state.AddCollection(c.name, c.schema, resident(c.name), resident(c.name) ? std::vector<ManifestSegment>{} : c.segments);
-    for (Sealed& s : sealed) state.AdoptSealedSegment(s.collection->name, std::move(s.segment), std::move(s.indexes));
+    for (SealedToOpen& s : sealed) state.AdoptSealedSegment(s.collection, std::move(s.segment), std::move(s.indexes));
     for (const auto& [name, target] : manifest->aliases) state.SetAlias(name, target);
   }
   uint64_t offset = 0;
@@ -237,7 +232,7 @@ void VersionSet::Checkpoint() {
     ManifestCollection& mc = m.collections.emplace_back(ManifestCollection{name, *c->schema, {}});
     if (!c->resident) {
       // Not held: its rows did not change since the manifest that named these segments.
-      mc.segments = state_.ColdSegments(name);
+      mc.segments = *state_.ColdSegments(name);
       continue;
     }
     for (const SegmentRef& ref : c->segments)
@@ -296,30 +291,19 @@ void VersionSet::Release(const std::vector<std::string>& names) {
 }
 
 void VersionSet::Hold(const std::vector<std::string>& names) {
-  struct Sealed {
-    std::string collection;
-    const CollectionSchema* schema;  // as declared now: the log may have changed the manifest's
-    ManifestSegment meta;
-    SegmentPtr segment;
-    SegmentIndexesPtr indexes;
-  };
   SnapshotPtr snap = Current();
-  std::vector<std::string> cold = state_.ColdNames();
   std::map<std::string, std::vector<std::pair<SegmentPtr, SegmentIndexesPtr>>> by_collection;
-  std::vector<Sealed> sealed;
+  std::vector<SealedToOpen> sealed;
   for (const std::string& name : names) {
-    if (std::find(cold.begin(), cold.end(), name) == cold.end()) continue;
-    by_collection[name];
-    for (const ManifestSegment& ms : state_.ColdSegments(name))
-      sealed.push_back({name, snap->collections.at(name)->schema.get(), ms, nullptr, nullptr});
+    const std::vector<ManifestSegment>* cold = state_.ColdSegments(name);
+    if (cold == nullptr) continue;
+    by_collection[name];  // held even with no segment
+    // Its schema as declared now: the log may have changed the manifest's.
+    for (const ManifestSegment& ms : *cold) sealed.push_back({name, snap->collections.at(name)->schema.get(), &ms});
   }
   // Opened before anything changes: a missing or damaged file refuses the whole call.
-  pool_.ParallelFor(sealed.size(), [&](size_t i) {
-    Sealed& s = sealed[i];
-    s.segment = Segment::OpenSealed(dir_, s.meta.id, dim_, mmap_, s.meta.deletions, logging_);
-    s.indexes = OpenSealedSegmentIndexes(dir_, *s.segment, *s.schema, logging_);
-  });
-  for (Sealed& s : sealed) by_collection[s.collection].emplace_back(std::move(s.segment), std::move(s.indexes));
+  OpenSealed(sealed);
+  for (SealedToOpen& s : sealed) by_collection[s.collection].emplace_back(std::move(s.segment), std::move(s.indexes));
   for (auto& [name, segments] : by_collection) state_.Hold(name, std::move(segments));
 }
 

@@ -130,6 +130,17 @@ class VersionSet {
   // this throws.
   void LoadFrom(const std::optional<Manifest>& manifest, const std::vector<std::string>& logs, uint64_t until,
                 const std::function<void(uint64_t)>& check = nullptr);
+  // Sealed segments of the manifest to open, each with its derived parts from their files (a part
+  // missing, damaged, of an older format or of another declaration is rebuilt, and rewritten by
+  // the writer process only: a reader never writes). OpenSealed opens them all in parallel.
+  struct SealedToOpen {
+    std::string collection;
+    const CollectionSchema* schema;
+    const ManifestSegment* meta;
+    SegmentPtr segment = nullptr;
+    SegmentIndexesPtr indexes = nullptr;
+  };
+  void OpenSealed(std::vector<SealedToOpen>& sealed);
   // Applies log's records after version (and up to until) onto state from byte offset from;
   // returns the offset reached. Error(500) when the log does not continue version.
   uint64_t ReplayLog(StoreState& state, uint64_t& version, const std::string& log, uint64_t from, uint64_t until);
