@@ -91,6 +91,41 @@ test('a store opened with mmap off answers the same as with mmap on', async (t) 
   t.is(answers[0].hits[0].id, 'r10');
 });
 
+/** The VmFlags of this process's mappings of files under dir, by file name (Linux /proc/self/smaps). */
+function mappedFileFlags(dir: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  let file: string | null = null;
+  for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s+(.*)$/.exec(line);
+    if (mapping) file = mapping[1].startsWith(`${dir}/`) ? path.basename(mapping[1]) : null;
+    else if (file && line.startsWith('VmFlags:')) out.set(file, line.slice('VmFlags:'.length).trim().split(/\s+/));
+  }
+  return out;
+}
+
+// Walks and rescores read rows at random: a file mapped in 4 KiB pages costs a TLB miss per row.
+const thp = fs.existsSync('/sys/kernel/mm/transparent_hugepage/enabled');
+(thp ? test : test.skip)('a mapped file of 2 MiB or more asks for huge pages (MADV_HUGEPAGE); a smaller one does not', async (t) => {
+  const dir = tempDir();
+  const dim = 256;
+  const store = await Store.open({ path: dir, dimension: dim, distance: 'Euclidean' });
+  try {
+    const rows = 2304; // 2.25 MiB of vectors
+    await store.upsert('c', { records: Array.from({ length: rows }, (_, i) => ({ id: `r${i}`, vector: Array.from({ length: dim }, (_, j) => ((i * 31 + j) % 97) / 97) })) });
+    await store.flush();
+    t.is((await store.search({ query: Array(dim).fill(0.5), top_k: 1 })).length, 1);
+    const flags = mappedFileFlags(fs.realpathSync(dir));
+    const vec = [...flags.keys()].find((f) => f.endsWith('.vec'));
+    const cols = [...flags.keys()].find((f) => f.endsWith('.cols'));
+    t.truthy(vec, `no .vec file mapped: ${[...flags.keys()].join(', ')}`);
+    t.true(flags.get(vec!)!.includes('hg'), `${vec}: ${flags.get(vec!)!.join(' ')}`);
+    t.truthy(cols, `no .cols file mapped: ${[...flags.keys()].join(', ')}`);
+    t.false(flags.get(cols!)!.includes('hg'));
+  } finally {
+    await store.close();
+  }
+});
+
 // ---- the writer lock ----
 
 test('a second process opening a locked store becomes a Reader naming the holder: reads work, writes are 409', async (t) => {

@@ -15,6 +15,8 @@
 namespace tessera {
 namespace {
 
+constexpr size_t kHugePage = size_t(2) << 20;
+
 [[noreturn]] void IoError(const std::string& what, const std::string& path) {
   throw Internal(what + " " + path + ": " + std::strerror(errno));
 }
@@ -116,7 +118,7 @@ Region Region::Anonymous(size_t bytes) {
   // fault costs microseconds on a VM, one per 4 KiB made filling a large array (a memory segment
   // taking a log's rows at open, a graph being built) mostly faults. The first 2 MiB keep small
   // pages, so the many small arrays of small collections commit no more than they use.
-  constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+  constexpr uintptr_t kHuge = kHugePage;
   uintptr_t from = (reinterpret_cast<uintptr_t>(p) + 2 * kHuge - 1) & ~(kHuge - 1);
   uintptr_t to = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
   if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
@@ -140,6 +142,10 @@ Region Region::MapFile(const std::string& path) {
     }
     r.data_ = p;
     r.size_ = size_t(st.st_size);
+    // A page-cache miss then reads a whole 2 MiB folio, which the kernel maps with one entry:
+    // walks and rescores read rows at random, and with 4 KiB mappings each row costs a TLB miss
+    // (on this VM worse: the kernel's sampling of accessed bits traps per page).
+    if (r.size_ >= kHugePage) ::madvise(p, r.size_, MADV_HUGEPAGE);
   }
   ::close(fd);
   return r;
