@@ -1,6 +1,8 @@
 // Readers and refresh (spec "Maintenance" POST /refresh, "States and transitions", "Cluster
 // status"): a Reader serves the state it opened or last refreshed to, adopts newer committed state
 // only when asked, never a torn one, and reports how stale it is.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import test from 'ava';
 import { Store } from '../../lib/index';
 import { genVector, tempDir } from './helpers';
@@ -102,6 +104,35 @@ test('refreshing while the writer writes, checkpoints and compacts: every state 
   await reader.refresh();
   t.is(reader.commitVersion(), writer.commitVersion());
   t.is((await tags(reader)).size, 41);
+  await Promise.all([reader.close(), writer.close()]);
+});
+
+// The race this stands for: a reader reads a compaction's manifest (which keeps the checkpoint's
+// version: the log after it still applies), then the writer checkpoints (a new manifest, then the
+// log emptied) before the reader reads the log. Here the log is emptied by hand before the refresh.
+test('a refresh never adopts a state behind the one served: a log emptied after a compaction manifest was read fails it, and the next checkpoint is adopted', async (t) => {
+  const dir = tempDir();
+  const writer = await Store.open({ path: dir, dimension: DIM });
+  await writer.upsert('c', batch('a', 20));
+  await writer.flush();
+  await writer.upsert('c', batch('a', 5)); // a quarter of the sealed rows dead: no compaction yet
+  await writer.upsert('c', batch('b', 5));
+  const reader = await Store.open({ path: dir });
+  const served = reader.commitVersion();
+  t.is(served, writer.commitVersion());
+  await writer.upsert('c', batch('a', 10)); // half dead: the automatic compaction rewrites the segment
+  await writer.waitForIndexes();
+  t.true(writer.footprintCached().compactions > 0);
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'MANIFEST'), 'utf8')) as { commit_version: number };
+  t.true(manifest.commit_version < served, 'the compaction kept the checkpoint version: the log after it carries the rest');
+  fs.truncateSync(path.join(dir, 'wal.log'), 0);
+  await t.throwsAsync(reader.refresh(), { message: /behind/ });
+  t.is(reader.commitVersion(), served, 'never goes back');
+  t.deepEqual(await tags(reader), new Map([['a', 20], ['b', 5]]));
+  await writer.flush();
+  t.deepEqual(await reader.refresh(), { adopted: true });
+  t.is(reader.commitVersion(), writer.commitVersion());
+  t.deepEqual(await tags(reader), new Map([['a', 20], ['b', 5]]));
   await Promise.all([reader.close(), writer.close()]);
 });
 

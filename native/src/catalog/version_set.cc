@@ -53,13 +53,20 @@ void VersionSet::Recover() {
   next_sequence_ = History::List(dir_).NextSequence();
 }
 
-void VersionSet::Load() {
+void VersionSet::Load(uint64_t at_least) {
   // A reader may read a manifest whose files a checkpoint or compaction of the writer removes, or
   // a log the writer empties, before it has read them: it tries again while the manifest moves.
+  // An emptied log reads as no error at all: after a compaction's manifest, which keeps the
+  // checkpoint's version, it leaves the state at that version, behind what the reader served.
+  auto not_behind = [&](uint64_t reached) {
+    if (reached < at_least)
+      throw Error(Status::kInternal, "the log was emptied after its manifest was read: version " + std::to_string(reached) + " is behind " +
+                                         std::to_string(at_least));
+  };
   for (int attempt = 1;; ++attempt) {
     std::optional<Manifest> manifest = ReadManifest(dir_);
     try {
-      return LoadFrom(manifest, {WalPath(dir_)}, UINT64_MAX);
+      return LoadFrom(manifest, {WalPath(dir_)}, UINT64_MAX, not_behind);
     } catch (const Error&) {
       std::optional<Manifest> now = ReadManifest(dir_);
       bool moved = (now ? ManifestText(*now) : "") != (manifest ? ManifestText(*manifest) : "");
@@ -180,7 +187,7 @@ VersionSet::Refreshed VersionSet::Refresh() {
       // Emptied and refilled after a newer checkpoint: reload below.
     }
   }
-  Load();
+  Load(before);
   return Refreshed{version_ != before, true};
 }
 

@@ -44,8 +44,8 @@ class VersionSet {
   // throws NotResidentError naming the collections not held whose rows the log changed.
   void SetResident(std::optional<std::set<std::string>> names) { resident_ = std::move(names); }
   bool holds_some() const { return resident_.has_value(); }
-  // A reader loads the newest state on disk afresh (after SetResident).
-  void Reload() { Load(); }
+  // A reader loads the newest state on disk afresh (after SetResident), never one behind its own.
+  void Reload() { Load(version_); }
   // A writer holding some collections: whether a resident collection's rows changed since the last
   // checkpoint (then it cannot be released before the next); Release lets resident collections'
   // rows go (they stay listed, and the next checkpoint names their segments as the last one did);
@@ -123,8 +123,9 @@ class VersionSet {
 
  private:
   void LoadAtOnce(uint64_t target);
-  // Loads the manifest on disk and the log after it into a fresh state (see Load's retries).
-  void Load();
+  // Loads the manifest on disk and the log after it into a fresh state (see Load's retries), never
+  // one behind version at_least (a refresh passes the version it serves).
+  void Load(uint64_t at_least = 0);
   // The state manifest (none: the empty store) and logs describe, up to version until, replaces
   // the current one once check (when given) accepts the version reached; nothing changes when
   // this throws.
