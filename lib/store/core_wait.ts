@@ -8,10 +8,10 @@
 // A turn yields the CPU while a call waits for a query thread to begin it, and otherwise every
 // 20 µs (a yield is a syscall, microseconds on a VM): when the query thread shares the CPU (a
 // loaded host), the read runs at once instead of after the polling (measured on one CPU: 500 µs
-// added to every read without yielding, 40 with). A read the core ran inline has settled already: with no call pending in the core there
-// is nothing to poll for, and each yield would hand the CPU to any other process waiting for it
-// (measured with two CPU hogs: an inline read's loop ran 2.5x slower, stalled for whole time
-// slices).
+// added to every read without yielding, 40 with). A read the core ran inline has settled
+// already: with no call pending in the core there is nothing to poll for, and each yield would
+// hand the CPU to any other process waiting for it (measured with two CPU hogs: an inline read's
+// loop ran 2.5x slower, stalled for whole time slices).
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers';
 import { native } from '../native';

@@ -118,9 +118,8 @@ Region Region::Anonymous(size_t bytes) {
   // fault costs microseconds on a VM, one per 4 KiB made filling a large array (a memory segment
   // taking a log's rows at open, a graph being built) mostly faults. The first 2 MiB keep small
   // pages, so the many small arrays of small collections commit no more than they use.
-  constexpr uintptr_t kHuge = kHugePage;
-  uintptr_t from = (reinterpret_cast<uintptr_t>(p) + 2 * kHuge - 1) & ~(kHuge - 1);
-  uintptr_t to = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
+  uintptr_t from = (reinterpret_cast<uintptr_t>(p) + 2 * kHugePage - 1) & ~uintptr_t(kHugePage - 1);
+  uintptr_t to = (reinterpret_cast<uintptr_t>(p) + bytes) & ~uintptr_t(kHugePage - 1);
   if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
   return r;
 }
