@@ -91,17 +91,38 @@ test('a store opened with mmap off answers the same as with mmap on', async (t) 
   t.is(answers[0].hits[0].id, 'r10');
 });
 
-/** The VmFlags of this process's mappings of files under dir, by file name (Linux /proc/self/smaps). */
-function mappedFileFlags(dir: string): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+/** This process's mappings of files under dir: each file's name and VmFlags (Linux /proc/self/smaps). */
+function fileMappings(dir: string): { file: string; flags: string[] }[] {
+  const out: { file: string; flags: string[] }[] = [];
   let file: string | null = null;
   for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
     const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s+(.*)$/.exec(line);
     if (mapping) file = mapping[1].startsWith(`${dir}/`) ? path.basename(mapping[1]) : null;
-    else if (file && line.startsWith('VmFlags:')) out.set(file, line.slice('VmFlags:'.length).trim().split(/\s+/));
+    else if (file && line.startsWith('VmFlags:')) out.push({ file, flags: line.slice('VmFlags:'.length).trim().split(/\s+/) });
   }
   return out;
 }
+
+test('a sealed segment keeps its records in its mapped rows file with mmap on, and reads them into memory with mmap off', async (t) => {
+  const dir = tempDir();
+  let store = await Store.open({ path: dir, dimension: 2, distance: 'Euclidean' });
+  await store.upsert('c', { records: Array.from({ length: 20 }, (_, i) => ({ id: `r${i}`, vector: [i, 1], attrs: { n: { Int: i } } })) });
+  await store.flush();
+  await store.close();
+  // Counted before and after each open: a closed store's mappings may outlive close() until its handle is collected.
+  const real = fs.realpathSync(dir);
+  const rowsMappings = () => fileMappings(real).filter((m) => m.file.endsWith('.rows')).length;
+  for (const mmap of [false, true]) {
+    const before = rowsMappings();
+    store = await Store.open({ path: dir, mmap });
+    try {
+      t.is(rowsMappings() - before, mmap ? 1 : 0, `mmap ${mmap}`);
+      t.deepEqual(await store.get('c', ['r7']), [{ id: 'r7', attrs: { n: { Int: 7n } } }]);
+    } finally {
+      await store.close();
+    }
+  }
+});
 
 // Walks and rescores read rows at random: a file mapped in 4 KiB pages costs a TLB miss per row.
 const thp = fs.existsSync('/sys/kernel/mm/transparent_hugepage/enabled');
@@ -114,7 +135,7 @@ const thp = fs.existsSync('/sys/kernel/mm/transparent_hugepage/enabled');
     await store.upsert('c', { records: Array.from({ length: rows }, (_, i) => ({ id: `r${i}`, vector: Array.from({ length: dim }, (_, j) => ((i * 31 + j) % 97) / 97) })) });
     await store.flush();
     t.is((await store.search({ query: Array(dim).fill(0.5), top_k: 1 })).length, 1);
-    const flags = mappedFileFlags(fs.realpathSync(dir));
+    const flags = new Map(fileMappings(fs.realpathSync(dir)).map((m) => [m.file, m.flags]));
     const vec = [...flags.keys()].find((f) => f.endsWith('.vec'));
     const cols = [...flags.keys()].find((f) => f.endsWith('.cols'));
     t.truthy(vec, `no .vec file mapped: ${[...flags.keys()].join(', ')}`);

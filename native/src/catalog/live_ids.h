@@ -3,14 +3,16 @@
 // from the segments themselves, so the table holds no strings and indexing a segment's million
 // ids allocates nothing per id: a std::unordered_map<std::string, ...> took about 0.5 s and 70 MB
 // for a million ids (most of the time a large store took to open) and as long again to free.
+// The table lives in lazily committed memory (huge pages once large), so growing it zeroes nothing
+// and a million ids' 32 MB cost a few page faults, not thousands.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
-#include <vector>
 
 #include "storage/segment.h"
+#include "util/lazy_array.h"
 
 namespace tessera {
 
@@ -26,6 +28,9 @@ class LiveIds {
   // Maps the id of ref's row to ref, replacing the row it mapped to. The segment it replaces must
   // still be alive (its id is compared).
   void Put(Ref ref);
+  // Put for every row of segment not deleted, hashing ids ahead of the inserts so that each
+  // insert's slot is already on its way from memory.
+  void PutLiveRows(Segment& segment);
   // Forgets id; false when it was absent.
   bool Erase(std::string_view id);
   // Room for ids entries without growing.
@@ -40,9 +45,11 @@ class LiveIds {
   };
   // The slot holding id, or the free slot where it would go.
   size_t SlotOf(std::string_view id, uint32_t hash) const;
+  void Insert(Ref ref, uint32_t hash);
   void Rehash(size_t slots);
 
-  std::vector<Entry> slots_;  // a power of two long
+  LazyArray<Entry> slots_;  // capacity_ long, a power of two (or 0)
+  size_t capacity_ = 0;
   size_t size_ = 0;
 };
 

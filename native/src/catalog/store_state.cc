@@ -296,17 +296,12 @@ SegmentIndexesPtr StoreState::SealedIndexes(const Collection& c, const Segment& 
   return indexes;
 }
 
-void StoreState::IndexIds(Collection& c, Segment& segment) {
-  for (uint32_t r = 0; r < segment.appended(); ++r)
-    if (!segment.deleted(r)) c.ids.Put(RowRef{&segment, r});
-}
-
 void StoreState::AdoptSealedSegment(const std::string& collection, SegmentPtr segment, SegmentIndexesPtr indexes) {
   Collection& c = *Find(collection);
   c.rows += segment->appended();
   c.dead_rows += segment->deleted_rows();
   c.ids.Reserve(c.ids.size() + segment->appended() - segment->deleted_rows());  // one growth per segment, not log(rows)
-  IndexIds(c, *segment);
+  c.ids.PutLiveRows(*segment);
   c.segments.push_back({std::move(segment), std::move(indexes)});
   Touch(c);
 }
@@ -317,7 +312,7 @@ void StoreState::ReplaceSegment(const std::string& collection, const SegmentPtr&
     if (slot.segment != memory_segment) continue;
     // The sealed segment holds the same rows, so its postings carry over; Freeze() adds the rest.
     slot.segment = std::move(sealed);
-    IndexIds(c, *slot.segment);
+    c.ids.PutLiveRows(*slot.segment);
     break;
   }
   Touch(c);

@@ -112,7 +112,6 @@ class StoreState {
   const Collection* Find(const std::string& name) const;
   Collection& GetOrCreate(const std::string& name);
   Segment& AppendTarget(Collection& c, const RecordInput& rec);
-  void IndexIds(Collection& c, Segment& segment);
   // base with what a sealed segment of c derives and base lacks (the filter index the collection
   // declares, the id index), built in memory; the store saves them beside the segment later.
   static SegmentIndexesPtr SealedIndexes(const Collection& c, const Segment& segment, const SegmentIndexesPtr& base);

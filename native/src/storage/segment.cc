@@ -171,13 +171,16 @@ void Segment::CopyDeletionsFrom(const Segment& other, uint32_t rows) {
 
 std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id, uint32_t dim, bool mmap, const std::string& del_file,
                                              bool may_write) {
-  std::string rows_file = ReadWholeFile(SegmentRowsPath(dir, id));
+  // Mapped like the vectors (read into memory when mmap is off): ids and attributes stay views
+  // into it, and a large store's open copies none of its records.
+  Region rows_region = mmap ? Region::MapFile(SegmentRowsPath(dir, id)) : Region::LoadFile(SegmentRowsPath(dir, id));
+  std::string_view rows_file(static_cast<const char*>(rows_region.data()), rows_region.size());
   if (rows_file.size() < 16) throw Internal("corrupt segment " + SegmentRowsPath(dir, id));
   uint32_t stored_crc;
   std::memcpy(&stored_crc, rows_file.data() + rows_file.size() - 4, 4);
   if (Crc32c(rows_file.data(), rows_file.size() - 4) != stored_crc)
     throw Internal("corrupt segment " + SegmentRowsPath(dir, id) + ": checksum mismatch");
-  ByteReader r(std::string_view(rows_file).substr(0, rows_file.size() - 4));
+  ByteReader r(rows_file.substr(0, rows_file.size() - 4));
   if (r.Fixed<uint32_t>() != kRowsMagic) throw Internal("corrupt segment " + SegmentRowsPath(dir, id));
   uint32_t rows = r.Fixed<uint32_t>();
   std::shared_ptr<Segment> s(new Segment(id, dim, rows, true));
@@ -201,10 +204,10 @@ std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id
   }
   s->vectors_ = load(SegmentVectorsPath(dir, id));
   // Views point into the rows file, which the segment keeps.
-  s->rows_file_ = std::move(rows_file);
+  s->rows_file_ = std::move(rows_region);
   s->rows_crc_ = stored_crc;
-  s->record_bytes_.store(s->rows_file_.size(), std::memory_order_relaxed);
-  ByteReader body(std::string_view(s->rows_file_).substr(0, s->rows_file_.size() - 4));
+  s->record_bytes_.store(rows_file.size(), std::memory_order_relaxed);
+  ByteReader body(rows_file.substr(0, rows_file.size() - 4));
   body.Raw(12);
   for (const std::string& n : names) body.Raw(4 + n.size());
   body.Raw(size_t(rows) * (1 + names.size()));

@@ -142,7 +142,7 @@ class Segment {
   std::vector<std::unique_ptr<char[]>> arena_;
   size_t arena_left_ = 0;
   char* arena_pos_ = nullptr;
-  std::string rows_file_;
+  Region rows_file_;
   uint32_t rows_crc_ = 0;
   SegmentColumnsPtr columns_;
 };
