@@ -686,8 +686,7 @@ std::string Store::SetResident(std::optional<std::vector<std::string>> names) {
         "only a reader at its newest version changes what it holds with setResident; a writer opened with resident uses hold and release");
   std::optional<std::set<std::string>> set;
   if (names) set.emplace(names->begin(), names->end());
-  versions_->SetResident(std::move(set));
-  versions_->Reload();
+  versions_->ReloadHolding(std::move(set));
   Publish(versions_->Current());
   IndexSealedSegments();
   return OneMember("ok", true);

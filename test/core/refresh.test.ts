@@ -136,6 +136,28 @@ test('a refresh never adopts a state behind the one served: a log emptied after 
   await Promise.all([reader.close(), writer.close()]);
 });
 
+test('setResident() that would load a state behind the one served fails and changes nothing: neither what is served nor what is held', async (t) => {
+  const dir = tempDir();
+  const writer = await Store.open({ path: dir, dimension: DIM });
+  await writer.upsert('d', batch('d', 3));
+  await writer.upsert('c', batch('a', 20));
+  await writer.flush();
+  await writer.upsert('c', batch('a', 5));
+  const reader = await Store.open({ path: dir, resident: ['c'] });
+  const served = reader.commitVersion();
+  await writer.upsert('c', batch('a', 10)); // half dead: the automatic compaction rewrites the segment
+  await writer.waitForIndexes();
+  fs.truncateSync(path.join(dir, 'wal.log'), 0); // the state the refresh test builds: the log emptied after a compaction's manifest
+  await t.throwsAsync(reader.setResident(null), { message: /behind/ });
+  t.is(reader.commitVersion(), served);
+  await writer.flush();
+  t.deepEqual(await reader.refresh(), { adopted: true });
+  await t.throwsAsync(reader.list({ scope: ['d'], limit: 10 }), { message: /collection 'd' is not held/ });
+  await reader.setResident(null);
+  t.is((await reader.list({ scope: ['d'], limit: 10 })).length, 3);
+  await Promise.all([reader.close(), writer.close()]);
+});
+
 test('maxStalenessMs: a Reader not refreshed within it is stale until a refresh succeeds', async (t) => {
   const dir = tempDir();
   const writer = await Store.open({ path: dir, dimension: DIM });

@@ -75,6 +75,16 @@ void VersionSet::Load(uint64_t at_least) {
   }
 }
 
+void VersionSet::ReloadHolding(std::optional<std::set<std::string>> names) {
+  std::swap(resident_, names);
+  try {
+    Load(version_);
+  } catch (...) {
+    resident_ = std::move(names);
+    throw;
+  }
+}
+
 namespace {
 
 Error Unreadable(uint64_t target, uint64_t oldest, const std::string& why) {

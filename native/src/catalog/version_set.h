@@ -44,8 +44,9 @@ class VersionSet {
   // throws NotResidentError naming the collections not held whose rows the log changed.
   void SetResident(std::optional<std::set<std::string>> names) { resident_ = std::move(names); }
   bool holds_some() const { return resident_.has_value(); }
-  // A reader loads the newest state on disk afresh (after SetResident), never one behind its own.
-  void Reload() { Load(version_); }
+  // A reader loads the newest state on disk afresh holding names (as SetResident), never one
+  // behind its own. A load that fails leaves it holding what it held.
+  void ReloadHolding(std::optional<std::set<std::string>> names);
   // A writer holding some collections: whether a resident collection's rows changed since the last
   // checkpoint (then it cannot be released before the next); Release lets resident collections'
   // rows go (they stay listed, and the next checkpoint names their segments as the last one did);
