@@ -17,8 +17,7 @@ constexpr size_t kArenaChunk = 1 << 16;
 
 Segment::Segment(uint64_t id, uint32_t dim, uint32_t capacity, bool sealed) : id_(id), dim_(dim), capacity_(capacity), sealed_(sealed) {
   has_vector_ = LazyArray<uint8_t>(capacity);
-  ids_ = LazyArray<std::string_view>(capacity);
-  attrs_ = LazyArray<std::string_view>(capacity);
+  records_ = LazyArray<const char*>(capacity);
   deleted_at_ = LazyArray<uint64_t>(capacity);
 }
 
@@ -30,19 +29,23 @@ std::shared_ptr<Segment> Segment::NewMemory(uint64_t id, uint32_t dim, uint32_t 
   return s;
 }
 
-std::string_view Segment::CopyToArena(std::string_view bytes) {
-  if (bytes.empty()) return {};
-  if (bytes.size() > arena_left_) {
-    size_t size = std::max(kArenaChunk, bytes.size());
+const char* Segment::RecordToArena(std::string_view id, std::string_view attrs) {
+  const size_t bytes = 2 * sizeof(uint32_t) + id.size() + attrs.size();
+  if (bytes > arena_left_) {
+    size_t size = std::max(kArenaChunk, bytes);
     arena_.emplace_back(new char[size]);
     arena_pos_ = arena_.back().get();
     arena_left_ = size;
   }
-  std::memcpy(arena_pos_, bytes.data(), bytes.size());
-  std::string_view out(arena_pos_, bytes.size());
-  arena_pos_ += bytes.size();
-  arena_left_ -= bytes.size();
-  return out;
+  const char* record = arena_pos_;
+  for (std::string_view field : {id, attrs}) {
+    uint32_t n = uint32_t(field.size());
+    std::memcpy(arena_pos_, &n, sizeof n);
+    if (!field.empty()) std::memcpy(arena_pos_ + sizeof n, field.data(), field.size());
+    arena_pos_ += sizeof n + field.size();
+  }
+  arena_left_ -= bytes;
+  return record;
 }
 
 const NamedColumn* Segment::named(std::string_view name) const {
@@ -117,8 +120,7 @@ uint32_t Segment::AppendCopy(const Segment& source, uint32_t row) {
 
 uint32_t Segment::AppendRow(std::string_view id, std::string_view attrs, const float* vector, const std::vector<NamedRowVector>& named) {
   uint32_t row = appended_;
-  ids_[row] = CopyToArena(id);
-  attrs_[row] = CopyToArena(attrs);
+  records_[row] = RecordToArena(id, attrs);
   uint64_t bytes = id.size() + attrs.size();
   record_bytes_.store(record_bytes_.load(std::memory_order_relaxed) + bytes, std::memory_order_relaxed);
   if (bytes > max_record_bytes_.load(std::memory_order_relaxed)) max_record_bytes_.store(bytes, std::memory_order_relaxed);
@@ -146,8 +148,8 @@ void Segment::Persist(const std::string& dir, uint32_t rows) const {
   meta.append(reinterpret_cast<const char*>(has_vector_.data()), rows);
   for (const NamedColumn* c : named) meta.append(static_cast<const char*>(c->present.data()), rows);
   for (uint32_t r = 0; r < rows; ++r) {
-    PutBytes(&meta, ids_[r]);
-    PutBytes(&meta, attrs_[r]);
+    PutBytes(&meta, row_id(r));
+    PutBytes(&meta, row_attrs(r));
   }
   PutFixed<uint32_t>(&meta, Crc32c(meta.data(), meta.size()));
   size_t vec_bytes = size_t(rows) * dim_ * sizeof(float);
@@ -203,7 +205,7 @@ std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id
     s->named_owned_.push_back(std::move(column));
   }
   s->vectors_ = load(SegmentVectorsPath(dir, id));
-  // Views point into the rows file, which the segment keeps.
+  // Records point into the rows file, which the segment keeps.
   s->rows_file_ = std::move(rows_region);
   s->rows_crc_ = stored_crc;
   s->record_bytes_.store(rows_file.size(), std::memory_order_relaxed);
@@ -213,9 +215,10 @@ std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id
   body.Raw(size_t(rows) * (1 + names.size()));
   uint64_t max_bytes = 0;
   for (uint32_t row = 0; row < rows; ++row) {
-    s->ids_[row] = body.Bytes();
-    s->attrs_[row] = body.Bytes();
-    max_bytes = std::max<uint64_t>(max_bytes, s->ids_[row].size() + s->attrs_[row].size());
+    s->records_[row] = body.rest().data();
+    uint64_t bytes = body.Bytes().size();
+    bytes += body.Bytes().size();
+    max_bytes = std::max(max_bytes, bytes);
   }
   s->max_record_bytes_.store(max_bytes, std::memory_order_relaxed);
   if (!del_file.empty()) {

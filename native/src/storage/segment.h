@@ -13,6 +13,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -57,8 +58,11 @@ class Segment {
   uint32_t capacity() const { return capacity_; }
   uint32_t appended() const { return appended_; }  // writer-side count
 
-  std::string_view row_id(uint32_t r) const { return ids_[r]; }
-  std::string_view row_attrs(uint32_t r) const { return attrs_[r]; }
+  std::string_view row_id(uint32_t r) const { return LengthPrefixed(records_[r]); }
+  std::string_view row_attrs(uint32_t r) const {
+    std::string_view id = row_id(r);
+    return LengthPrefixed(id.data() + id.size());
+  }
   // Bytes of every row's id and attributes, at most (a bound on what writing any rows' records
   // costs; a snapshot seeing fewer rows sees fewer bytes).
   uint64_t record_bytes() const { return record_bytes_.load(std::memory_order_relaxed); }
@@ -106,7 +110,15 @@ class Segment {
 
  private:
   Segment(uint64_t id, uint32_t dim, uint32_t capacity, bool sealed);
-  std::string_view CopyToArena(std::string_view bytes);
+  // A row's record, as the rows file holds it: a 4-byte length and the id, then a 4-byte length and
+  // the attributes. One pointer a row (8 bytes) rather than a view of each (32).
+  static std::string_view LengthPrefixed(const char* at) {
+    uint32_t n;
+    std::memcpy(&n, at, sizeof n);
+    return {at + sizeof n, n};
+  }
+  // Writes a row's record to the arena; where it begins.
+  const char* RecordToArena(std::string_view id, std::string_view attrs);
   // Stamps are stored complemented, so the zero-filled memory of a new segment reads as "never
   // deleted" without a pass over its capacity.
   uint64_t DeletedAt(uint32_t r) const { return ~std::atomic_ref<uint64_t>(deleted_at_[r]).load(std::memory_order_acquire); }
@@ -132,13 +144,12 @@ class Segment {
   Region vectors_;
   // Sized to the capacity but committed only as rows arrive.
   LazyArray<uint8_t> has_vector_;
-  LazyArray<std::string_view> ids_;
-  LazyArray<std::string_view> attrs_;
+  LazyArray<const char*> records_;
   LazyArray<uint64_t> deleted_at_;
   // Named columns appear while readers run, so the slots are atomic; owned by named_owned_.
   std::atomic<NamedColumn*> named_[kMaxNamedVectors] = {};
   std::vector<std::unique_ptr<NamedColumn>> named_owned_;
-  // Bytes behind ids_ and attrs_: arena chunks for a memory segment, the rows file when sealed.
+  // Bytes behind records_: arena chunks for a memory segment, the rows file when sealed.
   std::vector<std::unique_ptr<char[]>> arena_;
   size_t arena_left_ = 0;
   char* arena_pos_ = nullptr;
