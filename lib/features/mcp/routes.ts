@@ -4,8 +4,7 @@
 // 0.2 s to load, a third of a server's start: they load with the first /mcp request instead.
 import { closed, STRING } from '../../api/components';
 import type { StoreSlot } from '../../api/slot';
-import type { RouteDoc, Route } from '../../http/route';
-import { route } from '../../http/route';
+import { type Route, type RouteDoc, route } from '../../http/route';
 import type { FeatureOptions } from '../index';
 import type { McpHandler } from './handler';
 

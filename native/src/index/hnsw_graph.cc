@@ -370,7 +370,7 @@ std::shared_ptr<const HnswGraph> HnswGraph::Build(const VectorSpace& space, cons
 std::shared_ptr<const HnswGraph> HnswGraph::Open(const std::string& path, const VectorSpace& space, const HnswParams& params, bool mmap) {
   if (!FileExists(path)) return nullptr;
   auto graph = std::shared_ptr<HnswGraph>(new HnswGraph());
-  graph->block_ = mmap ? Region::MapFile(path) : Region::LoadFile(path);
+  graph->block_ = Region::OpenFile(path, mmap);
   if (graph->block_.size() < sizeof(Header)) return nullptr;
   const auto* h = static_cast<const Header*>(graph->block_.data());
   if (h->magic != kMagic || h->crc != HeaderCrc(*h) || h->block_bytes != graph->block_.size()) return nullptr;

@@ -114,7 +114,7 @@ std::shared_ptr<const IvfLists> IvfLists::Open(const std::string& path, const Se
                                                bool mmap) {
   if (!FileExists(path)) return nullptr;
   auto lists = std::shared_ptr<IvfLists>(new IvfLists());
-  lists->block_ = mmap ? Region::MapFile(path) : Region::LoadFile(path);
+  lists->block_ = Region::OpenFile(path, mmap);
   if (lists->block_.size() < sizeof(Header)) return nullptr;
   const auto* h = static_cast<const Header*>(lists->block_.data());
   if (h->magic != kMagic || h->version != kVersion || h->crc != HeaderCrc(*h) || h->block_bytes != lists->block_.size()) return nullptr;

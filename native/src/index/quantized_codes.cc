@@ -179,7 +179,7 @@ std::shared_ptr<const QuantizedCodes> QuantizedCodes::Open(const std::string& pa
                                                            QuantizationKind kind, bool mmap) {
   if (!FileExists(path)) return nullptr;
   auto codes = std::shared_ptr<QuantizedCodes>(new QuantizedCodes());
-  codes->block_ = mmap ? Region::MapFile(path) : Region::LoadFile(path);
+  codes->block_ = Region::OpenFile(path, mmap);
   if (codes->block_.size() < sizeof(Header)) return nullptr;
   const auto* h = static_cast<const Header*>(codes->block_.data());
   if (h->magic != kMagic || h->crc != HeaderCrc(*h) || h->block_bytes != codes->block_.size()) return nullptr;

@@ -173,9 +173,9 @@ void Segment::CopyDeletionsFrom(const Segment& other, uint32_t rows) {
 
 std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id, uint32_t dim, bool mmap, const std::string& del_file,
                                              bool may_write) {
-  // Mapped like the vectors (read into memory when mmap is off): ids and attributes stay views
-  // into it, and a large store's open copies none of its records.
-  Region rows_region = mmap ? Region::MapFile(SegmentRowsPath(dir, id)) : Region::LoadFile(SegmentRowsPath(dir, id));
+  // Mapped like the vectors (read into memory when mmap is off): records point into it, and a
+  // large store's open copies none of them.
+  Region rows_region = Region::OpenFile(SegmentRowsPath(dir, id), mmap);
   std::string_view rows_file(static_cast<const char*>(rows_region.data()), rows_region.size());
   if (rows_file.size() < 16) throw Internal("corrupt segment " + SegmentRowsPath(dir, id));
   uint32_t stored_crc;
@@ -191,7 +191,7 @@ std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id
   std::memcpy(s->has_vector_.data(), r.Raw(rows).data(), rows);
   size_t vec_bytes = size_t(rows) * dim * sizeof(float);
   auto load = [&](const std::string& path) {
-    Region region = mmap ? Region::MapFile(path) : Region::LoadFile(path);
+    Region region = Region::OpenFile(path, mmap);
     if (region.size() != vec_bytes) throw Internal("corrupt segment " + path + ": wrong size");
     return region;
   };

@@ -27,6 +27,8 @@ class Region {
   static Region Anonymous(size_t bytes);
   static Region MapFile(const std::string& path);
   static Region LoadFile(const std::string& path);
+  // MapFile when map, else LoadFile: how a store opens the files of its sealed segments.
+  static Region OpenFile(const std::string& path, bool map) { return map ? MapFile(path) : LoadFile(path); }
   Region(Region&& o) noexcept { *this = std::move(o); }
   Region& operator=(Region&& o) noexcept;
   Region(const Region&) = delete;
