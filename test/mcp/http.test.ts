@@ -11,6 +11,15 @@ import { POST_HEADERS, bareSession, connect, eventStream, inSession, tool } from
 
 const serverArgs = ['--dimension', '16', '--embed-provider', 'hash:16'];
 
+test('the /mcp routes load the MCP SDK with their first request, not with the server', (t) => {
+  // A fresh process: building every route leaves the SDK (about 0.2 s of a server's start) unloaded.
+  const api = path.join(__dirname, '..', '..', 'lib', 'api', 'index.js');
+  const script = `require(${JSON.stringify(api)}); console.log(Object.keys(require.cache).filter((f) => f.includes('@modelcontextprotocol')).length)`;
+  const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  t.is(run.status, 0, run.stderr);
+  t.is(run.stdout.trim(), '0');
+});
+
 test('with --token, /mcp answers 401 without it and serves the SDK client that sends it', async (t) => {
   const server = await startServer([...serverArgs, '--token', 's3cret']);
   t.teardown(() => server.stop());
