@@ -7,8 +7,8 @@ import { build, buildNativeTools } from './build';
 // never losing a match (saved and opened too), column files reading back as their blobs, the
 // structures derived from segments and saved beside them, the HNSW graph's and the IVF index's
 // recall against brute force, compaction's switch carrying over what happened while it ran,
-// expand's stitching of chunks byte for byte.
-const targets = ['kernels_test', 'filter_test', 'filter_index_test', 'columns_test', 'derived_test', 'hnsw_test', 'ivf_test', 'compaction_test', 'expand_test'];
+// expand's stitching of chunks byte for byte, the query threads keeping off the submitter's CPU.
+const targets = ['kernels_test', 'filter_test', 'filter_index_test', 'columns_test', 'derived_test', 'hnsw_test', 'ivf_test', 'compaction_test', 'expand_test', 'thread_pool_test'];
 
 test.before(buildNativeTools);
 

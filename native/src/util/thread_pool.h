@@ -1,11 +1,13 @@
 // The query threads: they run whole requests handed over by Submit (the core's own queue, fed by
 // the addon straight from the JS thread) and the tasks a request splits into with ParallelFor.
 // An idle thread (one at a time) spins briefly before it parks, so a request arriving within the
-// spin costs no futex wake; a submitter wakes a parked thread only when none is spinning.
+// spin costs no futex wake; a submitter wakes a parked thread only when none is spinning. A thread
+// that finds itself spinning on the submitter's CPU parks at once (see SpinForWork).
 #pragma once
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -30,6 +32,9 @@ class ThreadPool {
   // threads, not one per store.
   static std::shared_ptr<ThreadPool> Shared(size_t threads, bool spin = true);
 
+  // How often an idle thread has moved off the submitter's CPU (SpinForWork).
+  uint64_t moves() const { return moves_.load(std::memory_order_relaxed); }
+
   // How many threads a query's work is split over.
   size_t size() const { return workers_.empty() ? 1 : workers_.size(); }
 
@@ -45,14 +50,17 @@ class ThreadPool {
   enum class Priority { kTask, kRequest };
   void Push(std::function<void()> job, Priority priority, size_t count);
   void WorkerLoop();
-  // Spins until work appears or the spin time has passed.
-  void SpinForWork() const;
+  // Spins until work appears, the spin time has passed, or the spinning thread shares its CPU with
+  // the submitter.
+  void SpinForWork();
 
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
   std::atomic<size_t> queued_{0};  // queue_.size(), readable while spinning
   std::atomic<bool> spinning_{false};
+  std::atomic<int> submitter_cpu_{-1};  // the CPU the latest Submit ran on, -1 where unknown
+  std::atomic<uint64_t> moves_{0};
   size_t parked_ = 0;  // threads waiting on cv_; under mu_
   bool stopping_ = false;
   const bool spin_;

@@ -1,0 +1,88 @@
+// Where the query threads run: a thread is moved off a CPU on request, a query thread spinning for
+// work on the CPU of the thread that submits it moves to another, and with no other CPU to go to
+// every request still runs.
+#include "util/thread_pool.h"
+
+#include <sched.h>
+
+#include <future>
+#include <string>
+
+#include "check.h"
+#include "util/cpu_placement.h"
+
+using tessera::CurrentCpu;
+using tessera::MoveOffCpu;
+using tessera::ThreadPool;
+using tessera::test::Check;
+
+namespace {
+
+void PinTo(int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  sched_setaffinity(0, sizeof one, &one);
+}
+
+// The CPU the pool's thread runs the next request on.
+int CpuOfNextRequest(ThreadPool& pool) {
+  std::promise<int> cpu;
+  pool.Submit([&] { cpu.set_value(CurrentCpu()); });
+  return cpu.get_future().get();
+}
+
+void MoveOffCpuLeavesTheCpuAndKeepsTheAffinity(const cpu_set_t& all) {
+  PinTo(0);
+  sched_setaffinity(0, sizeof all, &all);  // on CPU 0, free to run anywhere
+  Check(MoveOffCpu(0) && CurrentCpu() != 0, "MoveOffCpu(0) moves the thread off CPU 0");
+  cpu_set_t after;
+  sched_getaffinity(0, sizeof after, &after);
+  Check(CPU_EQUAL(&after, &all), "MoveOffCpu puts the thread's affinity back as it was");
+  PinTo(0);
+  Check(!MoveOffCpu(0) && CurrentCpu() == 0, "MoveOffCpu fails where the thread may run nowhere else");
+  sched_setaffinity(0, sizeof all, &all);
+}
+
+void SpinningThreadLeavesTheSubmittersCpu(const cpu_set_t& all) {
+  ThreadPool pool(1);
+  // Both threads on CPU 0, the pool's free to leave: after each request it spins on the submitter's
+  // CPU, which it leaves at its first check. The kernel's balancer could move it first, so each
+  // attempt starts again from CPU 0 (a thread moves at most once a millisecond: a few attempts).
+  for (int attempt = 0; attempt < 20 && pool.moves() == 0; ++attempt) {
+    pool.Submit([&] {
+      PinTo(0);
+      sched_setaffinity(0, sizeof all, &all);
+    });
+    PinTo(0);  // this thread, the submitter
+    for (int i = 0; i < 10; ++i) CpuOfNextRequest(pool);
+    sched_setaffinity(0, sizeof all, &all);
+  }
+  Check(pool.moves() > 0, "a query thread spinning on the submitter's CPU moves to another");
+}
+
+void WithOneCpuEveryRequestRuns(const cpu_set_t& all) {
+  PinTo(0);
+  {
+    ThreadPool pool(1);  // its thread inherits this thread's single CPU: it parks, never moves
+    int ran = 0;
+    for (int i = 0; i < 200; ++i) ran += CpuOfNextRequest(pool) == 0;
+    Check(ran == 200 && pool.moves() == 0, "with one CPU every request runs, on it: " + std::to_string(ran) + " of 200");
+  }
+  sched_setaffinity(0, sizeof all, &all);
+}
+
+}  // namespace
+
+int main() {
+  cpu_set_t all;
+  sched_getaffinity(0, sizeof all, &all);
+  if (CPU_COUNT(&all) >= 2 && CPU_ISSET(0, &all)) {
+    MoveOffCpuLeavesTheCpuAndKeepsTheAffinity(all);
+    SpinningThreadLeavesTheSubmittersCpu(all);
+  } else {
+    std::printf("fewer than two CPUs (or not CPU 0): only the one-CPU case runs\n");
+  }
+  WithOneCpuEveryRequestRuns(all);
+  return tessera::test::Report();
+}
