@@ -9,11 +9,14 @@ import { randomBytes } from 'node:crypto';
 // exactly those into bigint instead of a rounded double.
 const EXACT_INT = /\{\s*"(Int|DateTime)"\s*:\s*(-?\d+)\s*\}/g;
 const INT_MARK = '\u0001';
+// Whether a text may hold one: a compiled pattern, as includes('"Int"') costs ~1 us on a hit array
+// (every quote is a candidate match); the reviver is exact when this says yes for nothing.
+const MAY_HOLD_INT = /"(?:Int|DateTime)"/;
 
 export function parseExact<T>(bytes: Buffer | string): T {
   const text = typeof bytes === 'string' ? bytes : bytes.toString('utf8');
   // Most answers hold no Int or DateTime; a reviver would slow their parse several times over.
-  if (!text.includes('"Int"') && !text.includes('"DateTime"')) return JSON.parse(text) as T;
+  if (!MAY_HOLD_INT.test(text)) return JSON.parse(text) as T;
   return JSON.parse(text.replace(EXACT_INT, '{"$1":"\\u0001$2"}'), (key, value) =>
     (key === 'Int' || key === 'DateTime') && typeof value === 'string' && value.startsWith(INT_MARK)
       ? BigInt(value.slice(1))
