@@ -40,6 +40,10 @@ export class RawJson {
  * they throw a RangeError naming the field.
  */
 export function stringifyExact(value: unknown): Buffer {
+  // A small body of plain values is written as JSON.stringify writes it, without the replacer's
+  // call per value (a top_k and an attribute list: ~2 us with it, ~0.6 without).
+  plainBudget = PLAIN_MAX_VALUES;
+  if (isPlain(value)) return Buffer.from(JSON.stringify(value), 'utf8');
   // Raw JSON pieces stand in the text as short numbered markers and are spliced in at the end, so
   // a long vector is never escaped into a string and searched for again.
   const raws: string[] = [];
@@ -63,4 +67,30 @@ export function stringifyExact(value: unknown): Buffer {
 function floatArrayText(key: string, v: Float32Array | Float64Array): string {
   for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i])) throw new RangeError(`${key}[${i}] must be a finite number, got ${v[i]}`);
   return JSON.stringify(Array.from(v));
+}
+
+// How many values isPlain looks at before it leaves a body to the replacer, which is as cheap then.
+const PLAIN_MAX_VALUES = 64;
+let plainBudget = 0;
+
+/** Whether JSON.stringify alone writes v as stringifyExact's replacer would: nothing it changes. */
+function isPlain(v: unknown): boolean {
+  if (--plainBudget < 0) return false;
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(v) && !Object.is(v, -0);
+    case 'object': {
+      if (v === null) return true;
+      if (Array.isArray(v)) return v.every(isPlain);
+      // Anything but a plain object (a typed array, a RawJson, a Date) goes to the replacer.
+      if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+      for (const key in v) if (!isPlain((v as Record<string, unknown>)[key])) return false;
+      return true;
+    }
+    default:
+      return false; // bigint, undefined, a function
+  }
 }

@@ -2,6 +2,7 @@
 // range on every path (records, hits, raw bytes), Float round trips that stay Float, every other
 // variant, bad Values refused with 400, reserved svc. keys stripped.
 import test from 'ava';
+import { RawJson } from '../../lib/exact_json';
 import { type Hit, type StoredRecord, Store, parseExact, stringifyExact } from '../../lib/index';
 import { rejectsWith, tempDir } from './helpers';
 
@@ -223,4 +224,18 @@ test('Values survive a checkpoint and a reopen exactly', async (t) => {
 test('parseExact and stringifyExact are inverse on Values with bigint', (t) => {
   const value = { attrs: { a: { Int: 2n ** 63n - 1n }, b: { DateTime: -(2n ** 63n) }, c: { Float: 1.5 }, d: { Str: '{"Int":1}' } } };
   t.deepEqual(parseExact(stringifyExact(value)), value);
+});
+
+test('stringifyExact writes plain bodies as JSON.stringify does, and bigint, -0, typed arrays and raw JSON nested anywhere as exact JSON', (t) => {
+  const plain = { top_k: 10, include_attributes: [], filter: { And: [{ Eq: ['c', { Str: 'x"y' }] }] }, scope: ['a', 'b'], exact: false, note: null };
+  t.is(stringifyExact(plain).toString('utf8'), JSON.stringify(plain));
+  const nested = (v: unknown) => ({ top_k: 3, deep: [{ x: v }] });
+  t.is(stringifyExact(nested(2n ** 63n - 1n)).toString('utf8'), '{"top_k":3,"deep":[{"x":9223372036854775807}]}');
+  t.is(stringifyExact(nested(-0)).toString('utf8'), '{"top_k":3,"deep":[{"x":-0.0}]}');
+  t.is(stringifyExact(nested(Float32Array.from([0.5, 2]))).toString('utf8'), '{"top_k":3,"deep":[{"x":[0.5,2]}]}');
+  t.is(stringifyExact(nested(new RawJson('{"Int":7}'))).toString('utf8'), '{"top_k":3,"deep":[{"x":{"Int":7}}]}');
+  t.throws(() => stringifyExact(nested(Number.NaN)), { instanceOf: RangeError, message: /x must be a finite number/ });
+  // Past the values it looks at, a body goes to the replacer, which writes it the same way.
+  const long = { ids: Array.from({ length: 200 }, (_, i) => `id-${i}`), n: 2n };
+  t.is(stringifyExact(long).toString('utf8'), JSON.stringify({ ...long, n: 0 }).replace('"n":0', '"n":2'));
 });
