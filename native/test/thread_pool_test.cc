@@ -1,4 +1,4 @@
-// Where the query threads run: a thread is moved off a CPU on request, a query thread spinning for
+// Where the query threads run: a thread is moved off CPUs on request, a query thread spinning for
 // work on the CPU of the thread that submits it moves to another, and with no other CPU to go to
 // every request still runs.
 #include "util/thread_pool.h"
@@ -7,12 +7,13 @@
 
 #include <future>
 #include <string>
+#include <vector>
 
 #include "check.h"
 #include "util/cpu_placement.h"
 
 using tessera::CurrentCpu;
-using tessera::MoveOffCpu;
+using tessera::MoveOffCpus;
 using tessera::ThreadPool;
 using tessera::test::Check;
 
@@ -32,15 +33,21 @@ int CpuOfNextRequest(ThreadPool& pool) {
   return cpu.get_future().get();
 }
 
-void MoveOffCpuLeavesTheCpuAndKeepsTheAffinity(const cpu_set_t& all) {
+void MoveOffCpusLeavesThemAndKeepsTheAffinity(const cpu_set_t& all) {
   PinTo(0);
   sched_setaffinity(0, sizeof all, &all);  // on CPU 0, free to run anywhere
-  Check(MoveOffCpu(0) && CurrentCpu() != 0, "MoveOffCpu(0) moves the thread off CPU 0");
+  const int zero[] = {0, -1};
+  Check(MoveOffCpus(zero) && CurrentCpu() != 0, "MoveOffCpus({0}) moves the thread off CPU 0");
   cpu_set_t after;
   sched_getaffinity(0, sizeof after, &after);
-  Check(CPU_EQUAL(&after, &all), "MoveOffCpu puts the thread's affinity back as it was");
+  Check(CPU_EQUAL(&after, &all), "MoveOffCpus puts the thread's affinity back as it was");
+  std::vector<int> every;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &all)) every.push_back(cpu);
+  int before = CurrentCpu();
+  Check(!MoveOffCpus(every) && CurrentCpu() == before, "MoveOffCpus moves nothing when it would leave no CPU");
   PinTo(0);
-  Check(!MoveOffCpu(0) && CurrentCpu() == 0, "MoveOffCpu fails where the thread may run nowhere else");
+  Check(!MoveOffCpus(zero) && CurrentCpu() == 0, "MoveOffCpus fails where the thread may run nowhere else");
   sched_setaffinity(0, sizeof all, &all);
 }
 
@@ -78,7 +85,7 @@ int main() {
   cpu_set_t all;
   sched_getaffinity(0, sizeof all, &all);
   if (CPU_COUNT(&all) >= 2 && CPU_ISSET(0, &all)) {
-    MoveOffCpuLeavesTheCpuAndKeepsTheAffinity(all);
+    MoveOffCpusLeavesThemAndKeepsTheAffinity(all);
     SpinningThreadLeavesTheSubmittersCpu(all);
   } else {
     std::printf("fewer than two CPUs (or not CPU 0): only the one-CPU case runs\n");

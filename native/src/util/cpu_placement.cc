@@ -12,17 +12,18 @@ int CurrentCpu() {
 #endif
 }
 
-bool MoveOffCpu(int cpu) {
+bool MoveOffCpus(std::span<const int> avoid) {
 #ifdef __linux__
   cpu_set_t allowed, elsewhere;
-  if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof allowed, &allowed) != 0) return false;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return false;
   elsewhere = allowed;
-  CPU_CLR(cpu, &elsewhere);
+  for (int cpu : avoid)
+    if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_CLR(cpu, &elsewhere);
   if (CPU_COUNT(&elsewhere) == 0 || sched_setaffinity(0, sizeof elsewhere, &elsewhere) != 0) return false;
   sched_setaffinity(0, sizeof allowed, &allowed);
-  return CurrentCpu() != cpu;
+  return true;
 #else
-  (void)cpu;
+  (void)avoid;
   return false;
 #endif
 }

@@ -49,10 +49,13 @@ class ThreadPool {
  private:
   enum class Priority { kTask, kRequest };
   void Push(std::function<void()> job, Priority priority, size_t count);
-  void WorkerLoop();
+  void WorkerLoop(size_t index);
   // Spins until work appears, the spin time has passed, or the spinning thread shares its CPU with
   // the submitter.
   void SpinForWork();
+  // Moves the calling thread off submitter_cpu and off every CPU where a thread of this pool runs a
+  // job; false, moving nothing, when no CPU is left.
+  bool MoveOffBusyCpus(int submitter_cpu) const;
 
   std::mutex mu_;
   std::condition_variable cv_;
@@ -61,6 +64,8 @@ class ThreadPool {
   std::atomic<bool> spinning_{false};
   std::atomic<int> submitter_cpu_{-1};  // the CPU the latest Submit ran on, -1 where unknown
   std::atomic<uint64_t> moves_{0};
+  // Per thread, the CPU it runs a job on, -1 while it has none. Sized before the threads start.
+  std::unique_ptr<std::atomic<int>[]> job_cpus_;
   size_t parked_ = 0;  // threads waiting on cv_; under mu_
   bool stopping_ = false;
   const bool spin_;
