@@ -92,7 +92,7 @@ void ThreadPool::SpinForWork() {
   auto next_check = now;
   do {
     // Spinning on the CPU of the thread that submits the work (the JS thread) would hold the CPU
-    // that thread needs. Yielding it now and then, as this did, kept the two threads on one CPU
+    // that thread needs. Yielding it now and then, all this did once, kept the two threads on one CPU
     // taking turns while another CPU idled: a thread woken by the submitter is placed on the
     // submitter's CPU when the kernel sees no cache shared between CPUs (a VM), the balancer does
     // not move a thread that ran in the last half millisecond, and each yield made both run again

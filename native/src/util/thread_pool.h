@@ -2,7 +2,7 @@
 // the addon straight from the JS thread) and the tasks a request splits into with ParallelFor.
 // An idle thread (one at a time) spins briefly before it parks, so a request arriving within the
 // spin costs no futex wake; a submitter wakes a parked thread only when none is spinning. A thread
-// that finds itself spinning on the submitter's CPU parks at once (see SpinForWork).
+// that finds itself spinning on the submitter's CPU moves to a free one, or parks (SpinForWork).
 #pragma once
 #include <atomic>
 #include <condition_variable>
