@@ -42,8 +42,7 @@ export class RawJson {
 export function stringifyExact(value: unknown): Buffer {
   // A small body of plain values is written as JSON.stringify writes it, without the replacer's
   // call per value (a top_k and an attribute list: ~2 us with it, ~0.6 without).
-  plainBudget = PLAIN_MAX_VALUES;
-  if (isPlain(value)) return Buffer.from(JSON.stringify(value), 'utf8');
+  if (plainValuesLeft(value, PLAIN_MAX_VALUES) >= 0) return Buffer.from(JSON.stringify(value), 'utf8');
   // Raw JSON pieces stand in the text as short numbered markers and are spliced in at the end, so
   // a long vector is never escaped into a string and searched for again.
   const raws: string[] = [];
@@ -69,28 +68,35 @@ function floatArrayText(key: string, v: Float32Array | Float64Array): string {
   return JSON.stringify(Array.from(v));
 }
 
-// How many values isPlain looks at before it leaves a body to the replacer, which is as cheap then.
+// How many values a body may hold and still be checked for the plain path; past it the replacer
+// costs no more than the check would.
 const PLAIN_MAX_VALUES = 64;
-let plainBudget = 0;
 
-/** Whether JSON.stringify alone writes v as stringifyExact's replacer would: nothing it changes. */
-function isPlain(v: unknown): boolean {
-  if (--plainBudget < 0) return false;
+/**
+ * The budget left once v's values are counted against it, or -1 when v needs the replacer: it holds
+ * something JSON.stringify alone would write otherwise (bigint, -0, NaN, a typed array, a RawJson,
+ * any object not plain), or more values than budget.
+ */
+function plainValuesLeft(v: unknown, budget: number): number {
+  if (budget <= 0) return -1;
   switch (typeof v) {
     case 'string':
     case 'boolean':
-      return true;
+      return budget - 1;
     case 'number':
-      return Number.isFinite(v) && !Object.is(v, -0);
+      return Number.isFinite(v) && !Object.is(v, -0) ? budget - 1 : -1;
     case 'object': {
-      if (v === null) return true;
-      if (Array.isArray(v)) return v.every(isPlain);
-      // Anything but a plain object (a typed array, a RawJson, a Date) goes to the replacer.
-      if (Object.getPrototypeOf(v) !== Object.prototype) return false;
-      for (const key in v) if (!isPlain((v as Record<string, unknown>)[key])) return false;
-      return true;
+      if (v === null) return budget - 1;
+      if (!Array.isArray(v) && Object.getPrototypeOf(v) !== Object.prototype) return -1;
+      const values = v as Record<string, unknown>; // an array's indexes are its keys
+      let left = budget - 1;
+      for (const key in values) {
+        left = plainValuesLeft(values[key], left);
+        if (left < 0) return -1;
+      }
+      return left;
     }
     default:
-      return false; // bigint, undefined, a function
+      return -1; // bigint, undefined, a function
   }
 }

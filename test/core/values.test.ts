@@ -237,5 +237,5 @@ test('stringifyExact writes plain bodies as JSON.stringify does, and bigint, -0,
   t.throws(() => stringifyExact(nested(Number.NaN)), { instanceOf: RangeError, message: /x must be a finite number/ });
   // Past the values it looks at, a body goes to the replacer, which writes it the same way.
   const long = { ids: Array.from({ length: 200 }, (_, i) => `id-${i}`), n: 2n };
-  t.is(stringifyExact(long).toString('utf8'), JSON.stringify({ ...long, n: 0 }).replace('"n":0', '"n":2'));
+  t.is(stringifyExact(long).toString('utf8'), `{"ids":${JSON.stringify(long.ids)},"n":2}`);
 });

@@ -50,8 +50,8 @@ class ThreadPool {
   enum class Priority { kTask, kRequest };
   void Push(std::function<void()> job, Priority priority, size_t count);
   void WorkerLoop(size_t index);
-  // Spins until work appears, the spin time has passed, or the spinning thread shares its CPU with
-  // the submitter.
+  // Spins until work appears, the spin time has passed, or the spinning thread finds itself on the
+  // submitter's CPU with no free CPU to move to (MoveOffBusyCpus) or moved within kMoveEvery.
   void SpinForWork();
   // Moves the calling thread off submitter_cpu and off every CPU where a thread of this pool runs a
   // job; false, moving nothing, when no CPU is left.
