@@ -53,19 +53,21 @@ void MoveOffCpusLeavesThemAndKeepsTheAffinity(const cpu_set_t& all) {
 
 void SpinningThreadLeavesTheSubmittersCpu(const cpu_set_t& all) {
   ThreadPool pool(1);
-  // Both threads on CPU 0, the pool's free to leave: after each request it spins on the submitter's
-  // CPU, which it leaves at its first check. The kernel's balancer could move it first, so each
-  // attempt starts again from CPU 0 (a thread moves at most once a millisecond: a few attempts).
-  for (int attempt = 0; attempt < 20 && pool.moves() == 0; ++attempt) {
+  // Both threads on CPU 0, the pool's free to leave: after a request run on CPU 0 it spins on the
+  // submitter's CPU, which it leaves at its first check. On a loaded machine the kernel's balancer
+  // may move it first; then no request runs on CPU 0 at all, which is as good. Without the move it
+  // stays on CPU 0, taking turns with this thread.
+  bool ran_on_zero = false;
+  for (int i = 0; i < 10; ++i) {
     pool.Submit([&] {
       PinTo(0);
       sched_setaffinity(0, sizeof all, &all);
     });
     PinTo(0);  // this thread, the submitter
-    for (int i = 0; i < 10; ++i) CpuOfNextRequest(pool);
+    for (int r = 0; r < 10; ++r) ran_on_zero |= CpuOfNextRequest(pool) == 0;
     sched_setaffinity(0, sizeof all, &all);
   }
-  Check(pool.moves() > 0, "a query thread spinning on the submitter's CPU moves to another");
+  Check(pool.moves() > 0 || !ran_on_zero, "a query thread spinning on the submitter's CPU moves to another");
 }
 
 void WithOneCpuEveryRequestRuns(const cpu_set_t& all) {
