@@ -1,17 +1,24 @@
 // Where the query threads run: a thread is moved off CPUs on request, and with no other CPU to go
-// to every request still runs. That a spinning thread leaves the submitter's CPU is not asserted
-// here: under load the kernel moves threads too, and a test of it failed 2-4 runs in 40.
+// to every request still runs. The pool's policy (a spinning thread leaves the submitter's CPU) is
+// asserted with placement stand-ins: on real CPUs the kernel moves threads too, and a test of it
+// there failed 2-4 runs in 40 under load.
 #include "util/thread_pool.h"
 
 #include <sched.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <future>
+#include <mutex>
+#include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "check.h"
 #include "util/cpu_placement.h"
 
+using tessera::CpuPlacement;
 using tessera::CurrentCpu;
 using tessera::MoveOffCpus;
 using tessera::ThreadPool;
@@ -62,9 +69,78 @@ void WithOneCpuEveryRequestRuns(const cpu_set_t& all) {
   sched_setaffinity(0, sizeof all, &all);
 }
 
+// Stand-ins for the pool's placement: the submitting thread is on CPU 0, the pool's threads on
+// pool_cpu; each move_off call is recorded and answered with moved.
+class FakePlacement {
+ public:
+  FakePlacement(int pool_cpu, bool moved) : submitter_(std::this_thread::get_id()), pool_cpu_(pool_cpu), moved_(moved) {}
+
+  CpuPlacement placement() {
+    return {[this] { return std::this_thread::get_id() == submitter_ ? 0 : pool_cpu_; },
+            [this](std::span<const int> avoid) {
+              std::lock_guard<std::mutex> lock(mu_);
+              calls_.emplace_back(avoid.begin(), avoid.end());
+              changed_.notify_all();
+              return moved_;
+            }};
+  }
+
+  // The first move_off call's CPUs to avoid, once one was made; empty after 10 s without one.
+  std::vector<int> FirstCall() {
+    std::unique_lock<std::mutex> lock(mu_);
+    changed_.wait_for(lock, std::chrono::seconds(10), [this] { return !calls_.empty(); });
+    return calls_.empty() ? std::vector<int>{} : calls_.front();
+  }
+  size_t calls() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_.size();
+  }
+
+ private:
+  const std::thread::id submitter_;
+  const int pool_cpu_;
+  const bool moved_;
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::vector<std::vector<int>> calls_;
+};
+
+void SpinningOnTheSubmittersCpuMovesOff() {
+  FakePlacement fake(0, true);
+  ThreadPool pool(1, true, fake.placement());
+  CpuOfNextRequest(pool);
+  // Idle after the request, the thread spins, finds itself on CPU 0 and moves off it (its own
+  // entry is -1: no job running).
+  Check(fake.FirstCall() == std::vector<int>{0, -1}, "a thread spinning on the submitter's CPU moves off that CPU");
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (pool.moves() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  Check(pool.moves() == 1, "the move is counted");
+}
+
+void SpinningOnAnotherCpuStays() {
+  FakePlacement fake(1, true);
+  {
+    ThreadPool pool(1, true, fake.placement());
+    for (int i = 0; i < 3; ++i) CpuOfNextRequest(pool);
+  }  // joined: every spin after a request has made its first check of the CPU
+  Check(fake.calls() == 0, "a thread spinning on a CPU other than the submitter's does not move");
+}
+
+void WithNowhereToGoNothingMovesAndRequestsRun() {
+  FakePlacement fake(0, false);
+  ThreadPool pool(1, true, fake.placement());
+  int ran = 0;
+  for (int i = 0; i < 3; ++i) ran += CpuOfNextRequest(pool) >= 0;
+  Check(fake.FirstCall() == std::vector<int>{0, -1} && pool.moves() == 0 && ran == 3,
+        "with no CPU to move to the spinning thread stays put (it parks) and every request runs");
+}
+
 }  // namespace
 
 int main() {
+  SpinningOnTheSubmittersCpuMovesOff();
+  SpinningOnAnotherCpuStays();
+  WithNowhereToGoNothingMovesAndRequestsRun();
   cpu_set_t all;
   sched_getaffinity(0, sizeof all, &all);
   if (CPU_COUNT(&all) >= 2 && CPU_ISSET(0, &all)) {

@@ -7,8 +7,6 @@
 #include <stdexcept>
 #include <utility>
 
-#include "util/cpu_placement.h"
-
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define TESSERA_CPU_RELAX() _mm_pause()
@@ -48,7 +46,7 @@ std::shared_ptr<ThreadPool> ThreadPool::Shared(size_t threads, bool spin) {
   return pool;
 }
 
-ThreadPool::ThreadPool(size_t threads, bool spin) : spin_(spin) {
+ThreadPool::ThreadPool(size_t threads, bool spin, CpuPlacement placement) : spin_(spin), placement_(std::move(placement)) {
   job_cpus_ = std::make_unique<std::atomic<int>[]>(threads);
   for (size_t i = 0; i < threads; ++i) job_cpus_[i] = -1;
   for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
@@ -65,7 +63,7 @@ ThreadPool::~ThreadPool() {
 
 void ThreadPool::Submit(std::function<void()> job) {
   if (workers_.empty()) throw std::logic_error("ThreadPool::Submit on a pool without threads");
-  submitter_cpu_.store(CurrentCpu(), std::memory_order_relaxed);
+  submitter_cpu_.store(placement_.current(), std::memory_order_relaxed);
   Push(std::move(job), Priority::kRequest, 1);
 }
 
@@ -102,7 +100,7 @@ void ThreadPool::SpinForWork() {
     // scanned made a 100k-row scan 15% slower). It still yields: another process may want this
     // CPU, and alone on it the call returns at once.
     if (now >= next_check) {
-      int cpu = CurrentCpu();
+      int cpu = placement_.current();
       if (cpu >= 0 && cpu == submitter_cpu_.load(std::memory_order_relaxed)) {
         thread_local std::chrono::steady_clock::time_point last_move;
         if (now - last_move < kMoveEvery || !MoveOffBusyCpus(cpu)) return;
@@ -123,7 +121,7 @@ void ThreadPool::SpinForWork() {
 bool ThreadPool::MoveOffBusyCpus(int submitter_cpu) const {
   std::vector<int> avoid{submitter_cpu};
   for (size_t i = 0; i < workers_.size(); ++i) avoid.push_back(job_cpus_[i].load(std::memory_order_relaxed));
-  return MoveOffCpus(avoid);
+  return placement_.move_off(avoid);
 }
 
 void ThreadPool::WorkerLoop(size_t index) {
@@ -146,7 +144,7 @@ void ThreadPool::WorkerLoop(size_t index) {
       queue_.pop_front();
       queued_.store(queue_.size(), std::memory_order_release);
     }
-    job_cpus_[index].store(CurrentCpu(), std::memory_order_relaxed);
+    job_cpus_[index].store(placement_.current(), std::memory_order_relaxed);
     job();
     job_cpus_[index].store(-1, std::memory_order_relaxed);
   }

@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "util/cpu_placement.h"
+
 namespace tessera {
 
 class ThreadPool {
@@ -22,7 +24,8 @@ class ThreadPool {
   // threads 0: no threads at all; ParallelFor runs every task on its caller (a request run inline,
   // on the JS thread) and Submit is not allowed.
   // spin false: idle threads park at once (for work that waits on the disk anyway).
-  explicit ThreadPool(size_t threads, bool spin = true);
+  // placement: where threads are found and moved (SpinForWork); tests pass stand-ins.
+  explicit ThreadPool(size_t threads, bool spin = true, CpuPlacement placement = {});
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -69,6 +72,7 @@ class ThreadPool {
   size_t parked_ = 0;  // threads waiting on cv_; under mu_
   bool stopping_ = false;
   const bool spin_;
+  const CpuPlacement placement_;
   std::vector<std::thread> workers_;
 };
 
