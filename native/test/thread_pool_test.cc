@@ -132,7 +132,7 @@ void WithNowhereToGoNothingMovesAndRequestsRun() {
   int ran = 0;
   for (int i = 0; i < 3; ++i) ran += CpuOfNextRequest(pool) >= 0;
   Check(fake.FirstCall() == std::vector<int>{0, -1} && pool.moves() == 0 && ran == 3,
-        "with no CPU to move to the spinning thread stays put (it parks) and every request runs");
+        "with no CPU to move to nothing is counted as moved, and every request still runs");
 }
 
 }  // namespace
