@@ -151,14 +151,18 @@ class Walker {
       space_.DistancesFromRow(from_row_, rows, n, out);
   }
 
-  // Greedy descent at one level from start: the closest row reachable by always improving.
+  // Greedy descent at one level from start: the closest row reachable by always improving. Each
+  // node's links are scored as one batch, so their rows load together rather than one by one.
   Neighbor Greedy(Neighbor start, int level) const {
+    uint32_t links[256];
+    float distances[256];
     for (bool moved = true; moved;) {
       moved = false;
-      ForEachLink(start.row, level, [&](uint32_t n) {
-        float d = Distance(n);
-        if (d < start.distance) start = {d, n}, moved = true;
-      });
+      size_t n = 0;
+      ForEachLink(start.row, level, [&](uint32_t row) { links[n++] = row; });
+      Distances(links, n, distances);
+      for (size_t i = 0; i < n; ++i)
+        if (distances[i] < start.distance) start = {distances[i], links[i]}, moved = true;
     }
     return start;
   }
