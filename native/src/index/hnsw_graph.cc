@@ -36,6 +36,8 @@ constexpr uint8_t kAbsent = 0xFF;
 constexpr int kMaxLevel = 16;
 constexpr uint32_t kNone = UINT32_MAX;
 constexpr size_t kLockStripes = 4096;
+// Links a node can have at one level: 2 x m at level 0, m above, and m is at most 128.
+constexpr size_t kMaxLinks = 256;
 static_assert(sizeof(HnswGraph::Header) == 72, "the file layout");
 
 struct Layout {
@@ -154,8 +156,8 @@ class Walker {
   // Greedy descent at one level from start: the closest row reachable by always improving. Each
   // node's links are scored as one batch, so their rows load together rather than one by one.
   Neighbor Greedy(Neighbor start, int level) const {
-    uint32_t links[256];
-    float distances[256];
+    uint32_t links[kMaxLinks];
+    float distances[kMaxLinks];
     for (bool moved = true; moved;) {
       moved = false;
       size_t n = 0;
@@ -176,8 +178,8 @@ class Walker {
     visited.Visit(start.row);
     frontier.push(start);
     if (admit.Admit(start.row, start.distance)) results.push(start), bound = start.distance;
-    uint32_t fresh[256];
-    float distances[256];
+    uint32_t fresh[kMaxLinks];
+    float distances[kMaxLinks];
     uint32_t expanded = 0;
     while (!frontier.empty()) {
       Neighbor c = frontier.top();
@@ -214,7 +216,7 @@ class Walker {
       for (const uint32_t* n = links.begin(); n != links.end(); ++n) fn(*n);
       return;
     }
-    uint32_t copy[257];
+    uint32_t copy[kMaxLinks + 1];
     {
       std::lock_guard<std::mutex> lock(locks_[row % kLockStripes]);
       std::memcpy(copy, links.words, sizeof(uint32_t) * (links.count() + 1));
