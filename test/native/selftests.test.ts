@@ -1,14 +1,15 @@
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
-import { build, buildNativeTools } from './build';
+import { build, buildNativeTools, nativeTools } from './build';
 
 // The C++ self-tests: kernels against a double reference, every predicate rule, filter indexes
 // never losing a match (saved and opened too), column files reading back as their blobs, the
 // structures derived from segments and saved beside them, the HNSW graph's and the IVF index's
 // recall against brute force, compaction's switch carrying over what happened while it ran,
-// expand's stitching of chunks byte for byte, the query threads keeping off the submitter's CPU.
-const targets = ['kernels_test', 'filter_test', 'filter_index_test', 'columns_test', 'derived_test', 'hnsw_test', 'ivf_test', 'compaction_test', 'expand_test', 'thread_pool_test'];
+// expand's stitching of chunks byte for byte, the query threads keeping off the submitter's CPU,
+// request bodies parsed in place and the log's pipeline keeping version order.
+const targets = nativeTools.filter((tool) => tool.endsWith('_test'));
 
 test.before(buildNativeTools);
 

@@ -181,12 +181,10 @@ Op DecodeAlternative(size_t index, LogReader& r) {
 
 }  // namespace
 
-std::string EncodeOp(const Op& op, uint32_t dim) {
-  std::string out;
-  LogWriter w(&out, dim);
-  PutFixed<uint8_t>(&out, uint8_t(op.index() + 1));
+void AppendOp(const Op& op, uint32_t dim, std::string* out) {
+  LogWriter w(out, dim);
+  PutFixed<uint8_t>(out, uint8_t(op.index() + 1));
   std::visit([&](const auto& o) { Fields(w, o); }, op);
-  return out;
 }
 
 Op DecodeOp(std::string_view bytes, uint32_t dim) {

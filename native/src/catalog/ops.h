@@ -57,7 +57,8 @@ struct DeleteOp {
 using Op = std::variant<CreateCollectionOp, DropCollectionOp, PutMetaOp, SetVectorNamesOp, PutAliasOp, DropAliasOp, UpsertOp, DeleteOp,
                         SetFilterIndexOp, SetFtsSchemaOp>;
 
-std::string EncodeOp(const Op& op, uint32_t dim);
+// Appends op's log record to out.
+void AppendOp(const Op& op, uint32_t dim, std::string* out);
 // Throws Error(500) when the bytes are not a well-formed op (a CRC-valid record never is).
 Op DecodeOp(std::string_view bytes, uint32_t dim);
 

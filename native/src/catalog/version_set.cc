@@ -50,6 +50,7 @@ void VersionSet::Recover() {
   Load();
   if (!logging_) return;
   wal_.OpenForAppend(WalPath(dir_));
+  log_ = std::make_unique<LogPipeline>(&wal_, dim_);
   next_sequence_ = History::List(dir_).NextSequence();
 }
 
@@ -203,12 +204,7 @@ VersionSet::Refreshed VersionSet::Refresh() {
 
 uint64_t VersionSet::LogAndApply(const Op& op) {
   uint64_t version = version_ + 1;
-  if (logging_) {
-    std::string payload;
-    PutFixed<uint64_t>(&payload, version);
-    payload += EncodeOp(op, dim_);
-    wal_.Append(payload);
-  }
+  if (log_) log_->Append(version, op, LogPipeline::Large(op));
   uint64_t changed = state_.Apply(op, version);
   state_.NoteUse(op);
   version_ = version;
@@ -216,7 +212,11 @@ uint64_t VersionSet::LogAndApply(const Op& op) {
 }
 
 void VersionSet::Sync() {
-  if (logging_) wal_.Sync();
+  if (log_) log_->Sync();
+}
+
+void VersionSet::QuiesceLog() noexcept {
+  if (log_) log_->Quiesce();
 }
 
 bool VersionSet::CheckpointDue() const {

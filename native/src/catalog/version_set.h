@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog/log_pipeline.h"
 #include "catalog/manifest.h"
 #include "catalog/ops.h"
 #include "catalog/snapshot.h"
@@ -68,10 +69,14 @@ class VersionSet {
   uint64_t version() const { return version_; }
   // Throws Error (400/404) when op cannot apply; changes nothing.
   void Validate(const Op& op) const { state_.Validate(op); }
-  // Logs op (not yet durable) and applies it at the next version; returns rows changed.
+  // Logs op (not yet durable; a large one on the log's thread while it applies) and applies it at
+  // the next version; returns rows changed. op must stay alive and unchanged until Sync() or
+  // QuiesceLog() returns.
   uint64_t LogAndApply(const Op& op);
   // Makes every logged op durable.
   void Sync();
+  // Waits until the log's thread holds no op, whatever it met (a failed commit unwinding).
+  void QuiesceLog() noexcept;
   // The latest version as a snapshot.
   SnapshotPtr Current() { return state_.Freeze(version_, &pool_); }
   // See StoreState::vector_bytes: what the max_vector_bytes guard counts.
@@ -162,6 +167,7 @@ class VersionSet {
   ThreadPool& pool_;
   StoreState state_;
   Wal wal_;
+  std::unique_ptr<LogPipeline> log_;  // a writer's, once the log is open
   uint64_t version_ = 0;
   Manifest manifest_;             // the one on disk
   std::string manifest_text_;     // a reader's: the text of the manifest it loaded ("" when none)

@@ -6,7 +6,10 @@ void BackgroundWorker::Post(std::function<void()> job) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stopping_) return;
   queue_.push_back(std::move(job));
-  if (thread_running_) return;  // it takes the job before it leaves
+  if (thread_running_) {  // it takes the job before it leaves
+    posted_.notify_one();
+    return;
+  }
   // A thread that left its loop released the lock as it returned: joining it here is brief.
   if (thread_.joinable()) thread_.join();
   thread_running_ = true;
@@ -25,20 +28,24 @@ void BackgroundWorker::Stop() {
     queue_.clear();
   }
   idle_.notify_all();
+  posted_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
 void BackgroundWorker::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
-  while (!stopping_ && !queue_.empty()) {
-    std::function<void()> job = std::move(queue_.front());
-    queue_.pop_front();
-    running_job_ = true;
-    lock.unlock();
-    job();
-    lock.lock();
-    running_job_ = false;
-    if (queue_.empty()) idle_.notify_all();
+  for (;;) {
+    while (!stopping_ && !queue_.empty()) {
+      std::function<void()> job = std::move(queue_.front());
+      queue_.pop_front();
+      running_job_ = true;
+      lock.unlock();
+      job();
+      lock.lock();
+      running_job_ = false;
+      if (queue_.empty()) idle_.notify_all();
+    }
+    if (stopping_ || !posted_.wait_for(lock, linger_, [this] { return stopping_ || !queue_.empty(); })) break;
   }
   thread_running_ = false;
 }

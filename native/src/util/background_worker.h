@@ -1,7 +1,8 @@
-// One thread running queued jobs in order, for work no request waits on (index builds). The thread
-// leaves once the queue is empty and the next job starts another, so an idle store (one of many
-// namespaced tenants) keeps no thread.
+// One thread running queued jobs in order (index builds, the log's writes). The thread leaves once
+// the queue has stayed empty for the linger time and the next job starts another, so an idle store
+// (one of many namespaced tenants) keeps no thread.
 #pragma once
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -12,7 +13,9 @@ namespace tessera {
 
 class BackgroundWorker {
  public:
-  BackgroundWorker() = default;
+  // linger: how long the thread waits for another job before it leaves; 0 for work that comes
+  // rarely, more where jobs come often and starting a thread for each would cost more than the job.
+  explicit BackgroundWorker(std::chrono::milliseconds linger = std::chrono::milliseconds(0)) : linger_(linger) {}
   ~BackgroundWorker() { Stop(); }
   BackgroundWorker(const BackgroundWorker&) = delete;
   BackgroundWorker& operator=(const BackgroundWorker&) = delete;
@@ -28,8 +31,9 @@ class BackgroundWorker {
  private:
   void Loop();
 
+  const std::chrono::milliseconds linger_;
   std::mutex mu_;
-  std::condition_variable idle_;
+  std::condition_variable idle_, posted_;
   std::deque<std::function<void()>> queue_;
   bool running_job_ = false;
   bool thread_running_ = false;  // a thread is in Loop and will see the queue before it leaves

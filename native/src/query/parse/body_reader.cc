@@ -1,8 +1,12 @@
 #include "query/parse/body_reader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
+#include <memory>
+#include <new>
 
 #include "query/parse/bad_number.h"
 #include "tessera/error.h"
@@ -33,11 +37,84 @@ void RefuseBadNumber(std::string_view body) {
   }
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TESSERA_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TESSERA_ADDRESS_SANITIZER 1
+#endif
+#endif
+#ifdef TESSERA_ADDRESS_SANITIZER
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+// simdjson reads up to SIMDJSON_PADDING bytes past the end of its input, by design; what they hold
+// does not change the result. When they lie in the body's last page (4 KiB, or within a larger
+// page), they are mapped whatever they belong to, and the body is parsed where it is: a copy of a
+// megabyte body out of memory cost as much as parsing it. An address sanitizer would report the
+// read, so those builds always copy.
+bool PaddingReadable(std::string_view body) {
+  constexpr uintptr_t kPage = 4096;
+  if (kAddressSanitizer || body.empty()) return false;
+  uintptr_t last = reinterpret_cast<uintptr_t>(body.data()) + body.size() - 1;
+  return last % kPage + simdjson::SIMDJSON_PADDING < kPage;
+}
+
+// The calling thread's parser, its document and a padded copy of the body when one is needed.
+// They grow by half again when a body outgrows them and never shrink: bodies of a stream of
+// upserts differ by a few bytes, and sized to each one exactly they were reallocated, and
+// megabytes of fresh pages faulted in (several microseconds a page on a VM), every few batches.
+class ThreadParser {
+ public:
+  simdjson::simdjson_result<element> Parse(std::string_view body) {
+    bool in_place = PaddingReadable(body);
+    if (simdjson::error_code e = Reserve(body.size(), !in_place)) return e;
+    const char* text = body.data();
+    if (!in_place) {
+      std::memcpy(copy_.get(), body.data(), body.size());
+      std::memset(copy_.get() + body.size(), 0, simdjson::SIMDJSON_PADDING);
+      text = copy_.get();
+    }
+    return parser_.parse_into_document(doc_, text, body.size(), false);
+  }
+
+ private:
+  // Room for a body of len bytes, and a padded copy of it when copy is set: the first body's size
+  // (64 KiB at least), then half as much again each time one outgrows it, up to the parser's limit.
+  simdjson::error_code Reserve(size_t len, bool copy) {
+    if (len > parser_.max_capacity()) return simdjson::CAPACITY;
+    if (capacity_ == 0 || len > capacity_) {
+      size_t capacity = std::min(std::max({len, kSmallest, capacity_ + capacity_ / 2}), parser_.max_capacity());
+      capacity_ = 0;
+      copy_capacity_ = 0;
+      copy_.reset();
+      if (simdjson::error_code e = parser_.allocate(capacity)) return e;
+      if (simdjson::error_code e = doc_.allocate(capacity)) return e;
+      capacity_ = capacity;
+    }
+    if (copy && (copy_ == nullptr || len > copy_capacity_)) {
+      copy_.reset(new (std::nothrow) char[capacity_ + simdjson::SIMDJSON_PADDING]);
+      if (copy_ == nullptr) return simdjson::MEMALLOC;
+      copy_capacity_ = capacity_;
+    }
+    return simdjson::SUCCESS;
+  }
+
+  static constexpr size_t kSmallest = 64 << 10;
+  simdjson::dom::parser parser_;
+  simdjson::dom::document doc_;
+  std::unique_ptr<char[]> copy_;
+  size_t capacity_ = 0;       // of the parser and its document
+  size_t copy_capacity_ = 0;  // of copy_ (0 until a body needs one)
+};
+
 }  // namespace
 
-RequestBody::RequestBody(std::string_view body) : copy_(body) {
-  thread_local simdjson::dom::parser parser;
-  auto result = parser.parse(copy_);
+RequestBody::RequestBody(std::string_view body) {
+  thread_local ThreadParser parser;
+  auto result = parser.Parse(body);
   if (result.error() == simdjson::BIGINT_ERROR || result.error() == simdjson::NUMBER_ERROR || result.error() == simdjson::TAPE_ERROR ||
       result.error() == simdjson::INCORRECT_TYPE)
     RefuseBadNumber(body);
@@ -48,6 +125,7 @@ RequestBody::RequestBody(std::string_view body) : copy_(body) {
     case simdjson::NUMBER_ERROR: Bad("a number is malformed or outside the 64-bit float range");
     case simdjson::UTF8_ERROR: Bad("the body is not valid UTF-8");
     case simdjson::DEPTH_ERROR: Bad("the JSON is nested too deeply");
+    case simdjson::MEMALLOC: throw Error(Status::kInsufficientStorage, "out of memory parsing the request body; nothing was done");
     default:
       if (body.empty()) Bad("request body is empty; send a JSON object");
       Bad(std::string("malformed JSON: ") + simdjson::error_message(result.error()));

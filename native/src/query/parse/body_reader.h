@@ -17,9 +17,10 @@ namespace tessera {
 
 simdjson::dom::object ExpectObject(simdjson::dom::element e, const std::string& field);
 
-// A body parsed as one JSON document by the calling thread's parser, whose buffers are reused
-// across requests: what it yields is valid while it lives and the thread parses no other body.
-// Malformed JSON, invalid UTF-8, deep nesting and out-of-range numbers are Error(400).
+// A body parsed as one JSON document by the calling thread's parser, whose buffers (and its copy
+// of the body) are reused across requests: what it yields is valid while it lives and the thread
+// parses no other body. Malformed JSON, invalid UTF-8, deep nesting and out-of-range numbers are
+// Error(400); no memory for the parser's buffers is Error(507).
 class RequestBody {
  public:
   explicit RequestBody(std::string_view body);
@@ -28,7 +29,6 @@ class RequestBody {
   simdjson::dom::object Object(const std::string& what = "request body") const { return ExpectObject(root_, what); }
 
  private:
-  simdjson::padded_string copy_;
   simdjson::dom::element root_;
 };
 simdjson::dom::array ExpectArray(simdjson::dom::element e, const std::string& field);

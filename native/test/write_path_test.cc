@@ -1,0 +1,145 @@
+// The write path's two reuses. A request body is parsed in place when the bytes simdjson reads past
+// its end lie in its last page: bodies ending 0-129 bytes before a page whose successor is
+// inaccessible all parse (a wrong check would fault), whatever the bytes after them hold, and bodies
+// growing and shrinking through the parser's reused buffers parse alike. The log's pipeline keeps
+// version order whether an op is appended here or handed to its thread, makes both durable on
+// Sync, and once a write fails, every later Sync throws.
+// Prints "N passed, M failed" and exits non-zero on any failure.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "catalog/log_pipeline.h"
+#include "check.h"
+#include "query/parse/body_reader.h"
+#include "query/parse/write_parser.h"
+#include "storage/wal.h"
+#include "util/byte_io.h"
+
+namespace {
+
+using namespace tessera;
+using test::Check;
+
+std::string Records(size_t n, size_t first = 0) {
+  std::string body = "{\"records\":[";
+  for (size_t i = 0; i < n; ++i)
+    body += (i ? "," : "") + std::string("{\"id\":\"r") + std::to_string(first + i) + "\",\"vector\":[1,2,3,4]}";
+  return body + "]}";
+}
+
+// Parses body placed so that it ends gap bytes before an inaccessible page, the gap filled with
+// bytes that would break the JSON if they were read as part of it.
+bool ParsesBeforeGuardPage(const std::string& body, size_t gap) {
+  const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+  size_t span = (body.size() + gap + page - 1) / page * page;
+  char* area = static_cast<char*>(::mmap(nullptr, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  if (area == MAP_FAILED) return false;
+  ::mprotect(area + span, page, PROT_NONE);
+  char* start = area + span - gap - body.size();
+  std::memcpy(start, body.data(), body.size());
+  std::memset(start + body.size(), '[', gap);
+  bool ok = false;
+  try {
+    UpsertOp op = ParseUpsert(std::string_view(start, body.size()), "c", 4, Metric::kDotProduct);
+    ok = op.records.size() == 3 && op.records[2].id == "r2" && op.floats.size() == 12 && op.floats[11] == 4;
+  } catch (...) {
+  }
+  ::munmap(area, span + page);
+  return ok;
+}
+
+void BodiesParseWhereverTheyEnd() {
+  const std::string body = Records(3);
+  for (size_t gap = 0; gap < 130; ++gap)
+    Check(ParsesBeforeGuardPage(body, gap), "a body ending " + std::to_string(gap) + " bytes before a guard page parses");
+}
+
+void GrowingAndShrinkingBodiesParse() {
+  for (size_t n : {1, 5000, 20, 40000, 3, 41000, 0, 2}) {
+    std::string body = Records(n, n);
+    UpsertOp op = ParseUpsert(body, "c", 4, Metric::kDotProduct);
+    Check(op.records.size() == n && (n == 0 || op.records.back().id == "r" + std::to_string(2 * n - 1)),
+          "a body of " + std::to_string(n) + " records parses after bodies of other sizes");
+  }
+  bool refused = false;
+  try {
+    ParseUpsert("{\"records\":[{\"id\":\"a\",\"vector\":[1,2,3,4]},]}", "c", 4, Metric::kDotProduct);
+  } catch (const Error& e) {
+    refused = e.status() == Status::kBadRequest;
+  }
+  Check(refused, "malformed JSON after large bodies is still a 400");
+}
+
+std::vector<std::pair<uint64_t, size_t>> LoggedVersionsAndRecords(const std::string& path) {
+  std::vector<std::pair<uint64_t, size_t>> out;
+  Wal::Replay(path, false, [&](std::string_view payload) {
+    ByteReader r(payload);
+    uint64_t version = r.Fixed<uint64_t>();
+    Op op = DecodeOp(payload.substr(sizeof(uint64_t)), 4);
+    const UpsertOp* upsert = std::get_if<UpsertOp>(&op);
+    out.emplace_back(version, upsert ? upsert->records.size() : 0);
+  });
+  return out;
+}
+
+void ThePipelineKeepsVersionOrder() {
+  std::string path = test::TempDir() + "/wal";
+  Wal wal;
+  wal.OpenForAppend(path);
+  LogPipeline log(&wal, 4);
+  Op large = ParseUpsert(Records(300), "c", 4, Metric::kDotProduct);
+  Op small = ParseUpsert(Records(2), "c", 4, Metric::kDotProduct);
+  Check(LogPipeline::Large(large) && !LogPipeline::Large(small), "a 300-record upsert is handed over, a 2-record one is not");
+  // small after large goes behind it while the thread holds it; then alone, it is written here.
+  log.Append(1, large, LogPipeline::Large(large));
+  log.Append(2, small, LogPipeline::Large(small));
+  log.Append(3, large, LogPipeline::Large(large));
+  log.Sync();
+  log.Append(4, small, LogPipeline::Large(small));
+  log.Sync();
+  auto logged = LoggedVersionsAndRecords(path);
+  std::vector<std::pair<uint64_t, size_t>> expected{{1, 300}, {2, 2}, {3, 300}, {4, 2}};
+  Check(logged == expected, "the log holds versions 1-4 in order, each op whole");
+}
+
+void AFailedWriteFailsEverySync() {
+  Wal wal;
+  wal.OpenForAppend("/dev/full");
+  LogPipeline log(&wal, 4);
+  Op large = ParseUpsert(Records(300), "c", 4, Metric::kDotProduct);
+  log.Append(1, large, true);
+  log.Append(2, large, true);
+  int thrown = 0;
+  for (int i = 0; i < 2; ++i) {
+    try {
+      log.Sync();
+    } catch (const std::exception&) {
+      ++thrown;
+    }
+  }
+  Check(thrown == 2, "a write the thread could not make fails Sync, and every Sync after it");
+  log.Quiesce();
+  bool inline_thrown = false;
+  try {
+    Op small = ParseUpsert(Records(2), "c", 4, Metric::kDotProduct);
+    log.Append(3, small, false);
+  } catch (const std::exception&) {
+    inline_thrown = true;
+  }
+  Check(inline_thrown, "a write made on the caller's thread throws there");
+}
+
+}  // namespace
+
+int main() {
+  BodiesParseWhereverTheyEnd();
+  GrowingAndShrinkingBodiesParse();
+  ThePipelineKeepsVersionOrder();
+  AFailedWriteFailsEverySync();
+  return test::Report();
+}
