@@ -37,7 +37,7 @@ struct NamedColumn {
   bool has(uint32_t r) const { return static_cast<const uint8_t*>(present.data())[r] != 0; }
 };
 
-class Segment {
+class Segment : public std::enable_shared_from_this<Segment> {
  public:
   static std::shared_ptr<Segment> NewMemory(uint64_t id, uint32_t dim, uint32_t capacity);
   // Opens the files Persist() wrote; del_file (may be empty) holds the deletion bitmap.
@@ -130,6 +130,9 @@ class Segment {
     std::string_view name;
     const float* values;
   };
+  // When the vector just written at offset opened a new huge page of vectors_, has the next one
+  // committed on a background thread.
+  void CommitVectorsAhead(size_t offset);
   // The one place a row is written: Append and AppendCopy both end here.
   uint32_t AppendRow(std::string_view id, std::string_view attrs, const float* vector, const std::vector<NamedRowVector>& named);
 

@@ -15,8 +15,6 @@
 namespace tessera {
 namespace {
 
-constexpr size_t kHugePage = size_t(2) << 20;
-
 [[noreturn]] void IoError(const std::string& what, const std::string& path) {
   throw Internal(what + " " + path + ": " + std::strerror(errno));
 }
@@ -122,6 +120,13 @@ Region Region::Anonymous(size_t bytes) {
   uintptr_t to = (reinterpret_cast<uintptr_t>(p) + bytes) & ~uintptr_t(kHugePage - 1);
   if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
   return r;
+}
+
+void Region::Populate(size_t offset, size_t bytes) const {
+#ifdef MADV_POPULATE_WRITE
+  if (offset >= size_) return;
+  ::madvise(static_cast<char*>(data_) + offset, std::min(bytes, size_ - offset), MADV_POPULATE_WRITE);
+#endif
 }
 
 Region Region::MapFile(const std::string& path) {

@@ -21,6 +21,9 @@ std::vector<std::string> ListDir(const std::string& dir);
 
 // A block of mapped memory: anonymous (zero-filled, committed lazily by the kernel), a read-only
 // map of a file, or a file read into anonymous memory.
+// The size of a huge page on x86-64 (and of ARM's with 4 KiB pages).
+constexpr size_t kHugePage = size_t(2) << 20;
+
 class Region {
  public:
   Region() = default;
@@ -37,6 +40,9 @@ class Region {
 
   void* data() const { return data_; }
   size_t size() const { return size_; }
+  // Commits the pages of [offset, offset + bytes) (clipped to the region; offset page-aligned) as
+  // first writes would, leaving what they hold; nothing where the kernel lacks MADV_POPULATE_WRITE.
+  void Populate(size_t offset, size_t bytes) const;
 
  private:
   void Release();
