@@ -82,6 +82,7 @@ void LiveIds::Reserve(size_t ids) {
 
 void LiveIds::Rehash(size_t slots) {
   LazyArray<Entry> next(slots);  // allocated first: running out of memory leaves the table whole
+  next.CommitAll();              // the entries land all over it
   const size_t mask = slots - 1;
   for (size_t i = 0; i < capacity_; ++i) {
     const Entry& e = slots_[i];

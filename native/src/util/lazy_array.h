@@ -17,6 +17,9 @@ class LazyArray {
   explicit LazyArray(size_t capacity) : region_(Region::Anonymous(capacity * sizeof(T))) {}
 
   T* data() const { return static_cast<T*>(region_.data()); }
+  // Commits every page now, for an array about to be filled throughout (a hash table's rehash):
+  // one call costs ~1 us a page where faulting them in one by one costs ~17 us each on a VM.
+  void CommitAll() const { region_.Populate(0, region_.size()); }
   T& operator[](size_t i) const { return data()[i]; }
 
  private:
