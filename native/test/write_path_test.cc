@@ -4,7 +4,8 @@
 // growing and shrinking through the parser's reused buffers parse alike. The log's pipeline keeps
 // version order whether an op is appended here or handed to its thread, makes both durable on
 // Sync, and once a write fails, every later Sync throws. Populate, which commits the next page of a
-// memory segment's vectors ahead of the writer, commits exactly its range and changes no byte.
+// memory segment's vectors ahead of the writer, commits exactly its range and changes no byte, and
+// nothing is committed ahead while a segment's first huge page fills (small collections stay small).
 // Prints "N passed, M failed" and exits non-zero on any failure.
 #include <sys/mman.h>
 #include <unistd.h>
@@ -98,11 +99,11 @@ void ThePipelineKeepsVersionOrder() {
   Op small = ParseUpsert(Records(2), "c", 4, Metric::kDotProduct);
   Check(LogPipeline::Large(large) && !LogPipeline::Large(small), "a 300-record upsert is handed over, a 2-record one is not");
   // small after large goes behind it while the thread holds it; then alone, it is written here.
-  log.Append(1, large, LogPipeline::Large(large));
-  log.Append(2, small, LogPipeline::Large(small));
-  log.Append(3, large, LogPipeline::Large(large));
+  log.Append(1, large);
+  log.Append(2, small);
+  log.Append(3, large);
   log.Sync();
-  log.Append(4, small, LogPipeline::Large(small));
+  log.Append(4, small);
   log.Sync();
   auto logged = LoggedVersionsAndRecords(path);
   std::vector<std::pair<uint64_t, size_t>> expected{{1, 300}, {2, 2}, {3, 300}, {4, 2}};
@@ -114,8 +115,8 @@ void AFailedWriteFailsEverySync() {
   wal.OpenForAppend("/dev/full");
   LogPipeline log(&wal, 4);
   Op large = ParseUpsert(Records(300), "c", 4, Metric::kDotProduct);
-  log.Append(1, large, true);
-  log.Append(2, large, true);
+  log.Append(1, large);
+  log.Append(2, large);
   int thrown = 0;
   for (int i = 0; i < 2; ++i) {
     try {
@@ -129,7 +130,7 @@ void AFailedWriteFailsEverySync() {
   bool inline_thrown = false;
   try {
     Op small = ParseUpsert(Records(2), "c", 4, Metric::kDotProduct);
-    log.Append(3, small, false);
+    log.Append(3, small);
   } catch (const std::exception&) {
     inline_thrown = true;
   }
@@ -159,6 +160,21 @@ void PopulateCommitsPagesAndKeepsTheirBytes() {
   Check(ResidentPages(r, 7 * kHugePage, kHugePage) == kHugePage / page, "Populate past the region's end commits up to it");
 }
 
+void CommitsAheadOnlyPastTheFirstHugePage() {
+  const size_t row = 512;  // a 128-d f32 vector
+  for (uintptr_t base : {uintptr_t(64) * kHugePage, uintptr_t(64) * kHugePage + 12288}) {
+    std::string where = base % kHugePage == 0 ? " (aligned memory)" : " (memory starting mid-page)";
+    size_t first_boundary = (base / kHugePage + 1) * kHugePage - base;
+    Check(!HugePageAhead(base, 0, row), "the first row commits nothing ahead" + where);
+    Check(!HugePageAhead(base, first_boundary - row, row), "rows filling the first huge page commit nothing ahead" + where);
+    Check(HugePageAhead(base, first_boundary, row) == first_boundary + kHugePage,
+          "the row opening the second huge page commits the third" + where);
+    Check(!HugePageAhead(base, first_boundary + row, row), "the next row commits nothing more" + where);
+    Check(HugePageAhead(base, first_boundary + kHugePage - 100, row) == first_boundary + 2 * kHugePage,
+          "a row spanning into a page opens it" + where);
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -167,5 +183,6 @@ int main() {
   ThePipelineKeepsVersionOrder();
   AFailedWriteFailsEverySync();
   PopulateCommitsPagesAndKeepsTheirBytes();
+  CommitsAheadOnlyPastTheFirstHugePage();
   return test::Report();
 }

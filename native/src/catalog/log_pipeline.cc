@@ -27,7 +27,7 @@ bool LogPipeline::Large(const Op& op) {
   return upsert != nullptr && upsert->records.size() >= kLargeUpsertRecords;
 }
 
-void LogPipeline::Encode(uint64_t version, const Op& op) {
+void LogPipeline::Write(uint64_t version, const Op& op) {
   payload_.clear();
   PutFixed<uint64_t>(&payload_, version);
   AppendOp(op, dim_, &payload_);
@@ -35,17 +35,17 @@ void LogPipeline::Encode(uint64_t version, const Op& op) {
   if (payload_.capacity() > kKeptPayloadBytes) std::string().swap(payload_);
 }
 
-void LogPipeline::Append(uint64_t version, const Op& op, bool behind) {
+void LogPipeline::Append(uint64_t version, const Op& op) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (behind || synced_ != handed_) {
+    if (Large(op) || synced_ != handed_) {
       ++handed_;
       unsynced_here_ = false;  // the worker syncs after this one, which covers what was written here
       worker_.Post([this, version, &op] { WriteHandedOver(version, op); });
       return;
     }
   }
-  Encode(version, op);
+  Write(version, op);
   unsynced_here_ = true;
 }
 
@@ -57,7 +57,7 @@ void LogPipeline::WriteHandedOver(uint64_t version, const Op& op) {
   }
   if (!failed) {
     try {
-      Encode(version, op);
+      Write(version, op);
     } catch (...) {
       failed = std::current_exception();
     }

@@ -24,10 +24,10 @@ class LogPipeline {
 
   // Whether op is worth a hand-over: its apply outlasts the two thread wake-ups it costs.
   static bool Large(const Op& op);
-  // Appends op's record at version: on the calling thread, or handed over when behind is set or
-  // the worker still holds ops (the log keeps version order). A handed-over op must stay alive and
-  // unchanged until Sync() or Quiesce() returns.
-  void Append(uint64_t version, const Op& op, bool behind);
+  // Appends op's record at version: handed over when it is Large or the worker still holds ops
+  // (the log keeps version order), else on the calling thread. A handed-over op must stay alive
+  // and unchanged until Sync() or Quiesce() returns.
+  void Append(uint64_t version, const Op& op);
   // Every record appended is durable when it returns. Throws the first error the worker met (the
   // store is poisoned then: a log that failed to write or sync cannot be trusted again).
   void Sync();
@@ -35,7 +35,8 @@ class LogPipeline {
   void Quiesce() noexcept;
 
  private:
-  void Encode(uint64_t version, const Op& op);
+  // Encodes op's record and appends it to the log.
+  void Write(uint64_t version, const Op& op);
   // On the worker: appends one handed-over op, and syncs when it was the last one handed over.
   void WriteHandedOver(uint64_t version, const Op& op);
 

@@ -204,7 +204,7 @@ VersionSet::Refreshed VersionSet::Refresh() {
 
 uint64_t VersionSet::LogAndApply(const Op& op) {
   uint64_t version = version_ + 1;
-  if (log_) log_->Append(version, op, LogPipeline::Large(op));
+  if (log_) log_->Append(version, op);
   uint64_t changed = state_.Apply(op, version);
   state_.NoteUse(op);
   version_ = version;

@@ -124,14 +124,10 @@ void Segment::CommitVectorsAhead(size_t offset) {
   // A page first touched costs the writer a fault: ~17 us per 4 KiB on a VM, 5-6 ms for a 2 MiB
   // huge page its host has not backed yet. Rows arrive in order, so the next page is known.
   static BackgroundWorker committer(std::chrono::milliseconds(100));
-  uintptr_t base = reinterpret_cast<uintptr_t>(vectors_.data());
-  uintptr_t at = base + offset;
-  size_t vec_bytes = size_t(dim_) * sizeof(float);
-  if (at / kHugePage == (at + vec_bytes - 1) / kHugePage && at % kHugePage != 0) return;
-  uintptr_t next = (at + vec_bytes - 1) / kHugePage * kHugePage + kHugePage;
-  std::weak_ptr<Segment> self = weak_from_this();
-  committer.Post([self, next, base] {
-    if (std::shared_ptr<Segment> s = self.lock()) s->vectors_.Populate(next - base, kHugePage);
+  std::optional<size_t> ahead = HugePageAhead(reinterpret_cast<uintptr_t>(vectors_.data()), offset, size_t(dim_) * sizeof(float));
+  if (!ahead) return;
+  committer.Post([self = weak_from_this(), from = *ahead] {
+    if (std::shared_ptr<Segment> s = self.lock()) s->vectors_.Populate(from, kHugePage);
   });
 }
 

@@ -130,8 +130,8 @@ class Segment : public std::enable_shared_from_this<Segment> {
     std::string_view name;
     const float* values;
   };
-  // When the vector just written at offset opened a new huge page of vectors_, has the next one
-  // committed on a background thread.
+  // When the vector just written at offset opened a new huge page of vectors_ (past its first),
+  // has the next one committed on a background thread.
   void CommitVectorsAhead(size_t offset);
   // The one place a row is written: Append and AppendCopy both end here.
   uint32_t AppendRow(std::string_view id, std::string_view attrs, const float* vector, const std::vector<NamedRowVector>& named);

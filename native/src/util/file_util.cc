@@ -122,6 +122,14 @@ Region Region::Anonymous(size_t bytes) {
   return r;
 }
 
+std::optional<size_t> HugePageAhead(uintptr_t base, size_t offset, size_t bytes) {
+  uintptr_t at = base + offset;
+  uintptr_t last_page = (at + bytes - 1) / kHugePage;
+  bool opened = at % kHugePage == 0 || at / kHugePage != last_page;
+  if (!opened || last_page == base / kHugePage) return std::nullopt;
+  return (last_page + 1) * kHugePage - base;
+}
+
 void Region::Populate(size_t offset, size_t bytes) const {
 #ifdef MADV_POPULATE_WRITE
   if (offset >= size_) return;

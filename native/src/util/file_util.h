@@ -1,6 +1,8 @@
 // Small POSIX file helpers: durable writes, whole-file reads, and memory regions.
 #pragma once
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,11 +21,17 @@ void MakeDirs(const std::string& path);
 // Names of the entries of dir (no "." or "..").
 std::vector<std::string> ListDir(const std::string& dir);
 
-// A block of mapped memory: anonymous (zero-filled, committed lazily by the kernel), a read-only
-// map of a file, or a file read into anonymous memory.
 // The size of a huge page on x86-64 (and of ARM's with 4 KiB pages).
 constexpr size_t kHugePage = size_t(2) << 20;
 
+// For bytes just written at offset into memory at base that is filled front to back: the offset of
+// the huge page after the one the write ends in, when the write opened that page, to be committed
+// ahead of the writer. Nothing while the first huge page fills, so memory that stays small (a
+// small collection's) commits no more than it uses.
+std::optional<size_t> HugePageAhead(uintptr_t base, size_t offset, size_t bytes);
+
+// A block of mapped memory: anonymous (zero-filled, committed lazily by the kernel), a read-only
+// map of a file, or a file read into anonymous memory.
 class Region {
  public:
   Region() = default;
