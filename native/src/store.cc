@@ -599,13 +599,13 @@ std::string Store::DropAlias(const std::string& name) {
 
 std::string Store::Upsert(const std::string& name, std::string_view body) {
   CheckWritable();
-  return OneMember("upserted",
-                   Write(PendingWrite{ParseUpsert(body, name, dim_, metric_), ResolveAliasIn(*versions_, &UpsertOp::collection)}));
+  return OneMember("upserted", Write(PendingWrite{ParseUpsert(body, name, dim_, metric_, ReservedKeys::kDrop, pool_.get()),
+                                                  ResolveAliasIn(*versions_, &UpsertOp::collection)}));
 }
 
 std::string Store::UpsertStamped(const std::string& name, std::string_view body) {
   CheckWritable();
-  UpsertOp op = ParseUpsert(body, name, dim_, metric_, ReservedKeys::kKeep);
+  UpsertOp op = ParseUpsert(body, name, dim_, metric_, ReservedKeys::kKeep, pool_.get());
   return OneMember("upserted", Write(PendingWrite{std::move(op), ResolveAliasIn(*versions_, &UpsertOp::collection)}));
 }
 

@@ -1,11 +1,12 @@
 // Where the query threads run: a thread is moved off CPUs on request, and with no other CPU to go
-// to every request still runs. The pool's policy (a spinning thread leaves the submitter's CPU) is
-// asserted with placement stand-ins: on real CPUs the kernel moves threads too, and a test of it
-// there failed 2-4 runs in 40 under load.
+// to every request still runs. The pool's policy (a spinning thread leaves the submitter's CPU, a
+// thread helping a ParallelFor leaves the caller's) is asserted with placement stand-ins: on real
+// CPUs the kernel moves threads too, and a test of it there failed 2-4 runs in 40 under load.
 #include "util/thread_pool.h"
 
 #include <sched.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <future>
@@ -135,12 +136,39 @@ void WithNowhereToGoNothingMovesAndRequestsRun() {
         "with no CPU to move to nothing is counted as moved, and every request still runs");
 }
 
+// ParallelFor over two tasks that each wait (up to 10 s) for the other to start, so a helper runs one.
+bool RunTwoTogether(ThreadPool& pool) {
+  std::atomic<int> started{0};
+  pool.ParallelFor(2, [&](size_t) {
+    started.fetch_add(1);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (started.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  });
+  return started.load() == 2;
+}
+
+void AHelperStartingOnTheCallersCpuMovesOff() {
+  FakePlacement fake(0, true);
+  ThreadPool pool(2, true, fake.placement());
+  bool together = RunTwoTogether(pool);
+  Check(together && fake.calls() == 1 && fake.FirstCall().front() == 0,
+        "a thread helping a ParallelFor that starts on the caller's CPU moves off it first");
+}
+
+void AHelperOnAnotherCpuStays() {
+  FakePlacement fake(1, true);
+  ThreadPool pool(2, true, fake.placement());
+  Check(RunTwoTogether(pool) && fake.calls() == 0, "a thread helping a ParallelFor on another CPU than the caller's does not move");
+}
+
 }  // namespace
 
 int main() {
   SpinningOnTheSubmittersCpuMovesOff();
   SpinningOnAnotherCpuStays();
   WithNowhereToGoNothingMovesAndRequestsRun();
+  AHelperStartingOnTheCallersCpuMovesOff();
+  AHelperOnAnotherCpuStays();
   cpu_set_t all;
   sched_getaffinity(0, sizeof all, &all);
   if (CPU_COUNT(&all) >= 2 && CPU_ISSET(0, &all)) {

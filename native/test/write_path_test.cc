@@ -1,7 +1,8 @@
 // The write path's shortcuts. A request body is parsed in place when the bytes simdjson reads past
 // its end lie in its last page: bodies ending 0-129 bytes before a page whose successor is
 // inaccessible all parse (a wrong check would fault), whatever the bytes after them hold, and bodies
-// growing and shrinking through the parser's reused buffers parse alike. The log's pipeline keeps
+// growing and shrinking through the parser's reused buffers parse alike. A large body read in parts
+// on several threads gives the same records, and a refused one the same 400. The log's pipeline keeps
 // version order whether an op is appended here or handed to its thread, makes both durable on
 // Sync, and once a write fails, every later Sync throws. Populate, which commits the next page of a
 // memory segment's vectors ahead of the writer, commits exactly its range and changes no byte, and
@@ -10,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <variant>
@@ -22,6 +24,7 @@
 #include "storage/wal.h"
 #include "util/byte_io.h"
 #include "util/file_util.h"
+#include "util/thread_pool.h"
 
 namespace {
 
@@ -76,6 +79,94 @@ void GrowingAndShrinkingBodiesParse() {
     refused = e.status() == Status::kBadRequest;
   }
   Check(refused, "malformed JSON after large bodies is still a 400");
+}
+
+// n records of dimension 4 with attributes, every third with a named vector, spaced with sep after
+// commas and colons (Python's json.dumps writes ", " and ": "). Their strings hold a record joint
+// as JSON escapes it.
+std::string RichRecords(size_t first, size_t n, const std::string& sep = "") {
+  std::string out;
+  for (size_t i = first; i < first + n; ++i) {
+    std::string id = std::to_string(i);
+    if (i > first) out += "," + sep;
+    out += "{\"id\":" + sep + "\"r" + id + "\"," + sep + "\"vector\":" + sep + "[" + id + ",1,2,3]," + sep;
+    if (i % 3 == 0) out += "\"vectors\":" + sep + "{\"v\":" + sep + "[1,2,3," + id + "]}," + sep;
+    out += "\"attrs\":" + sep + "{\"s\":" + sep + "{\"Str\":" + sep + "\"x},{\\\"id\\\":" + id + "\"}," + sep + "\"n\":" + sep +
+           "{\"Int\":" + sep + id + "}}}";
+  }
+  return out;
+}
+
+std::string RichBody(size_t n, const std::string& sep = "") { return "{\"records\":" + sep + "[" + RichRecords(0, n, sep) + "]}"; }
+
+bool SameOp(const UpsertOp& a, const UpsertOp& b, uint32_t dim) {
+  if (a.records.size() != b.records.size()) return false;
+  auto same_vector = [&](size_t x, size_t y) {
+    return x + dim <= a.floats.size() && y + dim <= b.floats.size() &&
+           std::equal(a.floats.begin() + x, a.floats.begin() + x + dim, b.floats.begin() + y);
+  };
+  for (size_t i = 0; i < a.records.size(); ++i) {
+    const RecordInput &x = a.records[i], &y = b.records[i];
+    if (x.id != y.id || x.attrs != y.attrs || (x.vector_offset < 0) != (y.vector_offset < 0) || x.named.size() != y.named.size())
+      return false;
+    if (x.vector_offset >= 0 && !same_vector(size_t(x.vector_offset), size_t(y.vector_offset))) return false;
+    for (size_t k = 0; k < x.named.size(); ++k)
+      if (x.named[k].name != y.named[k].name || !same_vector(x.named[k].offset, y.named[k].offset)) return false;
+  }
+  return true;
+}
+
+// The 400 ParseUpsert gives body, or "" when it takes it.
+std::string Refusal(std::string_view body, ThreadPool* pool) {
+  try {
+    ParseUpsert(body, "c", 4, Metric::kDotProduct, ReservedKeys::kDrop, pool);
+  } catch (const Error& e) {
+    return e.status() == Status::kBadRequest ? e.what() : "not a 400";
+  }
+  return "";
+}
+
+void LargeBodiesReadInPartsAlike() {
+  ThreadPool two(2), four(4);
+  for (std::string sep : {"", " "}) {
+    std::string body = RichBody(12000, sep);
+    std::string spacing = sep.empty() ? "compact" : "spaced";
+    Check(UpsertCuts(body, 4).size() == 3 && UpsertCuts(body, 2).size() == 1,
+          "a " + spacing + " body of 12,000 records is cut for 2 or 4 threads");
+    UpsertOp whole = ParseUpsert(body, "c", 4, Metric::kDotProduct);
+    Check(whole.records.size() == 12000 && whole.records[4000].named.size() == 0 && whole.records[4002].named.size() == 1,
+          "the whole " + spacing + " body reads 12,000 records");
+    for (ThreadPool* pool : {&two, &four})
+      Check(SameOp(whole, ReadUpsertInParts(body, UpsertCuts(body, pool->size()), 4, Metric::kDotProduct, ReservedKeys::kDrop, *pool), 4),
+            "read in " + std::to_string(pool->size()) + " parts, a " + spacing + " body gives the same records, attributes and vectors");
+  }
+  std::string twice = "{\"records\":[" + RichRecords(0, 6000) + "],\"records\":[" + RichRecords(6000, 6000) + "]}";
+  UpsertOp whole = ParseUpsert(twice, "c", 4, Metric::kDotProduct);
+  Check(UpsertCuts(twice, 4).size() == 3 && whole.records.size() == 12000 &&
+            SameOp(whole, ReadUpsertInParts(twice, UpsertCuts(twice, 4), 4, Metric::kDotProduct, ReservedKeys::kDrop, four), 4),
+        "a body naming records twice reads the same 12,000 records in parts");
+  Check(UpsertCuts("{\"records\":[" + RichRecords(0, 100) + "]}", 4).empty(), "a small body is not cut");
+  Check(UpsertCuts("[" + RichRecords(0, 12000) + "]", 4).empty(), "a body not framed as {\"records\": [...]} is not cut");
+}
+
+void BodiesRefusedInPartsAreRefusedAlike() {
+  ThreadPool four(4);
+  std::string body = RichBody(12000);
+  std::string short_vector = "{\"id\":\"r9000\",\"vector\":[1,2,3";  // its "]" follows
+  size_t at = body.find("{\"id\":\"r9000\",\"vector\":[9000,1,2,3]");
+  std::string cases[] = {
+      body.substr(0, at) + short_vector + body.substr(body.find(']', at)),
+      body.substr(0, body.size() - 2) + ",]}",
+      body.substr(0, at) + "{\"id\":\"r9000\",\"vectr\":[1,2,3,4]}," + body.substr(at),
+      body.substr(0, at) + "{\"id\":\"r9000\",\"attrs\":{\"n\":{\"Int\":99999999999999999999}}}," + body.substr(at),
+  };
+  const char* what[] = {"a short vector in a late part", "a trailing comma", "an unknown field in a late part", "an Int beyond 64 bits"};
+  for (size_t i = 0; i < 4; ++i) {
+    std::string alone = Refusal(cases[i], nullptr), in_parts = Refusal(cases[i], &four);
+    Check(!alone.empty() && alone == in_parts, std::string(what[i]) + " is refused in parts with the whole body's 400: " + in_parts);
+  }
+  Check(Refusal(cases[0], &four).find("records[9000].vector") != std::string::npos,
+        "the refusal names the record by its place in the whole body: " + Refusal(cases[0], &four));
 }
 
 std::vector<std::pair<uint64_t, size_t>> LoggedVersionsAndRecords(const std::string& path) {
@@ -180,6 +271,8 @@ void CommitsAheadOnlyPastTheFirstHugePage() {
 int main() {
   BodiesParseWhereverTheyEnd();
   GrowingAndShrinkingBodiesParse();
+  LargeBodiesReadInPartsAlike();
+  BodiesRefusedInPartsAreRefusedAlike();
   ThePipelineKeepsVersionOrder();
   AFailedWriteFailsEverySync();
   PopulateCommitsPagesAndKeepsTheirBytes();

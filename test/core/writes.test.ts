@@ -8,11 +8,12 @@ import { rejectsWith, tempDir } from './helpers';
 const DIM = 4;
 const good = (i: number, tag = 'g') => `{"id":"${tag}${i}","vector":[${i + 1},1,2,3],"attrs":{"n":{"Int":${i}}}}`;
 
-/** 1000 good records with `bad` spliced in as the 500th. */
-function batchWithBad500th(bad: string): Buffer {
-  const recs = Array.from({ length: 1000 }, (_, i) => (i === 499 ? bad : good(i, 'new')));
+/** count good records with `bad` spliced in at index at (by default 1000, and the 500th). */
+function batchWithBad(bad: string, count = 1000, at = 499): Buffer {
+  const recs = Array.from({ length: count }, (_, i) => (i === at ? bad : good(i, 'new')));
   return Buffer.from(`{"records":[${recs.join(',')}]}`);
 }
+const batchWithBad500th = (bad: string) => batchWithBad(bad);
 
 async function snapshot(store: Store) {
   const collections = await store.collections();
@@ -40,26 +41,52 @@ const BAD_500TH: [string, string, boolean?][] = [
   ['a zero vector under Cosine', '{"id":"bad","vector":[0,0,0,0]}'],
 ];
 
-for (const [what, bad, named = true] of BAD_500TH) {
-  test(`a batch whose 500th record has ${what} is 400 and changes nothing`, async (t) => {
-    const dir = tempDir();
-    let store = await Store.open({ path: dir, dimension: DIM, distance: 'Cosine' });
-    await store.upsert('c', Buffer.from(`{"records":[${[0, 1, 2].map((i) => good(i)).join(',')}]}`));
-    const before = await snapshot(store);
-    const e = await rejectsWith(t, store.upsert('c', batchWithBad500th(bad)), 400);
-    if (named) t.regex(e.message, /records\[499\]|'bad'/, `the message points at the record: ${e.message}`);
-    await rejectsWith(t, store.upsert('fresh', batchWithBad500th(bad)), 400, 'into a new collection');
-    t.deepEqual(await snapshot(store), before, 'records, stats, footprint, collections and commit version are unchanged');
-    // Nothing reached the log either: a reopen shows the same store.
-    await store.close();
-    store = await Store.open({ path: dir });
-    const after = await snapshot(store);
-    t.deepEqual(after.records, before.records);
-    t.deepEqual(after.stats, before.stats);
-    t.deepEqual(after.collections, ['c']);
-    await store.close();
-  });
+// A body of 512 KiB or more (12,000 of these records) is read in parts on two or more threads; a
+// bad record in a later part gets the answer the whole body gets.
+for (const [count, at, size] of [
+  [1000, 499, 'a batch'],
+  [12_000, 8_999, 'a batch read in parts'],
+] as const) {
+  for (const [what, bad, named = true] of BAD_500TH) {
+    test(`${size} whose record ${at + 1} of ${count} has ${what} is 400 and changes nothing`, async (t) => {
+      const dir = tempDir();
+      let store = await Store.open({ path: dir, dimension: DIM, distance: 'Cosine' });
+      await store.upsert('c', Buffer.from(`{"records":[${[0, 1, 2].map((i) => good(i)).join(',')}]}`));
+      const before = await snapshot(store);
+      const e = await rejectsWith(t, store.upsert('c', batchWithBad(bad, count, at)), 400);
+      if (named) t.regex(e.message, new RegExp(`records\\[${at}\\]|'bad'`), `the message points at the record: ${e.message}`);
+      await rejectsWith(t, store.upsert('fresh', batchWithBad(bad, count, at)), 400, 'into a new collection');
+      t.deepEqual(await snapshot(store), before, 'records, stats, footprint, collections and commit version are unchanged');
+      // Nothing reached the log either: a reopen shows the same store.
+      await store.close();
+      store = await Store.open({ path: dir });
+      const after = await snapshot(store);
+      t.deepEqual(after.records, before.records);
+      t.deepEqual(after.stats, before.stats);
+      t.deepEqual(after.collections, ['c']);
+      await store.close();
+    });
+  }
 }
+
+test('a batch read in parts (512 KiB and more) stores every record as sent, compact or indented, the later of an id twice winning', async (t) => {
+  for (const indent of [0, 1]) {
+    const store = await Store.open({ inMemory: true, dimension: DIM, distance: 'Euclidean' });
+    // The strings hold what a joint between records looks like.
+    const records = Array.from({ length: 12_000 }, (_, i) => ({ id: `r${i}`, vector: [i, 1, 2, 3], attrs: { s: { Str: `x},{"id":${i}` }, n: { Int: i } } }));
+    records.push({ ...records[5], vector: [-1, 0, 0, 0] });
+    await store.upsert('c', Buffer.from(JSON.stringify({ records }, null, indent)));
+    const stored = new Map((await store.records('c')).map((r) => [r.id, r]));
+    t.is(stored.size, 12_000);
+    const wrong = records.slice(0, 12_000).filter((r, i) => {
+      const got = stored.get(r.id);
+      const vector = i === 5 ? [-1, 0, 0, 0] : r.vector;
+      return got?.vector?.join() !== vector.join() || JSON.stringify(got.attrs, (_, v) => (typeof v === 'bigint' ? Number(v) : v)) !== JSON.stringify(r.attrs);
+    });
+    t.deepEqual(wrong, [], `indent ${indent}: every record as sent`);
+    await store.close();
+  }
+});
 
 test('a batch with a 1e39 component names the component and the f32 range', async (t) => {
   const store = await Store.open({ inMemory: true, dimension: DIM });

@@ -78,6 +78,13 @@ test.serial('bad upsert bodies answer 400 with an error body and change nothing'
   // One bad record spoils the whole batch.
   const mixed = { records: [...unitRecords(3, 4, undefined, 'mixed'), { id: 'bad', vector: [1, 2] }] };
   t.is((await call(server, 'POST', '/collections/kept/upsert', mixed)).status, 400);
+  // Also late in a batch large enough to be read in parts (512 KiB and more).
+  const large = { records: unitRecords(12_000, 4, undefined, 'large') };
+  large.records[9000] = { id: 'bad', vector: [1, 2] };
+  const refused = await call(server, 'POST', '/collections/kept/upsert', large);
+  t.true(JSON.stringify(large).length > 512 * 1024);
+  t.is(refused.status, 400);
+  t.regex(refused.json.error, /^records\[9000\]\.vector has length 2/);
   t.deepEqual(await snapshot(), before);
 });
 

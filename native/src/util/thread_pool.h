@@ -51,7 +51,8 @@ class ThreadPool {
 
  private:
   enum class Priority { kTask, kRequest };
-  void Push(std::function<void()> job, Priority priority, size_t count);
+  // True when it woke a parked thread.
+  bool Push(std::function<void()> job, Priority priority, size_t count);
   void WorkerLoop(size_t index);
   // Spins until work appears, the spin time has passed, or the spinning thread finds itself on the
   // submitter's CPU with no free CPU to move to (MoveOffBusyCpus) or moved within kMoveEvery.

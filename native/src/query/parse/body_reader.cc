@@ -69,15 +69,21 @@ bool PaddingReadable(std::string_view body) {
 class ThreadParser {
  public:
   simdjson::simdjson_result<element> Parse(std::string_view body) {
-    bool in_place = PaddingReadable(body);
-    if (simdjson::error_code e = Reserve(body.size(), !in_place)) return e;
-    const char* text = body.data();
-    if (!in_place) {
-      std::memcpy(copy_.get(), body.data(), body.size());
-      std::memset(copy_.get() + body.size(), 0, simdjson::SIMDJSON_PADDING);
-      text = copy_.get();
-    }
-    return parser_.parse_into_document(doc_, text, body.size(), false);
+    if (!PaddingReadable(body)) return Parse("", body, "");
+    if (simdjson::error_code e = Reserve(body.size(), false)) return e;
+    return parser_.parse_into_document(doc_, body.data(), body.size(), false);
+  }
+
+  // head + body + tail, copied.
+  simdjson::simdjson_result<element> Parse(std::string_view head, std::string_view body, std::string_view tail) {
+    size_t len = head.size() + body.size() + tail.size();
+    if (simdjson::error_code e = Reserve(len, true)) return e;
+    char* text = copy_.get();
+    std::memcpy(text, head.data(), head.size());
+    std::memcpy(text + head.size(), body.data(), body.size());
+    std::memcpy(text + head.size() + body.size(), tail.data(), tail.size());
+    std::memset(text + len, 0, simdjson::SIMDJSON_PADDING);
+    return parser_.parse_into_document(doc_, text, len, false);
   }
 
  private:
@@ -112,9 +118,17 @@ class ThreadParser {
 
 }  // namespace
 
-RequestBody::RequestBody(std::string_view body) {
-  thread_local ThreadParser parser;
-  auto result = parser.Parse(body);
+namespace {
+thread_local ThreadParser thread_parser;
+}  // namespace
+
+RequestBody::RequestBody(std::string_view body) { Check(thread_parser.Parse(body), body); }
+
+RequestBody::RequestBody(std::string_view head, std::string_view body, std::string_view tail) {
+  Check(thread_parser.Parse(head, body, tail), body);
+}
+
+void RequestBody::Check(simdjson::simdjson_result<element> result, std::string_view body) {
   if (result.error() == simdjson::BIGINT_ERROR || result.error() == simdjson::NUMBER_ERROR || result.error() == simdjson::TAPE_ERROR ||
       result.error() == simdjson::INCORRECT_TYPE)
     RefuseBadNumber(body);

@@ -24,11 +24,14 @@ simdjson::dom::object ExpectObject(simdjson::dom::element e, const std::string& 
 class RequestBody {
  public:
   explicit RequestBody(std::string_view body);
+  // The text head + body + tail, copied: a part of a larger body, framed as a body of its own.
+  RequestBody(std::string_view head, std::string_view body, std::string_view tail);
   simdjson::dom::element root() const { return root_; }
   // The root as an object; what names it in errors.
   simdjson::dom::object Object(const std::string& what = "request body") const { return ExpectObject(root_, what); }
 
  private:
+  void Check(simdjson::simdjson_result<simdjson::dom::element> result, std::string_view body);
   simdjson::dom::element root_;
 };
 simdjson::dom::array ExpectArray(simdjson::dom::element e, const std::string& field);

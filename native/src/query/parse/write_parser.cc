@@ -1,7 +1,11 @@
 #include "query/parse/write_parser.h"
 
+#include <algorithm>
+
 #include "query/parse/body_reader.h"
+#include "tessera/error.h"
 #include "util/json_reader.h"
+#include "util/thread_pool.h"
 #include "util/value.h"
 
 namespace tessera {
@@ -29,17 +33,17 @@ bool IsReserved(std::string_view key) { return key.substr(0, 4) == "svc."; }
 
 }  // namespace
 
-UpsertOp ParseUpsert(std::string_view body, const std::string& collection, uint32_t dim, Metric metric, ReservedKeys reserved) {
-  RequestBody parsed(body);
-  UpsertOp op;
-  op.collection = collection;
+namespace {
+
+// Appends the records of a parsed upsert body to op.
+void ReadRecords(const RequestBody& parsed, uint32_t dim, Metric metric, ReservedKeys reserved, UpsertOp& op) {
   bool seen = false;
   for (auto [key, value] : parsed.Object()) {
     if (key != "records") UnknownField(key, " in the upsert body", "records");
     seen = true;
     auto records = ExpectArray(value, "records");
-    op.records.reserve(records.size());
-    op.floats.reserve(records.size() * dim);
+    op.records.reserve(op.records.size() + records.size());
+    op.floats.reserve(op.floats.size() + records.size() * dim);
     size_t i = 0;
     for (element r : records) {
       std::string where = "records[" + std::to_string(i++) + "]";
@@ -78,6 +82,115 @@ UpsertOp ParseUpsert(std::string_view body, const std::string& collection, uint3
     }
   }
   if (!seen) Bad("the upsert body needs a records array: {\"records\": [{\"id\": ..., \"vector\": [...]}]}");
+}
+
+// A large body is cut into parts parsed on several threads: parsing is most of an upsert's time,
+// and while one batch is written at a time, the other cores have nothing to do.
+constexpr size_t kPartBytes = 256 << 10;
+constexpr std::string_view kHead = "{\"records\":[";
+constexpr std::string_view kTail = "]}";
+
+bool JsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// Whether body reads `token` from at on, with whitespace allowed before each of its characters;
+// at moves past it.
+bool Reads(std::string_view body, size_t& at, std::string_view token) {
+  for (char want : token) {
+    while (at < body.size() && JsonSpace(body[at])) ++at;
+    if (at == body.size() || body[at] != want) return false;
+    ++at;
+  }
+  return true;
+}
+
+// The same backwards, from before at (token spelled backwards); at moves before it.
+bool ReadsBack(std::string_view body, size_t& at, std::string_view token) {
+  for (char want : token) {
+    while (at > 0 && JsonSpace(body[at - 1])) --at;
+    if (at == 0 || body[at - 1] != want) return false;
+    --at;
+  }
+  return true;
+}
+
+// Part p of a body cut at cuts, framed as a body of its own. Parts that are all valid make a valid
+// body holding the same records in the same order: each part's parse stops inside a records array
+// after a record, and the next resumes there before one.
+UpsertOp ReadPart(std::string_view body, const std::vector<size_t>& cuts, size_t p, uint32_t dim, Metric metric, ReservedKeys reserved) {
+  bool first = p == 0, last = p == cuts.size();
+  size_t from = first ? 0 : cuts[p - 1] + 1;
+  size_t to = last ? body.size() : cuts[p];
+  UpsertOp op;
+  ReadRecords(RequestBody(first ? "" : kHead, body.substr(from, to - from), last ? "" : kTail), dim, metric, reserved, op);
+  return op;
+}
+
+// Appends part's records and their vectors to op.
+void Append(UpsertOp& op, UpsertOp&& part) {
+  size_t shift = op.floats.size();
+  op.floats.insert(op.floats.end(), part.floats.begin(), part.floats.end());
+  for (RecordInput& rec : part.records) {
+    if (rec.vector_offset >= 0) rec.vector_offset += int64_t(shift);
+    for (NamedVectorInput& nv : rec.named) nv.offset += shift;
+    op.records.push_back(std::move(rec));
+  }
+}
+
+}  // namespace
+
+std::vector<size_t> UpsertCuts(std::string_view body, size_t parts) {
+  std::vector<size_t> cuts;
+  parts = std::min(parts, body.size() / kPartBytes);
+  size_t at = 0, end = body.size();
+  if (parts < 2 || !Reads(body, at, "{\"records\":[") || !ReadsBack(body, end, "}]")) return cuts;
+  // A joint is `},{"id":`, whitespace allowed between. In valid JSON it cannot lie in a string: its
+  // quote would end one, and `id":` cannot follow a string. So it closes an object of an array and
+  // opens the next; the cut is at its comma.
+  for (size_t p = 1; p < parts; ++p) {
+    for (at = std::max(at, body.size() * p / parts);; ++at) {
+      at = body.find("\"id\"", at);
+      if (at == std::string_view::npos || at >= end) return cuts;
+      size_t back = at, ahead = at + 4;
+      if (Reads(body, ahead, ":") && ReadsBack(body, back, "{") && ReadsBack(body, back, ",")) {
+        size_t comma = back;
+        if (ReadsBack(body, back, "}")) {
+          cuts.push_back(comma);
+          at = ahead;
+          break;
+        }
+      }
+    }
+  }
+  return cuts;
+}
+
+UpsertOp ReadUpsertInParts(std::string_view body, const std::vector<size_t>& cuts, uint32_t dim, Metric metric, ReservedKeys reserved,
+                           ThreadPool& pool) {
+  std::vector<UpsertOp> parts(cuts.size() + 1);
+  pool.ParallelFor(parts.size(), [&](size_t p) { parts[p] = ReadPart(body, cuts, p, dim, metric, reserved); });
+  size_t records = 0, floats = 0;
+  for (const UpsertOp& part : parts) records += part.records.size(), floats += part.floats.size();
+  UpsertOp op = std::move(parts[0]);
+  op.records.reserve(records);
+  op.floats.reserve(floats);
+  for (size_t p = 1; p < parts.size(); ++p) Append(op, std::move(parts[p]));
+  return op;
+}
+
+UpsertOp ParseUpsert(std::string_view body, const std::string& collection, uint32_t dim, Metric metric, ReservedKeys reserved,
+                     ThreadPool* pool) {
+  UpsertOp op;
+  bool read = false;
+  if (std::vector<size_t> cuts = pool == nullptr ? std::vector<size_t>{} : UpsertCuts(body, pool->size()); !cuts.empty()) {
+    try {
+      op = ReadUpsertInParts(body, cuts, dim, metric, reserved, *pool);
+      read = true;
+    } catch (const Error&) {
+      // read whole below, for the error a whole body gets
+    }
+  }
+  if (!read) ReadRecords(RequestBody(body), dim, metric, reserved, op);
+  op.collection = collection;
   return op;
 }
 

@@ -11,11 +11,23 @@
 
 namespace tessera {
 
+class ThreadPool;
+
 // Caller-supplied svc.* attributes are dropped unless stamped: the store's own memory writes
 // (remember) are the only stamped writes.
 enum class ReservedKeys { kDrop, kKeep };
+// A large body is read in parts on pool's threads, the caller's among them, when pool is given.
+// The op is the same either way, and so is the error of a body refused.
 UpsertOp ParseUpsert(std::string_view body, const std::string& collection, uint32_t dim, Metric metric,
-                     ReservedKeys reserved = ReservedKeys::kDrop);
+                     ReservedKeys reserved = ReservedKeys::kDrop, ThreadPool* pool = nullptr);
+// Where ParseUpsert cuts a body for up to parts threads: the offsets of `},{"id":` joints between
+// records near each part's end. None when the body is too small to be worth it (256 KiB a part)
+// or not framed as {"records":[...]}.
+std::vector<size_t> UpsertCuts(std::string_view body, size_t parts);
+// ParseUpsert's reading in parts, on the caller and pool's threads: the parts' records in order, or
+// the first error a part raised (its record numbers count from the part's start).
+UpsertOp ReadUpsertInParts(std::string_view body, const std::vector<size_t>& cuts, uint32_t dim, Metric metric, ReservedKeys reserved,
+                           ThreadPool& pool);
 
 // Stamps of a reinforced recall: svc.access_count + 1 and svc.last_accessed = now on each live id;
 // with extend_ttl_ms, an existing svc.expires_at moves to now + extend_ttl_ms unless it is later.
