@@ -2,7 +2,7 @@
 // its end lie in its last page: bodies ending 0-129 bytes before a page whose successor is
 // inaccessible all parse (a wrong check would fault), whatever the bytes after them hold, and bodies
 // growing and shrinking through the parser's reused buffers parse alike. A large body read in parts
-// on several threads gives the same records, and a refused one the same 400. The log's pipeline keeps
+// on several threads gives the same records, and a refused one the same 400, naming the field. The log's pipeline keeps
 // version order whether an op is appended here or handed to its thread, makes both durable on
 // Sync, and once a write fails, every later Sync throws. Populate, which commits the next page of a
 // memory segment's vectors ahead of the writer, commits exactly its range and changes no byte, and
@@ -169,6 +169,19 @@ void BodiesRefusedInPartsAreRefusedAlike() {
         "the refusal names the record by its place in the whole body: " + Refusal(cases[0], &four));
 }
 
+void RefusalsNameTheField() {
+  const std::pair<const char*, const char*> cases[] = {
+      {"{\"records\":[{\"id\":\"a\"},{\"id\":\"b\",\"attrs\":{\"color\":{\"Int\":1.5}}}]}",
+       "records[1].attrs.color.Int must be an integer, got a fraction or exponent form"},
+      {"{\"records\":[{\"id\":\"a\",\"vectors\":{\"img\":[1,2]}}]}", "records[0].vectors.img has length 2 but the store dimension is 4"},
+      {"{\"records\":[{\"id\":5}]}", "records[0].id must be a string, got a number"},
+      {"{\"records\":[{\"id\":\"a\",\"attrs\":{\"tags\":{\"List\":[\"x\",2]}}}]}",
+       "records[0].attrs.tags.List[1] must be a string, got a number"},
+      {"{\"records\":[{\"id\":\"a\",\"vector\":[1,2,\"3\",4]}]}", "records[0].vector[2] must be a number, got a string"},
+  };
+  for (auto [body, message] : cases) Check(Refusal(body, nullptr) == message, std::string("refused naming the field: ") + message);
+}
+
 std::vector<std::pair<uint64_t, size_t>> LoggedVersionsAndRecords(const std::string& path) {
   std::vector<std::pair<uint64_t, size_t>> out;
   Wal::Replay(path, false, [&](std::string_view payload) {
@@ -273,6 +286,7 @@ int main() {
   GrowingAndShrinkingBodiesParse();
   LargeBodiesReadInPartsAlike();
   BodiesRefusedInPartsAreRefusedAlike();
+  RefusalsNameTheField();
   ThePipelineKeepsVersionOrder();
   AFailedWriteFailsEverySync();
   PopulateCommitsPagesAndKeepsTheirBytes();

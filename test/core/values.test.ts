@@ -187,6 +187,19 @@ test('an unknown Value variant, a two-key object, a bare string other than Null,
   t.deepEqual(await store.collections(), [], 'nothing was created');
 });
 
+test('an attribute key sent twice keeps its first place and its last Value (JSON last-one-wins), and later attributes still filter', async (t) => {
+  const store = await memory();
+  const attrs = '{"a":{"Int":1},"b":{"Str":"x"},"a":{"Str":"a longer string than the Int was"},"c":{"Bool":true},"b":{"Int":2}}';
+  await store.upsert('v', Buffer.from(`{"records":[{"id":"x","vector":[1,0],"attrs":${attrs}},{"id":"y","vector":[0,1],"attrs":{"a":{"Int":1},"a":{"Int":3}}}]}`));
+  const records = await store.records('v');
+  const x = records.find((r) => r.id === 'x');
+  t.deepEqual(Object.keys(x?.attrs ?? {}), ['a', 'b', 'c']);
+  t.deepEqual(x?.attrs, { a: { Str: 'a longer string than the Int was' }, b: { Int: 2n }, c: { Bool: true } });
+  t.deepEqual(records.find((r) => r.id === 'y')?.attrs, { a: { Int: 3n } });
+  const hits = await store.search({ query: [1, 0], filter: [{ Eq: ['c', { Bool: true }] }, { Eq: ['b', { Int: 2 }] }] });
+  t.deepEqual(hits.map((h) => h.id), ['x']);
+});
+
 test('reserved svc. keys are stripped from caller attrs on upsert', async (t) => {
   const store = await memory();
   await store.upsert('v', {

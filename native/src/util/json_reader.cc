@@ -6,7 +6,7 @@ using simdjson::dom::element;
 using simdjson::dom::element_type;
 using simdjson::dom::object;
 
-JsonValue ReadJsonValue(element v, const std::string& where) {
+JsonValue ReadJsonValue(element v, const FieldName& where) {
   JsonValue out;
   if (v.type() == element_type::STRING) {
     if (v.get_string().value() != "Null")
@@ -20,7 +20,7 @@ JsonValue ReadJsonValue(element v, const std::string& where) {
   simdjson::dom::key_value_pair entry = *wrapper.begin();
   std::string_view tag = entry.key;
   element x = entry.value;
-  std::string at = where + "." + std::string(tag);
+  FieldName at(where, tag);
   auto whole = [&]() -> int64_t {
     if (x.type() == element_type::INT64) return x.get_int64().value();
     if (x.type() == element_type::UINT64) throw BadRequest(at + " is outside the signed 64-bit range");

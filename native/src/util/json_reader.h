@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tessera/error.h"
+#include "util/field_name.h"
 #include "util/value.h"
 
 namespace tessera {
@@ -28,7 +29,7 @@ inline const char* JsonTypeName(simdjson::dom::element_type t) {
   return "?";
 }
 
-inline std::string JsonString(simdjson::dom::element e, const std::string& where) {
+inline std::string JsonString(simdjson::dom::element e, const FieldName& where) {
   if (e.type() != simdjson::dom::element_type::STRING) throw BadRequest(where + " must be a string, got " + JsonTypeName(e.type()));
   return std::string(e.get_string().value());
 }
@@ -43,6 +44,6 @@ struct JsonValue {
 };
 
 // One of {"Str"|"Int"|"Bool"|"List"|"Float"|"DateTime": ...} or "Null"; Error(400) naming where.
-JsonValue ReadJsonValue(simdjson::dom::element v, const std::string& where);
+JsonValue ReadJsonValue(simdjson::dom::element v, const FieldName& where);
 
 }  // namespace tessera

@@ -1,46 +1,78 @@
 #include "util/value.h"
 
+#include <cstring>
+
 #include "util/byte_io.h"
 
 namespace tessera {
 
-void AttrEncoder::Put(std::string_view key, std::string encoded) {
-  for (Entry& e : entries_) {
-    if (e.key == key) {
-      e.encoded = std::move(encoded);
-      return;
+void AttrEncoder::Open(std::string_view key, ValueTag tag) {
+  if (blob_.empty()) blob_.resize(sizeof(uint32_t));
+  open_ = blob_.size();
+  PutFixed<uint16_t>(&blob_, uint16_t(key.size()));
+  blob_.append(key);
+  blob_.push_back(char(tag));
+}
+
+std::string_view AttrEncoder::KeyAt(size_t at) const {
+  uint16_t len;
+  std::memcpy(&len, blob_.data() + at, sizeof len);
+  return std::string_view(blob_).substr(at + sizeof len, len);
+}
+
+void AttrEncoder::Close() {
+  std::string_view key = KeyAt(open_);
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    if (KeyAt(entries_[i].at) != key) continue;
+    size_t head = sizeof(uint16_t) + key.size();  // the key, then the value (tag first)
+    std::string value = blob_.substr(open_ + head);
+    blob_.resize(open_);
+    size_t from = entries_[i].at + head, old_size = entries_[i].end - from;
+    blob_.replace(from, old_size, value);
+    entries_[i].end = from + value.size();
+    for (size_t j = i + 1; j < entries_.size(); ++j) {
+      entries_[j].at = entries_[j].at + value.size() - old_size;
+      entries_[j].end = entries_[j].end + value.size() - old_size;
     }
+    return;
   }
-  entries_.push_back({std::string(key), std::move(encoded)});
+  entries_.push_back({open_, blob_.size()});
 }
 
 void AttrEncoder::AddFixed(std::string_view key, ValueTag tag, int64_t v) {
-  std::string enc(1, char(tag));
-  PutFixed<int64_t>(&enc, v);
-  Put(key, std::move(enc));
+  Open(key, tag);
+  PutFixed<int64_t>(&blob_, v);
+  Close();
 }
 
 void AttrEncoder::AddStr(std::string_view key, std::string_view v) {
-  std::string enc(1, char(ValueTag::kStr));
-  PutBytes(&enc, v);
-  Put(key, std::move(enc));
+  Open(key, ValueTag::kStr);
+  PutBytes(&blob_, v);
+  Close();
 }
 
-void AttrEncoder::AddBool(std::string_view key, bool v) { Put(key, std::string{char(ValueTag::kBool), char(v ? 1 : 0)}); }
+void AttrEncoder::AddBool(std::string_view key, bool v) {
+  Open(key, ValueTag::kBool);
+  blob_.push_back(char(v ? 1 : 0));
+  Close();
+}
 
 void AttrEncoder::AddFloat(std::string_view key, double v) {
-  std::string enc(1, char(ValueTag::kFloat));
-  PutFixed<double>(&enc, v);
-  Put(key, std::move(enc));
+  Open(key, ValueTag::kFloat);
+  PutFixed<double>(&blob_, v);
+  Close();
 }
 
-void AttrEncoder::AddNull(std::string_view key) { Put(key, std::string(1, char(ValueTag::kNull))); }
+void AttrEncoder::AddNull(std::string_view key) {
+  Open(key, ValueTag::kNull);
+  Close();
+}
 
 void AttrEncoder::AddList(std::string_view key, const std::vector<std::string_view>& items) {
-  std::string enc(1, char(ValueTag::kList));
-  PutFixed<uint32_t>(&enc, uint32_t(items.size()));
-  for (std::string_view item : items) PutBytes(&enc, item);
-  Put(key, std::move(enc));
+  Open(key, ValueTag::kList);
+  PutFixed<uint32_t>(&blob_, uint32_t(items.size()));
+  for (std::string_view item : items) PutBytes(&blob_, item);
+  Close();
 }
 
 void AttrEncoder::Add(std::string_view key, const ValueView& v) {
@@ -57,14 +89,13 @@ void AttrEncoder::Add(std::string_view key, const ValueView& v) {
 
 std::string AttrEncoder::Finish() {
   if (entries_.empty()) return {};
-  std::string out;
-  PutFixed<uint32_t>(&out, uint32_t(entries_.size()));
-  for (const Entry& e : entries_) {
-    PutFixed<uint16_t>(&out, uint16_t(e.key.size()));
-    out.append(e.key);
-    out.append(e.encoded);
-  }
-  return out;
+  uint32_t count = uint32_t(entries_.size());
+  std::memcpy(blob_.data(), &count, sizeof count);
+  entries_.clear();
+  std::string blob = std::move(blob_);
+  blob_.clear();
+  blob_.reserve(blob.size());  // the next record's attributes are likely alike
+  return blob;
 }
 
 AttrReader::AttrReader(std::string_view blob) : rest_(blob) {

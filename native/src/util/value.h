@@ -21,7 +21,8 @@ struct ValueView {
   uint32_t list_size = 0;
 };
 
-// Builds an attribute blob entry by entry.
+// Builds an attribute blob entry by entry, in place: one buffer, kept across blobs (an upsert
+// encodes one per record).
 class AttrEncoder {
  public:
   void AddStr(std::string_view key, std::string_view v);
@@ -33,17 +34,23 @@ class AttrEncoder {
   void AddList(std::string_view key, const std::vector<std::string_view>& items);
   // A value read from another blob, whatever its type.
   void Add(std::string_view key, const ValueView& v);
-  // Later entries with an existing key replace it (JSON's last-one-wins).
+  // The blob; the encoder is empty again after. An entry whose key is already there replaces that
+  // entry's value, where it stands (JSON's last-one-wins).
   std::string Finish();
 
  private:
   struct Entry {
-    std::string key;
-    std::string encoded;  // tag + payload
+    size_t at;   // of its key length in blob_
+    size_t end;  // past its value
   };
+  // Starts key's entry (key and tag); the caller appends the payload, then Close.
+  void Open(std::string_view key, ValueTag tag);
+  void Close();
+  std::string_view KeyAt(size_t at) const;
   void AddFixed(std::string_view key, ValueTag tag, int64_t v);
-  void Put(std::string_view key, std::string encoded);
+  std::string blob_;  // room for the count, then the entries so far
   std::vector<Entry> entries_;
+  size_t open_ = 0;  // where the entry being written starts
 };
 
 // Iterates an attribute blob.

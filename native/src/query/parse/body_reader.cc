@@ -147,17 +147,17 @@ void RequestBody::Check(simdjson::simdjson_result<element> result, std::string_v
   root_ = result.value();
 }
 
-object ExpectObject(element e, const std::string& field) {
+object ExpectObject(element e, const FieldName& field) {
   if (e.type() != element_type::OBJECT) Bad(field + " must be an object, got " + JsonTypeName(e.type()));
   return e.get_object().value();
 }
 
-simdjson::dom::array ExpectArray(element e, const std::string& field) {
+simdjson::dom::array ExpectArray(element e, const FieldName& field) {
   if (e.type() != element_type::ARRAY) Bad(field + " must be an array, got " + JsonTypeName(e.type()));
   return e.get_array().value();
 }
 
-double ExpectNumber(element e, const std::string& field) {
+double ExpectNumber(element e, const FieldName& field) {
   switch (e.type()) {
     case element_type::INT64: return double(e.get_int64().value());
     case element_type::UINT64: return double(e.get_uint64().value());
@@ -166,12 +166,12 @@ double ExpectNumber(element e, const std::string& field) {
   }
 }
 
-bool ExpectBool(element e, const std::string& field) {
+bool ExpectBool(element e, const FieldName& field) {
   if (e.type() != element_type::BOOL) Bad(field + " must be true or false, got " + JsonTypeName(e.type()));
   return e.get_bool().value();
 }
 
-uint32_t ExpectCount(element e, const std::string& field, uint32_t max) {
+uint32_t ExpectCount(element e, const FieldName& field, uint32_t max) {
   if (e.type() == element_type::DOUBLE) {
     double d = e.get_double().value();
     if (d != std::floor(d)) Bad(field + " must be a whole number, got " + std::to_string(d));
@@ -183,15 +183,15 @@ uint32_t ExpectCount(element e, const std::string& field, uint32_t max) {
   return uint32_t(v);
 }
 
-int64_t ExpectInt64(element e, const std::string& field) {
+int64_t ExpectInt64(element e, const FieldName& field) {
   if (e.type() != element_type::INT64) Bad(field + " must be a whole number of at most 19 digits");
   return e.get_int64().value();
 }
 
-std::vector<std::string> ExpectStrings(element e, const std::string& field) {
+std::vector<std::string> ExpectStrings(element e, const FieldName& field) {
   std::vector<std::string> out;
   size_t i = 0;
-  for (element item : ExpectArray(e, field)) out.push_back(JsonString(item, field + "[" + std::to_string(i++) + "]"));
+  for (element item : ExpectArray(e, field)) out.push_back(JsonString(item, FieldName(field, i++)));
   return out;
 }
 
@@ -201,7 +201,7 @@ void UnknownField(std::string_view key, const std::string& where, const char* al
 
 namespace {
 
-void CheckLength(size_t n, const std::string& field, uint32_t dim) {
+void CheckLength(size_t n, const FieldName& field, uint32_t dim) {
   if (dim == 0) Bad(field + ": this store has dimension 0 (keyword-only) and holds no vectors");
   if (n != dim) Bad(field + " has length " + std::to_string(n) + " but the store dimension is " + std::to_string(dim));
 }
@@ -218,7 +218,7 @@ std::string Short(double x) {
 
 // Unit length under Cosine (norm: the sum of squares), which a zero vector cannot have; under the
 // other metrics a length whose scores would overflow is refused.
-void FinishVector(Metric metric, float* v, uint32_t dim, double norm, const std::string& field) {
+void FinishVector(Metric metric, float* v, uint32_t dim, double norm, const FieldName& field) {
   if (metric != Metric::kCosine) {
     if (norm > kMaxSquaredLength)
       Bad(field + " is too long: its squared length " + Short(norm) + " would overflow 32-bit float scores (at most " +
@@ -232,7 +232,7 @@ void FinishVector(Metric metric, float* v, uint32_t dim, double norm, const std:
 
 }  // namespace
 
-std::vector<float> CheckedVector(std::vector<float> v, const std::string& field, uint32_t dim, Metric metric) {
+std::vector<float> CheckedVector(std::vector<float> v, const FieldName& field, uint32_t dim, Metric metric) {
   CheckLength(v.size(), field, dim);
   double norm = 0;
   for (size_t i = 0; i < v.size(); ++i) {
@@ -243,7 +243,7 @@ std::vector<float> CheckedVector(std::vector<float> v, const std::string& field,
   return v;
 }
 
-size_t ReadVector(element e, const std::string& field, uint32_t dim, Metric metric, std::vector<float>* floats) {
+size_t ReadVector(element e, const FieldName& field, uint32_t dim, Metric metric, std::vector<float>* floats) {
   auto arr = ExpectArray(e, field);
   CheckLength(arr.size(), field, dim);
   size_t offset = floats->size();
@@ -271,7 +271,7 @@ size_t ReadVector(element e, const std::string& field, uint32_t dim, Metric metr
   return offset;
 }
 
-double ExpectFinite(element e, const std::string& field) {
+double ExpectFinite(element e, const FieldName& field) {
   double v = ExpectNumber(e, field);
   if (!std::isfinite(v)) Bad(field + " must be a finite number");
   return v;

@@ -10,12 +10,13 @@
 #include <vector>
 
 #include "tessera/options.h"
+#include "util/field_name.h"
 
 namespace tessera {
 
 [[noreturn]] void Bad(const std::string& message);
 
-simdjson::dom::object ExpectObject(simdjson::dom::element e, const std::string& field);
+simdjson::dom::object ExpectObject(simdjson::dom::element e, const FieldName& field);
 
 // A body parsed as one JSON document by the calling thread's parser, whose buffers (and its copy
 // of the body) are reused across requests: what it yields is valid while it lives and the thread
@@ -34,22 +35,22 @@ class RequestBody {
   void Check(simdjson::simdjson_result<simdjson::dom::element> result, std::string_view body);
   simdjson::dom::element root_;
 };
-simdjson::dom::array ExpectArray(simdjson::dom::element e, const std::string& field);
-double ExpectNumber(simdjson::dom::element e, const std::string& field);
-double ExpectFinite(simdjson::dom::element e, const std::string& field);
-bool ExpectBool(simdjson::dom::element e, const std::string& field);
+simdjson::dom::array ExpectArray(simdjson::dom::element e, const FieldName& field);
+double ExpectNumber(simdjson::dom::element e, const FieldName& field);
+double ExpectFinite(simdjson::dom::element e, const FieldName& field);
+bool ExpectBool(simdjson::dom::element e, const FieldName& field);
 // A whole number from 0 to max.
-uint32_t ExpectCount(simdjson::dom::element e, const std::string& field, uint32_t max);
+uint32_t ExpectCount(simdjson::dom::element e, const FieldName& field, uint32_t max);
 // A JSON integer that fits a signed 64-bit value (no fraction, no exponent form).
-int64_t ExpectInt64(simdjson::dom::element e, const std::string& field);
-std::vector<std::string> ExpectStrings(simdjson::dom::element e, const std::string& field);
+int64_t ExpectInt64(simdjson::dom::element e, const FieldName& field);
+std::vector<std::string> ExpectStrings(simdjson::dom::element e, const FieldName& field);
 
 [[noreturn]] void UnknownField(std::string_view key, const std::string& where, const char* allowed);
 
 // Appends a vector to floats, checking length, finiteness and (for Cosine) a usable norm, which it
 // normalizes away so that score = dot product. Returns the vector's offset in floats.
-size_t ReadVector(simdjson::dom::element e, const std::string& field, uint32_t dim, Metric metric, std::vector<float>* floats);
+size_t ReadVector(simdjson::dom::element e, const FieldName& field, uint32_t dim, Metric metric, std::vector<float>* floats);
 // The same rules for a vector that arrived as floats (the library's binary query).
-std::vector<float> CheckedVector(std::vector<float> v, const std::string& field, uint32_t dim, Metric metric);
+std::vector<float> CheckedVector(std::vector<float> v, const FieldName& field, uint32_t dim, Metric metric);
 
 }  // namespace tessera

@@ -15,7 +15,7 @@ using simdjson::dom::element;
 using simdjson::dom::element_type;
 using simdjson::dom::object;
 
-void ReadValue(AttrEncoder& enc, std::string_view key, element e, const std::string& field) {
+void ReadValue(AttrEncoder& enc, std::string_view key, element e, const FieldName& field) {
   JsonValue v = ReadJsonValue(e, field);
   switch (v.tag) {
     case ValueTag::kStr: enc.AddStr(key, v.s); break;
@@ -38,43 +38,46 @@ namespace {
 // Appends the records of a parsed upsert body to op.
 void ReadRecords(const RequestBody& parsed, uint32_t dim, Metric metric, ReservedKeys reserved, UpsertOp& op) {
   bool seen = false;
+  AttrEncoder encoder;  // one for every record: it keeps its buffers
   for (auto [key, value] : parsed.Object()) {
     if (key != "records") UnknownField(key, " in the upsert body", "records");
     seen = true;
     auto records = ExpectArray(value, "records");
     op.records.reserve(op.records.size() + records.size());
     op.floats.reserve(op.floats.size() + records.size() * dim);
+    const FieldName records_name("records");
     size_t i = 0;
     for (element r : records) {
-      std::string where = "records[" + std::to_string(i++) + "]";
+      const FieldName where(records_name, i++);
       RecordInput rec;
       bool has_id = false;
       for (auto [k, v] : ExpectObject(r, where)) {
         if (k == "id") {
-          rec.id = JsonString(v, where + ".id");
+          rec.id = JsonString(v, FieldName(where, "id"));
           if (rec.id.empty()) Bad(where + ".id must not be empty");
           has_id = true;
         } else if (k == "vector") {
           if (v.type() == element_type::NULL_VALUE) continue;
-          rec.vector_offset = int64_t(ReadVector(v, where + ".vector", dim, metric, &op.floats));
+          rec.vector_offset = int64_t(ReadVector(v, FieldName(where, "vector"), dim, metric, &op.floats));
         } else if (k == "vectors") {
-          for (auto [name, vec] : ExpectObject(v, where + ".vectors")) {
+          const FieldName vectors(where, "vectors");
+          for (auto [name, vec] : ExpectObject(v, vectors)) {
             std::string n(name);
-            if (n == "default") Bad(where + ".vectors: the name 'default' is reserved for the record's main vector; send it as 'vector'");
+            if (n == "default") Bad(vectors + ": the name 'default' is reserved for the record's main vector; send it as 'vector'");
             for (const NamedVectorInput& seen_nv : rec.named)
-              if (seen_nv.name == n) Bad(where + ".vectors names '" + n + "' twice");
-            rec.named.push_back({n, ReadVector(vec, where + ".vectors." + n, dim, metric, &op.floats)});
+              if (seen_nv.name == n) Bad(vectors + " names '" + n + "' twice");
+            rec.named.push_back({n, ReadVector(vec, FieldName(vectors, n), dim, metric, &op.floats)});
           }
         } else if (k == "attrs") {
-          AttrEncoder enc;
-          for (auto [ak, av] : ExpectObject(v, where + ".attrs")) {
+          const FieldName attrs(where, "attrs");
+          for (auto [ak, av] : ExpectObject(v, attrs)) {
             if (reserved == ReservedKeys::kDrop && IsReserved(ak)) continue;
-            if (ak.size() > 0xFFFF) Bad(where + ".attrs has a key longer than 65535 bytes");
-            ReadValue(enc, ak, av, where + ".attrs." + std::string(ak));
+            if (ak.size() > 0xFFFF) Bad(attrs + " has a key longer than 65535 bytes");
+            ReadValue(encoder, ak, av, FieldName(attrs, ak));
           }
-          rec.attrs = enc.Finish();
+          rec.attrs = encoder.Finish();
         } else {
-          UnknownField(k, " in " + where, "id, vector, vectors, attrs");
+          UnknownField(k, " in " + where.str(), "id, vector, vectors, attrs");
         }
       }
       if (!has_id) Bad(where + " has no id; every record needs a string id");
