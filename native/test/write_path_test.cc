@@ -2,17 +2,19 @@
 // its end lie in its last page: bodies ending 0-129 bytes before a page whose successor is
 // inaccessible all parse (a wrong check would fault), whatever the bytes after them hold, and bodies
 // growing and shrinking through the parser's reused buffers parse alike. A large body read in parts
-// on several threads gives the same records, and a refused one the same 400, naming the field. The log's pipeline keeps
-// version order whether an op is appended here or handed to its thread, makes both durable on
-// Sync, and once a write fails, every later Sync throws. Populate, which commits the next page of a
-// memory segment's vectors ahead of the writer, commits exactly its range and changes no byte, and
-// nothing is committed ahead while a segment's first huge page fills (small collections stay small).
-// Prints "N passed, M failed" and exits non-zero on any failure.
+// on several threads gives the same records, and a refused one the same 400, naming the field;
+// bodies edited at random and cut small read whole to the same records whenever every part reads.
+// The log's pipeline keeps version order whether an op is appended here or handed to its thread,
+// makes both durable on Sync, and once a write fails, every later Sync throws. Populate, which
+// commits the next page of a memory segment's vectors ahead of the writer, commits exactly its range
+// and changes no byte, and nothing is committed ahead while a segment's first huge page fills
+// (small collections stay small). Prints "N passed, M failed" and exits non-zero on any failure.
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -21,6 +23,8 @@
 #include "check.h"
 #include "query/parse/body_reader.h"
 #include "query/parse/write_parser.h"
+#include "random.h"
+#include "same_upsert.h"
 #include "storage/wal.h"
 #include "util/byte_io.h"
 #include "util/file_util.h"
@@ -30,6 +34,7 @@ namespace {
 
 using namespace tessera;
 using test::Check;
+using test::SameUpsert;
 
 std::string Records(size_t n, size_t first = 0) {
   std::string body = "{\"records\":[";
@@ -99,23 +104,6 @@ std::string RichRecords(size_t first, size_t n, const std::string& sep = "") {
 
 std::string RichBody(size_t n, const std::string& sep = "") { return "{\"records\":" + sep + "[" + RichRecords(0, n, sep) + "]}"; }
 
-bool SameOp(const UpsertOp& a, const UpsertOp& b, uint32_t dim) {
-  if (a.records.size() != b.records.size()) return false;
-  auto same_vector = [&](size_t x, size_t y) {
-    return x + dim <= a.floats.size() && y + dim <= b.floats.size() &&
-           std::equal(a.floats.begin() + x, a.floats.begin() + x + dim, b.floats.begin() + y);
-  };
-  for (size_t i = 0; i < a.records.size(); ++i) {
-    const RecordInput &x = a.records[i], &y = b.records[i];
-    if (x.id != y.id || x.attrs != y.attrs || (x.vector_offset < 0) != (y.vector_offset < 0) || x.named.size() != y.named.size())
-      return false;
-    if (x.vector_offset >= 0 && !same_vector(size_t(x.vector_offset), size_t(y.vector_offset))) return false;
-    for (size_t k = 0; k < x.named.size(); ++k)
-      if (x.named[k].name != y.named[k].name || !same_vector(x.named[k].offset, y.named[k].offset)) return false;
-  }
-  return true;
-}
-
 // The 400 ParseUpsert gives body, or "" when it takes it.
 std::string Refusal(std::string_view body, ThreadPool* pool) {
   try {
@@ -137,16 +125,57 @@ void LargeBodiesReadInPartsAlike() {
     Check(whole.records.size() == 12000 && whole.records[4000].named.size() == 0 && whole.records[4002].named.size() == 1,
           "the whole " + spacing + " body reads 12,000 records");
     for (ThreadPool* pool : {&two, &four})
-      Check(SameOp(whole, ReadUpsertInParts(body, UpsertCuts(body, pool->size()), 4, Metric::kDotProduct, ReservedKeys::kDrop, *pool), 4),
-            "read in " + std::to_string(pool->size()) + " parts, a " + spacing + " body gives the same records, attributes and vectors");
+      Check(
+          SameUpsert(whole, ReadUpsertInParts(body, UpsertCuts(body, pool->size()), 4, Metric::kDotProduct, ReservedKeys::kDrop, *pool), 4),
+          "read in " + std::to_string(pool->size()) + " parts, a " + spacing + " body gives the same records, attributes and vectors");
   }
   std::string twice = "{\"records\":[" + RichRecords(0, 6000) + "],\"records\":[" + RichRecords(6000, 6000) + "]}";
   UpsertOp whole = ParseUpsert(twice, "c", 4, Metric::kDotProduct);
   Check(UpsertCuts(twice, 4).size() == 3 && whole.records.size() == 12000 &&
-            SameOp(whole, ReadUpsertInParts(twice, UpsertCuts(twice, 4), 4, Metric::kDotProduct, ReservedKeys::kDrop, four), 4),
+            SameUpsert(whole, ReadUpsertInParts(twice, UpsertCuts(twice, 4), 4, Metric::kDotProduct, ReservedKeys::kDrop, four), 4),
         "a body naming records twice reads the same 12,000 records in parts");
   Check(UpsertCuts("{\"records\":[" + RichRecords(0, 100) + "]}", 4).empty(), "a small body is not cut");
   Check(UpsertCuts("[" + RichRecords(0, 12000) + "]", 4).empty(), "a body not framed as {\"records\": [...]} is not cut");
+}
+
+// Bodies near the framing the cuts look for, edited at random (brackets, braces, commas, quotes,
+// backslashes and whitespace inserted, bytes deleted, a slice repeated), cut into 16-byte parts:
+// whenever every part reads, the whole body reads to the same records.
+void PartsThatAllReadMakeTheWholeBody() {
+  test::Random random(37);
+  ThreadPool inline_pool(0);
+  const std::string base = RichBody(6), spaced = RichBody(6, " ");
+  const std::string inserts[] = {"{", "}", "[", "]", ",", ":", "\"", "\\", " ", "\"id\":", "},{\"id\":", "],\"records\":["};
+  int cut = 0, read = 0, broken = 0;
+  for (int i = 0; i < 60000; ++i) {
+    std::string body = random.Chance(0.5) ? base : spaced;
+    for (int edits = random.Int(1, 3); edits > 0; --edits) {
+      size_t at = size_t(random.Int(0, int(body.size()) - 1));
+      switch (random.Int(0, 2)) {
+        case 0: body.insert(at, inserts[random.Int(0, 11)]); break;
+        case 1: body.erase(at, size_t(random.Int(1, 3))); break;
+        default: body.insert(at, body.substr(at, size_t(random.Int(1, 40)))); break;
+      }
+    }
+    std::vector<size_t> cuts = UpsertCuts(body, 4, 16);
+    if (cuts.empty()) continue;
+    ++cut;
+    std::optional<UpsertOp> parts;
+    try {
+      parts = ReadUpsertInParts(body, cuts, 4, Metric::kDotProduct, ReservedKeys::kDrop, inline_pool);
+    } catch (const Error&) {
+      continue;
+    }
+    ++read;
+    try {
+      if (!SameUpsert(*parts, ParseUpsert(body, "c", 4, Metric::kDotProduct), 4)) ++broken;
+    } catch (const Error&) {
+      ++broken;
+    }
+  }
+  Check(cut > 30000 && read > 1000,
+        "edited bodies were cut (" + std::to_string(cut) + ") and read in parts (" + std::to_string(read) + ")");
+  Check(broken == 0, "every body read in parts reads whole to the same records (" + std::to_string(broken) + " did not)");
 }
 
 void BodiesRefusedInPartsAreRefusedAlike() {
@@ -286,6 +315,7 @@ int main() {
   GrowingAndShrinkingBodiesParse();
   LargeBodiesReadInPartsAlike();
   BodiesRefusedInPartsAreRefusedAlike();
+  PartsThatAllReadMakeTheWholeBody();
   RefusalsNameTheField();
   ThePipelineKeepsVersionOrder();
   AFailedWriteFailsEverySync();

@@ -87,9 +87,8 @@ void ReadRecords(const RequestBody& parsed, uint32_t dim, Metric metric, Reserve
   if (!seen) Bad("the upsert body needs a records array: {\"records\": [{\"id\": ..., \"vector\": [...]}]}");
 }
 
-// A large body is cut into parts parsed on several threads: parsing is most of an upsert's time,
-// and while one batch is written at a time, the other cores have nothing to do.
-constexpr size_t kPartBytes = 256 << 10;
+// A large body is cut into parts parsed on several threads (kUpsertPartBytes): parsing is most of an
+// upsert's time, and while one batch is written at a time, the other cores have nothing to do.
 constexpr std::string_view kHead = "{\"records\":[";
 constexpr std::string_view kTail = "]}";
 
@@ -141,9 +140,9 @@ void Append(UpsertOp& op, UpsertOp&& part) {
 
 }  // namespace
 
-std::vector<size_t> UpsertCuts(std::string_view body, size_t parts) {
+std::vector<size_t> UpsertCuts(std::string_view body, size_t parts, size_t part_bytes) {
   std::vector<size_t> cuts;
-  parts = std::min(parts, body.size() / kPartBytes);
+  parts = std::min(parts, body.size() / part_bytes);
   size_t at = 0, end = body.size();
   if (parts < 2 || !Reads(body, at, "{\"records\":[") || !ReadsBack(body, end, "}]")) return cuts;
   // A joint is `},{"id":`, whitespace allowed between. In valid JSON it cannot lie in a string: its

@@ -21,9 +21,10 @@ enum class ReservedKeys { kDrop, kKeep };
 UpsertOp ParseUpsert(std::string_view body, const std::string& collection, uint32_t dim, Metric metric,
                      ReservedKeys reserved = ReservedKeys::kDrop, ThreadPool* pool = nullptr);
 // Where ParseUpsert cuts a body for up to parts threads: the offsets of `},{"id":` joints between
-// records near each part's end. None when the body is too small to be worth it (256 KiB a part)
-// or not framed as {"records":[...]}.
-std::vector<size_t> UpsertCuts(std::string_view body, size_t parts);
+// records near each part's end. None when the body is too small to be worth it (part_bytes a part)
+// or not framed as {"records":[...]}. Tests cut small bodies with a small part_bytes.
+constexpr size_t kUpsertPartBytes = 256 << 10;
+std::vector<size_t> UpsertCuts(std::string_view body, size_t parts, size_t part_bytes = kUpsertPartBytes);
 // ParseUpsert's reading in parts, on the caller and pool's threads: the parts' records in order, or
 // the first error a part raised (its record numbers count from the part's start).
 UpsertOp ReadUpsertInParts(std::string_view body, const std::vector<size_t>& cuts, uint32_t dim, Metric metric, ReservedKeys reserved,
