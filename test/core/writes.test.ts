@@ -13,7 +13,6 @@ function batchWithBad(bad: string, count = 1000, at = 499): Buffer {
   const recs = Array.from({ length: count }, (_, i) => (i === at ? bad : good(i, 'new')));
   return Buffer.from(`{"records":[${recs.join(',')}]}`);
 }
-const batchWithBad500th = (bad: string) => batchWithBad(bad);
 
 async function snapshot(store: Store) {
   const collections = await store.collections();
@@ -90,14 +89,14 @@ test('a batch read in parts (512 KiB and more) stores every record as sent, comp
 
 test('a batch with a 1e39 component names the component and the f32 range', async (t) => {
   const store = await Store.open({ inMemory: true, dimension: DIM });
-  const e = await rejectsWith(t, store.upsert('c', batchWithBad500th('{"id":"bad","vector":[1,1,-1e39,1]}')), 400);
+  const e = await rejectsWith(t, store.upsert('c', batchWithBad('{"id":"bad","vector":[1,1,-1e39,1]}')), 400);
   t.regex(e.message, /records\[499\]\.vector\[2\]/);
 });
 
 test('a number the parser cannot hold is 400 naming its field (records[i].attrs.k.Int, query[i]) and writes nothing', async (t) => {
   const store = await Store.open({ inMemory: true, dimension: DIM });
   t.teardown(() => store.close());
-  const e = await rejectsWith(t, store.upsert('c', batchWithBad500th('{"id":"bad","vector":[1,1,1,1],"attrs":{"n":{"Int":99999999999999999999}}}')), 400);
+  const e = await rejectsWith(t, store.upsert('c', batchWithBad('{"id":"bad","vector":[1,1,1,1],"attrs":{"n":{"Int":99999999999999999999}}}')), 400);
   t.regex(e.message, /^records\[499\]\.attrs\.n\.Int is 99999999999999999999, out of range: integers must fit in signed 64 bits; a Float holds larger numbers$/);
   t.is(store.footprintCached().rows, 0);
   const q = await rejectsWith(t, store.searchJson(Buffer.from('{"query":[1,1,NaN,1]}')), 400);
@@ -108,7 +107,7 @@ const MALFORMED: [string, Buffer][] = [
   ['malformed JSON', Buffer.from('{"records":[{"id":"a","vector":[1,2,3,4]},]}')],
   ['a NaN literal', Buffer.from('{"records":[{"id":"a","vector":[NaN,2,3,4]}]}')],
   ['an Infinity literal', Buffer.from('{"records":[{"id":"a","vector":[Infinity,2,3,4]}]}')],
-  ['a truncated body', batchWithBad500th(good(499, 'x')).subarray(0, 30_000)],
+  ['a truncated body', batchWithBad(good(499, 'x')).subarray(0, 30_000)],
   ['a body cut one byte short', Buffer.from('{"records":[{"id":"a","vector":[1,2,3,4]}]')],
   ['invalid UTF-8 in an id', Buffer.concat([Buffer.from('{"records":[{"id":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('","vector":[1,2,3,4]}]}')])],
   ['an overlong UTF-8 sequence', Buffer.concat([Buffer.from('{"records":[{"id":"a'), Buffer.from([0xc0, 0xaf]), Buffer.from('","vector":[1,2,3,4]}]}')])],

@@ -33,7 +33,5 @@ class FieldName {
 };
 
 inline std::string operator+(const FieldName& name, std::string_view more) { return name.str().append(more); }
-inline std::string operator+(const FieldName& name, const char* more) { return name.str().append(more); }
-inline std::string operator+(const FieldName& name, const std::string& more) { return name.str().append(more); }
 
 }  // namespace tessera

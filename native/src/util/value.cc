@@ -1,13 +1,17 @@
 #include "util/value.h"
 
 #include <cstring>
+#include <utility>
 
 #include "util/byte_io.h"
 
 namespace tessera {
 
 void AttrEncoder::Open(std::string_view key, ValueTag tag) {
-  if (blob_.empty()) blob_.resize(sizeof(uint32_t));
+  if (blob_.empty()) {
+    blob_.reserve(last_size_);
+    blob_.resize(sizeof(uint32_t));
+  }
   open_ = blob_.size();
   PutFixed<uint16_t>(&blob_, uint16_t(key.size()));
   blob_.append(key);
@@ -92,10 +96,8 @@ std::string AttrEncoder::Finish() {
   uint32_t count = uint32_t(entries_.size());
   std::memcpy(blob_.data(), &count, sizeof count);
   entries_.clear();
-  std::string blob = std::move(blob_);
-  blob_.clear();
-  blob_.reserve(blob.size());  // the next record's attributes are likely alike
-  return blob;
+  last_size_ = blob_.size();
+  return std::exchange(blob_, std::string());
 }
 
 AttrReader::AttrReader(std::string_view blob) : rest_(blob) {

@@ -21,8 +21,8 @@ struct ValueView {
   uint32_t list_size = 0;
 };
 
-// Builds an attribute blob entry by entry, in place: one buffer, kept across blobs (an upsert
-// encodes one per record).
+// Builds an attribute blob entry by entry, in place in the buffer Finish hands out; one encoder
+// serves every record of an upsert, its entry index kept and each blob sized like the last.
 class AttrEncoder {
  public:
   void AddStr(std::string_view key, std::string_view v);
@@ -50,7 +50,8 @@ class AttrEncoder {
   void AddFixed(std::string_view key, ValueTag tag, int64_t v);
   std::string blob_;  // room for the count, then the entries so far
   std::vector<Entry> entries_;
-  size_t open_ = 0;  // where the entry being written starts
+  size_t last_size_ = 0;  // of the blob Finish gave last: the next record's are likely alike
+  size_t open_ = 0;       // where the entry being written starts
 };
 
 // Iterates an attribute blob.

@@ -1,6 +1,7 @@
 #include "query/parse/write_parser.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "query/parse/body_reader.h"
 #include "tessera/error.h"
@@ -115,6 +116,17 @@ bool ReadsBack(std::string_view body, size_t& at, std::string_view token) {
   return true;
 }
 
+// The comma of the joint `},{"id":` (whitespace allowed between) whose "id" stands at at, if it is
+// one. In valid JSON a joint cannot lie in a string: its quote would end one, and `id":` cannot
+// follow a string. So it closes an object of an array and opens the next.
+std::optional<size_t> JointComma(std::string_view body, size_t at) {
+  size_t ahead = at + 4, back = at;
+  if (!Reads(body, ahead, ":") || !ReadsBack(body, back, "{") || !ReadsBack(body, back, ",")) return std::nullopt;
+  size_t comma = back;
+  if (!ReadsBack(body, back, "}")) return std::nullopt;
+  return comma;
+}
+
 // Part p of a body cut at cuts, framed as a body of its own. Parts that are all valid make a valid
 // body holding the same records in the same order: each part's parse stops inside a records array
 // after a record, and the next resumes there before one.
@@ -144,24 +156,15 @@ std::vector<size_t> UpsertCuts(std::string_view body, size_t parts, size_t part_
   std::vector<size_t> cuts;
   parts = std::min(parts, body.size() / part_bytes);
   size_t at = 0, end = body.size();
-  if (parts < 2 || !Reads(body, at, "{\"records\":[") || !ReadsBack(body, end, "}]")) return cuts;
-  // A joint is `},{"id":`, whitespace allowed between. In valid JSON it cannot lie in a string: its
-  // quote would end one, and `id":` cannot follow a string. So it closes an object of an array and
-  // opens the next; the cut is at its comma.
+  if (parts < 2 || !Reads(body, at, kHead) || !ReadsBack(body, end, "}]")) return cuts;  // kTail, read backwards
   for (size_t p = 1; p < parts; ++p) {
-    for (at = std::max(at, body.size() * p / parts);; ++at) {
+    std::optional<size_t> comma;
+    for (at = std::max(at, body.size() * p / parts); !comma; ++at) {
       at = body.find("\"id\"", at);
       if (at == std::string_view::npos || at >= end) return cuts;
-      size_t back = at, ahead = at + 4;
-      if (Reads(body, ahead, ":") && ReadsBack(body, back, "{") && ReadsBack(body, back, ",")) {
-        size_t comma = back;
-        if (ReadsBack(body, back, "}")) {
-          cuts.push_back(comma);
-          at = ahead;
-          break;
-        }
-      }
+      comma = JointComma(body, at);
     }
+    cuts.push_back(*comma);
   }
   return cuts;
 }
