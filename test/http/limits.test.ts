@@ -83,7 +83,9 @@ test('a request past --read-timeout answers 504 with retryable false', async (t)
     t.is(JSON.parse(r.text).retryable, false);
     t.regex(JSON.parse(r.text).error, message);
     t.truthy(r.headers['x-request-id']);
-    t.true(elapsed >= limit - 20 && elapsed < limit + 1000, `${path} answered after ${elapsed}ms`);
+    // Not before the deadline; the upper bound only tells the flag from the 30s default, since a
+    // loaded CI machine can delay the answer by seconds.
+    t.true(elapsed >= limit - 20 && elapsed < 10_000, `${path} answered after ${elapsed}ms`);
   }
   t.is((await call(server, 'GET', '/health')).status, 200);
 });
