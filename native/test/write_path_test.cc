@@ -4,6 +4,8 @@
 // growing and shrinking through the parser's reused buffers parse alike. A large body read in parts
 // on several threads gives the same records, and a refused one the same 400, naming the field;
 // bodies edited at random and cut small read whole to the same records whenever every part reads.
+// The thread's parser gives back the buffers of a large body once small ones follow it, and keeps
+// them through a stream of similar bodies or large bodies among small ones.
 // The log's pipeline keeps version order whether an op is appended here or handed to its thread,
 // makes both durable on Sync, and once a write fails, every later Sync throws. Populate, which
 // commits the next page of a memory segment's vectors ahead of the writer, commits exactly its range
@@ -84,6 +86,31 @@ void GrowingAndShrinkingBodiesParse() {
     refused = e.status() == Status::kBadRequest;
   }
   Check(refused, "malformed JSON after large bodies is still a 400");
+}
+
+// A body of about len bytes: one long string.
+std::string BodyOf(size_t len) { return "{\"s\":\"" + std::string(len - 8, 'x') + "\"}"; }
+
+void TheParserShrinksAfterALargeBody() {
+  RequestBody large(BodyOf(8 << 20));
+  const size_t held = ThreadParserCapacity();
+  Check(held >= 8 << 20, "a large body grows the parser to hold it");
+  for (int i = 0; i < 15; ++i) RequestBody small(BodyOf(1000 + i));
+  Check(ThreadParserCapacity() == held, "15 small bodies after a large one leave its buffers");
+  RequestBody sixteenth(BodyOf(2000));
+  Check(ThreadParserCapacity() < 1 << 20, "the 16th small body in a row shrinks them");
+  RequestBody again(BodyOf(1000));
+  Check(ThreadParserCapacity() < 1 << 20, "and small bodies parse in the smaller buffers");
+
+  RequestBody grown(BodyOf(8 << 20));
+  const size_t regrown = ThreadParserCapacity();
+  for (int round = 0; round < 4; ++round) {
+    for (int i = 0; i < 15; ++i) RequestBody small(BodyOf(1000));
+    RequestBody big(BodyOf(6 << 20));
+  }
+  Check(ThreadParserCapacity() == regrown, "large bodies among small ones keep the buffers");
+  for (int i = 0; i < 40; ++i) RequestBody similar(BodyOf((5 << 20) + i));
+  Check(ThreadParserCapacity() == regrown, "a stream of similar bodies keeps the buffers");
 }
 
 // n records of dimension 4 with attributes, every third with a named vector, spaced with sep after
@@ -313,6 +340,7 @@ void CommitsAheadOnlyPastTheFirstHugePage() {
 int main() {
   BodiesParseWhereverTheyEnd();
   GrowingAndShrinkingBodiesParse();
+  TheParserShrinksAfterALargeBody();
   LargeBodiesReadInPartsAlike();
   BodiesRefusedInPartsAreRefusedAlike();
   PartsThatAllReadMakeTheWholeBody();

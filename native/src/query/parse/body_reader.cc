@@ -62,10 +62,44 @@ bool PaddingReadable(std::string_view body) {
   return last % kPage + simdjson::SIMDJSON_PADDING < kPage;
 }
 
-// The calling thread's parser, its document and a padded copy of the body when one is needed.
-// They grow by half again when a body outgrows them and never shrink: bodies of a stream of
-// upserts differ by a few bytes, and sized to each one exactly they were reallocated, and
-// megabytes of fresh pages faulted in (several microseconds a page on a VM), every few batches.
+// How large a thread's parser buffers are (about 15 bytes per body byte). They grow by half again
+// when a body outgrows them: bodies of a stream of upserts differ by a few bytes, and sized to each
+// one exactly they were reallocated, and megabytes of fresh pages faulted in (several microseconds a
+// page on a VM), every few batches. They shrink once kSmallRun bodies in a row have each needed under
+// a quarter of them, so a thread that parsed one 64 MiB body does not keep ~1 GB for good, while a
+// stream of similar bodies, or large bodies among small ones, keeps its buffers.
+class ParserSizing {
+ public:
+  // The capacity to hold before parsing a body of len bytes; capacity itself when it stays.
+  size_t For(size_t len, size_t capacity) {
+    if (capacity == 0 || len > capacity) {
+      small_run_ = 0;
+      small_max_ = 0;
+      return std::max({len, kSmallest, capacity + capacity / 2});
+    }
+    if (capacity <= kShrinkAbove || len >= capacity / 4) {
+      small_run_ = 0;
+      small_max_ = 0;
+      return capacity;
+    }
+    small_max_ = std::max(small_max_, len);
+    if (++small_run_ < kSmallRun) return capacity;
+    size_t shrunk = std::max(kSmallest, small_max_ + small_max_ / 2);
+    small_run_ = 0;
+    small_max_ = 0;
+    return shrunk;
+  }
+
+ private:
+  static constexpr size_t kSmallest = 64 << 10;
+  static constexpr size_t kShrinkAbove = 4 << 20;  // below it, buffers (~60 MB) are kept
+  static constexpr uint32_t kSmallRun = 16;
+  uint32_t small_run_ = 0;
+  size_t small_max_ = 0;  // the largest body of the run
+};
+
+// The calling thread's parser, its document and a padded copy of the body when one is needed,
+// sized by ParserSizing.
 class ThreadParser {
  public:
   simdjson::simdjson_result<element> Parse(std::string_view body) {
@@ -86,13 +120,14 @@ class ThreadParser {
     return parser_.parse_into_document(doc_, text, len, false);
   }
 
+  size_t capacity() const { return capacity_; }
+
  private:
-  // Room for a body of len bytes, and a padded copy of it when copy is set: the first body's size
-  // (64 KiB at least), then half as much again each time one outgrows it, up to the parser's limit.
+  // Room for a body of len bytes, and a padded copy of it when copy is set.
   simdjson::error_code Reserve(size_t len, bool copy) {
     if (len > parser_.max_capacity()) return simdjson::CAPACITY;
-    if (capacity_ == 0 || len > capacity_) {
-      size_t capacity = std::min(std::max({len, kSmallest, capacity_ + capacity_ / 2}), parser_.max_capacity());
+    size_t capacity = std::min(sizing_.For(len, capacity_), parser_.max_capacity());
+    if (capacity != capacity_) {
       capacity_ = 0;
       copy_capacity_ = 0;
       copy_.reset();
@@ -108,7 +143,7 @@ class ThreadParser {
     return simdjson::SUCCESS;
   }
 
-  static constexpr size_t kSmallest = 64 << 10;
+  ParserSizing sizing_;
   simdjson::dom::parser parser_;
   simdjson::dom::document doc_;
   std::unique_ptr<char[]> copy_;
@@ -121,6 +156,8 @@ class ThreadParser {
 namespace {
 thread_local ThreadParser thread_parser;
 }  // namespace
+
+size_t ThreadParserCapacity() { return thread_parser.capacity(); }
 
 RequestBody::RequestBody(std::string_view body) { Check(thread_parser.Parse(body), body); }
 

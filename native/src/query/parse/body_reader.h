@@ -35,6 +35,9 @@ class RequestBody {
   void Check(simdjson::simdjson_result<simdjson::dom::element> result, std::string_view body);
   simdjson::dom::element root_;
 };
+// The calling thread's parser capacity, in body bytes (tests check how it grows and shrinks).
+size_t ThreadParserCapacity();
+
 simdjson::dom::array ExpectArray(simdjson::dom::element e, const FieldName& field);
 double ExpectNumber(simdjson::dom::element e, const FieldName& field);
 double ExpectFinite(simdjson::dom::element e, const FieldName& field);
