@@ -5,16 +5,20 @@
 // on several threads gives the same records, and a refused one the same 400, naming the field;
 // bodies edited at random and cut small read whole to the same records whenever every part reads.
 // The thread's parser gives back the buffers of a large body once small ones follow it, and keeps
-// them through a stream of similar bodies or large bodies among small ones.
+// them through a stream of similar bodies or large bodies among small ones; when it cannot get
+// memory for a body, the body is refused with 507, not "malformed JSON".
 // The log's pipeline keeps version order whether an op is appended here or handed to its thread,
 // makes both durable on Sync, and once a write fails, every later Sync throws. Populate, which
 // commits the next page of a memory segment's vectors ahead of the writer, commits exactly its range
 // and changes no byte, and nothing is committed ahead while a segment's first huge page fills
 // (small collections stay small). Prints "N passed, M failed" and exits non-zero on any failure.
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -111,6 +115,37 @@ void TheParserShrinksAfterALargeBody() {
   Check(ThreadParserCapacity() == regrown, "large bodies among small ones keep the buffers");
   for (int i = 0; i < 40; ++i) RequestBody similar(BodyOf((5 << 20) + i));
   Check(ThreadParserCapacity() == regrown, "a stream of similar bodies keeps the buffers");
+}
+
+// In a child process whose address space is capped just above what it holds, so the parser's
+// buffers for a 64 MiB body cannot be had. Not under AddressSanitizer, whose allocator aborts
+// instead of failing an allocation.
+void AParserWithoutMemoryRefusesWith507() {
+#if defined(__SANITIZE_ADDRESS__)
+  return;
+#endif
+  std::string body = BodyOf(64 << 20);
+  pid_t child = ::fork();
+  if (child == 0) {
+    long pages = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+      std::fclose(f);
+    }
+    rlimit cap{};
+    cap.rlim_cur = cap.rlim_max = rlim_t(pages) * ::sysconf(_SC_PAGESIZE) + (16 << 20);
+    if (pages == 0 || ::setrlimit(RLIMIT_AS, &cap) != 0) ::_exit(2);
+    try {
+      RequestBody parsed(body);
+    } catch (const Error& e) {
+      ::_exit(e.status() == Status::kInsufficientStorage ? 0 : 3);
+    }
+    ::_exit(4);
+  }
+  int status = 0;
+  bool waited = child > 0 && ::waitpid(child, &status, 0) == child;
+  Check(waited && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+        "a body the parser cannot get memory for is 507 (child exit " + std::to_string(WEXITSTATUS(status)) + ")");
 }
 
 // n records of dimension 4 with attributes, every third with a named vector, spaced with sep after
@@ -341,6 +376,7 @@ int main() {
   BodiesParseWhereverTheyEnd();
   GrowingAndShrinkingBodiesParse();
   TheParserShrinksAfterALargeBody();
+  AParserWithoutMemoryRefusesWith507();
   LargeBodiesReadInPartsAlike();
   BodiesRefusedInPartsAreRefusedAlike();
   PartsThatAllReadMakeTheWholeBody();
