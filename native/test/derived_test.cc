@@ -1,10 +1,10 @@
 // Checks the structures a store derives from segments and keeps beside them: the writer's live-id
 // table against std::unordered_map under random upserts and deletes (backward-shift deletion
-// included); the id index finding every row of every id, saved and opened; full-text postings
-// saved and opened equal to the ones built, array by array; and the derived-file frame refusing a
-// flipped byte, a changed declaration, other rows and an older format; and the writer's saver of
-// derived files leaving a replaced segment's files to the writer's sweep. Prints "N passed, M
-// failed" and exits non-zero on any failure.
+// included), and at a size where it doubles many times; the id index finding every row of every
+// id, saved and opened; full-text postings saved and opened equal to the ones built, array by
+// array; and the derived-file frame refusing a flipped byte, a changed declaration, other rows and
+// an older format; and the writer's saver of derived files leaving a replaced segment's files to
+// the writer's sweep. Prints "N passed, M failed" and exits non-zero on any failure.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -95,6 +95,44 @@ void LiveIdsAgreeWithAMap() {
       break;
     }
   }
+}
+
+// Enough ids that the table doubles many times: 300,000 put, every third erased, then half put
+// again from a second segment and looked up, against the map; and a table reserved for a segment.
+void LiveIdsStayRightAsTheyGrow() {
+  const uint32_t kIds = 300000;
+  std::vector<std::string> ids;
+  for (uint32_t i = 0; i < kIds; ++i) ids.push_back("doc-" + std::to_string(i));
+  auto first = MakeSegment(ids, {}), second = MakeSegment(ids, {});
+  LiveIds live;
+  std::unordered_map<std::string, uint32_t> oracle;
+  for (uint32_t r = 0; r < kIds; ++r) live.Put({first.get(), r}), oracle[ids[r]] = r;
+  size_t wrong = 0;
+  for (uint32_t r = 0; r < kIds; r += 3) wrong += !live.Erase(ids[r]), oracle.erase(ids[r]);
+  for (uint32_t r = 0; r < kIds; r += 3) wrong += live.Erase(ids[r]);
+  Check(wrong == 0, "erase answers whether the id was there " + std::to_string(wrong));
+  for (uint32_t r = 0; r < kIds; r += 2) live.Put({second.get(), r}), oracle[ids[r]] = r + kIds;
+  Check(live.size() == oracle.size(), "the map counts " + std::to_string(live.size()) + " ids of " + std::to_string(oracle.size()));
+  wrong = 0;
+  for (uint32_t r = 0; r < kIds; ++r) {
+    std::optional<LiveIds::Ref> got = live.Find(ids[r]);
+    auto want = oracle.find(ids[r]);
+    if (want == oracle.end()) {
+      wrong += got.has_value();
+    } else {
+      uint32_t row = want->second % kIds;
+      Segment* segment = want->second >= kIds ? second.get() : first.get();
+      wrong += !got || got->row != row || got->segment != segment;
+    }
+  }
+  Check(wrong == 0, "every id finds its row after the table grew: " + std::to_string(wrong) + " wrong");
+
+  LiveIds reserved;
+  reserved.Reserve(kIds);
+  reserved.PutLiveRows(*first);
+  wrong = 0;
+  for (uint32_t r = 0; r < kIds; r += 101) wrong += !reserved.Find(ids[r]) || reserved.Find(ids[r])->row != r;
+  Check(wrong == 0 && reserved.size() == kIds, "a map reserved for a segment takes its rows");
 }
 
 void IdIndexFindsEveryRow(const std::string& dir) {
@@ -250,6 +288,7 @@ void SaverLeavesARetiredSegmentToTheSweep(const std::string& parent) {
 int main() {
   const std::string dir = test::TempDir();
   LiveIdsAgreeWithAMap();
+  LiveIdsStayRightAsTheyGrow();
   IdIndexFindsEveryRow(dir);
   TextPostingsRoundTrip(dir);
   FrameRefusesOtherFormats(dir);
