@@ -1,10 +1,11 @@
 // Checks the structures a store derives from segments and keeps beside them: the writer's live-id
 // table against std::unordered_map under random upserts and deletes (backward-shift deletion
-// included), and at a size where it doubles many times; the id index finding every row of every
-// id, saved and opened; full-text postings saved and opened equal to the ones built, array by
-// array; and the derived-file frame refusing a flipped byte, a changed declaration, other rows and
-// an older format; and the writer's saver of derived files leaving a replaced segment's files to
-// the writer's sweep. Prints "N passed, M failed" and exits non-zero on any failure.
+// included), at a size where it doubles many times, and on tables another map let go of; the id
+// index finding every row of every id, saved and opened; full-text postings saved and opened equal
+// to the ones built, array by array; and the derived-file frame refusing a flipped byte, a changed
+// declaration, other rows and an older format; and the writer's saver of derived files leaving a
+// replaced segment's files to the writer's sweep. Prints "N passed, M failed" and exits non-zero on
+// any failure.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -133,6 +134,23 @@ void LiveIdsStayRightAsTheyGrow() {
   wrong = 0;
   for (uint32_t r = 0; r < kIds; r += 101) wrong += !reserved.Find(ids[r]) || reserved.Find(ids[r])->row != r;
   Check(wrong == 0 && reserved.size() == kIds, "a map reserved for a segment takes its rows");
+}
+
+// A map that grows through the sizes of one let go of takes its tables, and finds none of its ids.
+void AKeptTableComesBackEmpty() {
+  std::vector<std::string> mine, theirs;
+  for (int i = 0; i < 3000; ++i) mine.push_back("mine-" + std::to_string(i)), theirs.push_back("theirs-" + std::to_string(i));
+  auto old_segment = MakeSegment(mine, {}), new_segment = MakeSegment(theirs, {});
+  {
+    LiveIds before;
+    for (uint32_t r = 0; r < 3000; ++r) before.Put({old_segment.get(), r});
+  }
+  LiveIds after;
+  for (uint32_t r = 0; r < 3000; ++r) after.Put({new_segment.get(), r});
+  size_t stale = 0, lost = 0;
+  for (uint32_t r = 0; r < 3000; ++r) stale += after.Find(mine[r]).has_value(), lost += !after.Find(theirs[r]);
+  Check(stale == 0 && lost == 0 && after.size() == 3000,
+        "a map on kept tables holds its own ids only (" + std::to_string(stale) + " stale, " + std::to_string(lost) + " lost)");
 }
 
 void IdIndexFindsEveryRow(const std::string& dir) {
@@ -289,6 +307,7 @@ int main() {
   const std::string dir = test::TempDir();
   LiveIdsAgreeWithAMap();
   LiveIdsStayRightAsTheyGrow();
+  AKeptTableComesBackEmpty();
   IdIndexFindsEveryRow(dir);
   TextPostingsRoundTrip(dir);
   FrameRefusesOtherFormats(dir);

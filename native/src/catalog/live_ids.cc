@@ -1,6 +1,10 @@
 #include "catalog/live_ids.h"
 
 #include <bit>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <vector>
 
 #include "util/id_hash.h"
 
@@ -11,6 +15,8 @@ namespace {
 // How many rows PutLiveRows hashes ahead of the one it inserts: enough misses in flight to hide
 // the memory's latency.
 constexpr uint32_t kHashAhead = 16;
+// The bytes of tables kept for reuse, at most.
+constexpr size_t kKeptBytes = 16 << 20;
 
 }  // namespace
 
@@ -74,6 +80,64 @@ bool LiveIds::Erase(std::string_view id) {
   return true;
 }
 
+LiveIds::~LiveIds() { KeepTable(std::move(slots_)); }
+
+LiveIds::LiveIds(LiveIds&& other) noexcept : slots_(std::move(other.slots_)), capacity_(other.capacity_), size_(other.size_) {
+  other.capacity_ = other.size_ = 0;
+}
+
+LiveIds& LiveIds::operator=(LiveIds&& other) noexcept {
+  if (this != &other) {
+    KeepTable(std::move(slots_));
+    slots_ = std::move(other.slots_);
+    capacity_ = other.capacity_;
+    size_ = other.size_;
+    other.capacity_ = other.size_ = 0;
+  }
+  return *this;
+}
+
+struct LiveIds::KeptTables {
+  std::mutex mu;
+  std::vector<LazyArray<Entry>> tables;
+  size_t bytes = 0;
+};
+
+// Process-wide and never destroyed: maps are let go of by threads that may outlive static objects.
+LiveIds::KeptTables& LiveIds::Kept() {
+  static auto* kept = new KeptTables;
+  return *kept;
+}
+
+LazyArray<LiveIds::Entry> LiveIds::TakeTable(size_t slots) {
+  KeptTables& kept = Kept();
+  {
+    std::lock_guard<std::mutex> lock(kept.mu);
+    for (auto it = kept.tables.begin(); it != kept.tables.end(); ++it) {
+      if (it->capacity() != slots) continue;
+      LazyArray<Entry> table = std::move(*it);
+      kept.tables.erase(it);
+      kept.bytes -= slots * sizeof(Entry);
+      std::memset(static_cast<void*>(table.data()), 0, slots * sizeof(Entry));
+      return table;
+    }
+  }
+  return LazyArray<Entry>(slots);
+}
+
+void LiveIds::KeepTable(LazyArray<Entry>&& table) noexcept {
+  const size_t bytes = table.capacity() * sizeof(Entry);
+  if (bytes == 0) return;
+  KeptTables& kept = Kept();
+  std::lock_guard<std::mutex> lock(kept.mu);
+  if (kept.bytes + bytes > kKeptBytes) return;  // freed as it goes out of scope
+  try {
+    kept.tables.push_back(std::move(table));
+    kept.bytes += bytes;
+  } catch (const std::bad_alloc&) {
+  }
+}
+
 void LiveIds::Reserve(size_t ids) {
   size_t slots = std::bit_ceil(std::max<size_t>(16, 2 * ids));
   // Doubling at least, so ids added one segment at a time rehash O(ids) entries in all.
@@ -81,8 +145,8 @@ void LiveIds::Reserve(size_t ids) {
 }
 
 void LiveIds::Rehash(size_t slots) {
-  LazyArray<Entry> next(slots);  // allocated first: running out of memory leaves the table whole
-  next.CommitAll();              // the entries land all over it
+  LazyArray<Entry> next = TakeTable(slots);  // first: running out of memory leaves the table whole
+  next.CommitAll();                          // the entries land all over it
   const size_t mask = slots - 1;
   for (size_t i = 0; i < capacity_; ++i) {
     const Entry& e = slots_[i];
@@ -91,6 +155,7 @@ void LiveIds::Rehash(size_t slots) {
     while (next[s].segment != nullptr) s = (s + 1) & mask;
     next[s] = e;
   }
+  KeepTable(std::move(slots_));
   slots_ = std::move(next);
   capacity_ = slots;
 }

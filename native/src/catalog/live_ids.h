@@ -4,7 +4,11 @@
 // ids allocates nothing per id: a std::unordered_map<std::string, ...> took about 0.5 s and 70 MB
 // for a million ids (most of the time a large store took to open) and as long again to free.
 // The table lives in lazily committed memory (huge pages once large), so growing it zeroes nothing
-// and a million ids' 32 MB cost a few page faults, not thousands.
+// and a million ids' 32 MB cost a few page faults, not thousands. Tables a map lets go of are kept
+// for the next map that grows to their size (16 MiB of them at most): on a VM that hands freed
+// memory back to its host, fresh pages cost a host fault each, and a new collection's table went
+// through the same sizes as the last one's (10-26 ms of rehashing per 100,000 ids, nearly all of it
+// committing fresh pages).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +41,11 @@ class LiveIds {
   void Reserve(size_t ids);
   size_t size() const { return size_; }
 
+  LiveIds() = default;
+  ~LiveIds();
+  LiveIds(LiveIds&& other) noexcept;
+  LiveIds& operator=(LiveIds&& other) noexcept;
+
  private:
   struct Entry {
     Segment* segment = nullptr;  // null: a free slot
@@ -47,6 +56,12 @@ class LiveIds {
   size_t SlotOf(std::string_view id, uint32_t hash) const;
   void Insert(Ref ref, uint32_t hash);
   void Rehash(size_t slots);
+  struct KeptTables;
+  static KeptTables& Kept();
+  // A zeroed table of slots entries: a kept one when there is one that size, else new memory.
+  static LazyArray<Entry> TakeTable(size_t slots);
+  // Keeps table for TakeTable, or frees it when the kept tables would pass their bound.
+  static void KeepTable(LazyArray<Entry>&& table) noexcept;
 
   LazyArray<Entry> slots_;  // capacity_ long, a power of two (or 0)
   size_t capacity_ = 0;

@@ -21,6 +21,7 @@ class LazyArray {
   // one call costs ~1 us a page where faulting them in one by one costs ~17 us each on a VM.
   void CommitAll() const { region_.Populate(0, region_.size()); }
   T& operator[](size_t i) const { return data()[i]; }
+  size_t capacity() const { return region_.size() / sizeof(T); }
 
  private:
   Region region_;
