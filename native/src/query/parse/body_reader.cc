@@ -72,15 +72,11 @@ class ParserSizing {
  public:
   // The capacity to hold before parsing a body of len bytes; capacity itself when it stays.
   size_t For(size_t len, size_t capacity) {
-    if (capacity == 0 || len > capacity) {
-      small_run_ = 0;
-      small_max_ = 0;
-      return std::max({len, kSmallest, capacity + capacity / 2});
-    }
+    // Not a small body: a run of small ones ends here, and a body they cannot hold grows them.
     if (capacity <= kShrinkAbove || len >= capacity / 4) {
       small_run_ = 0;
       small_max_ = 0;
-      return capacity;
+      return capacity == 0 || len > capacity ? std::max({len, kSmallest, capacity + capacity / 2}) : capacity;
     }
     small_max_ = std::max(small_max_, len);
     if (++small_run_ < kSmallRun) return capacity;
