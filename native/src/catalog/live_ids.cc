@@ -1,5 +1,6 @@
 #include "catalog/live_ids.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <mutex>
@@ -111,18 +112,18 @@ LiveIds::KeptTables& LiveIds::Kept() {
 
 LazyArray<LiveIds::Entry> LiveIds::TakeTable(size_t slots) {
   KeptTables& kept = Kept();
+  LazyArray<Entry> table;
   {
     std::lock_guard<std::mutex> lock(kept.mu);
-    for (auto it = kept.tables.begin(); it != kept.tables.end(); ++it) {
-      if (it->capacity() != slots) continue;
-      LazyArray<Entry> table = std::move(*it);
-      kept.tables.erase(it);
-      kept.bytes -= slots * sizeof(Entry);
-      std::memset(static_cast<void*>(table.data()), 0, slots * sizeof(Entry));
-      return table;
-    }
+    auto it = std::find_if(kept.tables.begin(), kept.tables.end(), [&](const LazyArray<Entry>& t) { return t.capacity() == slots; });
+    if (it == kept.tables.end()) return LazyArray<Entry>(slots);
+    table = std::move(*it);
+    kept.tables.erase(it);
+    kept.bytes -= slots * sizeof(Entry);
   }
-  return LazyArray<Entry>(slots);
+  // Zeroed outside the lock: another writer's map may be growing meanwhile.
+  std::memset(static_cast<void*>(table.data()), 0, slots * sizeof(Entry));
+  return table;
 }
 
 void LiveIds::KeepTable(LazyArray<Entry>&& table) noexcept {
