@@ -28,6 +28,13 @@ export interface NativeInfo {
   quantization: QuantizationConfig | null;
 }
 
+/**
+ * A read's JSON bytes: the bytes themselves when the core ran it on the calling thread (a read
+ * cheap enough, native/src/query/inline_estimate.h), else a promise of them. A failure is always
+ * a rejected promise.
+ */
+export type ReadAnswer = Buffer | Promise<Buffer>;
+
 /** Every async method resolves JSON bytes produced by the core, or rejects with an Error carrying `status`. */
 export interface NativeStore {
   collections(): Promise<Buffer>;
@@ -50,16 +57,16 @@ export interface NativeStore {
   /** {ids} -> [{id, attrs}] of the live ones, in the order asked. */
   get(name: string, body: Uint8Array): Promise<Buffer>;
   records(name: string): Promise<NativeRecordsCursor>;
-  search(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
+  search(body: Uint8Array, token?: NativeCancelToken): ReadAnswer;
   /** /search with the query vector beside a body that leaves it out: no text for the floats. */
-  searchVector(body: Uint8Array, query: Float32Array, token?: NativeCancelToken): Promise<Buffer>;
-  searchSimilar(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
-  searchBatch(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
-  textSearch(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
-  hybridSearch(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
-  suggest(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
-  list(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
-  aggregate(body: Uint8Array, token?: NativeCancelToken): Promise<Buffer>;
+  searchVector(body: Uint8Array, query: Float32Array, token?: NativeCancelToken): ReadAnswer;
+  searchSimilar(body: Uint8Array, token?: NativeCancelToken): ReadAnswer;
+  searchBatch(body: Uint8Array, token?: NativeCancelToken): ReadAnswer;
+  textSearch(body: Uint8Array, token?: NativeCancelToken): ReadAnswer;
+  hybridSearch(body: Uint8Array, token?: NativeCancelToken): ReadAnswer;
+  suggest(body: Uint8Array, token?: NativeCancelToken): ReadAnswer;
+  list(body: Uint8Array, token?: NativeCancelToken): ReadAnswer;
+  aggregate(body: Uint8Array, token?: NativeCancelToken): ReadAnswer;
   stats(): Promise<Buffer>;
   flush(): Promise<Buffer>;
   compact(body: Uint8Array): Promise<Buffer>;

@@ -3,7 +3,7 @@ import { jsonBytes } from '../http/reply';
 import { type Route, route } from '../http/route';
 import { ref } from './components';
 import type { StoreSlot } from './slot';
-import { cancellable } from './store_route';
+import { cancellable, whenReady } from './store_route';
 
 /** Metadata-only reads: the body (filter, paging, grouping) goes to the core as raw bytes. */
 export const metadataRoutes = (slot: StoreSlot): Route[] => [
@@ -19,7 +19,7 @@ export const metadataRoutes = (slot: StoreSlot): Route[] => [
       requestOptional: true,
       responses: { 200: { description: 'The page', schema: ref('Hits') } },
     },
-    handle: async (req) => jsonBytes(await cancellable(req, (o) => slot.get(req).listJson(req.bytes, o))),
+    handle: (req) => whenReady(cancellable(req, (o) => slot.get(req).readJson('list', req.bytes, o)), jsonBytes),
   }),
   route({
     method: 'POST',
@@ -33,6 +33,6 @@ export const metadataRoutes = (slot: StoreSlot): Route[] => [
       requestOptional: true,
       responses: { 200: { description: 'The aggregation', schema: ref('AggregateResult') } },
     },
-    handle: async (req) => jsonBytes(await cancellable(req, (o) => slot.get(req).aggregateJson(req.bytes, o))),
+    handle: (req) => whenReady(cancellable(req, (o) => slot.get(req).readJson('aggregate', req.bytes, o)), jsonBytes),
   }),
 ];

@@ -1,14 +1,14 @@
 // Search routes: vector (/search, /search/similar, /search/batch) and full text (/text-search,
 // /hybrid-search, /suggest), with the query counter and the slow-query log they share with /query.
 import { Counter, type Registry } from 'prom-client';
-import type { Store } from '../store/store';
+import type { RawRead } from '../store/store';
 import type { CallOptions } from '../types';
-import { jsonBytes } from '../http/reply';
+import { type Reply, jsonBytes } from '../http/reply';
 import type { Request } from '../http/request';
 import { type Route, type RouteDoc, route } from '../http/route';
 import { ref } from './components';
 import type { StoreSlot } from './slot';
-import { cancellable } from './store_route';
+import { cancellable, whenReady } from './store_route';
 
 export interface SearchOptions {
   registry: Registry;
@@ -26,37 +26,34 @@ export class QueryAccounting {
     this.slowQueryMs = slowQueryMs;
   }
 
-  /** Runs one query for the request, cancelled with it, and answers its JSON bytes. */
-  async run(req: Request, search: (options: CallOptions) => Promise<Buffer>) {
+  /** Runs one query for the request, cancelled with it, and answers its JSON bytes: at once when the store did. */
+  run(req: Request, search: (options: CallOptions) => Buffer | Promise<Buffer>): Reply | Promise<Reply> {
     this.queries.inc();
-    return jsonBytes(
-      await cancellable(req, async (options) => {
-        const started = performance.now();
-        const result = await search(options);
+    return cancellable(req, (options) => {
+      const started = performance.now();
+      return whenReady(search(options), (result) => {
         const ms = performance.now() - started;
         if (this.slowQueryMs !== null && ms >= this.slowQueryMs) {
           // The vector routes leave their short plan on the request's token.
           const plan = options.cancellation?.token.planSummary();
           req.log.warn({ route: req.route, ms, ...(plan ? { plan: JSON.parse(plan) } : {}) }, 'slow query');
         }
-        return result;
-      }),
-    );
+        return jsonBytes(result);
+      });
+    });
   }
 }
 
-type RawSearch = (store: Store, bytes: Uint8Array, options: CallOptions) => Promise<Buffer>;
-
 /** The request bytes go to the core as they are and its JSON comes back as bytes. */
 export function searchRoutes(slot: StoreSlot, accounting: QueryAccounting): Route[] {
-  const searchRoute = (path: string, doc: RouteDoc, search: RawSearch): Route =>
+  const searchRoute = (path: string, doc: RouteDoc, read: RawRead): Route =>
     route({
       method: 'POST',
       path,
       access: 'read',
       body: 'raw',
       doc,
-      handle: (req: Request) => accounting.run(req, (options) => search(slot.get(req), req.bytes, options)),
+      handle: (req: Request) => accounting.run(req, (options) => slot.get(req).readJson(read, req.bytes, options)),
     });
   // A route taking `rerank` calls the rerank provider, whose failure is a 502.
   const ranked = (operationId: string, summary: string, request: string, { answer = 'RankedHits', rerank = true } = {}): RouteDoc => ({
@@ -67,10 +64,8 @@ export function searchRoutes(slot: StoreSlot, accounting: QueryAccounting): Rout
     ...(rerank ? { errors: [502] } : {}),
   });
   return [
-    searchRoute('/search', ranked('search', 'Nearest-neighbour search', 'SearchRequest'), (store, bytes, o) => store.searchJson(bytes, o)),
-    searchRoute('/search/similar', ranked('searchSimilar', "Search with a stored record's vector (the record itself excluded)", 'SimilarRequest', { rerank: false }), (store, bytes, o) =>
-      store.searchSimilarJson(bytes, o),
-    ),
+    searchRoute('/search', ranked('search', 'Nearest-neighbour search', 'SearchRequest'), 'search'),
+    searchRoute('/search/similar', ranked('searchSimilar', "Search with a stored record's vector (the record itself excluded)", 'SimilarRequest', { rerank: false }), 'searchSimilar'),
     searchRoute(
       '/search/batch',
       {
@@ -79,10 +74,10 @@ export function searchRoutes(slot: StoreSlot, accounting: QueryAccounting): Rout
         request: ref('BatchRequest'),
         responses: { 200: { description: 'One ranking per query in order, or the fused ranking', schema: ref('BatchResponse') } },
       },
-      (store, bytes, o) => store.searchBatchJson(bytes, o),
+      'searchBatch',
     ),
-    searchRoute('/text-search', ranked('textSearch', 'BM25 search of declared full-text fields', 'TextSearchRequest', { answer: 'Hits' }), (store, bytes, o) => store.textSearchJson(bytes, o)),
-    searchRoute('/hybrid-search', ranked('hybridSearch', 'A vector and a BM25 query fused with RRF', 'HybridSearchRequest'), (store, bytes, o) => store.hybridSearchJson(bytes, o)),
+    searchRoute('/text-search', ranked('textSearch', 'BM25 search of declared full-text fields', 'TextSearchRequest', { answer: 'Hits' }), 'textSearch'),
+    searchRoute('/hybrid-search', ranked('hybridSearch', 'A vector and a BM25 query fused with RRF', 'HybridSearchRequest'), 'hybridSearch'),
     searchRoute(
       '/suggest',
       {
@@ -91,7 +86,7 @@ export function searchRoutes(slot: StoreSlot, accounting: QueryAccounting): Rout
         request: ref('SuggestRequest'),
         responses: { 200: { description: 'Completions by df descending, then term', schema: ref('SuggestResult') } },
       },
-      (store, bytes, o) => store.suggestJson(bytes, o),
+      'suggest',
     ),
   ];
 }

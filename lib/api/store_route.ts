@@ -16,16 +16,31 @@ export const callOptions = (req: Request): CallOptions => ({ cancellation: req.c
 
 const cancellations = new CancellationPool();
 
-/** Runs one Store call whose work the request's timeout or abort cancels; its handle is reused once the call settled. */
-export async function cancellable<T>(req: Request, run: (options: CallOptions) => Promise<T>): Promise<T> {
+/**
+ * Runs one Store call whose work the request's timeout or abort cancels; its handle is reused once
+ * the call settled. A call that answers at once (Store.readJson of an inline read) is answered at
+ * once, with no promise.
+ */
+export function cancellable<T>(req: Request, run: (options: CallOptions) => T | Promise<T>): T | Promise<T> {
   const cancellation = req.cancelWith(cancellations.take());
-  try {
-    return await run({ cancellation });
-  } finally {
+  const release = () => {
     req.forget(cancellation);
     cancellations.give(cancellation);
+  };
+  let answer: T | Promise<T>;
+  try {
+    answer = run({ cancellation });
+  } catch (err) {
+    release();
+    throw err;
   }
+  if (answer instanceof Promise) return answer.finally(release);
+  release();
+  return answer;
 }
+
+/** `then` for a value that may be there already: `f` runs at once on a value, after it on a promise. */
+export const whenReady = <T, U>(value: T | Promise<T>, f: (v: T) => U): U | Promise<U> => (value instanceof Promise ? value.then(f) : f(value));
 
 /** A StoreError carries the status the spec assigns to its failure. */
 export const storeErrorStatus: ErrorStatus = (err) => (err instanceof StoreError ? err.status : null);

@@ -30,6 +30,8 @@ const statusLine = (status: number): string => {
  */
 export class Exchange implements Expiring {
   private state: 'pending' | 'streaming' | 'done' = 'pending';
+  /** Its index among the server's exchanges in flight. */
+  slot = -1;
   /** Set when body bytes are left unread on the wire: the connection cannot be reused. */
   private closeAfterReply = false;
   private wakeWriter: (() => void) | null = null;
@@ -76,38 +78,43 @@ export class Exchange implements Expiring {
   }
 
   /**
-   * Reads the whole body, refusing it with 413 as soon as it is known to exceed `limit`. With a
-   * declared length the chunks are copied straight into one buffer of that size: no concatenation
-   * at the end, whose copy of a large body (a page fault every 4 KiB on a VM) held the event loop
-   * for hundreds of milliseconds at once.
+   * Reads the whole body into `done`, or calls `failed` with the 413 as soon as it is known to exceed
+   * `limit` (or with the reason the request was stopped meanwhile); exactly one of them runs, from
+   * uWebSockets.js's data callback, so a handler that answers at once answers there. With a declared
+   * length the chunks are copied straight into one buffer of that size: no concatenation at the
+   * end, whose copy of a large body (a page fault every 4 KiB on a VM) held the event loop for
+   * hundreds of milliseconds at once.
    */
-  readBody(limit: number): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-      const declared = this.req.contentLength;
-      const whole = declared !== null && declared > 0 ? Buffer.allocUnsafe(declared) : null;
-      const chunks: Buffer[] = [];
-      let received = 0;
-      this.stopReading = reject;
-      this.res.onData((chunk, isLast) => {
-        if (this.state !== 'pending' || received > limit) return;
-        const bytes = new Uint8Array(chunk);
-        if (received + bytes.byteLength > limit) {
-          received += bytes.byteLength;
-          return reject(this.tooLarge(limit));
-        }
-        // uWebSockets.js neuters the chunk when this callback returns: copy it.
-        if (whole) {
-          // uWebSockets.js frames a body by its Content-Length: more cannot arrive.
-          if (received + bytes.byteLength > whole.byteLength) return reject(new HttpError(400, 'the body is longer than its Content-Length'));
-          whole.set(bytes, received);
-        } else {
-          chunks.push(Buffer.from(bytes));
-        }
-        received += bytes.byteLength;
-        if (!isLast) return;
-        if (whole) resolve(received === whole.byteLength ? whole : whole.subarray(0, received));
-        else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
-      });
+  readBody(limit: number, done: (body: Buffer) => void, failed: (err: unknown) => void): void {
+    const declared = this.req.contentLength;
+    const whole = declared !== null && declared > 0 ? Buffer.allocUnsafe(declared) : null;
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let over = false;
+    const fail = (err: unknown) => {
+      if (over) return;
+      over = true;
+      failed(err);
+    };
+    this.stopReading = fail;
+    this.res.onData((chunk, isLast) => {
+      if (over || this.state !== 'pending') return;
+      const bytes = new Uint8Array(chunk);
+      if (received + bytes.byteLength > limit) return fail(this.tooLarge(limit));
+      // uWebSockets.js neuters the chunk when this callback returns: copy it.
+      if (whole) {
+        // uWebSockets.js frames a body by its Content-Length: more cannot arrive.
+        if (received + bytes.byteLength > whole.byteLength) return fail(new HttpError(400, 'the body is longer than its Content-Length'));
+        whole.set(bytes, received);
+      } else {
+        chunks.push(Buffer.from(bytes));
+      }
+      received += bytes.byteLength;
+      if (!isLast) return;
+      over = true;
+      this.stopReading = null;
+      if (whole) done(received === whole.byteLength ? whole : whole.subarray(0, received));
+      else done(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
     });
   }
 
@@ -116,10 +123,11 @@ export class Exchange implements Expiring {
     return new HttpError(413, `request body exceeds --max-body-bytes (${limit} bytes)`);
   }
 
-  async send(reply: Reply): Promise<void> {
-    if ('body' in reply) return this.end(reply.status, reply.contentType, reply.body, reply.headers ?? {});
+  /** Answers with `reply`; a whole body is handed to the socket before this returns, a stream is a promise. */
+  send(reply: Reply): Promise<void> | undefined {
     if ('pieces' in reply) return this.stream(reply);
-    this.endWithoutBody(reply.status, reply.headers);
+    if ('body' in reply) this.end(reply.status, reply.contentType, reply.body, reply.headers ?? {});
+    else this.endWithoutBody(reply.status, reply.headers);
   }
 
   /**
@@ -137,8 +145,10 @@ export class Exchange implements Expiring {
   /** Gives up on the request: the core's work is cancelled and `err` answers it, or cuts a stream short. */
   abandon(err: HttpError): void {
     if (this.state === 'done') return;
+    // Cancelling a body still being read answers err at once (readBody's failed): judge by the state before.
+    const pending = this.state === 'pending';
     this.cancel(err);
-    if (this.state === 'pending') this.fail(err);
+    if (pending) this.fail(err);
     else this.cut(err.status);
   }
 

@@ -44,9 +44,6 @@ export const refuseWrites: Hook = {
 
 /** `--max-concurrent-requests`: beyond it a request is refused untouched; probes always pass. */
 export function shed(limit: number): Hook {
-  // A Set, not a WeakSet: onResponse runs exactly once per request, and weak collections cost
-  // the garbage collector far more per entry.
-  const admitted = new Set<Request>();
   let active = 0;
   return {
     onRequest(req, route) {
@@ -55,10 +52,12 @@ export function shed(limit: number): Hook {
         throw new HttpError(503, `server is at --max-concurrent-requests (${limit}); nothing was attempted, retry shortly`, { retryable: true }, { 'Retry-After': '1' });
       }
       active++;
-      admitted.add(req);
+      req.admitted = true;
     },
     onResponse(req) {
-      if (admitted.delete(req)) active--;
+      if (!req.admitted) return;
+      req.admitted = false;
+      active--;
     },
   };
 }

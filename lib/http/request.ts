@@ -37,6 +37,11 @@ export class Request<B = unknown> {
   /** performance.now() when the request arrived. */
   readonly startedAt = performance.now();
   bytes: Buffer = EMPTY;
+  /**
+   * Counted against --max-concurrent-requests until it finishes (the shed hook): a flag here, where
+   * a Set of them cost hashing, and rehashing as it grew and shrank, on every request.
+   */
+  admitted = false;
   body!: B;
   private logger: Logger | null = null;
   private handles: CancelHandle[] | null = null;

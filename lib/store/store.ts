@@ -79,6 +79,22 @@ function requestBody(body: object | Uint8Array): unknown {
   }
 }
 
+/** The read routes whose raw JSON bodies the core reads as they are (Store.readJson). */
+export type RawRead = 'search' | 'searchSimilar' | 'searchBatch' | 'textSearch' | 'hybridSearch' | 'suggest' | 'list' | 'aggregate';
+
+/** What a reranked body's `rerank.query` falls back to when left out, given the rest of the body. */
+type RerankQuery = (rest: Record<string, unknown>) => string | undefined;
+
+/**
+ * The routes that take `rerank`, each with its fallback: the single field + query spelling of
+ * /text-search reads that query.
+ */
+const RERANK_QUERY: Partial<Record<RawRead, RerankQuery>> = {
+  search: () => undefined,
+  textSearch: (b) => (b.clauses === undefined && typeof b.query === 'string' ? b.query : undefined),
+  hybridSearch: () => undefined,
+};
+
 /** The options the core reads: the memory routes' own stay in the library. */
 function coreOptions({ embedProvider: _e, summarizeProvider: _s, rerankProvider: _r, clock: _c, pull: _p, fetchCollections: _f, ...core }: OpenOptions): OpenOptions {
   return core;
@@ -577,10 +593,21 @@ export class Store {
     return parseExact(await call(o, () => this.core.get(name, body)));
   }
 
+  /**
+   * A read route's raw body in, its answer's JSON bytes out: the bytes themselves when the core ran
+   * the read on this thread (a read of a small store: native/src/query/inline_estimate.h), else a
+   * promise of them; a failure is always a rejected promise. The HTTP routes answer from it with
+   * no promise per request; the `...Json` methods are its promise form.
+   */
+  readJson(route: RawRead, body: Uint8Array, o?: CallOptions): Buffer | Promise<Buffer> {
+    const run = (b: Uint8Array) => read(o, (token) => this.core[route](b, token));
+    const ownQuery = RERANK_QUERY[route];
+    return ownQuery && mayRerank(body) ? this.reranked(body, run, ownQuery, o) : run(body);
+  }
+
   /** Raw /search body in, the hit array as JSON bytes out. */
   async searchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    const run = (b: Uint8Array) => read(o, (token) => this.core.search(b, token));
-    return mayRerank(body) ? this.reranked(body, run, () => undefined, o) : run(body);
+    return this.readJson('search', body, o);
   }
 
   /** Nearest-neighbour search; Int and DateTime values come back as bigint. With `plan: true`, `{hits, plan}`. */
@@ -603,7 +630,7 @@ export class Store {
   }
 
   async searchSimilarJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return read(o, (token) => this.core.searchSimilar(body, token));
+    return this.readJson('searchSimilar', body, o);
   }
 
   /** /search/batch: 1 to 16 searches validated together, optionally fused with RRF. */
@@ -612,7 +639,7 @@ export class Store {
   }
 
   async searchBatchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return read(o, (token) => this.core.searchBatch(body, token));
+    return this.readJson('searchBatch', body, o);
   }
 
   /** /text-search: BM25 over declared full-text fields (docs/full-text.md has the formula). */
@@ -621,10 +648,7 @@ export class Store {
   }
 
   async textSearchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    const run = (b: Uint8Array) => read(o, (token) => this.core.textSearch(b, token));
-    // rerank.query may be left out of the single field + query spelling: it reads that query.
-    const ownQuery = (b: Record<string, unknown>) => (b.clauses === undefined && typeof b.query === 'string' ? b.query : undefined);
-    return mayRerank(body) ? this.reranked(body, run, ownQuery, o) : run(body);
+    return this.readJson('textSearch', body, o);
   }
 
   /** /hybrid-search: a vector leg and a BM25 leg fused with reciprocal rank fusion; `plan: true` adds the vector leg's plan. */
@@ -635,8 +659,7 @@ export class Store {
   }
 
   async hybridSearchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    const run = (b: Uint8Array) => read(o, (token) => this.core.hybridSearch(b, token));
-    return mayRerank(body) ? this.reranked(body, run, () => undefined, o) : run(body);
+    return this.readJson('hybridSearch', body, o);
   }
 
   /**
@@ -644,12 +667,12 @@ export class Store {
    * `run` and re-scored by the rerank provider; otherwise (the word was only inside a value, or
    * rerank is null) the body goes to the core as it would have.
    */
-  private async reranked(body: Uint8Array, run: (b: Uint8Array) => Promise<Buffer>, ownQuery: (b: Record<string, unknown>) => string | undefined, o?: CallOptions): Promise<Buffer> {
+  private async reranked(body: Uint8Array, run: (b: Uint8Array) => Buffer | Promise<Buffer>, ownQuery: RerankQuery, o?: CallOptions): Promise<Buffer> {
     const parsed = requestBody(body);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !('rerank' in parsed)) return run(body);
     const { rerank, ...rest } = parsed as Record<string, unknown>;
     if (rerank === null) return run(bodyBytes(rest));
-    return reranked(parsed as Record<string, unknown>, (b) => run(bodyBytes(b)), rerankerOrRefuse(this.rerankProvider), ownQuery(rest), signalOf(o));
+    return reranked(parsed as Record<string, unknown>, async (b) => run(bodyBytes(b)), rerankerOrRefuse(this.rerankProvider), ownQuery(rest), signalOf(o));
   }
 
   /** /suggest: completions of the phrase's final word from a full-text field's vocabulary. */
@@ -658,7 +681,7 @@ export class Store {
   }
 
   async suggestJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return read(o, (token) => this.core.suggest(body, token));
+    return this.readJson('suggest', body, o);
   }
 
   /** /list: filtered records with score 0, optionally ordered, paged. */
@@ -667,7 +690,7 @@ export class Store {
   }
 
   async listJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return read(o, (token) => this.core.list(body, token));
+    return this.readJson('list', body, o);
   }
 
   /** /aggregate: count, sums and groups over the filtered records. */
@@ -676,7 +699,7 @@ export class Store {
   }
 
   async aggregateJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return read(o, (token) => this.core.aggregate(body, token));
+    return this.readJson('aggregate', body, o);
   }
 
   /**

@@ -4,7 +4,7 @@
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
-import { Store } from '../../lib/index';
+import { Cancellation, Store } from '../../lib/index';
 import { prng, randomVector, rejectsWith } from './helpers';
 
 const DIM = 128;
@@ -35,6 +35,33 @@ test('a plain search of a small store runs inline and answers what the queued pa
   t.deepEqual(counts(store), { inline: before.inline + 1, queued: before.queued + 1 });
   t.is(plain.toString(), filtered.toString());
   await store.close();
+});
+
+test('readJson answers a read the core ran inline with its bytes at once, and a queued read with a promise of the same bytes', async (t) => {
+  const store = await storeOf(1000);
+  t.teardown(() => store.close());
+  const query = randomVector(prng(2), DIM);
+  const now = store.readJson('search', Buffer.from(JSON.stringify({ query, top_k: 10 })));
+  t.true(Buffer.isBuffer(now), 'no promise for an inline read');
+  const later = store.readJson('search', Buffer.from(JSON.stringify({ query, top_k: 10, filter: [{ Ge: ['n', { Int: 0 }] }] })));
+  t.true(later instanceof Promise, 'a filtered search is queued');
+  t.is((await later).toString(), (now as Buffer).toString());
+});
+
+test('readJson fails an inline read, a refused body and a cancelled call with a rejected promise, never a throw', async (t) => {
+  const store = await storeOf(10);
+  t.teardown(() => store.close());
+  const query = randomVector(prng(2), DIM);
+  const wrongDimension = store.readJson('search', Buffer.from(JSON.stringify({ query: query.slice(1), top_k: 10 })));
+  t.true(wrongDimension instanceof Promise);
+  await rejectsWith(t, wrongDimension as Promise<Buffer>, 400, 'a query of the wrong dimension');
+  const malformed = store.readJson('search', Buffer.from('{"query": ['));
+  await rejectsWith(t, malformed as Promise<Buffer>, 400, 'malformed JSON');
+  const cancellation = new Cancellation();
+  cancellation.cancel();
+  const cancelled = store.readJson('search', Buffer.from(JSON.stringify({ query, top_k: 10 })), { cancellation });
+  t.true(cancelled instanceof Promise);
+  await rejectsWith(t, cancelled as Promise<Buffer>, 499, 'a call cancelled before it began');
 });
 
 test('a search over more stored data than the inline bound is queued', async (t) => {

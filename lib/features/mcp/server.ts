@@ -38,7 +38,7 @@ const NAMESPACE = z.string().describe('the namespace to work in (default: the on
 async function call(tool: Tool, slot: StoreSlot, { readOnly }: FeatureOptions, { namespace, ...args }: Record<string, unknown>, req: Request): Promise<CallToolResult> {
   try {
     if (readOnly && tool.writes(args)) throw readOnlyRefusal();
-    const run = (store: Store) => cancellable(req, (o) => tool.run(store, args, o));
+    const run = async (store: Store) => cancellable(req, (o) => tool.run(store, args, o));
     const answer = namespace === undefined || !slot.using ? await run(slot.get(req)) : await slot.using(String(namespace), run);
     return { content: [{ type: 'text', text: Buffer.from(answer).toString('utf8') }] };
   } catch (err) {

@@ -24,8 +24,11 @@ export function rerankerOrRefuse(reranker: Reranker | null): Reranker {
   return reranker;
 }
 
+const RERANK_KEY = Buffer.from('"rerank"');
+
 /** Whether a body may ask for rerank: bodies that cannot go to the core untouched, unparsed. */
-export const mayRerank = (body: Uint8Array): boolean => Buffer.from(body.buffer, body.byteOffset, body.byteLength).includes('"rerank"');
+export const mayRerank = (body: Uint8Array): boolean =>
+  (Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)).includes(RERANK_KEY);
 
 /** rerank's options, checked; `fallback` is the route's own query text where the spec lets `query` be omitted. */
 export function checkRerank(value: unknown, fallback: string | undefined): Required<RerankOptions> {

@@ -87,4 +87,13 @@ void Outcome::Settle(Napi::Env env, napi_deferred deferred) {
   }
 }
 
+Napi::Value Outcome::Answer(Napi::Env env) {
+  if (!failed) return AnswerBuffer(env, bytes);
+  napi_deferred deferred;
+  napi_value promise;
+  NAPI_THROW_IF_FAILED(env, napi_create_promise(env, &deferred, &promise), Napi::Value());
+  Settle(env, deferred);
+  return Napi::Value(env, promise);
+}
+
 }  // namespace tessera_addon

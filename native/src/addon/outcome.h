@@ -34,6 +34,10 @@ struct Outcome {
   // Resolves deferred with a Buffer of the bytes, or rejects it with ErrorValue. JS thread. A
   // large answer's bytes move into the Buffer instead of being copied, so bytes is left empty.
   void Settle(Napi::Env env, napi_deferred deferred);
+  // What a call that ran on the JS thread answers there: the Buffer of its bytes itself (no
+  // promise to settle, no later turn of the event loop to deliver it), or a promise rejected with
+  // ErrorValue, so that a caller meets every failure the same way.
+  Napi::Value Answer(Napi::Env env);
 
  private:
   // Records the exception being handled.

@@ -18,14 +18,14 @@ Napi::Value StartRead(const Napi::CallbackInfo& info, std::shared_ptr<tessera::S
                       std::vector<float> query, std::shared_ptr<tessera::CancelToken> token) {
   Napi::Env env = info.Env();
   std::string_view body = BytesView(info, body_arg);
-  napi_deferred deferred;
-  napi_value promise;
-  NAPI_THROW_IF_FAILED(env, napi_create_promise(env, &deferred, &promise), Napi::Value());
   Completions& completions = *env.GetInstanceData<AddonData>()->completions;
   tessera::Store& s = *store;
   bool floats = route == tessera::ReadRoute::kSearch && !query.empty();
+  napi_deferred deferred;
+  napi_value promise;
   if (body.size() > kParseInlineMaxBytes) {
     HeldBytes held = HoldBytes(info, body_arg);
+    NAPI_THROW_IF_FAILED(env, napi_create_promise(env, &deferred, &promise), Napi::Value());
     completions.Submit(
         std::move(store), deferred,
         [&s, route, body = held.bytes, query = std::move(query), floats, token] {
@@ -39,13 +39,11 @@ Napi::Value StartRead(const Napi::CallbackInfo& info, std::shared_ptr<tessera::S
     read = s.Prepare(route, body, floats ? &query : nullptr);
     return std::string();
   });
-  if (prepared.failed)
-    prepared.Settle(env, deferred);
-  else if (read->runs_inline())
-    Outcome::Of([&] { return read->Run(*token); }).Settle(env, deferred);
-  else
-    completions.Submit(std::move(store), deferred,
-                       [read = std::shared_ptr<tessera::PreparedRead>(std::move(read)), token] { return read->Run(*token); });
+  if (prepared.failed) return prepared.Answer(env);
+  if (read->runs_inline()) return Outcome::Of([&] { return read->Run(*token); }).Answer(env);
+  NAPI_THROW_IF_FAILED(env, napi_create_promise(env, &deferred, &promise), Napi::Value());
+  completions.Submit(std::move(store), deferred,
+                     [read = std::shared_ptr<tessera::PreparedRead>(std::move(read)), token] { return read->Run(*token); });
   return Napi::Value(env, promise);
 }
 

@@ -16,9 +16,9 @@
 
 namespace tessera_addon {
 
-// A promise of the read's JSON bytes (a Buffer) or of its Error. body (argument body_arg of
-// info) is parsed where it arrives when small; a larger one is held (HeldBytes) for the query
-// thread that parses it.
+// The read's JSON bytes (a Buffer) when it ran here, else a promise of them; a failure is always
+// a promise rejected with its Error. body (argument body_arg of info) is parsed where it arrives
+// when small; a larger one is held (HeldBytes) for the query thread that parses it.
 Napi::Value StartRead(const Napi::CallbackInfo& info, std::shared_ptr<tessera::Store> store, tessera::ReadRoute route, size_t body_arg,
                       std::vector<float> query, std::shared_ptr<tessera::CancelToken> token);
 
