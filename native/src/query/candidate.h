@@ -13,16 +13,18 @@ namespace tessera {
 struct Candidate {
   float score;
   uint32_t collection;  // index into a scope sorted by collection name
-  std::string_view id;
   const Segment* segment;
   uint32_t row;
+  // Read from the segment when needed, not when offered: a window compares ids only between tied
+  // scores, so most rows a scan offers and then drops never touch their record (a cache miss each).
+  std::string_view id() const { return segment->row_id(row); }
 };
 
 // True when a ranks before b.
 inline bool RanksBefore(const Candidate& a, const Candidate& b) {
   if (a.score != b.score) return a.score > b.score;
   if (a.collection != b.collection) return a.collection < b.collection;
-  return a.id < b.id;
+  return a.id() < b.id();
 }
 
 // Keeps the best `capacity` candidates offered, in O(log capacity) per accepted offer.

@@ -18,7 +18,7 @@ CandidateCollector::CandidateCollector(size_t window, uint32_t scope_index, cons
 void CandidateCollector::Offer(uint32_t row, float score) {
   if (rank_by_) score = float(score - DecayPenalty(*rank_by_, segment_.row_attrs(row)));
   if (score < min_score_) return;
-  heap_.Offer(Candidate{score, scope_index_, segment_.row_id(row), &segment_, row});
+  heap_.Offer(Candidate{score, scope_index_, &segment_, row});
   RaiseFloor(heap_.floor());
 }
 

@@ -201,7 +201,7 @@ std::vector<std::optional<std::string>> ExpandPage(const QueryContext& ctx, cons
     std::string_view parent;
     if (!ReadChunk(*c.segment, c.row, p, &parent, &own[i])) continue;
     Document& doc = documents[c.collection][parent];
-    doc.chunk_ids = doc.chunk_ids && c.id == ChunkId(parent, own[i].text.index);
+    doc.chunk_ids = doc.chunk_ids && c.id() == ChunkId(parent, own[i].text.index);
     doc.Offer(own[i]);
     auto [lo, hi] = Window(own[i].text.index, p.radius);
     for (int64_t index = lo;; ++index) {

@@ -64,7 +64,7 @@ void WriteHits(JsonWriter& w, const std::vector<Candidate>& candidates, size_t o
     const Candidate& c = candidates[i];
     JsonWriter::Scope hit = w.Object();
     w.Member("collection", collection_names[c.collection]);
-    w.Member("id", c.id);
+    w.Member("id", c.id());
     w.Member("score", c.score);
     w.Key("attrs");
     attrs.Write(w, c);

@@ -135,8 +135,7 @@ std::string ListRecords(const QueryContext& ctx, const ListParams& p) {
   }
   std::vector<Candidate> page;
   size_t end = std::min(rows.size(), size_t(p.offset) + p.limit);
-  for (size_t i = p.offset; i < end; ++i)
-    page.push_back({0.0f, rows[i].scope_index, rows[i].segment->row_id(rows[i].row), rows[i].segment, rows[i].row});
+  for (size_t i = p.offset; i < end; ++i) page.push_back({0.0f, rows[i].scope_index, rows[i].segment, rows[i].row});
   return HitsJson(page, 0, page.size(), ScopeNames(scope), p.projection);
 }
 

@@ -81,7 +81,7 @@ void Diversify(std::vector<Candidate>& ranked, double lambda, uint32_t dim) {
       double value = lambda * relevance[i] - (1 - lambda) * max_sim[i];
       bool tie_wins = best < n && value == best_value &&
                       (ranked[i].collection != ranked[best].collection ? ranked[i].collection < ranked[best].collection
-                                                                       : ranked[i].id < ranked[best].id);
+                                                                       : ranked[i].id() < ranked[best].id());
       if (value > best_value || tie_wins) {
         best = i;
         best_value = value;

@@ -138,7 +138,7 @@ std::vector<Candidate> Fuse(const std::vector<RankedSearch>& legs, const BatchPa
     size_t end = std::min(legs[i].ranked.size(), size_t(q.offset) + q.top_k);
     for (size_t pos = q.offset; pos < end; ++pos) {
       const Candidate& c = legs[i].ranked[pos];
-      auto it = merged.try_emplace({legs[i].scope[c.collection]->name, c.id}, Fused{0, c}).first;
+      auto it = merged.try_emplace({legs[i].scope[c.collection]->name, c.id()}, Fused{0, c}).first;
       it->second.score += weight / (fuse.rrf_k + double(pos - q.offset + 1));
     }
   }
