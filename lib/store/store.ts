@@ -85,15 +85,22 @@ export type RawRead = 'search' | 'searchSimilar' | 'searchBatch' | 'textSearch' 
 /** What a reranked body's `rerank.query` falls back to when left out, given the rest of the body. */
 type RerankQuery = (rest: Record<string, unknown>) => string | undefined;
 
+const noQuery: RerankQuery = () => undefined;
+
 /**
- * The routes that take `rerank`, each with its fallback: the single field + query spelling of
- * /text-search reads that query.
+ * Every raw read, with its `rerank.query` fallback where the route takes `rerank` (null where it
+ * does not): the single field + query spelling of /text-search reads that query.
  */
-const RERANK_QUERY: Partial<Record<RawRead, RerankQuery>> = {
-  search: () => undefined,
-  textSearch: (b) => (b.clauses === undefined && typeof b.query === 'string' ? b.query : undefined),
-  hybridSearch: () => undefined,
-};
+const RAW_READS = new Map<string, RerankQuery | null>([
+  ['search', noQuery],
+  ['searchSimilar', null],
+  ['searchBatch', null],
+  ['textSearch', (b) => (b.clauses === undefined && typeof b.query === 'string' ? b.query : undefined)],
+  ['hybridSearch', noQuery],
+  ['suggest', null],
+  ['list', null],
+  ['aggregate', null],
+]);
 
 /** The options the core reads: the memory routes' own stay in the library. */
 function coreOptions({ embedProvider: _e, summarizeProvider: _s, rerankProvider: _r, clock: _c, pull: _p, fetchCollections: _f, ...core }: OpenOptions): OpenOptions {
@@ -600,8 +607,9 @@ export class Store {
    * no promise per request; the `...Json` methods are its promise form.
    */
   readJson(route: RawRead, body: Uint8Array, o?: CallOptions): Buffer | Promise<Buffer> {
+    const ownQuery = RAW_READS.get(route);
+    if (ownQuery === undefined) return Promise.reject(new StoreError(400, `unknown read route '${route}'; one of ${[...RAW_READS.keys()].join(', ')}`));
     const run = (b: Uint8Array) => read(o, (token) => this.core[route](b, token));
-    const ownQuery = RERANK_QUERY[route];
     return ownQuery && mayRerank(body) ? this.reranked(body, run, ownQuery, o) : run(body);
   }
 

@@ -48,7 +48,7 @@ test('readJson answers a read the core ran inline with its bytes at once, and a 
   t.is((await later).toString(), (now as Buffer).toString());
 });
 
-test('readJson fails an inline read, a refused body and a cancelled call with a rejected promise, never a throw', async (t) => {
+test('readJson fails an inline read, a refused body, a cancelled call and an unknown route with a rejected promise, never a throw', async (t) => {
   const store = await storeOf(10);
   t.teardown(() => store.close());
   const query = randomVector(prng(2), DIM);
@@ -62,6 +62,10 @@ test('readJson fails an inline read, a refused body and a cancelled call with a 
   const cancelled = store.readJson('search', Buffer.from(JSON.stringify({ query, top_k: 10 })), { cancellation });
   t.true(cancelled instanceof Promise);
   await rejectsWith(t, cancelled as Promise<Buffer>, 499, 'a call cancelled before it began');
+  // From JavaScript any string can arrive: one naming another core method must not call it.
+  const unknown = store.readJson('close' as 'search', Buffer.from('{}'));
+  t.regex((await rejectsWith(t, unknown as Promise<Buffer>, 400, 'an unknown route')).message, /unknown read route 'close'; one of search, /);
+  t.is((await store.collections()).length, 1, 'the store is still open');
 });
 
 test('a search over more stored data than the inline bound is queued', async (t) => {
