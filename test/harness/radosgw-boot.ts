@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -32,15 +32,27 @@ export interface Radosgw {
 
 const run = promisify(execFile);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A port free now, below the kernel's ephemeral range. A daemon binds it seconds after it is
+ * picked; a port from that range could meanwhile go to another test's port-0 listener or an
+ * outgoing connection (radosgw then exited 98, address in use, under a loaded CI run).
+ */
+async function daemonPort(): Promise<number> {
+  const [ephemeralLow] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+  const low = 10_000;
+  const high = Number.isInteger(ephemeralLow) && ephemeralLow > low + 1000 ? ephemeralLow : 32_768;
+  for (;;) {
+    const port = randomInt(low, high);
+    if (await isFree(port)) return port;
+  }
 }
 
 function config(dir: string, fsid: string, monPort: number, rgwPort: number, memstoreBytes: number): string {
@@ -125,7 +137,9 @@ export async function startRadosgw({ timeoutMs = 90_000, memstoreBytes = 1024 **
     return child;
   };
   try {
-    const [monPort, rgwPort] = [await freePort(), await freePort()];
+    const monPort = await daemonPort();
+    let rgwPort = await daemonPort();
+    while (rgwPort === monPort) rgwPort = await daemonPort();
     const fsid = randomUUID();
     writeFileSync(conf, config(dir, fsid, monPort, rgwPort, memstoreBytes));
     const keyring = path.join(dir, 'keyring');
