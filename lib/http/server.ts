@@ -169,6 +169,7 @@ export class HttpServer {
   }
 
   private finished(ex: Exchange, status: number): void {
+    if (ex.slot < 0) return; // once per exchange: a second call would take another's place in inFlight
     const last = this.inFlight.pop() as Exchange;
     if (last !== ex) {
       this.inFlight[ex.slot] = last;
