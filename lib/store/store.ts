@@ -79,28 +79,28 @@ function requestBody(body: object | Uint8Array): unknown {
   }
 }
 
-/** The read routes whose raw JSON bodies the core reads as they are (Store.readJson). */
-export type RawRead = 'search' | 'searchSimilar' | 'searchBatch' | 'textSearch' | 'hybridSearch' | 'suggest' | 'list' | 'aggregate';
-
 /** What a reranked body's `rerank.query` falls back to when left out, given the rest of the body. */
 type RerankQuery = (rest: Record<string, unknown>) => string | undefined;
 
 const noQuery: RerankQuery = () => undefined;
 
 /**
- * Every raw read, with its `rerank.query` fallback where the route takes `rerank` (null where it
- * does not): the single field + query spelling of /text-search reads that query.
+ * The read routes whose raw JSON bodies the core reads as they are (Store.readJson), each with its
+ * `rerank.query` fallback where the route takes `rerank` (null where it does not): the single
+ * field + query spelling of /text-search reads that query.
  */
-const RAW_READS = new Map<string, RerankQuery | null>([
-  ['search', noQuery],
-  ['searchSimilar', null],
-  ['searchBatch', null],
-  ['textSearch', (b) => (b.clauses === undefined && typeof b.query === 'string' ? b.query : undefined)],
-  ['hybridSearch', noQuery],
-  ['suggest', null],
-  ['list', null],
-  ['aggregate', null],
-]);
+const RAW_READS = {
+  search: noQuery,
+  searchSimilar: null,
+  searchBatch: null,
+  textSearch: (b) => (b.clauses === undefined && typeof b.query === 'string' ? b.query : undefined),
+  hybridSearch: noQuery,
+  suggest: null,
+  list: null,
+  aggregate: null,
+} satisfies Record<string, RerankQuery | null>;
+
+export type RawRead = keyof typeof RAW_READS;
 
 /** The options the core reads: the memory routes' own stay in the library. */
 function coreOptions({ embedProvider: _e, summarizeProvider: _s, rerankProvider: _r, clock: _c, pull: _p, fetchCollections: _f, ...core }: OpenOptions): OpenOptions {
@@ -607,8 +607,8 @@ export class Store {
    * no promise per request; the `...Json` methods are its promise form.
    */
   readJson(route: RawRead, body: Uint8Array, o?: CallOptions): Buffer | Promise<Buffer> {
-    const ownQuery = RAW_READS.get(route);
-    if (ownQuery === undefined) return Promise.reject(new StoreError(400, `unknown read route '${route}'; one of ${[...RAW_READS.keys()].join(', ')}`));
+    if (!Object.hasOwn(RAW_READS, route)) return Promise.reject(new StoreError(400, `unknown read route '${route}'; one of ${Object.keys(RAW_READS).join(', ')}`));
+    const ownQuery: RerankQuery | null = RAW_READS[route];
     const run = (b: Uint8Array) => read(o, (token) => this.core[route](b, token));
     return ownQuery && mayRerank(body) ? this.reranked(body, run, ownQuery, o) : run(body);
   }
