@@ -333,7 +333,6 @@ void Store::CommitGroup(std::deque<PendingWrite*>& group) {
   } catch (const std::exception& e) {
     // Memory may hold part of a batch that the log does not: nothing more can be trusted. Running
     // out of memory is still the spec's 507 to the writers that met it.
-    versions_->QuiesceLog();  // the log's thread may still hold a batch of this group
     bool oom = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
     std::string why = oom ? "out of memory applying a write" : e.what();
     Poison(why);

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
@@ -289,47 +290,46 @@ void ThePipelineKeepsVersionOrder() {
   std::string path = test::TempDir() + "/wal";
   Wal wal;
   wal.OpenForAppend(path);
-  LogPipeline log(&wal, 4);
+  ThreadPool pool(2);
+  LogPipeline log(&wal, 4, pool);
   Op large = ParseUpsert(Records(300), "c", 4, Metric::kDotProduct);
   Op small = ParseUpsert(Records(2), "c", 4, Metric::kDotProduct);
-  Check(LogPipeline::Large(large) && !LogPipeline::Large(small), "a 300-record upsert is handed over, a 2-record one is not");
-  // small after large goes behind it while the thread holds it; then alone, it is written here.
-  log.Append(1, large);
-  log.Append(2, small);
-  log.Append(3, large);
-  log.Sync();
-  log.Append(4, small);
+  Check(LogPipeline::Large(large) && !LogPipeline::Large(small), "a 300-record upsert is written beside its apply, a 2-record one is not");
+  std::vector<uint64_t> applied;
+  auto apply = [&](uint64_t version) { return [&applied, version] { applied.push_back(version); }; };
+  log.AppendAndApply(1, large, apply(1));
+  log.AppendAndApply(2, small, apply(2));
+  log.AppendAndApply(3, large, apply(3));
+  log.AppendAndApply(4, small, apply(4));
   log.Sync();
   auto logged = LoggedVersionsAndRecords(path);
   std::vector<std::pair<uint64_t, size_t>> expected{{1, 300}, {2, 2}, {3, 300}, {4, 2}};
   Check(logged == expected, "the log holds versions 1-4 in order, each op whole");
+  Check(applied == std::vector<uint64_t>{1, 2, 3, 4}, "each op is applied once, in version order, before AppendAndApply returns");
 }
 
 void AFailedWriteFailsEverySync() {
   Wal wal;
   wal.OpenForAppend("/dev/full");
-  LogPipeline log(&wal, 4);
+  ThreadPool pool(2);
+  LogPipeline log(&wal, 4, pool);
   Op large = ParseUpsert(Records(300), "c", 4, Metric::kDotProduct);
-  log.Append(1, large);
-  log.Append(2, large);
-  int thrown = 0;
-  for (int i = 0; i < 2; ++i) {
+  Op small = ParseUpsert(Records(2), "c", 4, Metric::kDotProduct);
+  int thrown = 0, applied = 0;
+  auto attempt = [&](const std::function<void()>& call) {
     try {
-      log.Sync();
+      call();
     } catch (const std::exception&) {
       ++thrown;
     }
-  }
-  Check(thrown == 2, "a write the thread could not make fails Sync, and every Sync after it");
-  log.Quiesce();
-  bool inline_thrown = false;
-  try {
-    Op small = ParseUpsert(Records(2), "c", 4, Metric::kDotProduct);
-    log.Append(3, small);
-  } catch (const std::exception&) {
-    inline_thrown = true;
-  }
-  Check(inline_thrown, "a write made on the caller's thread throws there");
+  };
+  attempt([&] { log.AppendAndApply(1, large, [&] { ++applied; }); });
+  Check(thrown == 1, "a large op's write that fails throws from AppendAndApply, after its apply ran beside it");
+  attempt([&] { log.Sync(); });
+  attempt([&] { log.AppendAndApply(2, small, [&] { ++applied; }); });
+  attempt([&] { log.Sync(); });
+  Check(thrown == 4, "after a failed write, every later append and sync throws");
+  Check(applied == 1, "an op appended after the failure is not applied");
 }
 
 size_t ResidentPages(const Region& r, size_t offset, size_t bytes) {

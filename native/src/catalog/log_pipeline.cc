@@ -1,6 +1,5 @@
 #include "catalog/log_pipeline.h"
 
-#include <chrono>
 #include <variant>
 
 #include "util/byte_io.h"
@@ -9,94 +8,58 @@ namespace tessera {
 namespace {
 
 // 0.2-0.4 ms of apply (0.6-1.5 us a record at 128-d, measured), against the tens of microseconds
-// a hand-over's two thread wake-ups cost on this VM.
+// a hand-over to a spinning query thread costs on this VM.
 constexpr size_t kLargeUpsertRecords = 256;
 // A payload buffer grown past this by one huge batch is let go rather than kept.
 constexpr size_t kKeptPayloadBytes = 16 << 20;
-// Batches streaming in keep the worker's thread; an idle store lets it go.
-constexpr std::chrono::milliseconds kWorkerLinger(100);
 
 }  // namespace
 
-LogPipeline::LogPipeline(Wal* wal, uint32_t dim) : wal_(wal), dim_(dim), worker_(kWorkerLinger) {}
-
-LogPipeline::~LogPipeline() { Quiesce(); }
+LogPipeline::LogPipeline(Wal* wal, uint32_t dim, ThreadPool& pool) : wal_(wal), dim_(dim), pool_(pool) {}
 
 bool LogPipeline::Large(const Op& op) {
   const UpsertOp* upsert = std::get_if<UpsertOp>(&op);
   return upsert != nullptr && upsert->records.size() >= kLargeUpsertRecords;
 }
 
-void LogPipeline::Write(uint64_t version, const Op& op) {
-  payload_.clear();
-  PutFixed<uint64_t>(&payload_, version);
-  AppendOp(op, dim_, &payload_);
-  wal_->Append(payload_);
-  if (payload_.capacity() > kKeptPayloadBytes) std::string().swap(payload_);
+void LogPipeline::Write(uint64_t version, const Op& op, bool sync) {
+  if (error_) std::rethrow_exception(error_);
+  try {
+    payload_.clear();
+    PutFixed<uint64_t>(&payload_, version);
+    AppendOp(op, dim_, &payload_);
+    wal_->Append(payload_);
+    if (payload_.capacity() > kKeptPayloadBytes) std::string().swap(payload_);
+    if (sync) wal_->Sync();
+  } catch (...) {
+    error_ = std::current_exception();
+    throw;
+  }
 }
 
-void LogPipeline::Append(uint64_t version, const Op& op) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (Large(op) || synced_ != handed_) {
-      ++handed_;
-      unsynced_here_ = false;  // the worker syncs after this one, which covers what was written here
-      worker_.Post([this, version, &op] { WriteHandedOver(version, op); });
-      return;
-    }
+void LogPipeline::AppendAndApply(uint64_t version, const Op& op, const std::function<void()>& apply) {
+  if (!Large(op)) {
+    Write(version, op, false);
+    unsynced_ = true;
+    apply();
+    return;
   }
-  Write(version, op);
-  unsynced_here_ = true;
-}
-
-void LogPipeline::WriteHandedOver(uint64_t version, const Op& op) {
-  std::exception_ptr failed;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    failed = error_;
-  }
-  if (!failed) {
-    try {
-      Write(version, op);
-    } catch (...) {
-      failed = std::current_exception();
-    }
-  }
-  uint64_t written;
-  bool last;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (failed && !error_) error_ = failed;  // the ops after it are skipped: the log ends before it
-    written = ++written_;
-    last = written_ == handed_;
-  }
-  if (!last) return;  // a later job syncs this one with its own
-  if (!failed) {
-    try {
-      wal_->Sync();
-    } catch (...) {
-      failed = std::current_exception();
-    }
-  }
-  std::lock_guard<std::mutex> lock(mu_);
-  if (failed && !error_) error_ = failed;
-  synced_ = written;
-  synced_cv_.notify_all();
+  // The sync covers what earlier small ops wrote here too. Until both tasks return, Write is the
+  // only user of payload_ and wal_, and apply the only user of what it changes.
+  pool_.ParallelFor(2, [&](size_t task) { task == 0 ? Write(version, op, true) : apply(); });
+  unsynced_ = false;
 }
 
 void LogPipeline::Sync() {
-  {
-    std::unique_lock<std::mutex> lock(mu_);
-    synced_cv_.wait(lock, [this] { return synced_ == handed_; });
-    if (error_) std::rethrow_exception(error_);
+  if (error_) std::rethrow_exception(error_);
+  if (!unsynced_) return;
+  try {
+    wal_->Sync();
+  } catch (...) {
+    error_ = std::current_exception();
+    throw;
   }
-  if (unsynced_here_) wal_->Sync();
-  unsynced_here_ = false;
-}
-
-void LogPipeline::Quiesce() noexcept {
-  std::unique_lock<std::mutex> lock(mu_);
-  synced_cv_.wait(lock, [this] { return synced_ == handed_; });
+  unsynced_ = false;
 }
 
 }  // namespace tessera

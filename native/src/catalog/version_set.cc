@@ -50,7 +50,7 @@ void VersionSet::Recover() {
   Load();
   if (!logging_) return;
   wal_.OpenForAppend(WalPath(dir_));
-  log_ = std::make_unique<LogPipeline>(&wal_, dim_);
+  log_ = std::make_unique<LogPipeline>(&wal_, dim_, pool_);
   next_sequence_ = History::List(dir_).NextSequence();
 }
 
@@ -204,8 +204,12 @@ VersionSet::Refreshed VersionSet::Refresh() {
 
 uint64_t VersionSet::LogAndApply(const Op& op) {
   uint64_t version = version_ + 1;
-  if (log_) log_->Append(version, op);
-  uint64_t changed = state_.Apply(op, version);
+  uint64_t changed = 0;
+  auto apply = [&] { changed = state_.Apply(op, version); };
+  if (log_)
+    log_->AppendAndApply(version, op, apply);
+  else
+    apply();
   state_.NoteUse(op);
   version_ = version;
   return changed;
@@ -213,10 +217,6 @@ uint64_t VersionSet::LogAndApply(const Op& op) {
 
 void VersionSet::Sync() {
   if (log_) log_->Sync();
-}
-
-void VersionSet::QuiesceLog() noexcept {
-  if (log_) log_->Quiesce();
 }
 
 bool VersionSet::CheckpointDue() const {

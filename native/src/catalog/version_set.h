@@ -69,14 +69,11 @@ class VersionSet {
   uint64_t version() const { return version_; }
   // Throws Error (400/404) when op cannot apply; changes nothing.
   void Validate(const Op& op) const { state_.Validate(op); }
-  // Logs op (not yet durable; a large one on the log's thread while it applies) and applies it at
-  // the next version; returns rows changed. op must stay alive and unchanged until Sync() or
-  // QuiesceLog() returns.
+  // Logs op and applies it at the next version (a large one synced while it applies, a small one
+  // not yet durable); returns rows changed.
   uint64_t LogAndApply(const Op& op);
   // Makes every logged op durable.
   void Sync();
-  // Waits until the log's thread holds no op, whatever it met (a failed commit unwinding).
-  void QuiesceLog() noexcept;
   // The latest version as a snapshot.
   SnapshotPtr Current() { return state_.Freeze(version_, &pool_); }
   // See StoreState::vector_bytes: what the max_vector_bytes guard counts.
