@@ -236,10 +236,14 @@ export class Exchange implements Expiring {
    * The first piece is fetched before the status line so an early error still gets a clean answer.
    */
   private async stream({ status, contentType, pieces, headers = {} }: StreamedReply): Promise<void> {
+    // Whether this stream wrote the status line. Before it does, 'streaming' is another answer's
+    // (a 504 given meanwhile, waiting for the socket), which a failed piece must leave alone.
+    let begun = false;
     try {
       let piece = await pieces.next(PIECE_BYTES);
       if (this.state !== 'pending') return;
       this.settle('streaming');
+      begun = true;
       this.res.cork(() => this.head(status, contentType, headers));
       while (piece !== null) {
         const drained = this.write(piece);
@@ -253,7 +257,7 @@ export class Exchange implements Expiring {
       this.finished(status);
     } catch (err) {
       if (this.state === 'pending') throw err;
-      if (this.streaming()) {
+      if (begun && this.streaming()) {
         this.req.log.error({ err }, 'response stream failed');
         this.cut(500);
       }
