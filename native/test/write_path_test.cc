@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <new>
 #include <optional>
 #include <string>
 #include <variant>
@@ -332,6 +333,22 @@ void AFailedWriteFailsEverySync() {
   Check(applied == 1, "an op appended after the failure is not applied");
 }
 
+void AFailedApplyIsRethrown() {
+  std::string path = test::TempDir() + "/wal-apply";
+  Wal wal;
+  wal.OpenForAppend(path);
+  ThreadPool pool(2);
+  LogPipeline log(&wal, 4, pool);
+  Op large = ParseUpsert(Records(300), "c", 4, Metric::kDotProduct);
+  bool thrown = false;
+  try {
+    log.AppendAndApply(1, large, [] { throw std::bad_alloc(); });
+  } catch (const std::bad_alloc&) {
+    thrown = true;
+  }
+  Check(thrown, "an apply that fails beside the log's write is rethrown by AppendAndApply, its type kept (507 for memory)");
+}
+
 size_t ResidentPages(const Region& r, size_t offset, size_t bytes) {
   const size_t page = size_t(::sysconf(_SC_PAGESIZE));
   std::vector<unsigned char> in(bytes / page);
@@ -383,6 +400,7 @@ int main() {
   RefusalsNameTheField();
   ThePipelineKeepsVersionOrder();
   AFailedWriteFailsEverySync();
+  AFailedApplyIsRethrown();
   PopulateCommitsPagesAndKeepsTheirBytes();
   CommitsAheadOnlyPastTheFirstHugePage();
   return test::Report();

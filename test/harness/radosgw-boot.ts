@@ -110,6 +110,8 @@ export async function startRadosgw({ timeoutMs = 90_000, memstoreBytes = 1024 **
     rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', exitHook);
+  // SIGKILL, waiting for each exit: the daemons' files are removed next, so nothing needs a clean
+  // shutdown, and a daemon slow to honour SIGTERM cannot hold the suite.
   const stop = async () => {
     process.off('exit', exitHook);
     await Promise.all(
@@ -117,12 +119,8 @@ export async function startRadosgw({ timeoutMs = 90_000, memstoreBytes = 1024 **
         (d) =>
           new Promise<void>((resolve) => {
             if (d.exitCode !== null || d.signalCode !== null) return resolve();
-            const kill = setTimeout(() => d.kill('SIGKILL'), 5000);
-            d.once('exit', () => {
-              clearTimeout(kill);
-              resolve();
-            });
-            d.kill('SIGTERM');
+            d.once('exit', () => resolve());
+            d.kill('SIGKILL');
           }),
       ),
     );
