@@ -186,7 +186,8 @@ UpsertOp ParseUpsert(std::string_view body, const std::string& collection, uint3
                      ThreadPool* pool) {
   UpsertOp op;
   bool read = false;
-  if (std::vector<size_t> cuts = pool == nullptr ? std::vector<size_t>{} : UpsertCuts(body, pool->size()); !cuts.empty()) {
+  if (std::vector<size_t> cuts = pool == nullptr ? std::vector<size_t>{} : UpsertCuts(body, kUpsertPartsPerThread * pool->size());
+      !cuts.empty()) {
     try {
       op = ReadUpsertInParts(body, cuts, dim, metric, reserved, *pool);
       read = true;
