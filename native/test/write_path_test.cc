@@ -33,6 +33,7 @@
 #include "query/parse/write_parser.h"
 #include "random.h"
 #include "same_upsert.h"
+#include "storage/segment.h"
 #include "storage/wal.h"
 #include "util/byte_io.h"
 #include "util/file_util.h"
@@ -387,6 +388,30 @@ void CommitsAheadOnlyPastTheFirstHugePage() {
   }
 }
 
+void ARecycledSegmentsRegionShowsNoOldVectors() {
+  // A capacity no other test uses, so the region kept is this test's own.
+  const uint32_t capacity = 12345;
+  std::vector<float> floats(4 * 3, 7.0f);
+  const float* first = nullptr;
+  {
+    std::shared_ptr<Segment> a = Segment::NewMemory(1, 4, capacity, /*recycled=*/true);
+    for (size_t r = 0; r < 3; ++r) a->Append(RecordInput{"a" + std::to_string(r), int64_t(4 * r), {}, ""}, floats);
+    first = a->vectors();
+  }
+  std::shared_ptr<Segment> b = Segment::NewMemory(2, 4, capacity, /*recycled=*/true);
+  Check(b->vectors() == first, "a recycled segment let go of leaves its vector region to the next of its capacity");
+  b->Append(RecordInput{"b0", -1, {}, ""}, floats);
+  b->Append(RecordInput{"b1", 0, {}, ""}, floats);
+  Check(!b->has_vector(0) && std::all_of(b->vector(0), b->vector(0) + 4, [](float x) { return x == 0; }),
+        "a row without a vector reads zeros there, not the vector the region held before");
+  Check(b->has_vector(1) && b->vector(1)[3] == 7.0f, "a row with a vector reads its own");
+  b.reset();
+  std::shared_ptr<Segment> c = Segment::NewMemory(3, 4, capacity);
+  Check(c->vectors() != first, "a segment not recycled (a compaction's output) gets a fresh region");
+  std::shared_ptr<Segment> d = Segment::NewMemory(4, 4, capacity, /*recycled=*/true);
+  Check(d->vectors() == first, "and leaves the kept one to the next recycled segment");
+}
+
 }  // namespace
 
 int main() {
@@ -403,5 +428,6 @@ int main() {
   AFailedApplyIsRethrown();
   PopulateCommitsPagesAndKeepsTheirBytes();
   CommitsAheadOnlyPastTheFirstHugePage();
+  ARecycledSegmentsRegionShowsNoOldVectors();
   return test::Report();
 }

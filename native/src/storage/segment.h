@@ -39,7 +39,9 @@ struct NamedColumn {
 
 class Segment : public std::enable_shared_from_this<Segment> {
  public:
-  static std::shared_ptr<Segment> NewMemory(uint64_t id, uint32_t dim, uint32_t capacity);
+  // recycled: its vector region is kept, when it is let go of, for the next recycled segment of
+  // its capacity (see KeptVectors in segment.cc), and may come from one let go of before.
+  static std::shared_ptr<Segment> NewMemory(uint64_t id, uint32_t dim, uint32_t capacity, bool recycled = false);
   // Opens the files Persist() wrote; del_file (may be empty) holds the deletion bitmap.
   // Its columns come from OpenSegmentColumns (built and written when may_write and the column file
   // is missing or damaged).
@@ -141,6 +143,8 @@ class Segment : public std::enable_shared_from_this<Segment> {
   uint32_t capacity_;
   bool sealed_;
   uint32_t appended_ = 0;
+  bool recycled_ = false;
+  size_t stale_vector_bytes_ = 0;  // of vectors_, what a segment that held it before may have written
   uint32_t deleted_rows_ = 0;
   std::atomic<uint64_t> record_bytes_{0}, max_record_bytes_{0};
 
