@@ -288,12 +288,18 @@ std::vector<std::pair<uint64_t, size_t>> LoggedVersionsAndRecords(const std::str
   return out;
 }
 
-void ThePipelineKeepsVersionOrder() {
-  std::string path = test::TempDir() + "/wal";
+// A log opened at path, with its pipeline over a pool of 2 threads.
+struct TestLog {
+  explicit TestLog(const std::string& at) : path(at), log(&wal, 4, pool) { wal.OpenForAppend(path); }
+  std::string path;
   Wal wal;
-  wal.OpenForAppend(path);
-  ThreadPool pool(2);
-  LogPipeline log(&wal, 4, pool);
+  ThreadPool pool{2};
+  LogPipeline log;
+};
+
+void ThePipelineKeepsVersionOrder() {
+  TestLog t(test::TempDir() + "/wal");
+  LogPipeline& log = t.log;
   Op large = ParseUpsert(Records(300), "c", 4, Metric::kDotProduct);
   Op small = ParseUpsert(Records(2), "c", 4, Metric::kDotProduct);
   Check(LogPipeline::Large(large) && !LogPipeline::Large(small), "a 300-record upsert is written beside its apply, a 2-record one is not");
@@ -304,17 +310,15 @@ void ThePipelineKeepsVersionOrder() {
   log.AppendAndApply(3, large, apply(3));
   log.AppendAndApply(4, small, apply(4));
   log.Sync();
-  auto logged = LoggedVersionsAndRecords(path);
+  auto logged = LoggedVersionsAndRecords(t.path);
   std::vector<std::pair<uint64_t, size_t>> expected{{1, 300}, {2, 2}, {3, 300}, {4, 2}};
   Check(logged == expected, "the log holds versions 1-4 in order, each op whole");
   Check(applied == std::vector<uint64_t>{1, 2, 3, 4}, "each op is applied once, in version order, before AppendAndApply returns");
 }
 
 void AFailedWriteFailsEverySync() {
-  Wal wal;
-  wal.OpenForAppend("/dev/full");
-  ThreadPool pool(2);
-  LogPipeline log(&wal, 4, pool);
+  TestLog t("/dev/full");
+  LogPipeline& log = t.log;
   Op large = ParseUpsert(Records(300), "c", 4, Metric::kDotProduct);
   Op small = ParseUpsert(Records(2), "c", 4, Metric::kDotProduct);
   int thrown = 0, applied = 0;
@@ -335,11 +339,8 @@ void AFailedWriteFailsEverySync() {
 }
 
 void AFailedApplyIsRethrown() {
-  std::string path = test::TempDir() + "/wal-apply";
-  Wal wal;
-  wal.OpenForAppend(path);
-  ThreadPool pool(2);
-  LogPipeline log(&wal, 4, pool);
+  TestLog t(test::TempDir() + "/wal-apply");
+  LogPipeline& log = t.log;
   Op large = ParseUpsert(Records(300), "c", 4, Metric::kDotProduct);
   bool thrown = false;
   try {
@@ -410,6 +411,23 @@ void ARecycledSegmentsRegionShowsNoOldVectors() {
   Check(c->vectors() != first, "a segment not recycled (a compaction's output) gets a fresh region");
   std::shared_ptr<Segment> d = Segment::NewMemory(4, 4, capacity, /*recycled=*/true);
   Check(d->vectors() == first, "and leaves the kept one to the next recycled segment");
+
+  // With d holding the only region kept so far, five segments let go of leave four.
+  const uint32_t other = 23456;
+  std::vector<std::shared_ptr<Segment>> held;
+  for (uint64_t id = 10; id < 15; ++id) {
+    held.push_back(Segment::NewMemory(id, 4, other, /*recycled=*/true));
+    held.back()->Append(RecordInput{"r", 0, {}, ""}, floats);
+  }
+  held.clear();
+  size_t backed = 0;  // a kept region's first page holds a row; a fresh one's is not committed
+  for (uint64_t id = 20; id < 25; ++id) {
+    held.push_back(Segment::NewMemory(id, 4, other, /*recycled=*/true));
+    unsigned char in = 0;
+    if (::mincore(const_cast<float*>(held.back()->vectors()), size_t(::sysconf(_SC_PAGESIZE)), &in) == 0) backed += in & 1;
+  }
+  Check(backed == 4,
+        "at most four regions are kept: the fifth segment let go of is freed, " + std::to_string(backed) + " came back backed");
 }
 
 }  // namespace

@@ -17,14 +17,16 @@ namespace {
 
 constexpr uint32_t kRowsMagic = 0x31525354;  // "TSR1"
 constexpr size_t kArenaChunk = 1 << 16;
-// Bytes of vectors (what their segments wrote) kept in regions let go of, at most.
+// Regions kept, and the bytes of vectors their segments wrote, at most. The count bounds the
+// mappings held (a tenant server closes many small stores); one per size is what a writer reuses.
+constexpr size_t kKeptVectorRegions = 4;
 constexpr size_t kKeptVectorBytes = 256 << 20;
 
 // The vector regions of recycled memory segments (those rows are appended to) let go of (sealed by
-// a checkpoint, a store closed), kept for the next one of the same size: their pages are backed already, where a fresh
-// region's cost a fault each (5-6 ms a 2 MiB huge page on a VM whose host takes freed memory back;
-// a durable 100,000-record ingest 8-25% faster on its second store). Each with the bytes its
-// segment may have written, which the next one must not show.
+// a checkpoint, a store closed), kept for the next one of the same size: their pages are backed
+// already, where a fresh region's cost a fault each (5-6 ms a 2 MiB huge page on a VM whose host
+// takes freed memory back; durable ingests faster in 6 of 8 alternated pairs, bench/README). Each
+// with the bytes its segment may have written, which the next one must not show.
 struct KeptVectors {
   std::mutex mu;
   std::vector<std::pair<Region, size_t>> regions;
@@ -49,7 +51,7 @@ Segment::~Segment() {
   size_t written = std::max(size_t(appended_) * dim_ * sizeof(float), stale_vector_bytes_);
   KeptVectors& kept = Kept();
   std::lock_guard<std::mutex> lock(kept.mu);
-  if (kept.bytes + written > kKeptVectorBytes) return;  // freed with the segment
+  if (kept.regions.size() == kKeptVectorRegions || kept.bytes + written > kKeptVectorBytes) return;  // freed with the segment
   kept.regions.emplace_back(std::move(vectors_), written);
   kept.bytes += written;
 }
@@ -58,8 +60,8 @@ std::shared_ptr<Segment> Segment::NewMemory(uint64_t id, uint32_t dim, uint32_t 
   std::shared_ptr<Segment> s(new Segment(id, dim, capacity, false));
   s->recycled_ = recycled;
   const size_t bytes = size_t(capacity) * dim * sizeof(float);
-  KeptVectors& kept = Kept();
   if (recycled) {
+    KeptVectors& kept = Kept();
     std::lock_guard<std::mutex> lock(kept.mu);
     auto it = std::find_if(kept.regions.begin(), kept.regions.end(), [&](const auto& r) { return r.first.size() == bytes; });
     if (it != kept.regions.end()) {

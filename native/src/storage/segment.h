@@ -40,7 +40,8 @@ struct NamedColumn {
 class Segment : public std::enable_shared_from_this<Segment> {
  public:
   // recycled: its vector region is kept, when it is let go of, for the next recycled segment of
-  // its capacity (see KeptVectors in segment.cc), and may come from one let go of before.
+  // its capacity, and may come from one let go of before (at most 4 regions and 256 MB of vectors
+  // written are kept; see KeptVectors in segment.cc).
   static std::shared_ptr<Segment> NewMemory(uint64_t id, uint32_t dim, uint32_t capacity, bool recycled = false);
   // Opens the files Persist() wrote; del_file (may be empty) holds the deletion bitmap.
   // Its columns come from OpenSegmentColumns (built and written when may_write and the column file
