@@ -68,21 +68,27 @@ void ScanBlocks(const Segment& seg, const VectorQuery& q, const RowRange& rows, 
       uint64_t keep = narrowed == Narrowed::kNone ? ~uint64_t(0) : chunk.Word((b - c) / kBlock);
       if (keep == 0) continue;
       ++blocks_scored;
-      for (uint32_t i = 0; i < n; ++i) scored[i] = admit.Visible(b + i) && seg.has_vector(b + i);
-      for (uint32_t i = 0; i < n;) {
-        if (!scored[i]) {
-          ++i;
-          continue;
+      // A block with no deleted or vectorless row (the common case) is one kernel call, untested.
+      const bool whole = admit.AllVisible() && seg.all_have_vectors(b, n);
+      if (whole) {
+        kernel(q.vector, seg.vector(b), q.dim, n, scores);
+      } else {
+        for (uint32_t i = 0; i < n; ++i) scored[i] = admit.Visible(b + i) && seg.has_vector(b + i);
+        for (uint32_t i = 0; i < n;) {
+          if (!scored[i]) {
+            ++i;
+            continue;
+          }
+          uint32_t end = i + 1;
+          while (end < n && scored[end]) ++end;
+          kernel(q.vector, seg.vector(b + i), q.dim, end - i, scores + i);
+          i = end;
         }
-        uint32_t end = i + 1;
-        while (end < n && scored[end]) ++end;
-        kernel(q.vector, seg.vector(b + i), q.dim, end - i, scores + i);
-        i = end;
       }
       if (n < kBlock) keep &= (uint64_t(1) << n) - 1;
       for (; keep != 0; keep &= keep - 1) {
         uint32_t i = uint32_t(std::countr_zero(keep)), r = b + i;
-        if (!scored[i]) continue;
+        if (!whole && !scored[i]) continue;
         float score = q.euclidean ? -scores[i] : scores[i];
         if (!sink.Wants(score)) continue;
         if (narrowed == Narrowed::kExact ? !admit.Excluded(r) : admit.Admits(r)) sink.Offer(r, score);

@@ -77,11 +77,15 @@ struct SearchTrace {
 // and not the excluded record (/search/similar's source).
 class RowFilter {
  public:
-  RowFilter(const Segment& segment, uint64_t version, const Filter& filter, std::optional<std::string_view> excluded_id)
-      : segment_(segment), version_(version), filter_(filter, segment), excluded_id_(excluded_id) {}
+  // all_visible: the snapshot sees no row of segment deleted (its SegmentRef's deleted_rows is 0).
+  RowFilter(const Segment& segment, uint64_t version, const Filter& filter, std::optional<std::string_view> excluded_id,
+            bool all_visible = false)
+      : segment_(segment), version_(version), filter_(filter, segment), excluded_id_(excluded_id), all_visible_(all_visible) {}
 
   // Cheap, checked before a row is scored.
-  bool Visible(uint32_t row) const { return segment_.visible(row, version_); }
+  bool Visible(uint32_t row) const { return all_visible_ || segment_.visible(row, version_); }
+  // Whether every row the snapshot sees is visible, so a scan need not ask row by row.
+  bool AllVisible() const { return all_visible_; }
   // Reads the row's attributes, so it is asked only of scores the sink wants.
   bool Admits(uint32_t row) const { return Passes(row) && !Excluded(row); }
   bool Passes(uint32_t row) const { return filter_.Matches(row); }
@@ -95,6 +99,7 @@ class RowFilter {
   uint64_t version_;
   SegmentFilter filter_;
   std::optional<std::string_view> excluded_id_;
+  bool all_visible_;
 };
 
 // Where admitted scores go. Wants() is inline because a scan asks it of every row: a score under

@@ -158,6 +158,8 @@ uint32_t Segment::Append(const RecordInput& rec, const std::vector<float>& float
   return AppendRow(rec.id, rec.attrs, rec.vector_offset >= 0 ? floats.data() + rec.vector_offset : nullptr, named);
 }
 
+bool Segment::all_have_vectors(uint32_t begin, uint32_t n) const { return std::memchr(&has_vector_[begin], 0, n) == nullptr; }
+
 uint32_t Segment::AppendCopy(const Segment& source, uint32_t row) {
   std::vector<NamedRowVector> named;
   for (const NamedColumn* c : source.named_columns())

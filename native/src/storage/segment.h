@@ -79,6 +79,8 @@ class Segment : public std::enable_shared_from_this<Segment> {
   // A sealed segment's rows file CRC (its identity for derived files); 0 for a memory segment.
   uint32_t rows_crc() const { return rows_crc_; }
   bool has_vector(uint32_t r) const { return has_vector_[r] != 0; }
+  // Whether every row of [begin, begin + n) has a vector.
+  bool all_have_vectors(uint32_t begin, uint32_t n) const;
   const float* vectors() const { return static_cast<const float*>(vectors_.data()); }
   const float* vector(uint32_t r) const { return vectors() + size_t(r) * dim_; }
   const NamedColumn* named(std::string_view name) const;
