@@ -430,6 +430,19 @@ void ARecycledSegmentsRegionShowsNoOldVectors() {
         "at most four regions are kept: the fifth segment let go of is freed, " + std::to_string(backed) + " came back backed");
 }
 
+void KeptRegionsGoBackOnceIdle() {
+  Segment::ReleaseKeptVectors(std::chrono::seconds(0));  // what earlier tests left kept
+  const uint32_t capacity = 34567;
+  std::vector<float> floats(4, 7.0f);
+  Segment::NewMemory(1, 4, capacity, /*recycled=*/true)->Append(RecordInput{"a", 0, {}, ""}, floats);
+  Check(Segment::ReleaseKeptVectors(std::chrono::hours(1)) == 0, "a region kept for less than the idle time stays kept");
+  Check(Segment::ReleaseKeptVectors(std::chrono::seconds(0)) == 1, "a region kept for the idle time is freed");
+  std::shared_ptr<Segment> next = Segment::NewMemory(2, 4, capacity, /*recycled=*/true);
+  unsigned char in = 1;
+  Check(::mincore(const_cast<float*>(next->vectors()), size_t(::sysconf(_SC_PAGESIZE)), &in) == 0 && (in & 1) == 0,
+        "the next segment of that size gets a fresh region, not the freed one");
+}
+
 }  // namespace
 
 int main() {
@@ -447,5 +460,6 @@ int main() {
   PopulateCommitsPagesAndKeepsTheirBytes();
   CommitsAheadOnlyPastTheFirstHugePage();
   ARecycledSegmentsRegionShowsNoOldVectors();
+  KeptRegionsGoBackOnceIdle();
   return test::Report();
 }

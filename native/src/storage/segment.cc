@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -21,16 +23,27 @@ constexpr size_t kArenaChunk = 1 << 16;
 // mappings held (a tenant server closes many small stores); one per size is what a writer reuses.
 constexpr size_t kKeptVectorRegions = 4;
 constexpr size_t kKeptVectorBytes = 256 << 20;
+// How long a kept region waits for a taker before its memory goes back to the system: long enough
+// for the next checkpoint or store of a steady writer, short enough that a server that closed its
+// stores does not hold their vectors' memory while idle.
+constexpr auto kKeptVectorIdle = std::chrono::seconds(30);
 
 // The vector regions of recycled memory segments (those rows are appended to) let go of (sealed by
 // a checkpoint, a store closed), kept for the next one of the same size: their pages are backed
 // already, where a fresh region's cost a fault each (5-6 ms a 2 MiB huge page on a VM whose host
 // takes freed memory back; durable ingests faster in 6 of 8 alternated pairs, bench/README). Each
-// with the bytes its segment may have written, which the next one must not show.
+// with the bytes its segment may have written, which the next one must not show, and when it was
+// kept.
 struct KeptVectors {
+  struct Entry {
+    Region region;
+    size_t written;
+    std::chrono::steady_clock::time_point since;
+  };
   std::mutex mu;
-  std::vector<std::pair<Region, size_t>> regions;
+  std::vector<Entry> regions;
   size_t bytes = 0;
+  bool releaser = false;  // a thread frees the regions left idle
 };
 
 KeptVectors& Kept() {
@@ -38,7 +51,45 @@ KeptVectors& Kept() {
   return *kept;
 }
 
+// Sleeps until the oldest kept region will have been idle kKeptVectorIdle, frees what has, and
+// leaves once none is kept (a region kept later is newer, so no earlier wake is ever needed).
+// Detached: it touches nothing but the never-destroyed KeptVectors.
+void ReleaseIdleVectors() {
+  KeptVectors& kept = Kept();
+  for (;;) {
+    std::chrono::steady_clock::time_point wake;
+    {
+      std::lock_guard<std::mutex> lock(kept.mu);
+      if (kept.regions.empty()) {
+        kept.releaser = false;
+        return;
+      }
+      auto oldest =
+          std::min_element(kept.regions.begin(), kept.regions.end(), [](const auto& a, const auto& b) { return a.since < b.since; });
+      wake = oldest->since + kKeptVectorIdle;
+    }
+    std::this_thread::sleep_until(wake);
+    Segment::ReleaseKeptVectors(kKeptVectorIdle);
+  }
+}
+
 }  // namespace
+
+size_t Segment::ReleaseKeptVectors(std::chrono::steady_clock::duration idle) {
+  std::vector<Region> freed;  // unmapped after the lock is let go of
+  KeptVectors& kept = Kept();
+  {
+    std::lock_guard<std::mutex> lock(kept.mu);
+    const auto now = std::chrono::steady_clock::now();
+    auto idle_end = std::partition(kept.regions.begin(), kept.regions.end(), [&](const auto& k) { return now - k.since < idle; });
+    for (auto it = idle_end; it != kept.regions.end(); ++it) {
+      kept.bytes -= it->written;
+      freed.push_back(std::move(it->region));
+    }
+    kept.regions.erase(idle_end, kept.regions.end());
+  }
+  return freed.size();
+}
 
 Segment::Segment(uint64_t id, uint32_t dim, uint32_t capacity, bool sealed) : id_(id), dim_(dim), capacity_(capacity), sealed_(sealed) {
   has_vector_ = LazyArray<uint8_t>(capacity);
@@ -52,8 +103,15 @@ Segment::~Segment() {
   KeptVectors& kept = Kept();
   std::lock_guard<std::mutex> lock(kept.mu);
   if (kept.regions.size() == kKeptVectorRegions || kept.bytes + written > kKeptVectorBytes) return;  // freed with the segment
-  kept.regions.emplace_back(std::move(vectors_), written);
+  kept.regions.push_back({std::move(vectors_), written, std::chrono::steady_clock::now()});
   kept.bytes += written;
+  if (kept.releaser) return;
+  try {
+    std::thread(ReleaseIdleVectors).detach();
+    kept.releaser = true;
+  } catch (const std::system_error&) {
+    // No thread to spare: the regions wait for the next segment let go of to start one.
+  }
 }
 
 std::shared_ptr<Segment> Segment::NewMemory(uint64_t id, uint32_t dim, uint32_t capacity, bool recycled) {
@@ -63,11 +121,11 @@ std::shared_ptr<Segment> Segment::NewMemory(uint64_t id, uint32_t dim, uint32_t 
   if (recycled) {
     KeptVectors& kept = Kept();
     std::lock_guard<std::mutex> lock(kept.mu);
-    auto it = std::find_if(kept.regions.begin(), kept.regions.end(), [&](const auto& r) { return r.first.size() == bytes; });
+    auto it = std::find_if(kept.regions.begin(), kept.regions.end(), [&](const auto& k) { return k.region.size() == bytes; });
     if (it != kept.regions.end()) {
-      s->vectors_ = std::move(it->first);
-      s->stale_vector_bytes_ = it->second;
-      kept.bytes -= it->second;
+      s->vectors_ = std::move(it->region);
+      s->stale_vector_bytes_ = it->written;
+      kept.bytes -= it->written;
       kept.regions.erase(it);
       return s;
     }

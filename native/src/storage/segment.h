@@ -12,6 +12,7 @@
 // address space until then).
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -41,8 +42,11 @@ class Segment : public std::enable_shared_from_this<Segment> {
  public:
   // recycled: its vector region is kept, when it is let go of, for the next recycled segment of
   // its capacity, and may come from one let go of before (at most 4 regions and 256 MB of vectors
-  // written are kept; see KeptVectors in segment.cc).
+  // written are kept, each for 30 s unused at most; see KeptVectors in segment.cc).
   static std::shared_ptr<Segment> NewMemory(uint64_t id, uint32_t dim, uint32_t capacity, bool recycled = false);
+  // Frees the vector regions kept for at least idle; returns how many. A thread does it with 30 s
+  // whenever regions are kept; tests call it directly.
+  static size_t ReleaseKeptVectors(std::chrono::steady_clock::duration idle);
   // Opens the files Persist() wrote; del_file (may be empty) holds the deletion bitmap.
   // Its columns come from OpenSegmentColumns (built and written when may_write and the column file
   // is missing or damaged).
