@@ -4,7 +4,7 @@
 import test from 'ava';
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
-import { Store } from '../../lib/index';
+import { Cancellation, Store } from '../../lib/index';
 import type { Filter, Hit, PlannedHits } from '../../lib/index';
 import { clustered, indexedStore, queriesNear, recallAt, upsertAll } from './data';
 
@@ -22,6 +22,21 @@ test('HNSW recall@10 against exact search is at least 0.95, on the ann path', as
   t.false('rows_scanned' in plan);
   t.true(plan.candidates!.surfaced >= plan.candidates!.survived && plan.candidates!.survived >= 10);
   t.true('walk_us' in plan.timings && 'total_us' in plan.timings);
+});
+
+test('the short plan a walk leaves on its Cancellation (the slow-query log\'s) has the plan\'s path and candidates, no rows_scanned', async (t) => {
+  const { store } = await indexedStore(data.slice(0, 3000), { ann: 'hnsw' });
+  t.teardown(() => store.close());
+  const { plan } = await store.search({ query: queries[1], top_k: 10, plan: true });
+  const cancellation = new Cancellation();
+  await store.search({ query: queries[1], top_k: 10 }, { cancellation });
+  const short = JSON.parse(cancellation.token.planSummary() ?? '{}');
+  t.is(short.path, 'ann');
+  t.deepEqual(short.candidates, plan.candidates);
+  // A walk surfaces more rows than it keeps: at most ef = max(ef_search 64, overscan 4 x top_k 10) survive.
+  t.true(short.candidates.survived <= 64 && short.candidates.survived >= 10 && short.candidates.surfaced > short.candidates.survived);
+  t.false('rows_scanned' in short);
+  t.true(Number.isInteger(short.total_us));
 });
 
 test('exact: true bypasses the index: the exact path, every row scanned', async (t) => {

@@ -15,6 +15,13 @@ namespace tessera {
 // Long loops poll their token at least this often (rows, postings or terms visited).
 constexpr uint32_t kRowsPerCancelCheck = 4096;
 
+// The short plan of the vector query that ran last under a token, what the slow-query log prints.
+struct ShortPlan {
+  const char* path = nullptr;  // a static string; null: no vector query ran
+  uint64_t total_ns = 0, rows_scanned = 0;
+  uint64_t surfaced = 0, survived = 0, dropped_out_of_scope = 0, dropped_stale = 0, dropped_filtered = 0, dropped_min_score = 0;
+};
+
 class CancelToken {
  public:
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
@@ -23,25 +30,22 @@ class CancelToken {
     if (cancelled()) throw Error(Status::kCancelled, "the request was cancelled");
   }
 
-  // One token may serve several concurrent calls (a Cancellation passed to many), so the summary
-  // (the latest written) is guarded.
-  void set_plan_summary(std::string summary) const {
-    std::lock_guard<std::mutex> lock(plan_summary_mu_);
-    plan_summary_ = std::move(summary);
+  // One token may serve several concurrent calls (a Cancellation passed to many), so the plan
+  // (the latest set) is guarded. It is kept as counts and written as JSON only when asked for: the
+  // log asks only for slow queries.
+  void set_plan(const ShortPlan& plan) const {
+    std::lock_guard<std::mutex> lock(plan_mu_);
+    plan_ = plan;
   }
-  void clear_plan_summary() const {
-    std::lock_guard<std::mutex> lock(plan_summary_mu_);
-    plan_summary_.clear();
-  }
-  std::string plan_summary() const {
-    std::lock_guard<std::mutex> lock(plan_summary_mu_);
-    return plan_summary_;
-  }
+  void clear_plan_summary() const { set_plan(ShortPlan{}); }
+  // {path, total_us, rows_scanned?, candidates?} as JSON; empty when no vector query ran.
+  // Written by query/query_plan.cc.
+  std::string plan_summary() const;
 
  private:
   std::atomic<bool> cancelled_{false};
-  mutable std::mutex plan_summary_mu_;
-  mutable std::string plan_summary_;  // JSON; empty when no vector query ran
+  mutable std::mutex plan_mu_;
+  mutable ShortPlan plan_;
 };
 
 }  // namespace tessera

@@ -10,24 +10,42 @@ uint64_t Micros(uint64_t ns) { return ns / 1000; }
 bool IndexPath(std::string_view path) { return path == "ann" || path == "segmented"; }
 
 // rows_scanned and candidates, each where the path has it.
-void WriteCounts(JsonWriter& w, const QueryPlan& plan) {
+void WriteCounts(JsonWriter& w, const ShortPlan& plan) {
   std::string_view path = plan.path;
-  const SearchTrace& t = plan.trace;
-  if (!IndexPath(path)) w.Member("rows_scanned", t.rows_scanned);
+  if (!IndexPath(path)) w.Member("rows_scanned", plan.rows_scanned);
   if (path == "exact" || path == "quantized") return;
   w.Key("candidates");
   JsonWriter::Scope candidates = w.Object();
-  w.Member("surfaced", t.surfaced);
-  w.Member("survived", t.survived);
-  w.Member("dropped_out_of_scope", t.dropped_out_of_scope);
-  w.Member("dropped_stale", t.dropped_stale);
-  w.Member("dropped_filtered", t.dropped_filtered);
-  w.Member("dropped_min_score", t.dropped_min_score);
+  w.Member("surfaced", plan.surfaced);
+  w.Member("survived", plan.survived);
+  w.Member("dropped_out_of_scope", plan.dropped_out_of_scope);
+  w.Member("dropped_stale", plan.dropped_stale);
+  w.Member("dropped_filtered", plan.dropped_filtered);
+  w.Member("dropped_min_score", plan.dropped_min_score);
 }
 
 }  // namespace
 
-std::string ShortPlanJson(const QueryPlan& plan) {
+ShortPlan ShortPlanOf(const QueryPlan& plan) {
+  const SearchTrace& t = plan.trace;
+  return ShortPlan{.path = plan.path,
+                   .total_ns = plan.total_ns,
+                   .rows_scanned = t.rows_scanned,
+                   .surfaced = t.surfaced,
+                   .survived = t.survived,
+                   .dropped_out_of_scope = t.dropped_out_of_scope,
+                   .dropped_stale = t.dropped_stale,
+                   .dropped_filtered = t.dropped_filtered,
+                   .dropped_min_score = t.dropped_min_score};
+}
+
+std::string CancelToken::plan_summary() const {
+  ShortPlan plan;
+  {
+    std::lock_guard<std::mutex> lock(plan_mu_);
+    plan = plan_;
+  }
+  if (plan.path == nullptr) return "";
   return JsonText([&](JsonWriter& w) {
     JsonWriter::Scope object = w.Object();
     w.Member("path", plan.path);
@@ -41,7 +59,7 @@ void WritePlan(JsonWriter& w, const QueryPlan& plan) {
   const SearchTrace& t = plan.trace;
   JsonWriter::Scope object = w.Object();
   w.Member("path", plan.path);
-  WriteCounts(w, plan);
+  WriteCounts(w, ShortPlanOf(plan));
   {
     w.Key("narrowing");
     JsonWriter::Scope narrowing = w.Object();

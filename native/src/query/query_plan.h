@@ -6,6 +6,7 @@
 
 #include "index/vector_index.h"
 #include "query/scan.h"
+#include "tessera/cancel.h"
 #include "util/clock.h"
 #include "util/json_writer.h"
 
@@ -23,8 +24,9 @@ struct QueryPlan {
 // surface none, timings only for phases that ran.
 void WritePlan(JsonWriter& w, const QueryPlan& plan);
 
-// The short form the slow-query log carries: path, total_us, rows_scanned and candidates.
-std::string ShortPlanJson(const QueryPlan& plan);
+// The short form the slow-query log carries (path, total_us, rows_scanned and candidates), as a
+// query leaves it on its token (CancelToken::plan_summary writes it).
+ShortPlan ShortPlanOf(const QueryPlan& plan);
 
 // {"hits": [...], "plan": {...}}, the response of a query asked with plan: true.
 template <typename WriteHits>

@@ -107,7 +107,7 @@ RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vec
   ApplyRankPasses(result.ranked, p, query.dim);
   result.plan.resolve_ns = NowNanos() - resolve_start;
   result.plan.total_ns = NowNanos() - start;
-  ctx.cancel.set_plan_summary(ShortPlanJson(result.plan));
+  ctx.cancel.set_plan(ShortPlanOf(result.plan));
   return result;
 }
 
