@@ -115,7 +115,7 @@ struct Ask {
 
 Answer Search(const VectorIndex& index, const Segment& segment, bool euclidean, const std::vector<float>& q, const Ask& ask) {
   Filter filter = Filter::CompileText(ask.filter, "filter");
-  RowFilter admit(segment, ask.version, filter, std::nullopt);
+  RowFilter admit(segment, ask.version, segment.deleted_rows(), filter, std::nullopt);
   VectorQuery query;
   query.vector = q.data();
   query.dim = segment.dim();

@@ -68,7 +68,8 @@ void ScanBlocks(const Segment& seg, const VectorQuery& q, const RowRange& rows, 
       uint64_t keep = narrowed == Narrowed::kNone ? ~uint64_t(0) : chunk.Word((b - c) / kBlock);
       if (keep == 0) continue;
       ++blocks_scored;
-      // A block with no deleted or vectorless row (the common case) is one kernel call, untested.
+      // A block with no deleted or vectorless row (the common case) is one kernel call, its rows not
+      // tested one by one.
       const bool whole = admit.AllVisible() && seg.all_have_vectors(b, n);
       if (whole) {
         kernel(q.vector, seg.vector(b), q.dim, n, scores);

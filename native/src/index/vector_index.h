@@ -77,10 +77,11 @@ struct SearchTrace {
 // and not the excluded record (/search/similar's source).
 class RowFilter {
  public:
-  // all_visible: the snapshot sees no row of segment deleted (its SegmentRef's deleted_rows is 0).
-  RowFilter(const Segment& segment, uint64_t version, const Filter& filter, std::optional<std::string_view> excluded_id,
-            bool all_visible = false)
-      : segment_(segment), version_(version), filter_(filter, segment), excluded_id_(excluded_id), all_visible_(all_visible) {}
+  // deleted_rows: how many rows of segment the snapshot sees deleted (its SegmentRef's); with none,
+  // no row needs its deletion stamp read.
+  RowFilter(const Segment& segment, uint64_t version, uint32_t deleted_rows, const Filter& filter,
+            std::optional<std::string_view> excluded_id)
+      : segment_(segment), version_(version), filter_(filter, segment), excluded_id_(excluded_id), all_visible_(deleted_rows == 0) {}
 
   // Cheap, checked before a row is scored.
   bool Visible(uint32_t row) const { return all_visible_ || segment_.visible(row, version_); }

@@ -78,7 +78,7 @@ std::vector<MatchedRow> MatchRows(const Snapshot& snap, const std::vector<const 
   pool.ParallelFor(plan.tasks().size(), [&](size_t t) {
     const ScanTask& task = plan.tasks()[t];
     const Segment& segment = *task.ref->segment;
-    RowFilter admit(segment, snap.version, filter, std::nullopt);
+    RowFilter admit(segment, snap.version, task.ref->deleted_rows, filter, std::nullopt);
     RowRange range = plan.Rows(task);
     // Without filter-index candidates, the segment's columns narrow the range first: rows they
     // rule out are never read, and when they decide the filter exactly no row is tested again.

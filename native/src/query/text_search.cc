@@ -61,7 +61,7 @@ TextRanking RankText(const QueryContext& ctx, PreparedText text, const TextQuery
     const TextTask& task = tasks[t];
     const Segment& seg = *task.ref->segment;
     // The postings hold only visible rows' scores; the filter is asked of scores the window wants.
-    RowFilter admit(seg, ctx.snap.version, p.filter, std::nullopt);
+    RowFilter admit(seg, ctx.snap.version, task.ref->deleted_rows, p.filter, std::nullopt);
     CandidateCollector collector(window, task.scope_index, seg, p, &shared_floor);
     ChunkScorer scorer(result.text.prepared[task.scope_index], q, *task.ref, prunable);
     for (const TextChunkPtr& chunk : task.ref->indexes->text()->chunks()) {

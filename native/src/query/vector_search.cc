@@ -87,7 +87,7 @@ RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vec
     const Segment& seg = *task.ref->segment;
     std::optional<std::string_view> excluded;
     if (exclude && result.scope[task.scope_index]->name == exclude->collection) excluded = exclude->id;
-    RowFilter admit(seg, ctx.snap.version, p.filter, excluded, task.ref->deleted_rows == 0);
+    RowFilter admit(seg, ctx.snap.version, task.ref->deleted_rows, p.filter, excluded);
     CandidateCollector collector(window, task.scope_index, seg, p, &shared_floor);
     uint64_t task_start = NowNanos();
     task.index().Search(seg, query, plan.Rows(task), admit, collector, ctx.cancel, traces[t]);
