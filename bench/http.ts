@@ -4,7 +4,10 @@
 // inline), /search top-10 on 100,000 x 128 (queued on the query threads), /text-search top-10 on
 // real English text (the first 20,000 sentences of nlp-corpus@4.4.0). Each through Tessera's
 // uWebSockets.js server (`tessera serve`), against a bare uWebSockets.js endpoint answering the
-// same number of bytes, and (1,000 x 128 search) against node:http in front of the same library.
+// same number of bytes, and (1,000 x 128 search) against node:http in front of the same library
+// and against the floor of this design: a uWebSockets.js endpoint that hands the body to the same
+// library call and writes its answer, with no router, hooks or limits (what any front over this
+// core pays per request on this machine).
 // Throughput: autocannon at 16 and 64 connections, targets alternated round by round, best round
 // each. Latency: one connection per target, one request at a time over a raw keep-alive socket,
 // the targets taking turns in blocks of 100 requests, timed in microseconds. The library's own time for the same text queries is measured in this process.
@@ -15,6 +18,7 @@
 // requests per latency run (default 2,000); BENCH_BIG_N: rows of the large case (default 100,000).
 import type { ChildProcess } from 'node:child_process';
 import * as http from 'node:http';
+import uWS from 'uWebSockets.js';
 import { Store } from '../lib/index';
 import { Rng, emit, log, nlpSentences, randomUnitVectors } from './common';
 import { CLI, connection, post, serveBare, start } from './http_rig';
@@ -81,9 +85,46 @@ function textCorpus(): { bodies: string[]; queries: string[] } {
   return { bodies, queries };
 }
 
-async function serveNodeHttp(): Promise<void> {
+/** The 1,000 x 128 store the library-fronting servers answer from (the same rows `tessera serve` gets). */
+async function smallStore(): Promise<Store> {
   const store = await Store.open({ inMemory: true, dimension: DIM });
   for (const body of vectorRecords(SMALL_N, 1)) await store.upsert('bench', Buffer.from(body));
+  return store;
+}
+
+/**
+ * The floor: the body to the library's raw /search read, its answer written at once when the core
+ * ran it inline (as `tessera serve` does), else when it settles. Nothing else per request.
+ */
+async function serveUwsLibrary(): Promise<void> {
+  const store = await smallStore();
+  uWS
+    .App()
+    .post('/search', (res) => {
+      let aborted = false;
+      res.onAborted(() => (aborted = true));
+      const chunks: Buffer[] = [];
+      res.onData((chunk, isLast) => {
+        chunks.push(Buffer.from(new Uint8Array(chunk))); // a copy: uWS reuses the chunk after this call
+        if (!isLast) return;
+        const reply = (status: string, bytes: Buffer | string) => {
+          if (!aborted) res.cork(() => res.writeStatus(status).writeHeader('Content-Type', 'application/json').end(bytes));
+        };
+        const answer = store.readJson('search', Buffer.concat(chunks));
+        if (!(answer instanceof Promise)) return reply('200 OK', answer);
+        answer.then(
+          (bytes) => reply('200 OK', bytes),
+          (err) => reply(`${err.status ?? 500} Error`, JSON.stringify({ error: err.message })),
+        );
+      });
+    })
+    .listen('127.0.0.1', 0, (socket) => {
+      if (socket) console.log(`listening ${uWS.us_socket_local_port(socket)}`);
+    });
+}
+
+async function serveNodeHttp(): Promise<void> {
+  const store = await smallStore();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -178,11 +219,14 @@ async function main(): Promise<void> {
     servers.push(bare.proc);
     const nodeHttp = await start(__filename, ['node-http']);
     servers.push(nodeHttp.proc);
+    const floor = await start(__filename, ['uws-library']);
+    servers.push(floor.proc);
 
     const targets: [string, string, string, string[]][] = [
       ['search_1k', small.url, '/search', search],
       ['bare_search_1k', bare.url, '/search-small', search],
       ['node_http_search_1k', nodeHttp.url, '/search', search],
+      ['floor_search_1k', floor.url, '/search', search],
       ['search_100k', big.url, '/search', search],
       ['bare_search_100k', bare.url, '/search-big', search],
       ['text', big.url, '/text-search', corpus.queries],
@@ -202,6 +246,7 @@ async function main(): Promise<void> {
       [big.url, big.port],
       [bare.url, bare.port],
       [nodeHttp.url, nodeHttp.port],
+      [floor.url, floor.port],
     ]);
     const lat = await latencies(targets.map(([name, url, route, bodies]) => ({ name, port: ports.get(url)!, route, bodies })));
     for (const [name, l] of Object.entries(lat)) log(`${name.padEnd(28)} 1 conn p50 ${l.p50_us} us, p99 ${l.p99_us} us`);
@@ -227,6 +272,9 @@ async function main(): Promise<void> {
       text_p50_ms_http: Number((lat.text.p50_us / 1000).toFixed(3)),
       text_p50_ms_library: Number((textLibraryUs / 1000).toFixed(3)),
       node_http_ratio: ratio(rps.search_1k_16, rps.node_http_search_1k_16),
+      floor_ratio: ratio(rps.floor_search_1k_16, rps.bare_search_1k_16),
+      floor_p50_over_bare_p50_1conn: ratio(lat.floor_search_1k.p50_us, lat.bare_search_1k.p50_us),
+      over_floor_ratio: ratio(rps.search_1k_16, rps.floor_search_1k_16),
       rps,
       latency_us: lat,
     });
@@ -238,6 +286,7 @@ async function main(): Promise<void> {
 const [role, ...args] = process.argv.slice(2);
 if (role === 'bare') serveBare(args);
 else if (role === 'node-http') void serveNodeHttp();
+else if (role === 'uws-library') void serveUwsLibrary();
 else
   main().catch((err) => {
     console.error(err);
