@@ -17,6 +17,7 @@
 // BENCH_SECONDS: one autocannon run (default 3); BENCH_ROUNDS (default 2); BENCH_LATENCY_N:
 // requests per latency run (default 2,000); BENCH_BIG_N: rows of the large case (default 100,000).
 import type { ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as http from 'node:http';
 import uWS from 'uWebSockets.js';
 import { Store } from '../lib/index';
@@ -38,6 +39,8 @@ interface Histogram {
   average: number;
   p50: number;
   p99: number;
+  /** Requests answered in the run (autocannon's requests histogram). */
+  total: number;
 }
 interface AutocannonResult {
   requests: Histogram;
@@ -138,6 +141,17 @@ async function serveNodeHttp(): Promise<void> {
   server.listen(0, '127.0.0.1', () => console.log(`listening ${(server.address() as { port: number }).port}`));
 }
 
+/** CPU time (user + system, all threads) process pid has used, in microseconds; null without /proc. */
+function cpuMicros(pid: number): number | null {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime, fields 14 and 15 of proc(5), in ticks of 1/100 s (Linux's USER_HZ).
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return null;
+  }
+}
+
 async function throughput(name: string, url: string, route: string, bodies: string[], connections: number): Promise<AutocannonResult> {
   const result = await autocannon({
     url,
@@ -232,12 +246,20 @@ async function main(): Promise<void> {
       ['text', big.url, '/text-search', corpus.queries],
       ['bare_text', bare.url, '/text', corpus.queries],
     ];
+    const pids = new Map([small, big, bare, nodeHttp, floor].map((s) => [s.url, s.proc.pid!]));
     const rps: Record<string, number> = {};
+    // Per target, the server's CPU per request in the round that set its rps.
+    const cpu: Record<string, number | null> = {};
     for (const connections of [16, 64]) {
       for (let round = 1; round <= ROUNDS; round++) {
         for (const [name, url, route, bodies] of targets) {
           const key = `${name}_${connections}`;
-          rps[key] = Math.max(rps[key] ?? 0, Math.round((await throughput(`${key} #${round}`, url, route, bodies, connections)).requests.average));
+          const before = cpuMicros(pids.get(url)!);
+          const result = await throughput(`${key} #${round}`, url, route, bodies, connections);
+          const after = cpuMicros(pids.get(url)!);
+          if (Math.round(result.requests.average) <= (rps[key] ?? 0)) continue;
+          rps[key] = Math.round(result.requests.average);
+          cpu[key] = before === null || after === null ? null : Number(((after - before) / result.requests.total).toFixed(1));
         }
       }
     }
@@ -276,6 +298,7 @@ async function main(): Promise<void> {
       floor_p50_over_bare_p50_1conn: ratio(lat.floor_search_1k.p50_us, lat.bare_search_1k.p50_us),
       over_floor_ratio: ratio(rps.search_1k_16, rps.floor_search_1k_16),
       rps,
+      server_cpu_us_per_request: cpu,
       latency_us: lat,
     });
   } finally {
