@@ -246,7 +246,7 @@ async function main(): Promise<void> {
       ['text', big.url, '/text-search', corpus.queries],
       ['bare_text', bare.url, '/text', corpus.queries],
     ];
-    const pids = new Map([small, big, bare, nodeHttp, floor].map((s) => [s.url, s.proc.pid!]));
+    const byUrl = new Map([small, big, bare, nodeHttp, floor].map((s) => [s.url, s]));
     const rps: Record<string, number> = {};
     // Per target, the server's CPU per request in the round that set its rps.
     const cpu: Record<string, number | null> = {};
@@ -254,23 +254,17 @@ async function main(): Promise<void> {
       for (let round = 1; round <= ROUNDS; round++) {
         for (const [name, url, route, bodies] of targets) {
           const key = `${name}_${connections}`;
-          const before = cpuMicros(pids.get(url)!);
+          const pid = byUrl.get(url)!.proc.pid!;
+          const before = cpuMicros(pid);
           const result = await throughput(`${key} #${round}`, url, route, bodies, connections);
-          const after = cpuMicros(pids.get(url)!);
+          const after = cpuMicros(pid);
           if (Math.round(result.requests.average) <= (rps[key] ?? 0)) continue;
           rps[key] = Math.round(result.requests.average);
           cpu[key] = before === null || after === null ? null : Number(((after - before) / result.requests.total).toFixed(1));
         }
       }
     }
-    const ports = new Map([
-      [small.url, small.port],
-      [big.url, big.port],
-      [bare.url, bare.port],
-      [nodeHttp.url, nodeHttp.port],
-      [floor.url, floor.port],
-    ]);
-    const lat = await latencies(targets.map(([name, url, route, bodies]) => ({ name, port: ports.get(url)!, route, bodies })));
+    const lat = await latencies(targets.map(([name, url, route, bodies]) => ({ name, port: byUrl.get(url)!.port, route, bodies })));
     for (const [name, l] of Object.entries(lat)) log(`${name.padEnd(28)} 1 conn p50 ${l.p50_us} us, p99 ${l.p99_us} us`);
     const textLibraryUs = await libraryTextP50(corpus);
     log(`text library p50 ${textLibraryUs.toFixed(0)} us`);
