@@ -10,11 +10,12 @@ import { HttpServer } from './http/server';
 import { StoreError } from './store/errors';
 import { Store } from './store/store';
 import { TenantStores } from './store/tenants';
+import { DEFAULT_GC_GRACE_MS } from './features/cluster/garbage';
 import { ClusterNode } from './features/cluster/node';
 import { awsEnvironment, ObjectStore } from './features/cluster/object_store';
-import { ClusterSlot, cacheMetrics, durableRoutes, leaseMetrics } from './features/cluster/serve';
+import { ClusterSlot, cacheMetrics, durableRoutes, leaseMetrics, objectStoreFailures } from './features/cluster/serve';
 import type { Distance, IndexSettingInfo, OpenOptions } from './types';
-import { anyText, type Command, DISTANCES, duration, exit, type FlagSpec, flagHelp, integer, oneOf, readFlags, size, UsageError } from './cli_flags';
+import { anyText, type Command, DISTANCES, duration, durationOrZero, exit, type FlagSpec, flagHelp, integer, oneOf, readFlags, size, UsageError } from './cli_flags';
 import { exportCommand } from './export';
 import { importCommand } from './import';
 import { ingestCommand } from './ingest';
@@ -40,6 +41,7 @@ interface ServeConfig {
   cluster?: string;
   clusterEndpoint?: string;
   leaseTtlMs: number;
+  gcGraceMs: number;
   standby: boolean;
   clusterReader: boolean;
   cacheBytes?: number;
@@ -119,6 +121,7 @@ const FLAGS: Flag[] = [
   { name: '--cluster', key: 'cluster', parse: anyText, arg: 's3://BUCKET/PREFIX', help: 'cluster mode: the store lives in this object-store bucket and prefix, --data is its local copy; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN, AWS_REGION) (default off)' },
   { name: '--cluster-endpoint', key: 'clusterEndpoint', parse: anyText, arg: 'URL', help: 'with --cluster: the S3-compatible endpoint, path-style, e.g. http://127.0.0.1:7480 (default: none; --cluster needs it)' },
   { name: '--lease-ttl', key: 'leaseTtlMs', parse: duration, arg: 'DUR', help: "with --cluster: the writer lease's time to live; renewed every third of it (default 10s)" },
+  { name: '--gc-grace', key: 'gcGraceMs', parse: durationOrZero, arg: 'DUR', help: "with --cluster: a writer deletes an object no published state names only once it has been unnamed for DUR, so a reader loading an older state finds its objects (default 5m)" },
   { name: '--standby', key: 'standby', value: true, help: 'with --cluster: wait for the writer lease instead of refusing to start while another holds it (default off)' },
   { name: '--cluster-reader', key: 'clusterReader', value: true, help: 'with --cluster: serve the published state read-only; POST /refresh pulls newer (default off)' },
   { name: '--cache-bytes', key: 'cacheBytes', parse: size, arg: 'SIZE', help: "with --cluster: keep at most SIZE of segment files in --data, fetching a collection's files on the first call that needs them and removing the collections used longest ago past SIZE (default: no bound, the whole store restored at start)" },
@@ -178,6 +181,7 @@ function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
     namespaced: false,
     warmBytes: 1024 ** 3,
     leaseTtlMs: 10_000,
+    gcGraceMs: DEFAULT_GC_GRACE_MS,
     standby: false,
     clusterReader: false,
     host: '127.0.0.1',
@@ -206,7 +210,7 @@ function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
   } else if (given.has('--warm-bytes')) {
     throw new UsageError('--warm-bytes bounds the tenant stores of --namespaced; add --namespaced or drop it');
   }
-  const clusterFlags = ['--cluster-endpoint', '--lease-ttl', '--standby', '--cluster-reader', '--cache-bytes'];
+  const clusterFlags = ['--cluster-endpoint', '--lease-ttl', '--gc-grace', '--standby', '--cluster-reader', '--cache-bytes'];
   if (config.cluster === undefined) {
     const stray = clusterFlags.find((flag) => given.has(flag));
     if (stray) throw new UsageError(`${stray} needs --cluster s3://BUCKET/PREFIX`);
@@ -269,6 +273,7 @@ async function serve(config: ServeConfig): Promise<void> {
     readOnly: config.readOnly,
   });
   if (node && !config.clusterReader) routes = durableRoutes(routes, node);
+  if (node) routes = objectStoreFailures(routes);
   leaseMetrics(registry, () => node?.lease ?? null);
   cacheMetrics(registry, () => node?.cache ?? null);
   const server = new HttpServer(routes, {
@@ -293,12 +298,15 @@ async function serve(config: ServeConfig): Promise<void> {
   const port = await server.listen().catch((err: Error) => exit(err.message, 2));
   process.stdout.write(`listening on http://${urlHost(config.host)}:${port}\n`);
 
-  const opening = tenants ? null : node ? node.start() : Store.open(options);
+  // A shutdown ends a standby's wait: a process that is exiting never takes the writer lease.
+  const shutdown = new AbortController();
+  const opening = tenants ? null : node ? node.start(shutdown.signal) : Store.open(options);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    shutdown.abort(new Error(`shutting down (${signal})`));
     await server.close(SHUTDOWN_GRACE_MS);
     let code = 0;
     const store = await opening?.catch(() => null);
@@ -313,7 +321,9 @@ async function serve(config: ServeConfig): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT').catch(crash));
 
   if (!opening) return;
-  const store = await opening.catch((err: Error) => refused(config, err, err instanceof StoreError && err.status === 400 ? 2 : 1));
+  // Opening cut short by a shutdown is stop()'s to end (exit 0), not a refusal.
+  const store = await opening.catch((err: Error) => (stopping ? null : refused(config, err, err instanceof StoreError && err.status === 400 ? 2 : 1)));
+  if (store === null) return;
   if (slot instanceof OneStore) slot.open(store);
   logger.info({ role: store.role, dimension: store.dimension, distance: store.distance, ann: store.ann, quantization: store.quantization }, 'store open');
 }
@@ -336,6 +346,7 @@ function clusterNode(config: ServeConfig, open: Omit<OpenOptions, 'path'>): Clus
     reader: config.clusterReader,
     standby: config.standby,
     leaseTtlMs: config.leaseTtlMs,
+    gcGraceMs: config.gcGraceMs,
     ...(config.cacheBytes !== undefined && { cacheBytes: config.cacheBytes }),
     open,
   });

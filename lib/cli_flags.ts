@@ -18,10 +18,22 @@ export const integer =
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
-export const duration: Parse = (raw, flag) => {
+/** Milliseconds of `250ms`, `5s`, `2m`, `1h`; NaN for anything else. */
+function milliseconds(raw: string): number {
   const m = /^(\d+)(ms|s|m|h)$/.exec(raw);
-  const ms = m ? Number(m[1]) * DURATION_UNITS[m[2]] : 0;
+  return m ? Number(m[1]) * DURATION_UNITS[m[2]] : NaN;
+}
+
+export const duration: Parse = (raw, flag) => {
+  const ms = milliseconds(raw);
   if (!(ms > 0)) throw new UsageError(`${flag} must be a positive duration like 250ms, 5s or 2m, got "${raw}"`);
+  return ms;
+};
+
+/** A duration that may be zero (`0s`: none). */
+export const durationOrZero: Parse = (raw, flag) => {
+  const ms = milliseconds(raw);
+  if (!(ms >= 0)) throw new UsageError(`${flag} must be a duration like 0s, 250ms, 5s or 2m, got "${raw}"`);
   return ms;
 };
 

@@ -56,7 +56,7 @@ export class OneStore implements StoreSlot {
   }
 
   get(): Store {
-    if (this.store === null) throw new HttpError(503, `${this.waiting()}; retry once GET /ready answers 200`);
+    if (this.store === null) throw new HttpError(503, `${this.waiting()}; retry once GET /ready answers 200`, { retryable: true }, { 'Retry-After': '1' });
     return this.store;
   }
 

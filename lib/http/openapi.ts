@@ -11,12 +11,12 @@ export interface ApiInfo {
   description: string;
 }
 
-/** The body of every error answer (spec, Errors); `retryable` rides on shed 503s and 504s. */
+/** The body of every error answer (spec, Errors); `retryable` rides on 503s a retry can cure and on 504s. */
 const ERROR_BODY: JsonSchema = {
   type: 'object',
   properties: {
     error: { type: 'string', description: 'What went wrong, naming the field or flag and the fix' },
-    retryable: { type: 'boolean', description: 'true on a shed 503 (retry after Retry-After), false on a 504' },
+    retryable: { type: 'boolean', description: 'true on a 503 a retry can cure (shed, store not open yet, an object store failure in cluster mode; retry after Retry-After), false on a 504 and on a fenced writer' },
   },
   required: ['error'],
   additionalProperties: false,
@@ -34,7 +34,7 @@ const ERRORS: Record<number, string> = {
   413: 'The body exceeds --max-body-bytes',
   500: 'An internal fault; the message carries the request id to find it in the log',
   502: 'A provider the route calls (embedder, summarizer, reranker) failed, answered wrongly or could not be reached',
-  503: 'Shed at --max-concurrent-requests (Retry-After: 1, retryable: true), the store not open yet, or the server shutting down',
+  503: 'Shed at --max-concurrent-requests, the store not open yet, the server shutting down, or in cluster mode an object store failure (each with Retry-After: 1, retryable: true); a fenced cluster writer (retryable: false)',
   504: 'Past --read-timeout or --write-timeout (retryable: false); the work was cancelled (a write that had already committed stays)',
   507: 'An allocation guard (max_vector_bytes) or out-of-memory tripped',
 };

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import test, { type ExecutionContext } from 'ava';
-import { Shipper } from '../../lib/features/cluster/replication';
+import { Shipper } from '../../lib/features/cluster/shipper';
 import { ObjectStore } from '../../lib/features/cluster/object_store';
 import { ClusterNode, Store, StoreError } from '../../lib/index';
 import { call, startServer, tempDir } from '../http/helpers';
@@ -24,7 +24,7 @@ async function published(t: ExecutionContext, objects: ObjectStore) {
   const home = dir(t);
   const store = await Store.open({ dimension: 4, path: home });
   t.teardown(() => store.close());
-  const shipper = new Shipper({ store, dir: home, objects, prefix: 's', epoch: 1, base: null, confirmLease: async () => true });
+  const shipper = new Shipper({ store, dir: home, objects, prefix: 's', epoch: 1, base: null, lease: { confirm: async () => true, verify: async () => true } });
   for (const c of COLLECTIONS) await store.upsert(c, records(c, 0, ROWS));
   await store.flush();
   await store.upsert('a', records('a', ROWS, 10));

@@ -81,7 +81,7 @@ rgw.test('listing follows continuation tokens over keys needing XML and URI esca
   t.is(first.objects.length, 3);
   t.truthy(first.nextContinuationToken);
   const listed: string[] = [];
-  for await (const o of store.listAll('wal/', 3)) listed.push(o.key);
+  for await (const o of store.listAll('wal/', { maxKeys: 3 })) listed.push(o.key);
   t.deepEqual(listed, keys);
   t.deepEqual((await store.list('nothing/')).objects, []);
 });

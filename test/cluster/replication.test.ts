@@ -5,7 +5,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ExecutionContext } from 'ava';
-import { Fenced, readCurrent, restore, Shipper, Unconfirmed } from '../../lib/features/cluster/replication';
+import { readCurrent } from '../../lib/features/cluster/current';
+import { restore } from '../../lib/features/cluster/restore';
+import { Fenced, Shipper, Unconfirmed } from '../../lib/features/cluster/shipper';
 import type { ObjectStore, PutOptions } from '../../lib/features/cluster/object_store';
 import { ClusterNode, type OpenOptions, Store, stringifyExact } from '../../lib/index';
 import { radosgwForFile } from '../harness/radosgw';
@@ -19,12 +21,16 @@ function dir(t: ExecutionContext): string {
   return d;
 }
 
+/** A lease that always holds. */
+const alwaysHeld = { confirm: async () => true, verify: async () => true };
+
 /** A new store shipping to prefix `s`. */
-async function writer(t: ExecutionContext, objects: ObjectStore, options: { epoch?: number; held?: () => boolean; open?: Omit<OpenOptions, 'path'> } = {}) {
+async function writer(t: ExecutionContext, objects: ObjectStore, options: { epoch?: number; held?: () => boolean; gcGraceMs?: number; open?: Omit<OpenOptions, 'path'> } = {}) {
   const home = dir(t);
   const store = await Store.open({ dimension: 2, ...options.open, path: home });
   t.teardown(() => store.close());
-  const shipper = new Shipper({ store, dir: home, objects, prefix: 's', epoch: options.epoch ?? 1, base: null, confirmLease: async () => options.held?.() ?? true });
+  const held = async () => options.held?.() ?? true;
+  const shipper = new Shipper({ store, dir: home, objects, prefix: 's', epoch: options.epoch ?? 1, base: null, lease: { confirm: held, verify: held }, gcGraceMs: options.gcGraceMs });
   return { store, shipper, home };
 }
 
@@ -33,7 +39,7 @@ async function successor(t: ExecutionContext, objects: ObjectStore, epoch: numbe
   const home = dir(t);
   const base = await restore(objects, 's', home);
   const store = await opened(t, home, false);
-  return { store, shipper: new Shipper({ store, dir: home, objects, prefix: 's', epoch, base, confirmLease: async () => true }) };
+  return { store, shipper: new Shipper({ store, dir: home, objects, prefix: 's', epoch, base, lease: alwaysHeld }) };
 }
 
 const records = (from: number, n: number) => ({ records: Array.from({ length: n }, (_, i) => ({ id: `r${from + i}`, vector: [1, from + i], attrs: { n: { Int: from + i } } })) });
@@ -360,7 +366,7 @@ rgw.test('with history on, past versions travel too: a restored copy lists them 
 
 rgw.test('objects no published state names are collected: superseded files and log chunks go, and what remains restores', async (t) => {
   const objects = await rgw.bucket(t);
-  const { store, shipper } = await writer(t, objects);
+  const { store, shipper } = await writer(t, objects, { gcGraceMs: 0 });
   const keys = async (under: string) => {
     const out: string[] = [];
     for await (const { key } of objects.listAll(under)) out.push(key);

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ExecutionContext } from 'ava';
 import type { ObjectStore } from '../../lib/features/cluster/object_store';
-import { readCurrent } from '../../lib/features/cluster/replication';
+import { readCurrent } from '../../lib/features/cluster/current';
 import { ClusterNode } from '../../lib/index';
 import { call, startServer, tempDir } from '../http/helpers';
 import { radosgwForFile } from '../harness/radosgw';

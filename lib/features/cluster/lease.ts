@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { NotFound, ObjectStoreError, OutcomeUnknown, PreconditionFailed } from './errors';
 import type { ObjectStore, PutOptions } from './object_store';
 
@@ -134,8 +135,18 @@ export class WriterLease extends EventEmitter {
       } catch (e) {
         if (!(e instanceof ObjectStoreError)) throw e; // the store failing is waited out like a live holder
       }
-      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      await sleep(pollMs, undefined, { signal });
     }
+  }
+
+  /**
+   * Whether the lease object, read back now, still shows this instance holding it at its epoch
+   * (and its own clock agrees): what a writer checks before it deletes anything.
+   */
+  async verify(): Promise<boolean> {
+    if (!this.held()) return false;
+    const seen = await this.observe();
+    return seen !== undefined && seen.record.owner === this.options.owner && seen.record.epoch === this.epochHeld && !seen.record.released && this.held();
   }
 
   /** Hands the lease over at once (a released marker, If-Match); stops renewing either way. */

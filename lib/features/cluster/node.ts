@@ -9,9 +9,12 @@ import { StoreError } from '../../store/errors';
 import { Store } from '../../store/store';
 import type { ClusterStatus, OpenOptions } from '../../types';
 import { CollectionCache } from './collection_cache';
+import { claimCurrent, type Restored } from './current';
+import { NotFound, ObjectStoreError, Unreachable } from './errors';
 import { WriterLease } from './lease';
 import type { ObjectStore } from './object_store';
-import { type Restored, restore, Shipper } from './replication';
+import { restore } from './restore';
+import { Shipper } from './shipper';
 
 export interface ClusterOptions {
   objects: ObjectStore;
@@ -25,6 +28,8 @@ export interface ClusterOptions {
   /** A writer whose lease another holds waits for it rather than refusing to start. */
   standby: boolean;
   leaseTtlMs: number;
+  /** How long an object no published state names stays before the writer deletes it (garbage.ts). */
+  gcGraceMs?: number;
   /** Open options of the local store (its path is `dir`). */
   open: Omit<OpenOptions, 'path' | 'inMemory' | 'pull'>;
   /**
@@ -32,9 +37,15 @@ export interface ClusterOptions {
    * the first call that needs them (collection_cache.ts). Default: every file, restored at start.
    */
   cacheBytes?: number;
-  /** How often a reader started before anything was published looks again (default 1 s). */
+  /**
+   * How often a reader started before anything was published looks again, and a standby pulls
+   * what the writer published (default 1 s): a standby's copy lags by at most this plus one pull.
+   */
   pollMs?: number;
 }
+
+/** An object-store failure a member waits out (a missing object, no answer, a 5xx), not a refusal such as 403. */
+const transient = (err: unknown) => err instanceof NotFound || err instanceof Unreachable || (err instanceof ObjectStoreError && err.status >= 500);
 
 export class ClusterNode {
   /** This process's lease owner id. */
@@ -78,6 +89,12 @@ export class ClusterNode {
     return this.options.reader ? this.startReader(signal) : this.startWriter(signal);
   }
 
+  /**
+   * A writer: takes the lease (a standby waits for it, its copy following the writer meanwhile),
+   * restores the newest published state and claims it, opens, and publishes at once. `signal`
+   * (a shutdown) ends the wait, and a lease taken meanwhile is handed back: a process that is
+   * exiting never serves as the writer.
+   */
   private async startWriter(signal?: AbortSignal): Promise<Store> {
     const lease = this.lease as WriterLease;
     const { location, objects, prefix, dir, open } = this.options;
@@ -91,6 +108,7 @@ export class ClusterNode {
       try {
         await lease.waitForLease(signal);
       } finally {
+        // Abandoned mid-read: the claim below reads on from the newest CURRENT, never the rest of a superseded one.
         following.abort();
         await follow;
       }
@@ -99,17 +117,29 @@ export class ClusterNode {
     let store: Store | null = null;
     const cache = this.cache;
     try {
-      const base = cache ? await cache.pull() : await restore(objects, prefix, dir, this.restored);
+      signal?.throwIfAborted();
+      const base = await this.claim(lease, signal);
       const lazy = cache && { resident: cache.resident(), fetchCollections: (names: string[]) => cache.ensure(names) };
       store = await Store.open({ ...open, path: dir, ...lazy });
-      const shipper = new Shipper({ store, dir, objects, prefix, epoch: lease.epoch, base, confirmLease: async () => lease.held() || lease.renewNow() });
-      lease.on('fenced', (by: string | null) => shipper.fence(`this writer was superseded${by ? ` by ${by}` : ''} (fenced); send writes to the current writer`));
-      // Publishing CURRENT under this epoch at once fences the predecessor's late publishes.
-      await shipper.sync();
+      const shipper = new Shipper({
+        store,
+        dir,
+        objects,
+        prefix,
+        epoch: lease.epoch,
+        base,
+        lease: { confirm: async () => lease.held() || lease.renewNow(), verify: () => lease.verify() },
+        gcGraceMs: this.options.gcGraceMs,
+      });
       this.shipper = shipper;
+      lease.on('fenced', (by: string | null) => shipper.fence(`this writer was superseded${by ? ` by ${by}` : ''} (fenced); send writes to the current writer`));
+      // Publishing under this epoch at once: the state this writer serves is in the object store.
+      await shipper.sync();
+      signal?.throwIfAborted();
       cache?.attach(store, { published: () => shipper.published(), durable: () => this.durable() });
     } catch (err) {
       // A writer that cannot start hands the lease on at once rather than holding it for a TTL.
+      await this.shipper?.close();
       await store?.close().catch(() => undefined);
       await lease.release();
       throw err;
@@ -119,12 +149,39 @@ export class ClusterNode {
     return store;
   }
 
+  /**
+   * Restores the newest published state and claims it under this writer's epoch (current.ts,
+   * claimCurrent); a predecessor's late publish in between means restoring again. Null when nothing
+   * was published: the first publish then creates CURRENT.
+   */
+  private async claim(lease: WriterLease, signal?: AbortSignal): Promise<Restored | null> {
+    const { objects, prefix } = this.options;
+    for (;;) {
+      await this.pull(signal);
+      const restored = this.restored;
+      if (restored === null) return null;
+      if (lease.fenced) throw new StoreError(503, `the writer lease of ${this.options.location} was taken over while this writer restored`);
+      const claimed = await claimCurrent(objects, prefix, restored, lease.epoch);
+      if (claimed) {
+        this.restored = claimed;
+        return claimed;
+      }
+    }
+  }
+
   private async startReader(signal?: AbortSignal): Promise<Store> {
     const { dir, open, location } = this.options;
     this.waitingFor = `waiting for a writer to publish ${location}`;
     for (;;) {
-      await this.pull();
-      if (this.restored) break;
+      try {
+        await this.pull(signal);
+        if (this.restored) break;
+      } catch (err) {
+        // A missing object (the writer collected what this restore read) or a failing store: the
+        // next try reads the newest CURRENT; meanwhile routes answer 503 saying why.
+        if (!transient(err)) throw err;
+        this.waitingFor = `restoring the published state of ${location} failed (${(err as Error).message}); retrying`;
+      }
       await sleep(this.options.pollMs ?? 1000, undefined, { signal });
     }
     const cache = this.cache;
@@ -136,21 +193,22 @@ export class ClusterNode {
     return store;
   }
 
-  /** A standby's local copy catches up with what the writer publishes, until `signal` aborts. */
+  /** A standby's local copy catches up with what the writer publishes, until `signal` aborts (mid-read too). */
   private async follow(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       // A failed pull is tried again on the next turn; taking over restores anyway.
-      await this.pull().catch(() => undefined);
+      await this.pull(signal).catch(() => undefined);
       await sleep(this.options.pollMs ?? 1000, undefined, { signal }).catch(() => undefined);
     }
   }
 
   /**
-   * A reader's refresh: the directory catches up with what was published since. Its callers run
-   * one at a time (Store.refresh, the reader's start, the standby's follow loop).
+   * The directory catches up with what was published since (a reader's refresh, a standby's
+   * follow, a writer's restore). Its callers run one at a time (Store.refresh, the reader's start,
+   * the standby's follow loop, then its claim); an abandoned pull leaves `restored` as it was.
    */
-  private async pull(): Promise<void> {
-    this.restored = this.cache ? await this.cache.pull() : await restore(this.options.objects, this.options.prefix, this.options.dir, this.restored);
+  private async pull(signal?: AbortSignal): Promise<void> {
+    this.restored = this.cache ? await this.cache.pull(signal) : await restore(this.options.objects, this.options.prefix, this.options.dir, this.restored, undefined, signal);
   }
 
   /**
@@ -191,6 +249,7 @@ export class ClusterNode {
    */
   async close(): Promise<void> {
     try {
+      await this.shipper?.close();
       await this.storeOpen?.close();
     } finally {
       await this.lease?.release();

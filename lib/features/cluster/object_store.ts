@@ -45,6 +45,19 @@ export interface ObjectInfo {
   size: number;
 }
 
+/** What every read and delete may take. */
+export interface CallOptions {
+  /** Abandons the call, its request in flight included; it rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+export interface ListOptions extends CallOptions {
+  /** Only keys after this one (ListObjectsV2 `start-after`). */
+  startAfter?: string;
+  /** Keys per page. */
+  maxKeys?: number;
+}
+
 export interface ListPage {
   objects: ObjectInfo[];
   /** Present when more keys follow: pass it back as `continuationToken`. */
@@ -61,6 +74,8 @@ interface Call {
   idempotent: boolean;
   /** A successful answer's body goes here as it arrives (a retry writes it again from the start). */
   into?: { handle: FileHandle; position: number };
+  /** Abandons the call (its request in flight included): it rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 interface Reply {
@@ -127,9 +142,9 @@ export class ObjectStore {
    * The object's bytes, or those of `range` (first and last byte, inclusive; no last: to the end),
    * and the whole object's size. A range of an empty object is unsatisfiable: 416 InvalidRange.
    */
-  async get(key: string, range?: { start: number; end?: number }): Promise<{ body: Buffer; etag: string; size: number }> {
+  async get(key: string, range?: { start: number; end?: number }, options: CallOptions = {}): Promise<{ body: Buffer; etag: string; size: number }> {
     const headers: Record<string, string> = range ? { range: `bytes=${range.start}-${range.end ?? ''}` } : {};
-    const c: Call = { method: 'GET', key, headers, idempotent: true };
+    const c: Call = { method: 'GET', key, headers, idempotent: true, signal: options.signal };
     const reply = await this.call(c);
     return { body: reply.body, etag: unquote(reply.headers.etag), size: this.wholeSize(c, reply) };
   }
@@ -150,38 +165,39 @@ export class ObjectStore {
    * in memory: a restore's ranges of 16 MiB each cost an allocation and a page fault every 4 KiB
    * otherwise. Resolves the whole object's size.
    */
-  async getInto(key: string, range: { start: number; end: number }, handle: FileHandle, position: number): Promise<{ etag: string; size: number }> {
-    const c: Call = { method: 'GET', key, headers: { range: `bytes=${range.start}-${range.end}` }, idempotent: true, into: { handle, position } };
+  async getInto(key: string, range: { start: number; end: number }, handle: FileHandle, position: number, options: CallOptions = {}): Promise<{ etag: string; size: number }> {
+    const c: Call = { method: 'GET', key, headers: { range: `bytes=${range.start}-${range.end}` }, idempotent: true, into: { handle, position }, signal: options.signal };
     const reply = await this.call(c);
     return { etag: unquote(reply.headers.etag), size: this.wholeSize(c, reply) };
   }
 
-  async head(key: string): Promise<ObjectInfo> {
-    const reply = await this.call({ method: 'HEAD', key, idempotent: true });
+  async head(key: string, options: CallOptions = {}): Promise<ObjectInfo> {
+    const reply = await this.call({ method: 'HEAD', key, idempotent: true, signal: options.signal });
     return { key, etag: unquote(reply.headers.etag), size: Number(reply.headers['content-length'] ?? 0) };
   }
 
   /** Deletes `key`; deleting a missing key succeeds (S3 semantics). */
-  async delete(key: string): Promise<void> {
-    await this.call({ method: 'DELETE', key, idempotent: true });
+  async delete(key: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', key, idempotent: true, signal: options.signal });
   }
 
-  /** One page of ListObjectsV2 under `prefix`. */
-  async list(prefix: string, options: { continuationToken?: string; maxKeys?: number } = {}): Promise<ListPage> {
+  /** One page of ListObjectsV2 under `prefix`, in key order. */
+  async list(prefix: string, options: ListOptions & { continuationToken?: string } = {}): Promise<ListPage> {
     const query: [string, string][] = [['list-type', '2'], ['prefix', prefix]];
     if (options.continuationToken) query.push(['continuation-token', options.continuationToken]);
+    else if (options.startAfter !== undefined) query.push(['start-after', options.startAfter]);
     if (options.maxKeys !== undefined) query.push(['max-keys', String(options.maxKeys)]);
-    const xml = (await this.call({ method: 'GET', query, idempotent: true })).body.toString('utf8');
+    const xml = (await this.call({ method: 'GET', query, idempotent: true, signal: options.signal })).body.toString('utf8');
     const objects = elements(xml, 'Contents').map((c) => ({ key: text(c, 'Key') ?? '', etag: unquote(text(c, 'ETag')), size: Number(text(c, 'Size') ?? 0) }));
     const truncated = text(xml, 'IsTruncated') === 'true';
     return { objects, nextContinuationToken: truncated ? text(xml, 'NextContinuationToken') : undefined };
   }
 
-  /** Every object under `prefix`, following continuation tokens. */
-  async *listAll(prefix: string, pageSize?: number): AsyncGenerator<ObjectInfo> {
+  /** Every object under `prefix` (after `startAfter`), in key order, following continuation tokens. */
+  async *listAll(prefix: string, options: ListOptions = {}): AsyncGenerator<ObjectInfo> {
     let continuationToken: string | undefined;
     do {
-      const page = await this.list(prefix, { continuationToken, maxKeys: pageSize });
+      const page = await this.list(prefix, { ...options, continuationToken });
       yield* page.objects;
       continuationToken = page.nextContinuationToken;
     } while (continuationToken);
@@ -195,6 +211,7 @@ export class ObjectStore {
   /** Sends `c`, retrying what is safe to retry, and maps an error answer onto the error classes. */
   private async call(c: Call): Promise<Reply> {
     for (let attempt = 0; ; attempt++) {
+      c.signal?.throwIfAborted();
       let failure: ObjectStoreError;
       let sent = true;
       try {
@@ -245,7 +262,7 @@ export class ObjectStore {
     const what = this.what(c);
     return new Promise((resolve, reject) => {
       const req = request(
-        { protocol: this.url.protocol, hostname: this.url.hostname, port: this.url.port, method: c.method, path: query ? `${path}?${query}` : path, headers, agent: this.agent },
+        { protocol: this.url.protocol, hostname: this.url.hostname, port: this.url.port, method: c.method, path: query ? `${path}?${query}` : path, headers, agent: this.agent, signal: c.signal },
         (res) => {
           const status = res.statusCode ?? 0;
           const into = status < 300 ? c.into : undefined;
@@ -274,6 +291,11 @@ export class ObjectStore {
       );
       function fail(e: NodeJS.ErrnoException): void {
         clearTimeout(timer);
+        // Abandoned by its caller: not a failure of the store, and not to be retried.
+        if (c.signal?.aborted) {
+          reject(c.signal.reason);
+          return;
+        }
         const code = e.code ?? 'ECONNRESET';
         reject(new Unreachable(`object store at ${origin}: ${what}: unreachable: ${e.message}`, 0, code));
       }

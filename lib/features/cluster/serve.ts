@@ -11,7 +11,7 @@ import type { CollectionCache } from './collection_cache';
 import { ObjectStoreError } from './errors';
 import type { WriterLease } from './lease';
 import type { ClusterNode } from './node';
-import { Fenced, Unconfirmed } from './replication';
+import { Fenced, Unconfirmed } from './shipper';
 
 /** The node's store once it serves (the CLI opens the slot then); until then, what it waits for. */
 export class ClusterSlot extends OneStore {
@@ -59,6 +59,30 @@ export function durableRoutes(routes: Route[], node: ClusterNode): Route[] {
       },
     };
   });
+}
+
+/**
+ * Every route of a member: an object store that fails a call (a refresh that meets an object the
+ * writer collected, a fetch of a collection's files) answers 503 `retryable`; the member goes on
+ * serving the state it had, and the retry reads the newest CURRENT.
+ */
+export function objectStoreFailures(routes: Route[]): Route[] {
+  const retryable = (err: unknown): never => {
+    if (!(err instanceof ObjectStoreError)) throw err;
+    throw new HttpError(503, `the object store failed (${err.message}); this member still serves the state it had; retry`, { retryable: true }, { 'Retry-After': '1' });
+  };
+  return routes.map((route): Route => ({
+    ...route,
+    // A reply answered at once stays so: only a failure takes the detour.
+    handle: (req) => {
+      try {
+        const reply = route.handle(req);
+        return reply instanceof Promise ? reply.catch(retryable) : reply;
+      } catch (err) {
+        return retryable(err);
+      }
+    },
+  }));
 }
 
 /** The lease counters /metrics reports (0 outside cluster mode): acquired, renewed, lost, fenced. */

@@ -1,0 +1,298 @@
+// The writer's side of replication: it ships what the store commits to the object store (layout
+// in current.ts), and a write is acknowledged only once shipped under a confirmed lease.
+//
+// A write is durable in the object store once the chunk holding its log record landed (or, after a
+// checkpoint moved it into segments, once CURRENT names them). The core's replication point
+// (Store.replication) says which manifest generation the log belongs to, so a chunk is never cut
+// from a log a checkpoint emptied under the reader.
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { Store } from '../../store/store';
+import type { ReplicationPoint } from '../../types';
+import { chunkKey, type CurrentRecord, replaceCurrent, type Restored } from './current';
+import { OutcomeUnknown, PreconditionFailed } from './errors';
+import { DEFAULT_GC_GRACE_MS, GarbageCollector } from './garbage';
+import type { ObjectStore } from './object_store';
+import { LOG } from './restore';
+import { eachLimited, RANGE_BYTES, TRANSFER_CONCURRENCY } from './transfers';
+
+/** A writer lost its place: its lease, or CURRENT changed under it. Every later write fails. */
+export class Fenced extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'Fenced';
+  }
+}
+
+/** A round shipped, but the lease could not be confirmed: not acknowledged, and the next round may be. */
+export class Unconfirmed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'Unconfirmed';
+  }
+}
+
+/** Reads bytes [from, to) of a file. */
+async function readRange(file: string, from: number, to: number): Promise<Buffer> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const out = Buffer.alloc(to - from);
+    let done = 0;
+    while (done < out.length) {
+      const { bytesRead } = await handle.read(out, done, out.length - done, from + done);
+      if (bytesRead === 0) throw new Error(`${file} ended at ${from + done}, before ${to}`);
+      done += bytesRead;
+    }
+    return out;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Attempts of a create-only put whose earlier attempt's outcome was unknown. */
+const PUT_ATTEMPTS = 3;
+
+/**
+ * A create-only put, repeated after an unknown outcome: only this writer names the key, so a 412
+ * on a repeat means an earlier attempt landed.
+ */
+async function putOnce(objects: ObjectStore, key: string, body: Uint8Array): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await objects.put(key, body, { ifNoneMatch: '*' });
+      return;
+    } catch (err) {
+      if (err instanceof PreconditionFailed && attempt > 1) return;
+      if (!(err instanceof OutcomeUnknown) || attempt === PUT_ATTEMPTS) throw err;
+    }
+  }
+}
+
+/** What the writer's lease tells the shipper. */
+export interface LeaseProof {
+  /**
+   * Whether the lease still holds, checked before a round counts as durable. A lease whose last
+   * renewal is older than its TTL renews at once: a renewal that lands proves nobody took over.
+   */
+  confirm(): Promise<boolean>;
+  /** Whether the lease object, read back, still shows this writer holding it (before a sweep deletes). */
+  verify(): Promise<boolean>;
+}
+
+export interface ShipperOptions {
+  store: Store;
+  /** The store's directory. */
+  dir: string;
+  objects: ObjectStore;
+  /** Key prefix of this store, without a trailing slash. */
+  prefix: string;
+  /** The writer lease's epoch: the fencing token of everything this writer publishes. */
+  epoch: number;
+  /** What this writer restored from and claimed (claimCurrent; null: the store is new). */
+  base: Restored | null;
+  lease: LeaseProof;
+  /** How long an object stays unnamed before the sweep deletes it (default DEFAULT_GC_GRACE_MS). */
+  gcGraceMs?: number;
+}
+
+/**
+ * The writer's side: `sync()` resolves once everything the store committed before the call is in
+ * the object store. Calls while a round runs share the next round (group commit).
+ */
+export class Shipper {
+  private generation = -1;
+  private shipped = 0;
+  private seq = 0;
+  private log = '';
+  private files: Record<string, string>;
+  private etag: string | null;
+  private running: Promise<void> | null = null;
+  private next: Promise<void> | null = null;
+  private fenced: Fenced | null = null;
+  /** What this writer last published. */
+  private record: CurrentRecord | null = null;
+  readonly garbage: GarbageCollector;
+  /** The sweep after the last publish. */
+  private collecting: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: ShipperOptions) {
+    this.files = { ...(options.base?.record.files ?? {}) };
+    this.etag = options.base?.etag ?? null;
+    const { objects, prefix, lease, gcGraceMs = DEFAULT_GC_GRACE_MS } = options;
+    this.garbage = new GarbageCollector({ objects, prefix, graceMs: gcGraceMs, verifyLease: () => lease.verify() });
+  }
+
+  /** Why this writer may not write any more, or null. */
+  get fencedBy(): Fenced | null {
+    return this.fenced;
+  }
+
+  /** The state this writer published last (before its first publish, the one it restored), or null. */
+  published(): CurrentRecord | null {
+    return this.record ?? this.options.base?.record ?? null;
+  }
+
+  /** The store's manifest generation this writer published last (-1 before its first publish). */
+  get publishedGeneration(): number {
+    return this.generation;
+  }
+
+  sync(): Promise<void> {
+    if (this.fenced) return Promise.reject(this.fenced);
+    if (!this.running) return this.start();
+    // The running round may have read the log before this caller's write: it joins the next.
+    this.next ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.next = null;
+        return this.start();
+      });
+    return this.next;
+  }
+
+  /** Stops the sweep (a closing writer deletes nothing more) and waits for it to settle. */
+  async close(): Promise<void> {
+    this.garbage.stop();
+    await this.collecting;
+  }
+
+  /** Latches fenced, and stops the sweep: a superseded writer deletes nothing. */
+  fence(message: string): Fenced {
+    this.fenced ??= new Fenced(message);
+    this.garbage.stop();
+    return this.fenced;
+  }
+
+  private start(): Promise<void> {
+    this.running = this.round().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async round(): Promise<void> {
+    const { store, dir } = this.options;
+    for (;;) {
+      const point = await store.replication();
+      const fresh = point.generation !== this.generation;
+      const from = fresh ? this.inherited(point) : this.shipped;
+      const bytes = point.log_bytes > from ? await readRange(path.join(dir, LOG), from, point.log_bytes) : null;
+      // A checkpoint between the two points may have emptied the log under the read: read again.
+      if ((await store.replication()).generation !== point.generation) continue;
+      try {
+        if (fresh) {
+          await this.publish(point, from, bytes);
+        } else {
+          if (bytes) {
+            await putOnce(this.options.objects, chunkKey(this.log, this.seq), bytes);
+            this.seq++;
+            this.shipped = point.log_bytes;
+          }
+          // Derived files (an index, an id map) the writer saved after this generation was published.
+          if (point.files.some((name) => !(name in this.files))) await this.republish(point);
+        }
+      } catch (err) {
+        // A segment file a compaction removed before it was uploaded: its manifest is superseded.
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw err;
+      }
+      this.shipped = point.log_bytes;
+      // Past its lease a writer may have been superseded unseen: what it shipped may never be read.
+      if (await this.options.lease.confirm()) return;
+      if (this.fenced) throw this.fenced;
+      throw new Unconfirmed('the writer lease is not confirmed (the object store did not answer its renewal in time); the write is not acknowledged');
+    }
+  }
+
+  /**
+   * Where a new generation's log starts shipping: past the log this writer restored, for its first
+   * generation (no manifest written since it opened, so its log still begins with those bytes);
+   * else at 0.
+   */
+  private inherited(point: ReplicationPoint): number {
+    const base = this.options.base;
+    return this.generation === -1 && base && base.logBytes <= point.log_bytes ? base.logBytes : 0;
+  }
+
+  /** A new manifest generation: its files, the first chunk of its log, then CURRENT naming them. */
+  private async publish(point: ReplicationPoint, from: number, bytes: Buffer | null): Promise<void> {
+    await this.collecting;
+    const files = await this.upload(point);
+    const log = `${this.options.prefix}/log/${this.options.epoch}/${point.generation}/`;
+    if (bytes) await putOnce(this.options.objects, chunkKey(log, 0), bytes);
+    const base = this.options.base;
+    const predecessor = from > 0 && base ? base.record.logs.map((part, i, all) => (i === all.length - 1 ? { ...part, chunks: base.chunks } : part)) : [];
+    await this.putCurrent({ format: 1, epoch: this.options.epoch, generation: point.generation, manifest: point.manifest, files, logs: [...predecessor, { prefix: log }] });
+    this.generation = point.generation;
+    this.log = log;
+    this.seq = bytes ? 1 : 0;
+  }
+
+  /** The same generation with files that appeared since it was published. */
+  private async republish(point: ReplicationPoint): Promise<void> {
+    await this.collecting;
+    const files = await this.upload(point);
+    await this.putCurrent({ ...(this.record as CurrentRecord), files });
+  }
+
+  /**
+   * Uploads the point's files not uploaded yet; answers the name -> key map of all of them. Each
+   * file is read whole, so files within one range go several at once (at most
+   * TRANSFER_CONCURRENCY x RANGE_BYTES in memory) and a larger one goes alone.
+   */
+  private async upload(point: ReplicationPoint): Promise<Record<string, string>> {
+    const { objects, prefix, epoch, dir } = this.options;
+    const files: Record<string, string> = {};
+    const small: string[] = [];
+    const large: string[] = [];
+    // A collection this writer does not hold keeps the files it shipped before.
+    for (const name of point.cold) if (this.files[name] !== undefined) files[name] = this.files[name];
+    for (const name of point.files) {
+      const uploaded = this.files[name];
+      files[name] = uploaded ?? `${prefix}/files/${epoch}/${name}`;
+      if (uploaded !== undefined) continue;
+      const { size } = await fs.stat(path.join(dir, name));
+      (size <= RANGE_BYTES ? small : large).push(name);
+    }
+    const put = async (name: string) => {
+      try {
+        await putOnce(objects, files[name], await fs.readFile(path.join(dir, name)));
+      } catch (err) {
+        // Keys of this epoch are this writer's alone: one already there was put by an earlier round
+        // that started over before publishing (a compaction removed a file under it).
+        if (!(err instanceof PreconditionFailed)) throw err;
+      }
+    };
+    await eachLimited(small, TRANSFER_CONCURRENCY, put);
+    for (const name of large) await put(name);
+    checkComplete(point.manifest, files);
+    return files;
+  }
+
+  /** Replaces CURRENT under If-Match on what this writer last saw there; a mismatch fences it. */
+  private async putCurrent(record: CurrentRecord): Promise<void> {
+    if (this.fenced) throw this.fenced;
+    const etag = await replaceCurrent(this.options.objects, this.options.prefix, record, this.etag);
+    if (etag === null) throw this.fence('CURRENT changed under this writer: another writer published; this one is fenced');
+    this.etag = etag;
+    this.record = record;
+    this.files = record.files;
+    // Acknowledgement does not wait for the sweep (a failed one is repeated at the next publish),
+    // but the next publish does: the sweep must not take the files it uploads for unnamed ones.
+    this.collecting = this.garbage.sweep({ record, etag }).catch(() => undefined);
+  }
+}
+
+/**
+ * Refuses a publish whose files leave out one the manifest needs (a segment's rows, a deletion
+ * bitmap): the sweep after it would delete that object while the manifest names it.
+ */
+function checkComplete(manifest: string, files: Record<string, string>): void {
+  const { collections } = JSON.parse(manifest) as { collections: { segments: { id: number; deletions: string }[] }[] };
+  for (const { segments } of collections) {
+    for (const { id, deletions } of segments) {
+      for (const name of [`seg-${id}.rows`, ...(deletions ? [deletions] : [])])
+        if (files[name] === undefined) throw new Error(`refusing to publish: the manifest names ${name}, which is neither in the store directory nor shipped before`);
+    }
+  }
+}
