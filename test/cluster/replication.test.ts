@@ -1,57 +1,18 @@
-// Replication through a real radosgw (lib/features/cluster/replication.ts): what the writer ships
-// after sync() restores, whole, into a fresh directory; restores continue incrementally; a writer
-// whose CURRENT changed under it, or whose lease lapsed, is fenced.
+// Replication through a real radosgw (lib/features/cluster/shipper.ts, restore.ts): what the
+// writer ships after sync() restores, whole, into a fresh directory; restores continue
+// incrementally; a writer whose CURRENT changed under it, or whose lease lapsed, is fenced.
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ExecutionContext } from 'ava';
 import { readCurrent } from '../../lib/features/cluster/current';
 import { restore } from '../../lib/features/cluster/restore';
-import { Fenced, Shipper, Unconfirmed } from '../../lib/features/cluster/shipper';
-import type { ObjectStore, PutOptions } from '../../lib/features/cluster/object_store';
-import { ClusterNode, type OpenOptions, Store, stringifyExact } from '../../lib/index';
+import { Fenced, Unconfirmed } from '../../lib/features/cluster/shipper';
+import type { PutOptions } from '../../lib/features/cluster/object_store';
+import { ClusterNode } from '../../lib/index';
 import { radosgwForFile } from '../harness/radosgw';
 import { until } from '../harness/until';
+import { contents, dir, keys, opened, records, successor, writer } from './shipping';
 
 const rgw = radosgwForFile();
-
-function dir(t: ExecutionContext): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-replica-'));
-  t.teardown(() => fs.rmSync(d, { recursive: true, force: true }));
-  return d;
-}
-
-/** A lease that always holds. */
-const alwaysHeld = { confirm: async () => true, verify: async () => true };
-
-/** A new store shipping to prefix `s`. */
-async function writer(t: ExecutionContext, objects: ObjectStore, options: { epoch?: number; held?: () => boolean; gcGraceMs?: number; open?: Omit<OpenOptions, 'path'> } = {}) {
-  const home = dir(t);
-  const store = await Store.open({ dimension: 2, ...options.open, path: home });
-  t.teardown(() => store.close());
-  const held = async () => options.held?.() ?? true;
-  const shipper = new Shipper({ store, dir: home, objects, prefix: 's', epoch: options.epoch ?? 1, base: null, lease: { confirm: held, verify: held }, gcGraceMs: options.gcGraceMs });
-  return { store, shipper, home };
-}
-
-/** A writer taking over at `epoch`: it restores what was published into a new directory, opens it and ships from there. */
-async function successor(t: ExecutionContext, objects: ObjectStore, epoch: number) {
-  const home = dir(t);
-  const base = await restore(objects, 's', home);
-  const store = await opened(t, home, false);
-  return { store, shipper: new Shipper({ store, dir: home, objects, prefix: 's', epoch, base, lease: alwaysHeld }) };
-}
-
-const records = (from: number, n: number) => ({ records: Array.from({ length: n }, (_, i) => ({ id: `r${from + i}`, vector: [1, from + i], attrs: { n: { Int: from + i } } })) });
-
-/** Every record of collection c, as the library lists it. */
-const contents = async (store: Store) => Buffer.from(stringifyExact(await store.list({ scope: ['c'], limit: 10_000, order_by: { field: 'n' } }))).toString();
-
-async function opened(t: ExecutionContext, home: string, readOnly = true): Promise<Store> {
-  const store = await Store.open({ path: home, readOnly });
-  t.teardown(() => store.close());
-  return store;
-}
 
 rgw.test('what sync() acknowledged restores whole into a fresh directory: log records, checkpointed segments, deletions, a compaction', async (t) => {
   const objects = await rgw.bucket(t);
@@ -367,11 +328,6 @@ rgw.test('with history on, past versions travel too: a restored copy lists them 
 rgw.test('objects no published state names are collected: superseded files and log chunks go, and what remains restores', async (t) => {
   const objects = await rgw.bucket(t);
   const { store, shipper } = await writer(t, objects, { gcGraceMs: 0 });
-  const keys = async (under: string) => {
-    const out: string[] = [];
-    for await (const { key } of objects.listAll(under)) out.push(key);
-    return out.sort();
-  };
   for (let round = 0; round < 3; round++) {
     await store.upsert('c', records(round * 10, 10));
     await store.flush();
@@ -386,9 +342,9 @@ rgw.test('objects no published state names are collected: superseded files and l
   const copy = dir(t);
   const published = await restore(objects, 's', copy);
   const named = Object.values(published?.record.files ?? {}).sort();
-  await until(async () => JSON.stringify(await keys('s/files/')) === JSON.stringify(named), 'superseded files collected');
+  await until(async () => JSON.stringify(await keys(objects, 's/files/')) === JSON.stringify(named), 'superseded files collected');
   const parts = published?.record.logs.map((part) => part.prefix) ?? [];
-  await until(async () => (await keys('s/log/')).every((key) => parts.some((part) => key.startsWith(part))), 'superseded log chunks collected');
+  await until(async () => (await keys(objects, 's/log/')).every((key) => parts.some((part) => key.startsWith(part))), 'superseded log chunks collected');
   t.is(await contents(await opened(t, copy)), await contents(store));
 });
 
