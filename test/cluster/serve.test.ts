@@ -5,6 +5,8 @@
 import type { ExecutionContext } from 'ava';
 import { randomBytes } from 'node:crypto';
 import { call, type Server, startServer, tempDir, until } from '../http/helpers';
+import { readCurrent } from '../../lib/features/cluster/current';
+import type { ObjectStore } from '../../lib/features/cluster/object_store';
 import { faultProxy } from '../harness/fault_proxy';
 import { radosgwForFile } from '../harness/radosgw';
 
@@ -16,15 +18,18 @@ const TTL = `${TTL_MS / 1000}s`;
 interface Cluster {
   args: (...more: string[]) => string[];
   env: NodeJS.ProcessEnv;
+  /** The bucket, for a test that looks at (or damages) what the members published. */
+  objects: ObjectStore;
+  prefix: string;
 }
 
 /** A fresh bucket and prefix; `args` are a member's flags over its own new --data. */
 async function cluster(t: ExecutionContext): Promise<Cluster> {
-  const bucket = (await rgw.bucket(t)).bucket;
+  const objects = await rgw.bucket(t);
   const gateway = rgw.gateway();
   const env = { AWS_ACCESS_KEY_ID: gateway.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: gateway.credentials.secretAccessKey, AWS_REGION: gateway.region };
   const prefix = `store-${randomBytes(3).toString('hex')}`;
-  return { env, args: (...more) => ['--cluster', `s3://${bucket}/${prefix}`, '--cluster-endpoint', gateway.endpoint, '--lease-ttl', TTL, '--data', tempDir(), ...more] };
+  return { env, objects, prefix, args: (...more) => ['--cluster', `s3://${objects.bucket}/${prefix}`, '--cluster-endpoint', gateway.endpoint, '--lease-ttl', TTL, '--data', tempDir(), ...more] };
 }
 
 async function member(t: ExecutionContext, c: Cluster, more: string[] = [], waitReady = true): Promise<Server> {
@@ -226,4 +231,54 @@ rgw.test('a reader started before anything was published answers /ready and data
   // it refreshes. The acknowledged write is published, so a refresh brings it.
   t.is((await call(reader, 'POST', '/refresh')).status, 200);
   t.deepEqual(await ids(reader), ['first']);
+});
+
+rgw.test('an object missing from the published state: a refresh answers 503 retryable and keeps serving, a starting reader waits with 503; both serve once a newer state no longer names it', async (t) => {
+  const c = await cluster(t);
+  const writer = await member(t, c);
+  await upsert(writer, ['a']);
+  await call(writer, 'POST', '/flush');
+  const reader = await member(t, c, ['--cluster-reader']);
+  await call(writer, 'POST', '/collections/c/upsert', { records: [{ id: 'b', vector: [0, 0, 1, 0] }] });
+  await call(writer, 'POST', '/flush');
+  // The damage a superseded writer's sweep once did: a segment file the newest CURRENT names, deleted.
+  const published = await readCurrent(c.objects, c.prefix);
+  const named = Object.entries(published?.record.files ?? {}).filter(([name]) => name.endsWith('.rows'));
+  const [, lost] = named[named.length - 1];
+  await c.objects.delete(lost);
+
+  const refresh = await call(reader, 'POST', '/refresh');
+  t.is(refresh.status, 503);
+  t.true(refresh.json.retryable);
+  t.regex(refresh.json.error, /NoSuchKey/);
+  t.deepEqual(await ids(reader), ['a'], 'the state it had still serves');
+  const starting = await member(t, c, ['--cluster-reader'], false);
+  await until(async () => /restoring the published state of s3:\/\/\S+ failed .*NoSuchKey.*; retrying/.test((await call(starting, 'GET', '/collections')).json.error ?? ''), 'the starting reader says why it waits');
+  const waiting = await call(starting, 'GET', '/collections');
+  t.is(waiting.status, 503);
+  t.true(waiting.json.retryable);
+  t.is(await status(starting, '/ready'), 503);
+
+  // A newer state without that segment: its only record deleted, then compacted away.
+  t.is((await call(writer, 'POST', '/collections/c/delete', { ids: ['b'] })).status, 200);
+  t.is((await call(writer, 'POST', '/compact')).status, 200);
+  t.false(Object.values((await readCurrent(c.objects, c.prefix))?.record.files ?? {}).includes(lost));
+  t.deepEqual((await call(reader, 'POST', '/refresh')).json, { adopted: true });
+  t.deepEqual(await ids(reader), ['a']);
+  await until(async () => (await status(starting, '/ready')) === 200, 'the starting reader serves', 30_000);
+  t.deepEqual(await ids(starting), ['a']);
+});
+
+rgw.test("SIGTERM ends a standby's wait: it exits 0 and never takes the lease", async (t) => {
+  const c = await cluster(t);
+  const writer = await member(t, c);
+  await upsert(writer, ['kept']);
+  const owner = (await call(writer, 'GET', '/cluster')).json.lease_owner;
+  const standby = await member(t, c, ['--standby'], false);
+  await until(async () => /standby: waiting for the writer lease/.test((await call(standby, 'GET', '/collections')).json.error ?? ''), 'standby waiting');
+  t.is(await standby.stop('SIGTERM'), 0);
+  const lease = JSON.parse((await c.objects.get(`${c.prefix}/lease.json`)).body.toString('utf8'));
+  t.is(`${lease.owner}:${lease.epoch}`, owner, 'the writer holds the lease it held');
+  t.like((await call(writer, 'GET', '/cluster')).json, { lease_owner: owner, fenced: false });
+  t.is((await upsert(writer, ['after'])).status, 200);
 });
