@@ -13,7 +13,7 @@ import { TenantStores } from './store/tenants';
 import { DEFAULT_GC_GRACE_MS } from './features/cluster/garbage';
 import { ClusterNode } from './features/cluster/node';
 import { awsEnvironment, ObjectStore } from './features/cluster/object_store';
-import { ClusterSlot, cacheMetrics, durableRoutes, leaseMetrics, objectStoreFailures } from './features/cluster/serve';
+import { ClusterSlot, cacheMetrics, durableRoutes, leaseMetrics, objectStoreFailures, sweepMetrics } from './features/cluster/serve';
 import type { Distance, IndexSettingInfo, OpenOptions } from './types';
 import { anyText, type Command, DISTANCES, duration, durationOrZero, exit, type FlagSpec, flagHelp, integer, oneOf, readFlags, size, UsageError } from './cli_flags';
 import { exportCommand } from './export';
@@ -275,6 +275,7 @@ async function serve(config: ServeConfig): Promise<void> {
   if (node && !config.clusterReader) routes = durableRoutes(routes, node);
   if (node) routes = objectStoreFailures(routes);
   leaseMetrics(registry, () => node?.lease ?? null);
+  sweepMetrics(registry, () => node?.garbage ?? null);
   cacheMetrics(registry, () => node?.cache ?? null);
   const server = new HttpServer(routes, {
     host: config.host,

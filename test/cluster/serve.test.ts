@@ -282,3 +282,21 @@ rgw.test("SIGTERM ends a standby's wait: it exits 0 and never takes the lease", 
   t.like((await call(writer, 'GET', '/cluster')).json, { lease_owner: owner, fenced: false });
   t.is((await upsert(writer, ['after'])).status, 200);
 });
+
+rgw.test('a writer deletes what no published state names only past --gc-grace (default 5m), counted in svc_gc_deleted_total', async (t) => {
+  const deletedAfterPublishes = async (more: string[]) => {
+    const c = await cluster(t);
+    const writer = await member(t, c, more);
+    for (const id of ['a', 'b', 'c']) {
+      await upsert(writer, [id]);
+      await call(writer, 'POST', '/flush');
+    }
+    const deleted = async () => Number(/svc_gc_deleted_total (\d+)/.exec(await (await fetch(`${writer.url}/metrics`)).text())?.[1]);
+    return { deleted, writer };
+  };
+  const kept = await deletedAfterPublishes([]);
+  t.is(await kept.deleted(), 0, 'superseded log chunks are kept within the grace period');
+  const prompt = await deletedAfterPublishes(['--gc-grace', '0s']);
+  await until(async () => (await prompt.deleted()) > 0, 'superseded log chunks deleted at once');
+  t.deepEqual(await ids(prompt.writer), ['a', 'b', 'c']);
+});

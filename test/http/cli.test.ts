@@ -8,7 +8,7 @@ const FLAGS = [
   '--data', '--in-memory', '--host', '--port', '--dimension', '--distance', '--token', '--read-only', '--max-body-bytes', '--max-vector-bytes',
   '--max-concurrent-requests', '--read-timeout', '--write-timeout', '--query-threads', '--mmap', '--no-mmap', '--ann', '--m',
   '--ef-construction', '--ef-search', '--n-lists', '--n-probe', '--overscan', '--seed', '--quantization', '--rescore', '--log-level',
-  '--namespaced', '--warm-bytes', '--cluster', '--cluster-endpoint', '--lease-ttl', '--standby', '--cluster-reader', '--cache-bytes',
+  '--namespaced', '--warm-bytes', '--cluster', '--cluster-endpoint', '--lease-ttl', '--gc-grace', '--standby', '--cluster-reader', '--cache-bytes',
 ];
 
 test('the compiled CLI starts with a node shebang', (t) => {
@@ -90,6 +90,8 @@ test('cluster flags: a bad location, a missing endpoint or credentials, and flag
     [[...at, '--namespaced'], creds, /--cluster and --namespaced exclude each other/],
     [[...at, '--in-memory'], creds, /--cluster and --in-memory exclude each other/],
     [[...at, '--lease-ttl', 'soon'], creds, /--lease-ttl/],
+    [['--gc-grace', '0s'], creds, /--gc-grace needs --cluster/],
+    [[...at, '--gc-grace', '-1s'], creds, /--gc-grace must be a duration like 0s, 250ms, 5s or 2m, got "-1s"/],
     [[...at, '--data', tempDir()], { AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '' }, /--cluster: object store credentials missing: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/],
   ];
   for (const [args, env, message] of cases) {

@@ -11,6 +11,7 @@ import type { ClusterStatus, OpenOptions } from '../../types';
 import { CollectionCache } from './collection_cache';
 import { claimCurrent, type Restored } from './current';
 import { NotFound, ObjectStoreError, Unreachable } from './errors';
+import type { GarbageCollector } from './garbage';
 import { WriterLease } from './lease';
 import type { ObjectStore } from './object_store';
 import { restore } from './restore';
@@ -77,6 +78,11 @@ export class ClusterNode {
   /** Why the node cannot serve yet (standby, waiting for a first publish), or null once serving. */
   get waiting(): string | null {
     return this.waitingFor;
+  }
+
+  /** A writer's sweep of unnamed objects, once it serves; else null. */
+  get garbage(): GarbageCollector | null {
+    return this.shipper?.garbage ?? null;
   }
 
   /** Superseded: the lease found another holder, or CURRENT changed under this writer. */

@@ -9,6 +9,7 @@ import type { Route } from '../../http/route';
 import type { ClusterStatus } from '../../types';
 import type { CollectionCache } from './collection_cache';
 import { ObjectStoreError } from './errors';
+import type { GarbageCollector } from './garbage';
 import type { WriterLease } from './lease';
 import type { ClusterNode } from './node';
 import { Fenced, Unconfirmed } from './shipper';
@@ -90,6 +91,12 @@ export function leaseMetrics(registry: Registry, lease: () => WriterLease | null
   const kinds = { acquired: 'Writer leases acquired', renewed: 'Writer lease renewals that landed', lost: 'Times the writer lease lapsed unconfirmed', fenced: 'Times this writer found itself superseded' };
   for (const [kind, help] of Object.entries(kinds) as [keyof WriterLease['counters'], string][])
     countedElsewhere(registry, `svc_lease_${kind}_total`, help, () => lease()?.counters[kind] ?? 0);
+}
+
+/** A writer's sweep (0 elsewhere): objects it deleted, and sweeps it stopped because CURRENT or the lease was no longer its own. */
+export function sweepMetrics(registry: Registry, garbage: () => GarbageCollector | null): void {
+  countedElsewhere(registry, 'svc_gc_deleted_total', 'Objects no published state named that this writer deleted', () => garbage()?.counters.deleted ?? 0);
+  countedElsewhere(registry, 'svc_gc_refused_total', 'Sweeps this writer stopped before deleting: CURRENT or the writer lease was no longer its own', () => garbage()?.counters.refused ?? 0);
 }
 
 /** A --cache-bytes member's cache (0 otherwise): bytes held, collections fetched and removed. */
