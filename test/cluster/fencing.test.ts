@@ -11,7 +11,7 @@ import { Fenced, Shipper } from '../../lib/features/cluster/shipper';
 import type { Store } from '../../lib/index';
 import { radosgwForFile } from '../harness/radosgw';
 import { until } from '../harness/until';
-import { alwaysHeld, dir, ids, intercepted, keys, opened, records, writer } from './shipping';
+import { alwaysHeld, dir, ids, intercepted, keys, opened, records, shipOneByOne, writer } from './shipping';
 
 const rgw = radosgwForFile();
 
@@ -167,16 +167,10 @@ rgw.test('a successor claims CURRENT before it opens: its predecessor\'s next pu
 rgw.test('a restore abandoned mid-read leaves the directory as it was; the next one brings it to the newest state', async (t) => {
   const objects = await rgw.bucket(t);
   const { store, shipper } = await writer(t, objects);
-  for (let i = 0; i < 10; i++) {
-    await store.upsert('c', records(i, 1));
-    await shipper.sync();
-  }
+  await shipOneByOne({ store, shipper }, 0, 10);
   const copy = dir(t);
   const first = await restore(objects, 's', copy);
-  for (let i = 10; i < 40; i++) {
-    await store.upsert('c', records(i, 1));
-    await shipper.sync();
-  }
+  await shipOneByOne({ store, shipper }, 10, 40);
   const abandon = new AbortController();
   let chunkGets = 0;
   const aborting = intercepted(objects, {
@@ -198,10 +192,7 @@ rgw.test('a follower far behind reads an open log part with one listing and its 
   await shipper.sync();
   const copy = dir(t);
   const first = await restore(objects, 's', copy);
-  for (let i = 1; i < 41; i++) {
-    await store.upsert('c', records(i, 1));
-    await shipper.sync();
-  }
+  await shipOneByOne({ store, shipper }, 1, 41);
   let lists = 0;
   let chunkGets = 0;
   let inFlight = 0;

@@ -10,7 +10,7 @@ import type { PutOptions } from '../../lib/features/cluster/object_store';
 import { ClusterNode } from '../../lib/index';
 import { radosgwForFile } from '../harness/radosgw';
 import { until } from '../harness/until';
-import { contents, dir, keys, opened, records, successor, writer } from './shipping';
+import { contents, dir, keys, opened, records, shipOneByOne, successor, writer } from './shipping';
 
 const rgw = radosgwForFile();
 
@@ -183,10 +183,7 @@ rgw.test('a restore into a directory restored before fetches only the files it l
 rgw.test('a fresh restore lists the open log once, fetches its chunks in order probing one past the last, and each file in one request', async (t) => {
   const objects = await rgw.bucket(t);
   const { store, shipper } = await writer(t, objects);
-  for (let i = 0; i < 30; i++) {
-    await store.upsert('c', records(i, 1));
-    await shipper.sync();
-  }
+  await shipOneByOne({ store, shipper }, 0, 30);
   const fetched: string[] = [];
   let lists = 0;
   let heads = 0;

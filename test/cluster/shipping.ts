@@ -35,6 +35,14 @@ export async function successor(t: ExecutionContext, objects: ObjectStore, epoch
 
 export const records = (from: number, n: number) => ({ records: Array.from({ length: n }, (_, i) => ({ id: `r${from + i}`, vector: [1, from + i], attrs: { n: { Int: from + i } } })) });
 
+/** Records `from` to `to` - 1 of collection c, each acknowledged on its own: a log chunk each. */
+export async function shipOneByOne({ store, shipper }: { store: Store; shipper: Shipper }, from: number, to: number): Promise<void> {
+  for (let i = from; i < to; i++) {
+    await store.upsert('c', records(i, 1));
+    await shipper.sync();
+  }
+}
+
 /** Every record of collection c, as the library lists it. */
 export const contents = async (store: Store) => Buffer.from(stringifyExact(await store.list({ scope: ['c'], limit: 10_000, order_by: { field: 'n' } }))).toString();
 
