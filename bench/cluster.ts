@@ -5,15 +5,21 @@
 // here: write acknowledgement of 1,000-record batches against a local-disk writer in the same run,
 // a reader's lag after refresh, failover (writer SIGKILL to the standby's /ready 200), a reader's
 // first search of a 1M-vector store with an empty and with a warm local copy, and a bounded reader
-// (--cache-bytes) whose first search of a small collection beside the 1M one fetches only that one.
+// (--cache-bytes) whose first search of a small collection beside the 1M one fetches only that one;
+// then failover trials under load (test/harness/failover_trials.ts): the writer stopped right after
+// a publish, stopped at a random moment, or killed, trial after trial, every acknowledged write
+// checked on the new writer, a refreshed reader and a fresh restore.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startRadosgw } from '../test/harness/radosgw-boot';
+import { faultSchedule, runFailoverTrials, type Spawn } from '../test/harness/failover_trials';
+import { type Radosgw, startRadosgw } from '../test/harness/radosgw-boot';
 import { emit, log, now, Rng, randomUnitVectors, summarize, writeVector } from './common';
 import { FASHION_DIM, readImages, requireFashion } from './fashion_mnist';
 import { CLI, post, type Server, start } from './http_rig';
 
+/** namespaced | cluster | failover (the cluster part's failover trials alone); unset, both parts. */
+const PART = process.env.BENCH_PART;
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 1000);
 const RECORDS_PER_TENANT = 60;
 const WARM_BYTES = 16 * 1024 * 1024;
@@ -102,6 +108,7 @@ const BIG_BATCH = 10_000;
 /** The bounded reader's case: a small collection beside the 1M one, read through --cache-bytes. */
 const SMALL_RECORDS = 2_000;
 const LAZY_CACHE_BYTES = 64 * 1024 * 1024;
+const FAILOVER_TRIALS = Number(process.env.BENCH_FAILOVER_TRIALS ?? 20);
 
 const tempDir = (label: string) => fs.mkdtempSync(path.join(os.tmpdir(), `tessera-bench-${label}-`));
 
@@ -259,6 +266,7 @@ async function clusterPart(images: Images): Promise<Record<string, unknown>> {
     const t3 = now();
     await post(`${boundedWriter.url}/collections/c/upsert`, oneRecord('bounded-big'));
     const boundedBigWriteS = (now() - t3) / 1000;
+    const failoverTrials = await failoverTrialsOn(gw);
     return {
       dimension_acks: FASHION_DIM,
       batch_records: BATCH_RECORDS,
@@ -287,6 +295,7 @@ async function clusterPart(images: Images): Promise<Record<string, unknown>> {
         held_bytes_after_small_write: Number(boundedHeld),
         then_first_big_write_s: Number(boundedBigWriteS.toFixed(2)),
       },
+      failover_trials: failoverTrials,
       radosgw_boot_ms: gw.bootMs,
     };
   } finally {
@@ -295,11 +304,45 @@ async function clusterPart(images: Images): Promise<Record<string, unknown>> {
   }
 }
 
+/** Failover trials, each member a `tessera serve` forked here, on a prefix of their own. */
+async function failoverTrialsOn(gw: Radosgw): Promise<Record<string, unknown>> {
+  log(`failover trials: ${FAILOVER_TRIALS}, writer stopped after a publish, stopped at random, or killed, in turn`);
+  // --log-level error: under load a standby and a fenced writer log a warning per refused write.
+  const spawn: Spawn = async (args, env) => {
+    const server = await start(CLI, ['serve', '--port', '0', '--log-level', 'error', ...args], env);
+    return { ...server, stop: async () => server.proc.kill('SIGKILL') };
+  };
+  const result = await runFailoverTrials({ gateway: gw, bucket: 'bench', spawn, faults: faultSchedule(FAILOVER_TRIALS), log });
+  const failoverS = result.trials.map((trial) => trial.failover_ms / 1000).sort((a, b) => a - b);
+  return {
+    trials: result.trials.length,
+    ttl_s: result.ttl_s,
+    failover_s: { max: failoverS[failoverS.length - 1], p50: percentile(failoverS, 0.5) },
+    objects_deleted_while_named: result.objects_deleted_while_named,
+    lost_acknowledged_writes: result.lost_acknowledged_writes,
+  };
+}
+
+/** BENCH_PART=failover: the trials alone, on a radosgw of their own (no Fashion-MNIST needed). */
+async function failoverPart(): Promise<Record<string, unknown>> {
+  log('booting radosgw');
+  const gw = await startRadosgw();
+  try {
+    return { failover_trials: await failoverTrialsOn(gw), radosgw_boot_ms: gw.bootMs };
+  } finally {
+    await gw.stop();
+  }
+}
+
 async function main(): Promise<void> {
+  if (PART === 'failover') {
+    emit({ bench: 'cluster', namespaced: null, cluster: await failoverPart() });
+    return;
+  }
   requireFashion();
   const images = readImages('train');
-  const namespaced = process.env.BENCH_PART === 'cluster' ? null : await namespacedPart(images);
-  const cluster = process.env.BENCH_PART === 'namespaced' ? null : await clusterPart(images);
+  const namespaced = PART === 'cluster' ? null : await namespacedPart(images);
+  const cluster = PART === 'namespaced' ? null : await clusterPart(images);
   emit({ bench: 'cluster', namespaced, cluster });
 }
 

@@ -15,9 +15,9 @@ export interface Server {
   proc: ChildProcess;
 }
 
-/** Forks `script` with `args` and resolves its base URL once it prints its port. */
-export function start(script: string, args: string[]): Promise<Server> {
-  const proc = fork(script, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+/** Forks `script` with `args` (and `env` added to this process's) and resolves its base URL once it prints its port. */
+export function start(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Server> {
+  const proc = fork(script, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     let out = '';
     proc.stdout!.on('data', (d) => {

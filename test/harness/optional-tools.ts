@@ -91,17 +91,19 @@ export function planFor(tools: readonly OptionalTool[], env: NodeJS.ProcessEnv):
 }
 
 /**
- * Declares an AVA test that needs `tools`. When one is missing it becomes a skipped test whose
- * title carries the notice (and the notice is printed), or under CI a test failing with it.
+ * Declares an AVA test that needs `tools` (`serial`: one that runs alone among its file's tests).
+ * When one is missing it becomes a skipped test whose title carries the notice (and the notice is
+ * printed), or under CI a test failing with it.
  */
-export function testNeedingTools(tools: readonly OptionalTool[], title: string, implementation: ImplementationFn<[]>): void {
+export function testNeedingTools(tools: readonly OptionalTool[], title: string, implementation: ImplementationFn<[]>, { serial = false } = {}): void {
+  const declare = serial ? test.serial : test;
   const plan = planFor(tools, process.env);
   if (plan.action === 'run') {
-    test(title, implementation);
+    declare(title, implementation);
   } else if (plan.action === 'skip') {
     console.warn(`skipped: ${title}: ${plan.notice}`);
-    test.skip(`${title} [skipped: ${plan.notice}]`, implementation);
+    declare.skip(`${title} [skipped: ${plan.notice}]`, implementation);
   } else {
-    test(title, (t) => t.fail(`${plan.notice} (CI is set, so a missing tool fails instead of skipping)`));
+    declare(title, (t) => t.fail(`${plan.notice} (CI is set, so a missing tool fails instead of skipping)`));
   }
 }

@@ -12,11 +12,13 @@ let buckets = 0;
 /**
  * One radosgw shared by the tests of a file: booted before them when its tools are installed,
  * stopped after them even when one fails. `test` declares a test that needs it (skipped with a
- * notice without the tools, failed under CI); `bucket(t)` gives that test its own new bucket.
+ * notice without the tools, failed under CI), `serial` one that runs alone among the file's tests
+ * (timings two at once would distort); `bucket(t)` gives that test its own new bucket.
  */
 export function radosgwForFile(): {
   gateway(): Radosgw;
   test(title: string, implementation: ImplementationFn<[]>): void;
+  serial(title: string, implementation: ImplementationFn<[]>): void;
   bucket(t: ExecutionContext): Promise<ObjectStore>;
 } {
   let gateway: Radosgw | undefined;
@@ -33,6 +35,7 @@ export function radosgwForFile(): {
   return {
     gateway: gw,
     test: (title, implementation) => testNeedingTools(radosgwTools, title, implementation),
+    serial: (title, implementation) => testNeedingTools(radosgwTools, title, implementation, { serial: true }),
     bucket: async (t) => {
       const store = gw().store(`t-${process.pid}-${++buckets}-${randomBytes(3).toString('hex')}`);
       t.teardown(() => store.close());
