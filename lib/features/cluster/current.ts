@@ -26,7 +26,7 @@ export interface CurrentRecord {
   files: Record<string, string>;
   /**
    * The log of this generation: parts whose chunks concatenate in order. Every part but the last
-   * has its chunk count; the last grows, and is read until a chunk is missing.
+   * has its chunk count; the last grows, and is read as far as a listing shows its chunks.
    */
   logs: LogPart[];
 }

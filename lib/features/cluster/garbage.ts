@@ -1,12 +1,15 @@
-// A writer's sweep of its store's objects: after each publish it deletes what no published state
+// A writer's sweep of its store's objects: after a publish it deletes what no published state
 // names any more (superseded generations' files and log chunks, what a superseded writer uploaded
 // but never published). A delete is the one mutation that could destroy what a successor
 // published, so the sweep proves before every batch that this writer's place still holds:
 //
-// - It lists first and checks after: CURRENT still has the ETag this writer published (HEAD), and
-//   the lease object, read back, still shows this writer at its epoch within its TTL. A key listed
-//   before a check that passed was made before any successor held the lease, so a successor's
-//   uploads are never candidates, and what it claimed is what this writer published and names.
+// - It lists first and checks after: CURRENT still has the ETag this writer published last (HEAD),
+//   and the lease object, read back, still shows this writer at its epoch within its TTL. A key
+//   listed before a check that passed was made before any successor held the lease, so a
+//   successor's uploads are never candidates, and what it claimed is what this writer published.
+// - A batch spares what this writer's newest publish names and what it is uploading for the next
+//   one (read at the batch, after the check): the sweep runs beside publishes, never holding up a
+//   write's acknowledgement.
 // - A key goes only once it has been unnamed for the grace period, counted on this process's
 //   monotonic clock from the first listing that showed it unnamed: a reader loading an older state
 //   finds its objects for that long, and a race that slipped past the checks (a process paused
@@ -27,6 +30,10 @@ export interface GarbageOptions {
   objects: ObjectStore;
   /** The store's key prefix, without a trailing slash. */
   prefix: string;
+  /** What this writer published last (CURRENT as it wrote it), or null before its first publish. */
+  published(): Published | null;
+  /** Keys this writer is uploading, or uploaded, for a publish that has not landed yet. */
+  unpublished(): ReadonlySet<string>;
   /** Whether the lease object still shows this writer holding it, read from the object store. */
   verifyLease(): Promise<boolean>;
   /** How long a key stays unnamed before it is deleted. */
@@ -42,22 +49,25 @@ export class GarbageCollector {
 
   constructor(private readonly options: GarbageOptions) {}
 
-  /** A sweep after this writer published `published`; it deletes nothing once the checks fail. */
-  async sweep(published: Published): Promise<void> {
+  /** One sweep; it deletes nothing once the checks fail. */
+  async sweep(): Promise<void> {
     const { objects, prefix, graceMs } = this.options;
     const { signal } = this.stopping;
+    const listedAfter = this.options.published();
+    if (listedAfter === null || signal.aborted) return;
     const listed: string[] = [];
     for (const under of ['files/', 'log/']) for await (const { key } of objects.listAll(`${prefix}/${under}`, { signal })) listed.push(key);
-    const named = namedBy(published.record);
+    const named = namedBy(listedAfter.record);
     const now = performance.now();
     this.unnamedSince = new Map(listed.filter((key) => !named(key)).map((key) => [key, this.unnamedSince.get(key) ?? now]));
     const doomed = [...this.unnamedSince].filter(([, since]) => now - since >= graceMs).map(([key]) => key);
     for (let i = 0; i < doomed.length; i += DELETE_BATCH) {
-      if (!(await this.ownsPlace(published.etag))) {
+      const spared = await this.sparedIfOwnPlace();
+      if (spared === null) {
         this.counters.refused++;
         return;
       }
-      await eachLimited(doomed.slice(i, i + DELETE_BATCH), TRANSFER_CONCURRENCY, async (key) => {
+      await eachLimited(doomed.slice(i, i + DELETE_BATCH).filter((key) => !spared(key)), TRANSFER_CONCURRENCY, async (key) => {
         await objects.delete(key, { signal });
         this.unnamedSince.delete(key);
         this.counters.deleted++;
@@ -70,15 +80,23 @@ export class GarbageCollector {
     this.stopping.abort(new Error('the sweep was stopped: this writer is fenced or closing'));
   }
 
-  /** CURRENT is still `etag` and the lease still this writer's; any failure to tell counts as no. */
-  private async ownsPlace(etag: string): Promise<boolean> {
+  /**
+   * Null unless CURRENT is still what this writer published last and the lease still its own (any
+   * failure to tell counts as no); else which keys a batch must spare: those that publish names and
+   * those uploaded for the next, both read after the check.
+   */
+  private async sparedIfOwnPlace(): Promise<((key: string) => boolean) | null> {
     const { objects, prefix } = this.options;
     const { signal } = this.stopping;
-    if (signal.aborted) return false;
+    if (signal.aborted) return null;
     const [current, lease] = await Promise.all([
       objects.head(currentKey(prefix), { signal }).then((info) => info.etag, () => null),
       this.options.verifyLease().catch(() => false),
     ]);
-    return current === etag && lease && !signal.aborted;
+    const published = this.options.published();
+    if (!lease || signal.aborted || published === null || current !== published.etag) return null;
+    const named = namedBy(published.record);
+    const unpublished = this.options.unpublished();
+    return (key) => named(key) || unpublished.has(key);
   }
 }

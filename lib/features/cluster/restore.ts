@@ -86,29 +86,21 @@ async function fetchFile(objects: ObjectStore, key: string, file: string, signal
 }
 
 /**
- * The chunks of one log part from `from` on, in order, and the sequence number after the last.
- * Chunks known to exist (a closed part's count; an open part's listed run) are fetched several at
- * once; an open part is then read on until the first one missing. However far behind the reader
- * is, it costs one listing and chunks / TRANSFER_CONCURRENCY round trips, not one per chunk.
+ * The chunks of one log part from `from` on, in order, and the sequence number after the last,
+ * fetched several at once: a closed part's up to its count, an open part's as far as a listing
+ * shows them. Listings are consistent, so every chunk that landed before the read began is in it
+ * (a write acknowledged before a refresh is read by it); one that lands meanwhile is the next
+ * read's. However far behind the reader is, and however fast the writer goes on, a read costs one
+ * listing and chunks / TRANSFER_CONCURRENCY round trips, never a chase one chunk at a time.
  */
 async function readChunks(objects: ObjectStore, part: LogPart, from: number, signal?: AbortSignal): Promise<{ bodies: Buffer[]; next: number }> {
-  const known = part.chunks ?? (await listedRun(objects, part.prefix, from, signal));
-  const bodies: Buffer[] = new Array(Math.max(0, known - from));
+  const next = part.chunks ?? (await listedRun(objects, part.prefix, from, signal));
+  const bodies: Buffer[] = new Array(Math.max(0, next - from));
   const seqs = Array.from(bodies, (_, i) => from + i);
   await eachLimited(seqs, TRANSFER_CONCURRENCY, async (seq) => {
     bodies[seq - from] = (await objects.get(chunkKey(part.prefix, seq), undefined, { signal })).body;
   });
-  let next = Math.max(known, from);
-  while (part.chunks === undefined) {
-    try {
-      bodies.push((await objects.get(chunkKey(part.prefix, next), undefined, { signal })).body);
-      next++;
-    } catch (err) {
-      if (err instanceof NotFound) break;
-      throw err;
-    }
-  }
-  return { bodies, next };
+  return { bodies, next: Math.max(next, from) };
 }
 
 /** The chunk after the run `from`, `from` + 1, ... listed under a log's prefix without a gap. */

@@ -111,15 +111,26 @@ export class Shipper {
   private fenced: Fenced | null = null;
   /** What this writer last published. */
   private record: CurrentRecord | null = null;
+  /** Keys uploaded (or being uploaded) for a publish whose CURRENT has not landed yet: the sweep spares them. */
+  private readonly unpublished = new Set<string>();
   readonly garbage: GarbageCollector;
-  /** The sweep after the last publish. */
-  private collecting: Promise<void> = Promise.resolve();
+  /** The sweep running, if any; `sweepAgain` asks it for one more pass (a publish landed meanwhile). */
+  private sweeping: Promise<void> | null = null;
+  private sweepAgain = false;
 
   constructor(private readonly options: ShipperOptions) {
     this.files = { ...(options.base?.record.files ?? {}) };
     this.etag = options.base?.etag ?? null;
     const { objects, prefix, lease, gcGraceMs = DEFAULT_GC_GRACE_MS } = options;
-    this.garbage = new GarbageCollector({ objects, prefix, graceMs: gcGraceMs, verifyLease: () => lease.verify() });
+    this.garbage = new GarbageCollector({
+      objects,
+      prefix,
+      graceMs: gcGraceMs,
+      verifyLease: () => lease.verify(),
+      // The claimed CURRENT is this writer's too: a successor sweeps from its claim on.
+      published: () => (this.etag === null ? null : { record: this.published() as CurrentRecord, etag: this.etag }),
+      unpublished: () => this.unpublished,
+    });
   }
 
   /** Why this writer may not write any more, or null. */
@@ -150,10 +161,15 @@ export class Shipper {
     return this.next;
   }
 
+  /** Resolves once the sweeps asked for so far have run (a test's way to see what they did). */
+  async swept(): Promise<void> {
+    while (this.sweeping) await this.sweeping;
+  }
+
   /** Stops the sweep (a closing writer deletes nothing more) and waits for it to settle. */
   async close(): Promise<void> {
     this.garbage.stop();
-    await this.collecting;
+    await this.sweeping;
   }
 
   /** Latches fenced, and stops the sweep: a superseded writer deletes nothing. */
@@ -216,10 +232,9 @@ export class Shipper {
 
   /** A new manifest generation: its files, the first chunk of its log, then CURRENT naming them. */
   private async publish(point: ReplicationPoint, from: number, bytes: Buffer | null): Promise<void> {
-    await this.collecting;
     const files = await this.upload(point);
     const log = `${this.options.prefix}/log/${this.options.epoch}/${point.generation}/`;
-    if (bytes) await putOnce(this.options.objects, chunkKey(log, 0), bytes);
+    if (bytes) await this.putUnpublished(chunkKey(log, 0), bytes);
     const base = this.options.base;
     const predecessor = from > 0 && base ? base.record.logs.map((part, i, all) => (i === all.length - 1 ? { ...part, chunks: base.chunks } : part)) : [];
     await this.putCurrent({ format: 1, epoch: this.options.epoch, generation: point.generation, manifest: point.manifest, files, logs: [...predecessor, { prefix: log }] });
@@ -230,7 +245,6 @@ export class Shipper {
 
   /** The same generation with files that appeared since it was published. */
   private async republish(point: ReplicationPoint): Promise<void> {
-    await this.collecting;
     const files = await this.upload(point);
     await this.putCurrent({ ...(this.record as CurrentRecord), files });
   }
@@ -241,7 +255,7 @@ export class Shipper {
    * TRANSFER_CONCURRENCY x RANGE_BYTES in memory) and a larger one goes alone.
    */
   private async upload(point: ReplicationPoint): Promise<Record<string, string>> {
-    const { objects, prefix, epoch, dir } = this.options;
+    const { prefix, epoch, dir } = this.options;
     const files: Record<string, string> = {};
     const small: string[] = [];
     const large: string[] = [];
@@ -256,7 +270,7 @@ export class Shipper {
     }
     const put = async (name: string) => {
       try {
-        await putOnce(objects, files[name], await fs.readFile(path.join(dir, name)));
+        await this.putUnpublished(files[name], await fs.readFile(path.join(dir, name)));
       } catch (err) {
         // Keys of this epoch are this writer's alone: one already there was put by an earlier round
         // that started over before publishing (a compaction removed a file under it).
@@ -277,9 +291,36 @@ export class Shipper {
     this.etag = etag;
     this.record = record;
     this.files = record.files;
-    // Acknowledgement does not wait for the sweep (a failed one is repeated at the next publish),
-    // but the next publish does: the sweep must not take the files it uploads for unnamed ones.
-    this.collecting = this.garbage.sweep({ record, etag }).catch(() => undefined);
+    // Rounds run one at a time: whatever was uploaded for a publish, this one names.
+    this.unpublished.clear();
+    this.sweepSoon();
+  }
+
+  /** A create-only put of an object the next publish names; the sweep spares it until then. */
+  private async putUnpublished(key: string, body: Uint8Array): Promise<void> {
+    this.unpublished.add(key);
+    await putOnce(this.options.objects, key, body);
+  }
+
+  /**
+   * A sweep after a publish, beside the writes (their acknowledgement never waits for it); one at
+   * a time, a publish during one asking it for one more pass. A failed sweep is repeated after
+   * the next publish.
+   */
+  private sweepSoon(): void {
+    this.sweepAgain = true;
+    if (!this.sweeping) this.sweeping = this.sweepWhileAsked();
+  }
+
+  private async sweepWhileAsked(): Promise<void> {
+    try {
+      while (this.sweepAgain && !this.fenced) {
+        this.sweepAgain = false;
+        await this.garbage.sweep().catch(() => undefined);
+      }
+    } finally {
+      this.sweeping = null;
+    }
   }
 }
 
