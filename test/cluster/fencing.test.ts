@@ -88,7 +88,7 @@ rgw.test('a writer paused between a publish and its sweep deletes nothing its su
   resume();
   await a.shipper.swept();
   t.is(deletes, 0);
-  t.is(a.shipper.garbage.counters.refused, 1);
+  t.true(a.shipper.garbage.counters.refused >= 1, 'its sweep found CURRENT not its own');
   // Its next publish finds CURRENT changed: fenced.
   await a.store.upsert('c', records(100, 1));
   await a.store.flush();

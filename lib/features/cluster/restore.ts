@@ -2,7 +2,8 @@
 // refresh, a standby's as it follows the writer, a writer's before it opens. Each restore fetches
 // only what the directory lacks, and can be abandoned between requests (AbortSignal) without
 // leaving the directory half way between two states: the files it names are written whole under
-// temporary names, and the log and MANIFEST only once everything was fetched.
+// temporary names (and recorded once all landed, so the next restore does not fetch them again),
+// and the log and MANIFEST only once everything was fetched.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { chunkKey, type CurrentRecord, type LogPart, type Published, readCurrent, type Restored } from './current';
@@ -49,9 +50,13 @@ export async function writeRestoredKeys(dir: string, files: Record<string, strin
 export type FileFilter = (record: CurrentRecord) => (name: string) => boolean;
 const everyFile: FileFilter = () => () => true;
 
-/** Fetches the files of `record` that `want` names, but those the directory already has from the same object keys. */
+/**
+ * Fetches the files of `record` that `want` names, but those the directory already has from the
+ * same object keys: by the previous restore, or by RESTORED.json (a restart's, or what a restore
+ * abandoned after its files landed recorded).
+ */
 export async function fetchFiles(objects: ObjectStore, record: CurrentRecord, dir: string, want: (name: string) => boolean, previous: Restored | null, signal?: AbortSignal): Promise<void> {
-  const had = previous ? previous.record.files : await readRestoredKeys(dir);
+  const had = { ...previous?.record.files, ...(await readRestoredKeys(dir)) };
   const exists = (name: string) => fs.stat(path.join(dir, name)).then(() => true, () => false);
   const missing = await Promise.all(
     Object.entries(record.files).map(async ([name, key]) => (!want(name) || (had[name] === key && (await exists(name))) ? null : { name, key })),
@@ -156,7 +161,10 @@ async function restoreFrom(objects: ObjectStore, current: Published, dir: string
   // The state restored before, when this one continues it.
   const base = previous !== null && continues(previous, record) ? previous : null;
   const want = wanted(record);
-  if (previous?.etag !== current.etag) await fetchFiles(objects, record, dir, want, previous, signal);
+  if (previous?.etag !== current.etag) {
+    await fetchFiles(objects, record, dir, want, previous, signal);
+    await writeRestoredKeys(dir, Object.fromEntries(Object.entries(record.files).filter(([name]) => want(name))));
+  }
   // A continued state reads its last restored part on from where the previous restore stopped,
   // then any parts after it; any other reads every part from the start.
   const parts = base ? record.logs.slice(base.record.logs.length - 1).map((part, i) => ({ ...part, from: i === 0 ? base.chunks : 0 })) : record.logs.map((part) => ({ ...part, from: 0 }));
@@ -176,6 +184,5 @@ async function restoreFrom(objects: ObjectStore, current: Published, dir: string
     await writeAtomic(path.join(dir, LOG), appended);
     await writeAtomic(path.join(dir, 'MANIFEST'), Buffer.from(record.manifest));
   }
-  if (previous?.etag !== current.etag) await writeRestoredKeys(dir, Object.fromEntries(Object.entries(record.files).filter(([name]) => want(name))));
   return { ...current, chunks, logBytes: (base?.logBytes ?? 0) + appended.length };
 }
