@@ -60,6 +60,23 @@ export function stringifyExact(value: unknown): Buffer {
   return Buffer.from(raws.length === 0 ? text : text.replace(MARKED, (_, i) => raws[Number(i)]), 'utf8');
 }
 
+/** How much of a caller's value an error message quotes. */
+const SHOWN_CHARS = 120;
+
+/**
+ * A caller's value as an error message quotes it: its exact JSON (an Int's digits too, where
+ * JSON.stringify throws on a bigint), cut at SHOWN_CHARS. Never throws: an error path must not.
+ */
+export function shown(value: unknown): string {
+  let text: string;
+  try {
+    text = value === undefined ? 'nothing' : stringifyExact(value).toString('utf8');
+  } catch {
+    text = String(value);
+  }
+  return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}... (${text.length} characters)` : text;
+}
+
 // A float vector in one pass of JSON.stringify's native number formatting, not one replacer call
 // per element (a 784-float query costs half as much); arrays of finite numbers go the same way.
 // -0 in a vector needs no sign: it scores as 0.

@@ -1,6 +1,7 @@
 // The /code-search body (spec, "POST /code-search"), checked field by field: every error names the
 // field.
 import { BOOLEAN, closed, COUNT, orNull, ref, STRING } from '../../api/components';
+import { shown } from '../../exact_json';
 import { StoreError } from '../../store/errors';
 import type { Filter } from '../../types';
 
@@ -54,7 +55,7 @@ export function checkCodeSearch(raw: unknown): CodeSearchRequest {
   const req: CodeSearchRequest = { collection: body.collection, query: body.query };
   if (body.limit !== undefined && body.limit !== null) {
     const l = body.limit;
-    if (typeof l !== 'number' || !Number.isInteger(l) || l < 0 || l > MAX_LIMIT) throw bad(`limit must be a whole number of files from 0 to ${MAX_LIMIT}, got ${JSON.stringify(l)}`);
+    if (typeof l !== 'number' || !Number.isInteger(l) || l < 0 || l > MAX_LIMIT) throw bad(`limit must be a whole number of files from 0 to ${MAX_LIMIT}, got ${shown(l)}`);
     req.limit = l;
   }
   if (body.filter !== undefined && body.filter !== null) {

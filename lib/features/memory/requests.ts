@@ -1,6 +1,7 @@
 // The memory routes' request bodies (spec, "Memory routes"), checked field by field: every error
 // names the field and the fix, and nothing is written or embedded before a body passed.
 import { BOOLEAN, closed, COUNT, NUMBER, orNull, ref, STRING } from '../../api/components';
+import { shown } from '../../exact_json';
 import { StoreError } from '../../store/errors';
 import type { Filter, RerankOptions, Value } from '../../types';
 import { checkRerank } from '../rerank/rerank';
@@ -102,7 +103,7 @@ function onlyKeys(body: Record<string, unknown>, route: string, allowed: readonl
 
 function positiveSeconds(value: unknown, field: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1e11)
-    throw bad(`${field} must be a positive number of seconds (at most 1e11), got ${JSON.stringify(value)}`);
+    throw bad(`${field} must be a positive number of seconds (at most 1e11), got ${shown(value)}`);
   return value;
 }
 
@@ -116,7 +117,7 @@ export function checkRemember(raw: unknown): RememberRequest {
   if (typeof body.text !== 'string') throw bad('text is required and must be a string');
   const req: RememberRequest = { id: body.id, text: body.text };
   if (body.mode !== undefined && body.mode !== null) {
-    if (body.mode !== 'raw' && body.mode !== 'summarize') throw bad(`mode must be "raw" or "summarize", got ${JSON.stringify(body.mode)}`);
+    if (body.mode !== 'raw' && body.mode !== 'summarize') throw bad(`mode must be "raw" or "summarize", got ${shown(body.mode)}`);
     req.mode = body.mode;
   }
   if (body.attrs !== undefined && body.attrs !== null) req.attrs = objectBody(body.attrs, 'attrs') as Record<string, Value>;
@@ -124,7 +125,7 @@ export function checkRemember(raw: unknown): RememberRequest {
   if (body.dedupe_threshold !== undefined && body.dedupe_threshold !== null) {
     const t = body.dedupe_threshold;
     if (typeof t !== 'number' || !Number.isFinite(t) || t < -1 || t > 1)
-      throw bad(`dedupe_threshold must be a cosine similarity from -1.0 to 1.0, got ${JSON.stringify(t)}`);
+      throw bad(`dedupe_threshold must be a cosine similarity from -1.0 to 1.0, got ${shown(t)}`);
     req.dedupe_threshold = t;
   }
   if (body.chunking !== undefined && body.chunking !== null) {
@@ -140,7 +141,7 @@ export function checkRemember(raw: unknown): RememberRequest {
 }
 
 function wholeNumber(value: unknown, field: string, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) throw bad(`${field} must be a whole number from 0 to ${max}, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) throw bad(`${field} must be a whole number from 0 to ${max}, got ${shown(value)}`);
   return value;
 }
 

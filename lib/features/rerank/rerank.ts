@@ -5,7 +5,7 @@
 // candidates with usable text take the provider's scores and go first, the others follow in their
 // original order, limit_per is applied again, the page is cut and projected.
 import { COMPONENTS } from '../../api/components';
-import { parseExact, stringifyExact } from '../../exact_json';
+import { parseExact, shown, stringifyExact } from '../../exact_json';
 import { StoreError } from '../../store/errors';
 import { hasFeature } from '../built';
 import type { Hit, LimitPer, RerankOptions, Value } from '../../types';
@@ -40,7 +40,7 @@ export function checkRerank(value: unknown, fallback: string | undefined): Requi
   if (query === undefined || query === '') throw bad('rerank.query is required here: the text the cross-encoder reads against each candidate');
   const overscan = r.overscan ?? 10;
   if (typeof overscan !== 'number' || !Number.isInteger(overscan) || overscan < 1 || overscan > MAX_DEPTH)
-    throw bad(`rerank.overscan must be a whole number from 1 to ${MAX_DEPTH}, got ${JSON.stringify(r.overscan)}`);
+    throw bad(`rerank.overscan must be a whole number from 1 to ${MAX_DEPTH}, got ${shown(r.overscan)}`);
   const textAttr = r.text_attr ?? 'svc.text';
   if (typeof textAttr !== 'string' || textAttr === '') throw bad('rerank.text_attr must be a non-empty attribute name');
   return { query, overscan, text_attr: textAttr };
