@@ -7,10 +7,10 @@ import { readCurrent } from '../../lib/features/cluster/current';
 import { restore } from '../../lib/features/cluster/restore';
 import { Fenced, Unconfirmed } from '../../lib/features/cluster/shipper';
 import type { PutOptions } from '../../lib/features/cluster/object_store';
-import { ClusterNode } from '../../lib/index';
+import { ClusterNode, OutcomeUnknown } from '../../lib/index';
 import { radosgwForFile } from '../harness/radosgw';
 import { until } from '../harness/until';
-import { contents, dir, keys, opened, records, shipOneByOne, successor, writer } from './shipping';
+import { contents, dir, intercepted, keys, opened, records, shipOneByOne, successor, writer } from './shipping';
 
 const rgw = radosgwForFile();
 
@@ -390,4 +390,27 @@ rgw.test('a round that starts over after uploading some files (a compaction remo
   await restore(objects, 's', copy);
   const restored = await opened(t, copy, true);
   t.is((await restored.list({ scope: ['c'], limit: 100 })).length, 20);
+});
+
+rgw.test('a publish whose CURRENT failed after its first log chunk landed is not stuck: the next round puts the rest of the log after that chunk and acknowledges', async (t) => {
+  const objects = await rgw.bucket(t);
+  let failNextCurrent = true;
+  const flaky = intercepted(objects, {
+    put: (real, ...args) => {
+      if (failNextCurrent && String(args[0]).endsWith('/CURRENT')) {
+        failNextCurrent = false;
+        return Promise.reject(new OutcomeUnknown('CURRENT: no answer (a test fault)', 0, 'ETIMEDOUT'));
+      }
+      return real(...args);
+    },
+  });
+  const { store, shipper } = await writer(t, flaky);
+  await store.upsert('c', records(0, 5));
+  await t.throwsAsync(shipper.sync(), { instanceOf: OutcomeUnknown });
+  await store.upsert('c', records(5, 5));
+  await shipper.sync();
+  const copy = dir(t);
+  const published = await restore(objects, 's', copy);
+  t.is(published?.chunks, 2, 'the chunk that landed, then the rest after it');
+  t.is(await contents(await opened(t, copy)), await contents(store));
 });

@@ -30,3 +30,7 @@ export class Unreachable extends ObjectStoreError {}
  * land later. Never retried blindly; `cause` is the failure seen.
  */
 export class OutcomeUnknown extends ObjectStoreError {}
+
+/** A failure a member waits out or a caller retries (a missing object, no answer, a 5xx, an unknown outcome), not a refusal such as 403. */
+export const transient = (err: unknown): boolean =>
+  err instanceof NotFound || err instanceof Unreachable || err instanceof OutcomeUnknown || (err instanceof ObjectStoreError && err.status >= 500);

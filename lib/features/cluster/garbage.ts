@@ -44,20 +44,30 @@ export class GarbageCollector {
   /** Key -> when a listing first showed it unnamed (monotonic ms). */
   private unnamedSince = new Map<string, number>();
   private readonly stopping = new AbortController();
-  /** For /metrics: objects deleted; sweeps stopped because CURRENT or the lease was not this writer's. */
-  readonly counters = { deleted: 0, refused: 0 };
+  /** For /metrics: objects deleted; sweeps stopped because CURRENT or the lease was not this writer's; sweeps that failed (the object store refusing or failing). */
+  readonly counters = { deleted: 0, refused: 0, failed: 0 };
 
   constructor(private readonly options: GarbageOptions) {}
 
-  /** One sweep; it deletes nothing once the checks fail. */
+  /** One sweep; it deletes nothing once the checks fail. A failure (not a stop) is counted and thrown. */
   async sweep(): Promise<void> {
+    try {
+      await this.sweepOnce();
+    } catch (err) {
+      if (!this.stopping.signal.aborted) this.counters.failed++;
+      throw err;
+    }
+  }
+
+  private async sweepOnce(): Promise<void> {
     const { objects, prefix, graceMs } = this.options;
     const { signal } = this.stopping;
-    const listedAfter = this.options.published();
-    if (listedAfter === null || signal.aborted) return;
+    // What the listing is judged against: the newest publish before it.
+    const judge = this.options.published();
+    if (judge === null || signal.aborted) return;
     const listed: string[] = [];
     for (const under of ['files/', 'log/']) for await (const { key } of objects.listAll(`${prefix}/${under}`, { signal })) listed.push(key);
-    const named = namedBy(listedAfter.record);
+    const named = namedBy(judge.record);
     const now = performance.now();
     this.unnamedSince = new Map(listed.filter((key) => !named(key)).map((key) => [key, this.unnamedSince.get(key) ?? now]));
     const doomed = [...this.unnamedSince].filter(([, since]) => now - since >= graceMs).map(([key]) => key);
@@ -88,12 +98,18 @@ export class GarbageCollector {
   private async sparedIfOwnPlace(): Promise<((key: string) => boolean) | null> {
     const { objects, prefix } = this.options;
     const { signal } = this.stopping;
-    if (signal.aborted) return null;
-    const [current, lease] = await Promise.all([
-      objects.head(currentKey(prefix), { signal }).then((info) => info.etag, () => null),
-      this.options.verifyLease().catch(() => false),
-    ]);
-    const published = this.options.published();
+    let published: Published | null;
+    let current: string | null;
+    let lease: boolean;
+    do {
+      if (signal.aborted) return null;
+      published = this.options.published();
+      [current, lease] = await Promise.all([
+        objects.head(currentKey(prefix), { signal }).then((info) => info.etag, () => null),
+        this.options.verifyLease().catch(() => false),
+      ]);
+      // This writer's own publish landing during the check is no reason to stop: check again.
+    } while (published !== this.options.published());
     if (!lease || signal.aborted || published === null || current !== published.etag) return null;
     const named = namedBy(published.record);
     const unpublished = this.options.unpublished();

@@ -10,7 +10,7 @@ import { Store } from '../../store/store';
 import type { ClusterStatus, OpenOptions } from '../../types';
 import { CollectionCache } from './collection_cache';
 import { claimCurrent, type Restored } from './current';
-import { NotFound, ObjectStoreError, Unreachable } from './errors';
+import { transient } from './errors';
 import type { GarbageCollector } from './garbage';
 import { WriterLease } from './lease';
 import type { ObjectStore } from './object_store';
@@ -45,8 +45,6 @@ export interface ClusterOptions {
   pollMs?: number;
 }
 
-/** An object-store failure a member waits out (a missing object, no answer, a 5xx), not a refusal such as 403. */
-const transient = (err: unknown) => err instanceof NotFound || err instanceof Unreachable || (err instanceof ObjectStoreError && err.status >= 500);
 
 export class ClusterNode {
   /** This process's lease owner id. */
@@ -166,7 +164,10 @@ export class ClusterNode {
       await this.pull(signal);
       const restored = this.restored;
       if (restored === null) return null;
-      if (lease.fenced) throw new StoreError(503, `the writer lease of ${this.options.location} was taken over while this writer restored`);
+      // A claim is a publish: only under a lease this writer holds, at an epoch past the state's.
+      if (!lease.held() && !(await lease.renewNow())) throw new StoreError(503, `the writer lease of ${this.options.location} was lost while this writer restored`);
+      if (restored.record.epoch >= lease.epoch)
+        throw new StoreError(500, `the writer lease of ${this.options.location} is at epoch ${lease.epoch}, not past the published state's ${restored.record.epoch}: its lease object was deleted or replaced; refusing to publish under a reused epoch`);
       const claimed = await claimCurrent(objects, prefix, restored, lease.epoch);
       if (claimed) {
         this.restored = claimed;

@@ -127,7 +127,7 @@ async function listedRun(objects: ObjectStore, prefix: string, from: number, sig
  */
 function continues(previous: Restored, record: CurrentRecord): boolean {
   const before = previous.record;
-  if (record.manifest !== before.manifest || record.logs.length < before.logs.length) return false;
+  if (record.manifest !== before.manifest || before.logs.length === 0 || record.logs.length < before.logs.length) return false;
   const last = before.logs.length - 1;
   return before.logs.every((part, i) => {
     const now = record.logs[i];
@@ -179,7 +179,11 @@ async function restoreFrom(objects: ObjectStore, current: Published, dir: string
   signal?.throwIfAborted();
   const appended = Buffer.concat(read);
   if (base) {
-    if (appended.length > 0) await fs.appendFile(path.join(dir, LOG), appended);
+    // From where the previous restore left it: an append that failed half way is not repeated after its half.
+    if (appended.length > 0) {
+      await fs.truncate(path.join(dir, LOG), base.logBytes);
+      await fs.appendFile(path.join(dir, LOG), appended);
+    }
   } else {
     await writeAtomic(path.join(dir, LOG), appended);
     await writeAtomic(path.join(dir, 'MANIFEST'), Buffer.from(record.manifest));

@@ -8,7 +8,7 @@ import { HttpError } from '../../http/errors';
 import type { Route } from '../../http/route';
 import type { ClusterStatus } from '../../types';
 import type { CollectionCache } from './collection_cache';
-import { ObjectStoreError } from './errors';
+import { ObjectStoreError, transient } from './errors';
 import type { GarbageCollector } from './garbage';
 import type { WriterLease } from './lease';
 import type { ClusterNode } from './node';
@@ -63,14 +63,15 @@ export function durableRoutes(routes: Route[], node: ClusterNode): Route[] {
 }
 
 /**
- * Every route of a member: an object store that fails a call (a refresh that meets an object the
- * writer collected, a fetch of a collection's files) answers 503 `retryable`; the member goes on
- * serving the state it had, and the retry reads the newest CURRENT.
+ * Every route of a member: an object store that fails a call in a way a retry can cure (a refresh
+ * that meets an object the writer collected, no answer, a 5xx) answers 503 `retryable`; the member
+ * goes on serving the state it had, and the retry reads the newest CURRENT. A refusal (403, say)
+ * stays a fault of ours.
  */
 export function objectStoreFailures(routes: Route[]): Route[] {
   const retryable = (err: unknown): never => {
-    if (!(err instanceof ObjectStoreError)) throw err;
-    throw new HttpError(503, `the object store failed (${err.message}); this member still serves the state it had; retry`, { retryable: true }, { 'Retry-After': '1' });
+    if (!transient(err)) throw err;
+    throw new HttpError(503, `the object store failed (${(err as Error).message}); nothing changed here, retry`, { retryable: true }, { 'Retry-After': '1' });
   };
   return routes.map((route): Route => ({
     ...route,
@@ -93,10 +94,11 @@ export function leaseMetrics(registry: Registry, lease: () => WriterLease | null
     countedElsewhere(registry, `svc_lease_${kind}_total`, help, () => lease()?.counters[kind] ?? 0);
 }
 
-/** A writer's sweep (0 elsewhere): objects it deleted, and sweeps it stopped because CURRENT or the lease was no longer its own. */
+/** A writer's sweep (0 elsewhere): objects it deleted, sweeps it stopped because CURRENT or the lease was no longer its own, sweeps that failed. */
 export function sweepMetrics(registry: Registry, garbage: () => GarbageCollector | null): void {
   countedElsewhere(registry, 'svc_gc_deleted_total', 'Objects no published state named that this writer deleted', () => garbage()?.counters.deleted ?? 0);
   countedElsewhere(registry, 'svc_gc_refused_total', 'Sweeps this writer stopped before deleting: CURRENT or the writer lease was no longer its own', () => garbage()?.counters.refused ?? 0);
+  countedElsewhere(registry, 'svc_gc_failed_total', 'Sweeps that failed: the object store refused or failed a listing or a delete (repeated after the next publish)', () => garbage()?.counters.failed ?? 0);
 }
 
 /** A --cache-bytes member's cache (0 otherwise): bytes held, collections fetched and removed. */

@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Store } from '../../store/store';
 import type { ReplicationPoint } from '../../types';
-import { chunkKey, type CurrentRecord, replaceCurrent, type Restored } from './current';
+import { chunkKey, type CurrentRecord, type Published, replaceCurrent, type Restored } from './current';
 import { OutcomeUnknown, PreconditionFailed } from './errors';
 import { DEFAULT_GC_GRACE_MS, GarbageCollector } from './garbage';
 import type { ObjectStore } from './object_store';
@@ -105,12 +105,11 @@ export class Shipper {
   private seq = 0;
   private log = '';
   private files: Record<string, string>;
-  private etag: string | null;
   private running: Promise<void> | null = null;
   private next: Promise<void> | null = null;
   private fenced: Fenced | null = null;
-  /** What this writer last published. */
-  private record: CurrentRecord | null = null;
+  /** CURRENT as this writer last wrote it (its claim before its first publish), or null; a new object per publish. */
+  private current: Published | null;
   /** Keys uploaded (or being uploaded) for a publish whose CURRENT has not landed yet: the sweep spares them. */
   private readonly unpublished = new Set<string>();
   readonly garbage: GarbageCollector;
@@ -120,7 +119,7 @@ export class Shipper {
 
   constructor(private readonly options: ShipperOptions) {
     this.files = { ...(options.base?.record.files ?? {}) };
-    this.etag = options.base?.etag ?? null;
+    this.current = options.base ? { record: options.base.record, etag: options.base.etag } : null;
     const { objects, prefix, lease, gcGraceMs = DEFAULT_GC_GRACE_MS } = options;
     this.garbage = new GarbageCollector({
       objects,
@@ -128,7 +127,7 @@ export class Shipper {
       graceMs: gcGraceMs,
       verifyLease: () => lease.verify(),
       // The claimed CURRENT is this writer's too: a successor sweeps from its claim on.
-      published: () => (this.etag === null ? null : { record: this.published() as CurrentRecord, etag: this.etag }),
+      published: () => this.current,
       unpublished: () => this.unpublished,
     });
   }
@@ -140,7 +139,7 @@ export class Shipper {
 
   /** The state this writer published last (before its first publish, the one it restored), or null. */
   published(): CurrentRecord | null {
-    return this.record ?? this.options.base?.record ?? null;
+    return this.current?.record ?? null;
   }
 
   /** The store's manifest generation this writer published last (-1 before its first publish). */
@@ -150,9 +149,10 @@ export class Shipper {
 
   sync(): Promise<void> {
     if (this.fenced) return Promise.reject(this.fenced);
-    if (!this.running) return this.start();
-    // The running round may have read the log before this caller's write: it joins the next.
-    this.next ??= this.running
+    if (!this.running && !this.next) return this.start();
+    // The running round may have read the log before this caller's write: it joins the next (also
+    // in the moment between a round's end and the start of the next, so rounds never overlap).
+    this.next ??= (this.running ?? Promise.resolve())
       .catch(() => undefined)
       .then(() => {
         this.next = null;
@@ -199,11 +199,7 @@ export class Shipper {
         if (fresh) {
           await this.publish(point, from, bytes);
         } else {
-          if (bytes) {
-            await putOnce(this.options.objects, chunkKey(this.log, this.seq), bytes);
-            this.seq++;
-            this.shipped = point.log_bytes;
-          }
+          if (bytes) this.seq = await this.putChunks(this.log, this.seq, bytes, false);
           // Derived files (an index, an id map) the writer saved after this generation was published.
           if (point.files.some((name) => !(name in this.files))) await this.republish(point);
         }
@@ -227,26 +223,26 @@ export class Shipper {
    */
   private inherited(point: ReplicationPoint): number {
     const base = this.options.base;
-    return this.generation === -1 && base && base.logBytes <= point.log_bytes ? base.logBytes : 0;
+    return this.generation === -1 && base && base.record.generation === point.generation && base.logBytes <= point.log_bytes ? base.logBytes : 0;
   }
 
   /** A new manifest generation: its files, the first chunk of its log, then CURRENT naming them. */
   private async publish(point: ReplicationPoint, from: number, bytes: Buffer | null): Promise<void> {
     const files = await this.upload(point);
     const log = `${this.options.prefix}/log/${this.options.epoch}/${point.generation}/`;
-    if (bytes) await this.putUnpublished(chunkKey(log, 0), bytes);
+    const seq = bytes ? await this.putChunks(log, 0, bytes, true) : 0;
     const base = this.options.base;
     const predecessor = from > 0 && base ? base.record.logs.map((part, i, all) => (i === all.length - 1 ? { ...part, chunks: base.chunks } : part)) : [];
     await this.putCurrent({ format: 1, epoch: this.options.epoch, generation: point.generation, manifest: point.manifest, files, logs: [...predecessor, { prefix: log }] });
     this.generation = point.generation;
     this.log = log;
-    this.seq = bytes ? 1 : 0;
+    this.seq = seq;
   }
 
   /** The same generation with files that appeared since it was published. */
   private async republish(point: ReplicationPoint): Promise<void> {
     const files = await this.upload(point);
-    await this.putCurrent({ ...(this.record as CurrentRecord), files });
+    await this.putCurrent({ ...(this.current as Published).record, files });
   }
 
   /**
@@ -286,10 +282,9 @@ export class Shipper {
   /** Replaces CURRENT under If-Match on what this writer last saw there; a mismatch fences it. */
   private async putCurrent(record: CurrentRecord): Promise<void> {
     if (this.fenced) throw this.fenced;
-    const etag = await replaceCurrent(this.options.objects, this.options.prefix, record, this.etag);
+    const etag = await replaceCurrent(this.options.objects, this.options.prefix, record, this.current?.etag ?? null);
     if (etag === null) throw this.fence('CURRENT changed under this writer: another writer published; this one is fenced');
-    this.etag = etag;
-    this.record = record;
+    this.current = { record, etag };
     this.files = record.files;
     // Rounds run one at a time: whatever was uploaded for a publish, this one names.
     this.unpublished.clear();
@@ -300,6 +295,27 @@ export class Shipper {
   private async putUnpublished(key: string, body: Uint8Array): Promise<void> {
     this.unpublished.add(key);
     await putOnce(this.options.objects, key, body);
+  }
+
+  /**
+   * Puts the log bytes `bytes` as chunk `seq` of `log` (`unpublished`: of a part no CURRENT names
+   * yet); resolves the sequence number after the last chunk put. A chunk already there under that
+   * key was put by an earlier round that failed after it (an unknown outcome, a refused CURRENT):
+   * the log only grows, so it holds a prefix of these bytes, and the rest goes on as the next
+   * chunk. Without that, every later round would be refused the same key until a checkpoint.
+   */
+  private async putChunks(log: string, seq: number, bytes: Buffer, unpublished: boolean): Promise<number> {
+    const key = chunkKey(log, seq);
+    if (unpublished) this.unpublished.add(key);
+    try {
+      await putOnce(this.options.objects, key, bytes);
+      return seq + 1;
+    } catch (err) {
+      if (!(err instanceof PreconditionFailed)) throw err;
+      const landed = (await this.options.objects.get(key)).body;
+      if (landed.length > bytes.length || !landed.equals(bytes.subarray(0, landed.length))) throw err;
+      return landed.length === bytes.length ? seq + 1 : this.putChunks(log, seq + 1, bytes.subarray(landed.length), unpublished);
+    }
   }
 
   /**
