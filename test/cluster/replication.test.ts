@@ -414,3 +414,42 @@ rgw.test('a publish whose CURRENT failed after its first log chunk landed is not
   t.is(published?.chunks, 2, 'the chunk that landed, then the rest after it');
   t.is(await contents(await opened(t, copy)), await contents(store));
 });
+
+rgw.test('a CURRENT whose answer was lost but which landed is read back and adopted: the write is acknowledged and the writer is not fenced', async (t) => {
+  const objects = await rgw.bucket(t);
+  let loseNextAnswer = true;
+  const lossy = intercepted(objects, {
+    put: async (real, ...args) => {
+      const put = await real(...args);
+      if (loseNextAnswer && String(args[0]).endsWith('/CURRENT')) {
+        loseNextAnswer = false;
+        throw new OutcomeUnknown('CURRENT: the answer was lost (a test fault)', 0, 'ECONNRESET');
+      }
+      return put;
+    },
+  });
+  const { store, shipper } = await writer(t, lossy);
+  await store.upsert('c', records(0, 5));
+  await shipper.sync();
+  t.is(shipper.fencedBy, null);
+  await store.upsert('c', records(5, 5));
+  await store.flush();
+  await shipper.sync();
+  const copy = dir(t);
+  await restore(objects, 's', copy);
+  t.is(await contents(await opened(t, copy)), await contents(store));
+});
+
+rgw.test('a writer whose lease epoch is not past the published state\'s (its lease object was deleted) refuses to claim, naming why', async (t) => {
+  const objects = await rgw.bucket(t);
+  const common = { objects, prefix: 'n', location: `s3://${objects.bucket}/n`, standby: false, leaseTtlMs: 60_000, reader: false, open: { dimension: 2 } };
+  const first = new ClusterNode({ ...common, dir: dir(t) });
+  const store = await first.start();
+  await store.upsert('c', records(0, 3));
+  await first.durable();
+  await first.close();
+  await objects.delete('n/lease.json');
+  const second = new ClusterNode({ ...common, dir: dir(t) });
+  await t.throwsAsync(second.start(), { message: /is at epoch 1, not past the published state's 1: its lease object was deleted or replaced; refusing to publish under a reused epoch/ });
+  t.is((await readCurrent(objects, 'n'))?.record.epoch, 1, 'CURRENT untouched');
+});

@@ -2,11 +2,16 @@
 // transitions: standby, fenced; cross-cutting durability): acknowledged writes survive the
 // writer's SIGKILL, a standby takes over, a paused writer resumes fenced, readers converge, and 16
 // racing writers leave one.
-import type { ExecutionContext } from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { randomBytes } from 'node:crypto';
 import { call, type Server, startServer, tempDir, until } from '../http/helpers';
 import { readCurrent } from '../../lib/features/cluster/current';
+import { NotFound, ObjectStoreError } from '../../lib/features/cluster/errors';
 import type { ObjectStore } from '../../lib/features/cluster/object_store';
+import { objectStoreFailures } from '../../lib/features/cluster/serve';
+import { HttpError } from '../../lib/http/errors';
+import type { Request } from '../../lib/http/request';
+import { type Route, route } from '../../lib/http/route';
 import { faultProxy } from '../harness/fault_proxy';
 import { radosgwForFile } from '../harness/radosgw';
 
@@ -299,4 +304,15 @@ rgw.test('a writer deletes what no published state names only past --gc-grace (d
   const prompt = await deletedAfterPublishes(['--gc-grace', '0s']);
   await until(async () => (await prompt.deleted()) > 0, 'superseded log chunks deleted at once');
   t.deepEqual(await ids(prompt.writer), ['a', 'b', 'c']);
+});
+
+test('an object-store failure a retry can cure answers 503 retryable on any route; a refusal such as 403 stays a fault of ours', async (t) => {
+  const failing = (err: Error): Route => route({ method: 'POST', path: '/refresh', access: 'read', doc: { operationId: 'refresh', summary: 'a refresh', responses: {} }, handle: async () => Promise.reject(err) });
+  const [missing] = objectStoreFailures([failing(new NotFound('GET b/k: 404 NoSuchKey', 404, 'NoSuchKey'))]);
+  const answer = await t.throwsAsync(Promise.resolve().then(() => missing.handle({} as Request)), { instanceOf: HttpError });
+  t.like(answer, { status: 503, fields: { retryable: true }, headers: { 'Retry-After': '1' } });
+  t.regex(answer?.message ?? '', /NoSuchKey.*retry/);
+  const denied = new ObjectStoreError('GET b/k: 403 AccessDenied', 403, 'AccessDenied');
+  const [refused] = objectStoreFailures([failing(denied)]);
+  await t.throwsAsync(Promise.resolve().then(() => refused.handle({} as Request)), { is: denied });
 });

@@ -74,7 +74,8 @@ export class GarbageCollector {
     for (let i = 0; i < doomed.length; i += DELETE_BATCH) {
       const spared = await this.sparedIfOwnPlace();
       if (spared === null) {
-        this.counters.refused++;
+        // Stopped (fenced, closing) is not a refusal by the bucket.
+        if (!signal.aborted) this.counters.refused++;
         return;
       }
       await eachLimited(doomed.slice(i, i + DELETE_BATCH).filter((key) => !spared(key)), TRANSFER_CONCURRENCY, async (key) => {

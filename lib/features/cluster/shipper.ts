@@ -104,7 +104,6 @@ export class Shipper {
   private shipped = 0;
   private seq = 0;
   private log = '';
-  private files: Record<string, string>;
   private running: Promise<void> | null = null;
   private next: Promise<void> | null = null;
   private fenced: Fenced | null = null;
@@ -118,7 +117,6 @@ export class Shipper {
   private sweepAgain = false;
 
   constructor(private readonly options: ShipperOptions) {
-    this.files = { ...(options.base?.record.files ?? {}) };
     this.current = options.base ? { record: options.base.record, etag: options.base.etag } : null;
     const { objects, prefix, lease, gcGraceMs = DEFAULT_GC_GRACE_MS } = options;
     this.garbage = new GarbageCollector({
@@ -140,6 +138,11 @@ export class Shipper {
   /** The state this writer published last (before its first publish, the one it restored), or null. */
   published(): CurrentRecord | null {
     return this.current?.record ?? null;
+  }
+
+  /** File name -> object key of what this writer's newest CURRENT names: what needs no upload. */
+  private get shippedFiles(): Record<string, string> {
+    return this.current?.record.files ?? {};
   }
 
   /** The store's manifest generation this writer published last (-1 before its first publish). */
@@ -201,7 +204,7 @@ export class Shipper {
         } else {
           if (bytes) this.seq = await this.putChunks(this.log, this.seq, bytes, false);
           // Derived files (an index, an id map) the writer saved after this generation was published.
-          if (point.files.some((name) => !(name in this.files))) await this.republish(point);
+          if (point.files.some((name) => !(name in this.shippedFiles))) await this.republish(point);
         }
       } catch (err) {
         // A segment file a compaction removed before it was uploaded: its manifest is superseded.
@@ -252,13 +255,14 @@ export class Shipper {
    */
   private async upload(point: ReplicationPoint): Promise<Record<string, string>> {
     const { prefix, epoch, dir } = this.options;
+    const shipped = this.shippedFiles;
     const files: Record<string, string> = {};
     const small: string[] = [];
     const large: string[] = [];
     // A collection this writer does not hold keeps the files it shipped before.
-    for (const name of point.cold) if (this.files[name] !== undefined) files[name] = this.files[name];
+    for (const name of point.cold) if (shipped[name] !== undefined) files[name] = shipped[name];
     for (const name of point.files) {
-      const uploaded = this.files[name];
+      const uploaded = shipped[name];
       files[name] = uploaded ?? `${prefix}/files/${epoch}/${name}`;
       if (uploaded !== undefined) continue;
       const { size } = await fs.stat(path.join(dir, name));
@@ -285,7 +289,6 @@ export class Shipper {
     const etag = await replaceCurrent(this.options.objects, this.options.prefix, record, this.current?.etag ?? null);
     if (etag === null) throw this.fence('CURRENT changed under this writer: another writer published; this one is fenced');
     this.current = { record, etag };
-    this.files = record.files;
     // Rounds run one at a time: whatever was uploaded for a publish, this one names.
     this.unpublished.clear();
     this.sweepSoon();
