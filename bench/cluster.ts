@@ -7,8 +7,8 @@
 // first search of a 1M-vector store with an empty and with a warm local copy, and a bounded reader
 // (--cache-bytes) whose first search of a small collection beside the 1M one fetches only that one;
 // then failover trials under load (test/harness/failover_trials.ts): the writer stopped right after
-// a publish, stopped at a random moment, or killed, trial after trial, every acknowledged write
-// checked on the new writer, a refreshed reader and a fresh restore.
+// a publish or a lease renewal, stopped at a random moment, or killed, trial after trial, every
+// acknowledged write checked on the new writer, a refreshed reader and a fresh restore.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -306,7 +306,7 @@ async function clusterPart(images: Images): Promise<Record<string, unknown>> {
 
 /** Failover trials, each member a `tessera serve` forked here, on a prefix of their own. */
 async function failoverTrialsOn(gw: Radosgw): Promise<Record<string, unknown>> {
-  log(`failover trials: ${FAILOVER_TRIALS}, writer stopped after a publish, stopped at random, or killed, in turn`);
+  log(`failover trials: ${FAILOVER_TRIALS}, writer stopped after a publish, after a lease renewal, at random, or killed, in turn`);
   // --log-level error: under load a standby and a fenced writer log a warning per refused write.
   const spawn: Spawn = async (args, env) => {
     const server = await start(CLI, ['serve', '--port', '0', '--log-level', 'error', ...args], env);

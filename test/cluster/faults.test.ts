@@ -1,6 +1,7 @@
 // Failover under load through `tessera serve` against a real radosgw (test/harness/failover_trials.ts):
-// the writer is stopped right after a publish, stopped at a random moment, or killed, trial after
-// trial, while clients write to every writer candidate. A writer paused past its lease once resumed
+// the writer is stopped right after a publish, stopped right after a lease renewal (the latest a
+// standby can take over), stopped at a random moment, or killed, trial after trial, while clients
+// write to every writer candidate. A writer paused past its lease once resumed
 // fenced yet went on collecting garbage by its own stale CURRENT, deleting what its successor had
 // published: acknowledged writes lost, readers unable to refresh or start.
 import { faultSchedule, LEASE_TTL_MS, runFailoverTrials, type Spawn } from '../harness/failover_trials';

@@ -43,10 +43,12 @@ const CATCH_UP_BOUND_MS = 15_000;
 
 /**
  * `stop-after-publish`: SIGSTOP as soon as a POST /flush on the writer answered, while the garbage
- * collection after that publish runs; `stop-at-random`: SIGSTOP at a random moment; `kill`: SIGKILL.
+ * collection after that publish runs; `stop-after-renewal`: SIGSTOP as soon as the lease object
+ * shows a renewal landed, the latest the standby can take over; `stop-at-random`: SIGSTOP at a
+ * random moment; `kill`: SIGKILL.
  */
-export type Fault = 'stop-after-publish' | 'stop-at-random' | 'kill';
-const FAULTS: Fault[] = ['stop-after-publish', 'stop-at-random', 'kill'];
+export type Fault = 'stop-after-publish' | 'stop-after-renewal' | 'stop-at-random' | 'kill';
+const FAULTS: Fault[] = ['stop-after-publish', 'stop-after-renewal', 'stop-at-random', 'kill'];
 
 /** The faults in turn, `n` trials. */
 export const faultSchedule = (n: number): Fault[] => Array.from({ length: n }, (_, i) => FAULTS[i % FAULTS.length]);
@@ -332,6 +334,10 @@ export async function runFailoverTrials({ gateway, bucket, spawn, faults, log = 
       const old = writer;
       if (kind === 'stop-after-publish') {
         await until(async () => (await post(old, '/flush')) === 200, `a publish by ${old.name}`, STARTUP_BOUND_MS);
+      } else if (kind === 'stop-after-renewal') {
+        const leaseEtag = async () => (await objects.get(`${prefix}/lease.json`)).etag;
+        const renewed = await leaseEtag();
+        await until(async () => (await leaseEtag()) !== renewed, `a lease renewal by ${old.name}`, STARTUP_BOUND_MS);
       } else {
         await elapse(now(), Math.random() * RANDOM_MOMENT_MS, 'a random moment');
       }
