@@ -105,3 +105,15 @@ rgw.test('a renewal whose answer is lost is read back, recognised as ours and ad
   t.true(await holder.renewNow(), 'the adopted ETag is the one the next If-Match needs');
   t.false(holder.fenced);
 });
+
+rgw.test('verify() reads the lease object back: true while it shows this holder, false once it shows another, even within this holder\'s ttl', async (t) => {
+  const store = await rgw.bucket(t);
+  const holder = lease(store, 'a', 60_000);
+  t.teardown(() => holder.release());
+  t.true(await holder.tryAcquire());
+  t.true(await holder.verify());
+  // A successor's lease, as a clock running faster than ours would let one land early.
+  await store.put(key, JSON.stringify({ owner: 'b', epoch: 2, ttl_ms: 60_000, released: false, nonce: 'n', written_at: new Date().toISOString() }));
+  t.true(holder.held(), 'on its own clock it still holds');
+  t.false(await holder.verify());
+});

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import { NotFound, ObjectStoreError, PreconditionFailed, Unreachable } from '../../lib/features/cluster/errors';
 import { ObjectStore } from '../../lib/features/cluster/object_store';
+import { faultProxy } from '../harness/fault_proxy';
 import { radosgwForFile } from '../harness/radosgw';
 
 // The S3 client against a real radosgw: conditional writes, ranges, listing, and the errors a
@@ -118,4 +119,23 @@ test('a partial answer whose Content-Range names no total size is refused, not r
   const store = new ObjectStore({ endpoint: `http://127.0.0.1:${port}`, bucket: 'b', region: 'us-east-1', credentials: { accessKeyId: 'k', secretAccessKey: 's' }, retries: 0 });
   t.teardown(() => store.close());
   await t.throwsAsync(store.get('k', { start: 0, end: 99 }), { instanceOf: ObjectStoreError, message: /GET b\/k: 206 with no total size in Content-Range \(bytes 0-9\/\*\)/ });
+});
+
+rgw.test("a call abandoned while its request is in flight rejects with the signal's reason, not as a store failure, and is not retried", async (t) => {
+  const store = await rgw.bucket(t);
+  await store.put('k', 'v');
+  const gateway = rgw.gateway();
+  const proxy = await faultProxy(Number(new URL(gateway.endpoint).port));
+  t.teardown(() => proxy.close());
+  const via = new ObjectStore({ endpoint: `http://127.0.0.1:${proxy.port}`, bucket: store.bucket, credentials: gateway.credentials, region: gateway.region });
+  t.teardown(() => via.close());
+  proxy.mode = 'stall';
+  const abandon = new AbortController();
+  const reason = new Error('abandoned by its caller');
+  // The request is sent before get() returns: the abort lands on it in flight.
+  const getting = via.get('k', undefined, { signal: abandon.signal });
+  abandon.abort(reason);
+  await t.throwsAsync(getting, { is: reason });
+  proxy.mode = 'pass';
+  t.is((await via.get('k')).body.toString(), 'v');
 });

@@ -69,6 +69,23 @@ export function intercepted(objects: ObjectStore, hooks: Partial<Record<keyof Ob
   });
 }
 
+/** Calls counted while they run: `most` is how many ran at once at the most. */
+export function concurrency(): { most: number; around<T>(run: () => T | Promise<T>): Promise<T> } {
+  let running = 0;
+  const counted = {
+    most: 0,
+    async around<T>(run: () => T | Promise<T>): Promise<T> {
+      counted.most = Math.max(counted.most, ++running);
+      try {
+        return await run();
+      } finally {
+        running--;
+      }
+    },
+  };
+  return counted;
+}
+
 /** Every key under `under`, sorted. */
 export async function keys(objects: ObjectStore, under: string): Promise<string[]> {
   const out: string[] = [];

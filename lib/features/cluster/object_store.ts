@@ -64,7 +64,7 @@ export interface ListPage {
   nextContinuationToken?: string;
 }
 
-interface Call {
+interface Call extends CallOptions {
   method: 'GET' | 'PUT' | 'HEAD' | 'DELETE';
   key?: string;
   query?: [string, string][];
@@ -74,8 +74,6 @@ interface Call {
   idempotent: boolean;
   /** A successful answer's body goes here as it arrives (a retry writes it again from the start). */
   into?: { handle: FileHandle; position: number };
-  /** Abandons the call (its request in flight included): it rejects with the signal's reason. */
-  signal?: AbortSignal;
 }
 
 interface Reply {
