@@ -8,10 +8,11 @@ import { claimCurrent, readCurrent } from '../../lib/features/cluster/current';
 import type { ObjectInfo, ObjectStore } from '../../lib/features/cluster/object_store';
 import { restore } from '../../lib/features/cluster/restore';
 import { Fenced, Shipper } from '../../lib/features/cluster/shipper';
+import { CHUNK_CONCURRENCY } from '../../lib/features/cluster/transfers';
 import type { Store } from '../../lib/index';
 import { radosgwForFile } from '../harness/radosgw';
 import { until } from '../harness/until';
-import { alwaysHeld, dir, ids, intercepted, keys, opened, records, shipOneByOne, writer } from './shipping';
+import { alwaysHeld, concurrency, dir, ids, intercepted, keys, opened, records, shipOneByOne, writer } from './shipping';
 
 const rgw = radosgwForFile();
 
@@ -180,9 +181,9 @@ rgw.test('a restore abandoned mid-read leaves the directory as it was; the next 
       return real(...args);
     },
   });
-  await t.throwsAsync(restore(aborting, 's', copy, first, undefined, abandon.signal), { message: 'abandoned' });
+  await t.throwsAsync(restore(aborting, 's', copy, { previous: first, signal: abandon.signal }), { message: 'abandoned' });
   t.deepEqual(await ids(await opened(t, copy)), rIds(0, 10).sort(), 'the directory as the first restore left it');
-  await restore(objects, 's', copy, first);
+  await restore(objects, 's', copy, { previous: first });
   t.deepEqual(await ids(await opened(t, copy)), rIds(0, 40).sort());
 });
 
@@ -196,35 +197,29 @@ rgw.test('a follower far behind reads an open log part with one listing and its 
   await shipOneByOne({ store, shipper }, 1, 41);
   let lists = 0;
   let chunkGets = 0;
-  let inFlight = 0;
-  let most = 0;
+  const reads = concurrency();
   const counting = intercepted(objects, {
     listAll: (real, ...args) => {
       lists++;
       return real(...args);
     },
-    get: async (real, ...args) => {
+    get: (real, ...args) => {
       if (!String(args[0]).includes('/log/')) return real(...args);
       chunkGets++;
-      most = Math.max(most, ++inFlight);
-      try {
-        return await real(...args);
-      } finally {
-        inFlight--;
-      }
+      return reads.around(() => real(...args));
     },
   });
-  const caughtUp = await restore(counting, 's', copy, first);
+  const caughtUp = await restore(counting, 's', copy, { previous: first });
   t.is(lists, 1);
   t.is(chunkGets, 40, 'each new chunk once');
-  t.true(most > 1 && most <= 8, `at most 8 at once, more than one (${most})`);
+  t.true(reads.most > 1 && reads.most <= CHUNK_CONCURRENCY, `at most ${CHUNK_CONCURRENCY} at once, more than one (${reads.most})`);
   t.deepEqual(await ids(await opened(t, copy)), rIds(0, 41).sort());
 
   // A successor's claim closes the part at the chunks it read: a follower that read them all reads none again.
   const claimed = caughtUp && (await claimCurrent(objects, 's', caughtUp, 2));
   t.truthy(claimed);
   chunkGets = 0;
-  await restore(counting, 's', copy, caughtUp);
+  await restore(counting, 's', copy, { previous: caughtUp });
   t.is(chunkGets, 0);
   t.deepEqual(await ids(await opened(t, copy)), rIds(0, 41).sort());
 });

@@ -6,11 +6,10 @@ import * as path from 'node:path';
 import { readCurrent } from '../../lib/features/cluster/current';
 import { restore } from '../../lib/features/cluster/restore';
 import { Fenced, Unconfirmed } from '../../lib/features/cluster/shipper';
-import type { PutOptions } from '../../lib/features/cluster/object_store';
 import { ClusterNode, OutcomeUnknown } from '../../lib/index';
 import { radosgwForFile } from '../harness/radosgw';
 import { until } from '../harness/until';
-import { contents, dir, intercepted, keys, opened, records, shipOneByOne, successor, writer } from './shipping';
+import { concurrency, contents, dir, intercepted, keys, opened, records, shipOneByOne, successor, writer } from './shipping';
 
 const rgw = radosgwForFile();
 
@@ -46,7 +45,7 @@ rgw.test('a restore continues from the last one: new log chunks are appended, a 
 
   await store.upsert('c', records(10, 10));
   await shipper.sync();
-  const second = await restore(objects, 's', copy, first);
+  const second = await restore(objects, 's', copy, { previous: first });
   t.is(second?.etag, first?.etag, 'same generation: CURRENT untouched');
   t.true((second?.chunks ?? 0) > (first?.chunks ?? 0));
   t.deepEqual(await reader.refresh(), { adopted: true });
@@ -55,7 +54,7 @@ rgw.test('a restore continues from the last one: new log chunks are appended, a 
   await store.flush();
   await store.upsert('c', records(20, 10));
   await shipper.sync();
-  const third = await restore(objects, 's', copy, second);
+  const third = await restore(objects, 's', copy, { previous: second });
   t.not(third?.etag, second?.etag, 'a checkpoint published a new generation');
   t.deepEqual(await reader.refresh(), { adopted: true });
   t.is(await contents(reader), await contents(store));
@@ -162,16 +161,11 @@ rgw.test('a restore into a directory restored before fetches only the files it l
   const copy = dir(t);
   await restore(objects, 's', copy);
   const fetched: string[] = [];
-  const counting = new Proxy(objects, {
-    get: (target, key, receiver) => {
-      const method = Reflect.get(target, key, receiver) as (k: string, ...rest: unknown[]) => Promise<unknown>;
-      if (key !== 'get' && key !== 'getInto') return method;
-      return (k: string, ...rest: unknown[]) => {
-        fetched.push(k);
-        return method.call(target, k, ...rest);
-      };
-    },
-  });
+  const fetching = (real: (...args: unknown[]) => unknown, key: unknown, ...rest: unknown[]) => {
+    fetched.push(String(key));
+    return real(key, ...rest);
+  };
+  const counting = intercepted(objects, { get: fetching, getInto: fetching });
   await restore(counting, 's', copy);
   t.deepEqual(fetched.filter((k) => k.includes('/files/')), [], 'no file fetched again after a restart');
   fs.rmSync(path.join(copy, 'HEADER'));
@@ -187,26 +181,20 @@ rgw.test('a fresh restore lists the open log once, fetches each chunk it lists o
   const fetched: string[] = [];
   let lists = 0;
   let heads = 0;
-  const counting = new Proxy(objects, {
-    get: (target, key, receiver) => {
-      if (key === 'get' || key === 'getInto') {
-        const method = Reflect.get(target, key, receiver) as (k: string, ...rest: unknown[]) => Promise<unknown>;
-        return (k: string, ...rest: unknown[]) => {
-          fetched.push(k);
-          return method.call(target, k, ...rest);
-        };
-      }
-      if (key === 'head')
-        return (k: string) => {
-          heads++;
-          return objects.head(k);
-        };
-      if (key === 'listAll')
-        return (prefix: string) => {
-          lists++;
-          return objects.listAll(prefix);
-        };
-      return Reflect.get(target, key, receiver);
+  const fetching = (real: (...args: unknown[]) => unknown, key: unknown, ...rest: unknown[]) => {
+    fetched.push(String(key));
+    return real(key, ...rest);
+  };
+  const counting = intercepted(objects, {
+    get: fetching,
+    getInto: fetching,
+    head: (real, ...args) => {
+      heads++;
+      return real(...args);
+    },
+    listAll: (real, ...args) => {
+      lists++;
+      return real(...args);
     },
   });
   const copy = dir(t);
@@ -244,28 +232,14 @@ rgw.test('takeover after takeover: each successor inherits the log parts before 
 
 rgw.test('a publish uploads its files several at once, at most 8', async (t) => {
   const objects = await rgw.bucket(t);
-  let inFlight = 0;
-  let most = 0;
-  const counting = new Proxy(objects, {
-    get: (target, key, receiver) => {
-      if (key !== 'put') return Reflect.get(target, key, receiver);
-      return async (k: string, body: Uint8Array | string, options?: PutOptions) => {
-        if (!k.includes('/files/')) return objects.put(k, body, options);
-        most = Math.max(most, ++inFlight);
-        try {
-          return await objects.put(k, body, options);
-        } finally {
-          inFlight--;
-        }
-      };
-    },
-  });
+  const uploads = concurrency();
+  const counting = intercepted(objects, { put: (real, ...args) => (String(args[0]).includes('/files/') ? uploads.around(() => real(...args)) : real(...args)) });
   const { store, shipper } = await writer(t, counting);
   await store.upsert('c', records(0, 50));
   await store.flush();
   await shipper.sync();
-  t.true(most > 1, `at most ${most} upload(s) at once`);
-  t.true(most <= 8, `${most} uploads at once`);
+  t.true(uploads.most > 1, `at most ${uploads.most} upload(s) at once`);
+  t.true(uploads.most <= 8, `${uploads.most} uploads at once`);
   const copy = dir(t);
   await restore(objects, 's', copy);
   t.is(await contents(await opened(t, copy)), await contents(store));

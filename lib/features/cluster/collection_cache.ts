@@ -17,7 +17,7 @@ import type { Store } from '../../store/store';
 import { NotFound } from './errors';
 import type { ObjectStore } from './object_store';
 import type { CurrentRecord, Restored } from './current';
-import { type FileFilter, fetchFiles, isTemporary, readRestoredKeys, restore, writeRestoredKeys } from './restore';
+import { type FileFilter, fetchFiles, isTemporary, type RestoreOptions, readRestoredKeys, restore, writeRestoredKeys } from './restore';
 import { Serial } from '../../store/serial';
 
 /** A segment file's name: seg-N.<kind> (see native/src/storage/file_names.h). */
@@ -95,9 +95,9 @@ export class CollectionCache {
     return [...this.held];
   }
 
-  /** Restores the newest published state (held collections' files only); null when nothing was published. `signal` abandons it. */
-  pull(signal?: AbortSignal): Promise<Restored | null> {
-    return this.serial.run(() => this.pullNow(signal));
+  /** Restores the newest published state (held collections' files only); null when nothing was published. */
+  pull(options: Pick<RestoreOptions, 'signal' | 'reading'> = {}): Promise<Restored | null> {
+    return this.serial.run(() => this.pullNow(options));
   }
 
   /** The store the cache serves, once open (a writer's with its publisher). */
@@ -290,10 +290,10 @@ export class CollectionCache {
     this.held = new Set([...unread, ...read, ...keep.filter((n) => this.held.has(n))]);
   }
 
-  private async pullNow(signal?: AbortSignal): Promise<Restored | null> {
+  private async pullNow(options: Pick<RestoreOptions, 'signal' | 'reading'> = {}): Promise<Restored | null> {
     // A restart holds again what the previous process left in the directory, if it is current.
     const left = this.restored === null ? await readRestoredKeys(this.options.dir) : null;
-    await this.restoreNewest(signal);
+    await this.restoreNewest(options);
     if (left) await this.holdWhatIsLeft(left);
     // Held collections may have grown past the bound; the store loads the newest state anyway.
     await this.settle([], false);
@@ -318,9 +318,9 @@ export class CollectionCache {
     }
   }
 
-  private async restoreNewest(signal?: AbortSignal): Promise<void> {
+  private async restoreNewest(options: Pick<RestoreOptions, 'signal' | 'reading'> = {}): Promise<void> {
     const { objects, prefix, dir } = this.options;
-    this.restored = await restore(objects, prefix, dir, this.restored, this.wanted, signal);
+    this.restored = await restore(objects, prefix, dir, { ...options, previous: this.restored, wanted: this.wanted });
   }
 
   /** The held collections' files of the restored state; a state the writer has collected meanwhile is restored anew first. */

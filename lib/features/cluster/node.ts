@@ -9,12 +9,12 @@ import { StoreError } from '../../store/errors';
 import { Store } from '../../store/store';
 import type { ClusterStatus, OpenOptions } from '../../types';
 import { CollectionCache } from './collection_cache';
-import { claimCurrent, type Restored } from './current';
+import { claimCurrent, readCurrent, type Restored } from './current';
 import { transient } from './errors';
 import type { GarbageCollector } from './garbage';
 import { WriterLease } from './lease';
 import type { ObjectStore } from './object_store';
-import { restore } from './restore';
+import { type RestoreOptions, restore } from './restore';
 import { Shipper } from './shipper';
 
 export interface ClusterOptions {
@@ -107,14 +107,11 @@ export class ClusterNode {
       if (!this.options.standby) throw new StoreError(409, `the writer lease of ${location} is held by another writer; start with --standby to wait for it`);
       this.waitingFor = `standby: waiting for the writer lease of ${location}`;
       // Meanwhile the local copy follows what the writer publishes, so taking over fetches only the tail.
-      const following = new AbortController();
-      const follow = this.follow(following.signal);
+      const following = new Following((options) => this.pull(options), this.options.pollMs ?? 1000);
       try {
         await lease.waitForLease(signal);
       } finally {
-        // Abandoned mid-read: the claim below reads on from the newest CURRENT, never the rest of a superseded one.
-        following.abort();
-        await follow;
+        await following.end(async () => (await readCurrent(objects, prefix).catch(() => null))?.etag ?? null);
       }
     }
     this.waitingFor = 'restoring the published state';
@@ -161,7 +158,7 @@ export class ClusterNode {
   private async claim(lease: WriterLease, signal?: AbortSignal): Promise<Restored | null> {
     const { objects, prefix } = this.options;
     for (;;) {
-      await this.pull(signal);
+      await this.pull({ signal });
       const restored = this.restored;
       if (restored === null) return null;
       // A claim is a publish: only under a lease this writer holds, at an epoch past the state's.
@@ -181,7 +178,7 @@ export class ClusterNode {
     this.waitingFor = `waiting for a writer to publish ${location}`;
     for (;;) {
       try {
-        await this.pull(signal);
+        await this.pull({ signal });
         if (this.restored) break;
       } catch (err) {
         // A missing object (the writer collected what this restore read) or a failing store: the
@@ -200,22 +197,14 @@ export class ClusterNode {
     return store;
   }
 
-  /** A standby's local copy catches up with what the writer publishes, until `signal` aborts (mid-read too). */
-  private async follow(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      // A failed pull is tried again on the next turn; taking over restores anyway.
-      await this.pull(signal).catch(() => undefined);
-      await sleep(this.options.pollMs ?? 1000, undefined, { signal }).catch(() => undefined);
-    }
-  }
-
   /**
    * The directory catches up with what was published since (a reader's refresh, a standby's
    * follow, a writer's restore). Its callers run one at a time (Store.refresh, the reader's start,
    * the standby's follow loop, then its claim); an abandoned pull leaves `restored` as it was.
    */
-  private async pull(signal?: AbortSignal): Promise<void> {
-    this.restored = this.cache ? await this.cache.pull(signal) : await restore(this.options.objects, this.options.prefix, this.options.dir, this.restored, undefined, signal);
+  private async pull(options: Pick<RestoreOptions, 'signal' | 'reading'> = {}): Promise<void> {
+    const { objects, prefix, dir } = this.options;
+    this.restored = this.cache ? await this.cache.pull(options) : await restore(objects, prefix, dir, { ...options, previous: this.restored });
   }
 
   /**
@@ -260,6 +249,48 @@ export class ClusterNode {
       await this.storeOpen?.close();
     } finally {
       await this.lease?.release();
+    }
+  }
+}
+
+/**
+ * A standby's local copy following what the writer publishes, one pull per `pollMs`, until ended.
+ * Its lag is at most `pollMs` plus one pull.
+ */
+class Following {
+  private readonly abandon = new AbortController();
+  private ending = false;
+  /** The ETag of the CURRENT the pull under way restores, or null between pulls. */
+  private reading: string | null = null;
+  private readonly done: Promise<void>;
+
+  constructor(
+    private readonly pull: (options: Pick<RestoreOptions, 'signal' | 'reading'>) => Promise<void>,
+    private readonly pollMs: number,
+  ) {
+    this.done = this.run();
+  }
+
+  /**
+   * Ends it once the lease is taken: a pull under way that restores the newest CURRENT (`newest`)
+   * is let finish, as the claim needs what it reads; one restoring a superseded CURRENT, or any
+   * when the newest cannot be told, is abandoned mid-request.
+   */
+  async end(newest: () => Promise<string | null>): Promise<void> {
+    this.ending = true;
+    const reading = this.reading;
+    if (reading === null || reading !== (await newest())) this.abandon.abort();
+    await this.done;
+  }
+
+  private async run(): Promise<void> {
+    const { signal } = this.abandon;
+    while (!this.ending && !signal.aborted) {
+      // A failed pull is tried again on the next turn; taking over restores anyway.
+      await this.pull({ signal, reading: (etag) => (this.reading = etag) }).catch(() => undefined);
+      this.reading = null;
+      if (this.ending) break;
+      await sleep(this.pollMs, undefined, { signal }).catch(() => undefined);
     }
   }
 }

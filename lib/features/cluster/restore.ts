@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { chunkKey, type CurrentRecord, type LogPart, type Published, readCurrent, type Restored } from './current';
 import { NotFound, ObjectStoreError } from './errors';
 import type { ObjectStore } from './object_store';
-import { eachLimited, RANGE_BYTES, TRANSFER_CONCURRENCY } from './transfers';
+import { CHUNK_CONCURRENCY, eachLimited, RANGE_BYTES, TRANSFER_CONCURRENCY } from './transfers';
 
 /** The store's log file (native/src/storage/file_names.cc). */
 export const LOG = 'wal.log';
@@ -96,13 +96,13 @@ async function fetchFile(objects: ObjectStore, key: string, file: string, signal
  * shows them. Listings are consistent, so every chunk that landed before the read began is in it
  * (a write acknowledged before a refresh is read by it); one that lands meanwhile is the next
  * read's. However far behind the reader is, and however fast the writer goes on, a read costs one
- * listing and chunks / TRANSFER_CONCURRENCY round trips, never a chase one chunk at a time.
+ * listing and chunks / CHUNK_CONCURRENCY round trips, never a chase one chunk at a time.
  */
 async function readChunks(objects: ObjectStore, part: LogPart, from: number, signal?: AbortSignal): Promise<{ bodies: Buffer[]; next: number }> {
   const next = part.chunks ?? (await listedRun(objects, part.prefix, from, signal));
   const bodies: Buffer[] = new Array(Math.max(0, next - from));
   const seqs = Array.from(bodies, (_, i) => from + i);
-  await eachLimited(seqs, TRANSFER_CONCURRENCY, async (seq) => {
+  await eachLimited(seqs, CHUNK_CONCURRENCY, async (seq) => {
     bodies[seq - from] = (await objects.get(chunkKey(part.prefix, seq), undefined, { signal })).body;
   });
   return { bodies, next: Math.max(next, from) };
@@ -136,17 +136,29 @@ function continues(previous: Restored, record: CurrentRecord): boolean {
   });
 }
 
+export interface RestoreOptions {
+  /** What the last restore into the directory left (absent: none in this process). */
+  previous?: Restored | null;
+  /** Which files to fetch (default: every one). */
+  wanted?: FileFilter;
+  /** Abandons the restore between requests, the directory as it was. */
+  signal?: AbortSignal;
+  /** Told the ETag of the CURRENT the restore brings the directory to (again if it starts over). */
+  reading?(etag: string): void;
+}
+
 /**
  * Brings `dir` to the newest published state: the files CURRENT names (but those already there
  * from the same object keys), MANIFEST, and the log chunks published so far. With `previous` of a
  * state this one continues, only the new chunks are appended to the log. Null when nothing was
  * published. A writer that published anew and collected what the restore was reading makes it
- * start over from there; `signal` abandons it, the directory as it was.
+ * start over from there.
  */
-export async function restore(objects: ObjectStore, prefix: string, dir: string, previous: Restored | null = null, wanted: FileFilter = everyFile, signal?: AbortSignal): Promise<Restored | null> {
+export async function restore(objects: ObjectStore, prefix: string, dir: string, { previous = null, wanted = everyFile, signal, reading }: RestoreOptions = {}): Promise<Restored | null> {
   for (;;) {
     const current = await readCurrent(objects, prefix, signal);
     if (current === null) return null;
+    reading?.(current.etag);
     try {
       return await restoreFrom(objects, current, dir, previous, wanted, signal);
     } catch (err) {

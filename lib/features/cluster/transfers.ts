@@ -4,6 +4,13 @@
 /** Objects a restore fetches, a publish uploads or a sweep deletes at once. */
 export const TRANSFER_CONCURRENCY = 8;
 
+/**
+ * Log chunks a restore reads at once. They are small (one group commit's records), so more go at
+ * once than files: a follower far behind reads at the object store's pace, not a round trip's
+ * (measured under the failover trials' load: about 45 ms a GET, 175 chunks/s at 8 at once).
+ */
+export const CHUNK_CONCURRENCY = 32;
+
 /** Objects above this size move in ranges of it (one stream is slower than the disk). */
 export const RANGE_BYTES = 16 << 20;
 
