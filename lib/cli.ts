@@ -51,6 +51,7 @@ interface ServeConfig {
   distance?: Distance;
   token?: string;
   readOnly: boolean;
+  consoleWithoutToken: boolean;
   maxBodyBytes: number;
   maxVectorBytes?: number;
   maxConcurrentRequests: number;
@@ -132,6 +133,7 @@ const FLAGS: Flag[] = [
   { name: '--distance', key: 'distance', parse: oneOf(DISTANCES), arg: 'M', help: 'Cosine | Euclidean | DotProduct, pinned like dimension (default Cosine)' },
   { name: '--token', key: 'token', parse: anyText, arg: 'T', help: 'bearer token required on all but /health, /ready, /metrics; also env TESSERA_TOKEN (default: no auth)' },
   { name: '--read-only', key: 'readOnly', value: true, help: 'refuse every write with 403; never takes the writer lock (default off)' },
+  { name: '--console-without-token', key: 'consoleWithoutToken', value: true, help: "serve the web console's page and files (/console) without --token, like /health; the API it calls still needs it (default off: 401 without the token)" },
   { name: '--max-body-bytes', key: 'maxBodyBytes', parse: size, arg: 'SIZE', help: 'larger request bodies answer 413; SIZE like 1048576, 512KiB, 64MiB (default 64MiB)' },
   { name: '--max-vector-bytes', key: 'maxVectorBytes', parse: size, arg: 'SIZE', help: "upserts that would take the store's vector bytes (footprint.vector_bytes + named vectors) past it answer 507 and write nothing (default: no limit; sealed vectors are mmap'd files, so bound it when memory must be)" },
   { name: '--max-concurrent-requests', key: 'maxConcurrentRequests', parse: integer(1), arg: 'N', help: 'beyond it requests are shed with 503 + Retry-After: 1; probes are never shed (default 256)' },
@@ -188,6 +190,7 @@ function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
     port: 8080,
     token: env.TESSERA_TOKEN || undefined,
     readOnly: false,
+    consoleWithoutToken: false,
     maxBodyBytes: 64 * 1024 * 1024,
     maxConcurrentRequests: 256,
     readTimeoutMs: 30_000,
@@ -271,6 +274,7 @@ async function serve(config: ServeConfig): Promise<void> {
     slowQueryMs: slowQuery > 0 ? slowQuery : null,
     testFaults: process.env.TESSERA_TEST_FAULTS === '1',
     readOnly: config.readOnly,
+    consoleWithoutToken: config.consoleWithoutToken,
   });
   if (node && !config.clusterReader) routes = durableRoutes(routes, node);
   if (node) routes = objectStoreFailures(routes);

@@ -85,6 +85,8 @@ export interface NativeStore {
   poisoned(): string | null;
   commitVersion(): number;
   pinned(): number | null;
+  /** The error every write would fail with now (a Reader: 409; pinned or read-only: 403), or null. */
+  writeRefusal(): unknown;
   footprint(): NativeFootprint;
   injectWriteFault(kind: string): void;
   injectCompactionFault(where: 'before-switch' | 'at-switch'): void;

@@ -30,18 +30,20 @@ export interface ApiOptions {
   testFaults: boolean;
   /** `--read-only` (the hooks refuse write routes; families answering writes otherwise need to know). */
   readOnly: boolean;
+  /** `--console-without-token`: the console's files are served like a probe. */
+  consoleWithoutToken: boolean;
 }
 
 /**
  * Every route of the service, one module per route family; a --namespaced server's store routes
  * under /ns/{namespace}. /openapi.json describes the routes as served.
  */
-export function apiRoutes(slot: StoreSlot, { registry, slowQueryMs, testFaults, readOnly }: ApiOptions): Route[] {
+export function apiRoutes(slot: StoreSlot, { registry, slowQueryMs, testFaults, readOnly, consoleWithoutToken }: ApiOptions): Route[] {
   const queries = new QueryAccounting({ registry, slowQueryMs });
   let served: Route[] = [];
   const routes: Route[] = [
     ...probeRoutes(slot, registry),
-    ...consoleRoutes(),
+    ...consoleRoutes(consoleWithoutToken),
     ...introspectionRoutes(slot),
     ...collectionRoutes(slot),
     ...aliasRoutes(slot),

@@ -9,7 +9,7 @@ import type { Route } from '../http/route';
 import type { Store } from '../store/store';
 import { checkNamespace, type TenantStores } from '../store/tenants';
 import type { ClusterStatus, NamespaceEntry } from '../types';
-import type { StoreSlot } from './slot';
+import { forRequest, type StoreSlot } from './slot';
 
 const PREFIX = '/ns/{namespace}';
 
@@ -46,7 +46,7 @@ export class Namespaces implements StoreSlot, Hook {
   }
 
   get(req: Request): Store {
-    return this.tenants.held(req.param('namespace'));
+    return forRequest(req, this.tenants.held(req.param('namespace')));
   }
 
   async using<T>(namespace: string, use: (store: Store) => Promise<T>): Promise<T> {

@@ -23,8 +23,21 @@ export function storeUnready(store: Store): Unready | null {
   return null;
 }
 
+/**
+ * `store`, for `req`: a write (Request.writes) the store cannot take now is refused here, before
+ * any work, with the status the core answers every write it refuses (409 a Reader, 403 pinned).
+ * With the hooks' 401 and `--read-only` 403, the one place a route's access becomes a status.
+ */
+export function forRequest(req: Request, store: Store): Store {
+  if (req.writes) {
+    const refusal = store.writeRefusal();
+    if (refusal) throw refusal;
+  }
+  return store;
+}
+
 export interface StoreSlot {
-  /** The store `req` addresses, or a 503 while it is still opening. Never waits. */
+  /** The store `req` addresses (forRequest), or a 503 while it is still opening. Never waits. */
   get(req: Request): Store;
   /**
    * The name of the store `req` addresses: '' for the one store, else its namespace. What keeps
@@ -55,17 +68,17 @@ export class OneStore implements StoreSlot {
     this.store = store;
   }
 
-  get(): Store {
+  get(req: Request): Store {
     if (this.store === null) throw new HttpError(503, `${this.waiting()}; retry once GET /ready answers 200`, { retryable: true }, { 'Retry-After': '1' });
-    return this.store;
+    return forRequest(req, this.store);
   }
 
   scope(): string {
     return '';
   }
 
-  status(): ClusterStatus {
-    return this.get().cluster();
+  status(req: Request): ClusterStatus {
+    return this.get(req).cluster();
   }
 
   openStores(): Store[] {

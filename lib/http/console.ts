@@ -1,6 +1,8 @@
 // The web console: GET /console and its static files. They hold no data (the page reads the public
-// API with fetch, sending the token the user typed), so they are served like a probe: no token, no
-// store, never shed. `npm run compile` copies the files of ./console/ beside this module.
+// API with fetch, sending the token the user typed) and answer for the whole process, never from a
+// store. Like any route they need the server's token, unless the operator serves them without it
+// (--console-without-token), like a probe. `npm run compile` copies the files of ./console/ beside
+// this module.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
@@ -66,24 +68,27 @@ function serve(asset: Asset, ifNoneMatch: string | undefined): Reply {
 const TEXT: JsonSchema = { type: 'string' };
 const NOT_MODIFIED = { description: 'The copy the browser holds (If-None-Match) is current; no body' };
 
-/** GET /console (the page) and GET /console/{file} (its script and style sheet). */
-export function consoleRoutes(dir = path.join(__dirname, 'console')): Route[] {
+/** GET /console (the page) and GET /console/{file} (its script and style sheet); `withoutToken`: served like a probe. */
+export function consoleRoutes(withoutToken: boolean, dir = path.join(__dirname, 'console')): Route[] {
   const assets = readAssets(dir);
   const page = assets.get(PAGE) as Asset;
   const headers = ['if-none-match'];
+  const access = withoutToken ? 'probe' : 'read';
   return [
     route({
       method: 'GET',
       path: '/console',
-      access: 'probe',
+      access,
+      global: true,
       headers,
-      doc: { operationId: 'console', summary: 'The web console page (no token: the page holds no data)', responses: { 200: { description: 'The page', content: { [CONTENT_TYPES['.html']]: TEXT } }, 304: NOT_MODIFIED } },
+      doc: { operationId: 'console', summary: 'The web console page', responses: { 200: { description: 'The page', content: { [CONTENT_TYPES['.html']]: TEXT } }, 304: NOT_MODIFIED } },
       handle: (req) => serve(page, req.headers['if-none-match']),
     }),
     route({
       method: 'GET',
       path: '/console/{file}',
-      access: 'probe',
+      access,
+      global: true,
       headers,
       doc: {
         operationId: 'consoleFile',

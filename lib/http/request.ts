@@ -42,6 +42,8 @@ export class Request<B = unknown> {
    * a Set of them cost hashing, and rehashing as it grew and shrank, on every request.
    */
   admitted = false;
+  /** A write: its route's access is `write`, or its body made it one (RouteHead.writeWhen). */
+  writes = false;
   body!: B;
   private logger: Logger | null = null;
   private handles: CancelHandle[] | null = null;

@@ -111,6 +111,7 @@ export class HttpServer {
       for (const hook of this.options.hooks) hook.onRequest?.(req, route);
       if (route === null) throw new HttpError(404, `no route for ${req.method} ${req.path}`);
       ex.checkDeclaredLength(this.options.maxBodyBytes);
+      req.writes = route.access === 'write';
       if (route.access !== 'probe') ex.expireAfter(...this.deadline(route));
       this.run(ex, route);
     } catch (err) {
@@ -143,6 +144,7 @@ export class HttpServer {
     try {
       if (route.body && route.body !== 'raw') req.body = parseJson(req.bytes, route.body);
       if (route.writeWhen?.(req)) {
+        req.writes = true;
         for (const hook of this.options.hooks) hook.onWrite?.(req);
         ex.expireAfter(...this.writeDeadlines);
       } else if (route.writeTimeoutWhen?.(req)) {

@@ -376,6 +376,16 @@ export class Store {
     return { ...stats, features: [...BUILT_FEATURES] };
   }
 
+  /**
+   * Why a write would be refused now, as the core answers every write: 409 a Reader (another
+   * process holds the writer lock), 403 pinned or opened read-only, 503 poisoned or closed; null
+   * when it writes. What a caller asks before work that precedes its write (an embedding).
+   */
+  writeRefusal(): StoreError | null {
+    const refusal = this.core.writeRefusal();
+    return refusal === null ? null : toStoreError(refusal);
+  }
+
   /** Whether writes are refused: opened read-only, a Reader, or serving a pinned version. */
   get readOnly(): boolean {
     return this.openedReadOnly || this.role === 'Reader' || this.pinned() !== null;
@@ -457,12 +467,9 @@ export class Store {
 
   /** What the memory routes use: the ordinary calls, plus the stamped upsert and reinforcement kept off the public surface. */
   private memoryStore(): MemoryStore {
-    const store = this;
     return {
       dimension: this.dimension,
-      get readOnly() {
-        return store.readOnly;
-      },
+      writeRefusal: () => this.writeRefusal(),
       commitVersion: () => this.commitVersion(),
       getMeta: (name, o) => this.getMeta(name, o),
       putMeta: (name, meta, o) => this.putMeta(name, meta, o),
@@ -478,12 +485,9 @@ export class Store {
 
   /** What the code feature uses: the ordinary calls, plus the stamped upsert kept off the public surface. */
   private codeStore(): CodeStore {
-    const store = this;
     return {
       dimension: this.dimension,
-      get readOnly() {
-        return store.readOnly;
-      },
+      writeRefusal: () => this.writeRefusal(),
       collections: (o) => this.collections(o),
       createCollection: (name, o) => this.createCollection(name, o),
       getMeta: (name, o) => this.getMeta(name, o),

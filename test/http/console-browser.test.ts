@@ -45,7 +45,7 @@ async function runInPlayground(page: Page, route: string, body: unknown): Promis
 }
 
 testNeedingTools(['chromium'], 'the console, with the token typed in, lists collections, runs searches and plots /metrics', async (t) => {
-  const server = await startServer(['--token', TOKEN]);
+  const server = await startServer(['--token', TOKEN, '--console-without-token']);
   t.teardown(() => server.stop());
   await seed(server);
   const browser = await chromium.launch({ executablePath: CHROMIUM });

@@ -1,12 +1,26 @@
 // GET /console over plain HTTP: the page and its files, their headers, caching, and the token rule
-// (the page needs none; the API it calls still does). The browser test is console-browser.test.ts.
+// (with --console-without-token the page needs none, and the API it calls still does; without the
+// flag it needs the token like any route). The browser test is console-browser.test.ts.
 import test from 'ava';
 import { call, startServer } from './helpers';
 
 const TOKEN = 'console-token';
 
-const server = startServer(['--token', TOKEN]);
+const server = startServer(['--token', TOKEN, '--console-without-token']);
 test.after.always(async () => (await server).stop());
+
+test('with a token and without --console-without-token, the console answers 401 like any route but the probes', async (t) => {
+  const guarded = await startServer(['--token', TOKEN]);
+  t.teardown(() => guarded.stop());
+  for (const path of ['/console', '/console/console.js', '/console/nope.js']) {
+    const r = await call(guarded, 'GET', path);
+    t.is(r.status, 401, path);
+    t.regex(r.json.error, /bearer token/, path);
+  }
+  const authorized = await call(guarded, 'GET', '/console', undefined, { Authorization: `Bearer ${TOKEN}` });
+  t.is(authorized.status, 200);
+  t.regex(authorized.text, /<title>Tessera console<\/title>/);
+});
 
 /** The files the page names in src= and href= (other than the inline favicon). */
 const filesOf = (html: string) => [...html.matchAll(/(?:src|href)="(\/console\/[^"]+)"/g)].map((m) => m[1]);

@@ -31,7 +31,7 @@ function ajvOver(document: JsonSchema, allErrors: boolean): Ajv2020 {
  * error, to say what is wrong once a check fails.
  */
 function load() {
-  const document = describeApi(apiRoutes(new OneStore(), { registry: new Registry(), slowQueryMs: null, testFaults: true, readOnly: false }));
+  const document = describeApi(apiRoutes(new OneStore(), { registry: new Registry(), slowQueryMs: null, testFaults: true, readOnly: false, consoleWithoutToken: false }));
   const ajv = { check: ajvOver(document, false), explain: ajvOver(document, true) };
   const paths = document.paths as Record<string, Record<string, Operation>>;
   // Templates with fewer parameters first, so /search/similar is never read as a {name}.

@@ -70,12 +70,19 @@ test('every schema of the document compiles as strict JSON Schema 2020-12, every
   t.true(schemas.length > 100);
 });
 
-test('probes and the web console are described as taking no token; every other route takes the bearer token when one is configured', (t) => {
-  for (const { route, op } of operations(document)) {
-    const probe = ['GET /health', 'GET /ready', 'GET /metrics', 'GET /console', 'GET /console/{file}'].includes(route);
-    t.is(op.security?.length === 0, probe, route);
+test('the probes are described as taking no token, and the web console too with --console-without-token; every other route takes the bearer token when one is configured', async (t) => {
+  const consoleServer = await startServer(['--console-without-token']);
+  t.teardown(() => consoleServer.stop());
+  const consoleDocument: JsonSchema = (await call(consoleServer, 'GET', '/openapi.json')).json;
+  const probes = ['GET /health', 'GET /ready', 'GET /metrics'];
+  const consolePaths = ['GET /console', 'GET /console/{file}'];
+  for (const [doc, tokenless] of [
+    [document, probes],
+    [consoleDocument, [...probes, ...consolePaths]],
+  ] as const) {
+    for (const { route, op } of operations(doc)) t.is(op.security?.length === 0, tokenless.includes(route), route);
+    t.deepEqual(doc.security, [{ bearer: [] }, {}]);
   }
-  t.deepEqual(document.security, [{ bearer: [] }, {}]);
 });
 
 test('with --token, /openapi.json needs the token like the other non-probe routes', async (t) => {

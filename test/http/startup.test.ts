@@ -7,7 +7,7 @@ import { Store } from '../../lib/index';
 import { openRequest, sleep, until } from './helpers';
 
 function serve(slot: OneStore): HttpServer {
-  return new HttpServer(apiRoutes(slot, { registry: createRegistry(), slowQueryMs: null, testFaults: false, readOnly: false }), {
+  return new HttpServer(apiRoutes(slot, { registry: createRegistry(), slowQueryMs: null, testFaults: false, readOnly: false, consoleWithoutToken: false }), {
     host: '127.0.0.1',
     port: 0,
     maxBodyBytes: 1 << 20,

@@ -3,7 +3,7 @@
 // without feature memory answering 404.
 import test from 'ava';
 import { createServer } from 'node:net';
-import { call, packageBuiltWith, readOnlyServer, runCli, startServer } from '../http/helpers';
+import { call, packageBuiltWith, readOnlyServer, runCli, startServer, tempDir } from '../http/helpers';
 import { closed, fakeProvider, reply } from './providers-server';
 
 /** A port nothing listens on: bound, then released. */
@@ -69,6 +69,51 @@ test('--read-only: a plain recall is served, a reinforced recall and remember ar
   t.is(plain.json[0].id, 'a');
   t.is((await call(server, 'POST', '/collections/notes/recall', { query: 'read only recall', reinforce: true })).status, 403);
   t.is((await call(server, 'POST', '/collections/notes/remember', { id: 'b', text: 'x' })).status, 403);
+});
+
+test('on a Reader (another process holds the writer lock), remember and a reinforced recall answer 409 like upsert, and stamp nothing', async (t) => {
+  const data = tempDir();
+  const writer = await startServer([...serverArgs, '--data', data]);
+  t.teardown(() => writer.stop());
+  await call(writer, 'POST', '/collections/notes/remember', { id: 'a', text: 'reader recall' });
+  await call(writer, 'POST', '/flush');
+  const reader = await startServer([...serverArgs, '--data', data]);
+  t.teardown(() => reader.stop());
+  t.is((await call(reader, 'GET', '/cluster')).json.role, 'Reader');
+  const upsert = await call(reader, 'POST', '/collections/notes/upsert', { records: [{ id: 'z', vector: Array(16).fill(0.25) }] });
+  t.is(upsert.status, 409);
+  for (const [route, body] of [
+    ['remember', { id: 'b', text: 'x' }],
+    ['recall', { query: 'reader recall', reinforce: true }],
+  ] as const) {
+    const r = await call(reader, 'POST', `/collections/notes/${route}`, body);
+    t.is(r.status, 409, route);
+    t.is(r.json.error, upsert.json.error, route);
+  }
+  const plain = await call(reader, 'POST', '/collections/notes/recall', { query: 'reader recall' });
+  t.is(plain.status, 200);
+  t.is(plain.json[0].attrs['svc.access_count'], undefined, 'the refused recall stamped nothing');
+});
+
+test('on a pinned instance (--at-version), remember and a reinforced recall answer 403 like upsert; a plain recall is served', async (t) => {
+  const data = tempDir();
+  const writer = await startServer([...serverArgs, '--data', data, '--history-versions', '4']);
+  t.teardown(() => writer.stop());
+  await call(writer, 'POST', '/collections/notes/remember', { id: 'a', text: 'pinned recall' });
+  await call(writer, 'POST', '/flush');
+  const { commit_version } = (await call(writer, 'GET', '/versions')).json;
+  const pinned = await startServer([...serverArgs, '--data', data, '--at-version', String(commit_version)]);
+  t.teardown(() => pinned.stop());
+  for (const [route, body] of [
+    ['upsert', { records: [{ id: 'z', vector: Array(16).fill(0.25) }] }],
+    ['remember', { id: 'b', text: 'x' }],
+    ['recall', { query: 'pinned recall', reinforce: true }],
+  ] as const) {
+    const r = await call(pinned, 'POST', `/collections/notes/${route}`, body);
+    t.is(r.status, 403, route);
+    t.regex(r.json.error, /pinned at version/, route);
+  }
+  t.is((await call(pinned, 'POST', '/collections/notes/recall', { query: 'pinned recall' })).json[0].id, 'a');
 });
 
 test('a reinforced recall over HTTP stamps the returned entries', async (t) => {

@@ -2,7 +2,7 @@
 // rules"): remember and recall with the offline hashing embedder, a clock the tests move, and the
 // svc.* stamps read back from the store.
 import test from 'ava';
-import { Store } from '../../lib/index';
+import { Store, type StoreError } from '../../lib/index';
 import type { Hit, OpenOptions, Value } from '../../lib/index';
 import { tempDir } from '../core/helpers';
 import { fakeProvider, reply } from './providers-server';
@@ -222,6 +222,22 @@ test('a reinforced recall on a read-only handle skips the stamp with a warning',
   t.deepEqual(ids(await reader.recall('notes', { query: 'green tea', reinforce: true })), ['a']);
   t.regex((await warned).message, /reinforce skipped/);
   t.is(attr((await reader.list({ scope: ['notes'] }))[0], 'svc.access_count'), undefined);
+});
+
+test('remember on a Reader (another handle holds the writer lock) is refused like upsert, 409 naming the holder', async (t) => {
+  const { store, path } = await memoryStore();
+  t.teardown(() => store.close());
+  await store.remember('notes', { id: 'a', text: 'green tea' });
+  await store.flush();
+  const reader = await Store.open({ path, embedProvider: EMBED });
+  t.teardown(() => reader.close());
+  t.is(reader.role, 'Reader');
+  const upsert = await t.throwsAsync(reader.upsert('notes', { records: [{ id: 'z', vector: Array(DIM).fill(0.5) }] }));
+  const remember = await t.throwsAsync(reader.remember('notes', { id: 'b', text: 'black tea' }));
+  t.is((remember as StoreError).status, 409);
+  t.is(remember?.message, upsert?.message);
+  t.is(reader.writeRefusal()?.message, upsert?.message);
+  t.is(store.writeRefusal(), null);
 });
 
 test('remember records svc.embedder and svc.dim; a collection embedded by another embedder is refused, naming both', async (t) => {

@@ -8,7 +8,7 @@ import type { CodeSearchRequest, CodeSearchResponse } from './requests';
 import { searchCode } from './search';
 
 /** What the code feature needs from the store; `Store` provides it. */
-export interface CodeStore extends Pick<MemoryStore, 'dimension' | 'readOnly' | 'collections' | 'getMeta' | 'putMeta' | 'upsertStamped'> {
+export interface CodeStore extends Pick<MemoryStore, 'dimension' | 'writeRefusal' | 'collections' | 'getMeta' | 'putMeta' | 'upsertStamped'> {
   createCollection(name: string, o?: CallOptions): Promise<unknown>;
   setFtsSchema(name: string, fields: FtsFieldEntry[], o?: CallOptions): Promise<unknown>;
   list(body: ListRequest, o?: CallOptions): Promise<Hit[]>;

@@ -56,7 +56,8 @@ interface Stored {
 }
 
 export async function ingestTree(store: CodeStore, memory: Memory, collection: string, dir: string, options: IngestCodeOptions, o?: CallOptions): Promise<IngestCodeResult> {
-  if (store.readOnly) throw new StoreError(403, 'this store is read-only; ingesting code writes');
+  const refusal = store.writeRefusal();
+  if (refusal) throw refusal;
   const embedder = store.dimension > 0 ? memory.configuredEmbedder : null;
   if (embedder) await memory.checkEmbedder(collection, embedder, o);
   let chunking: CodeChunkOptions;

@@ -7,7 +7,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { cancellable, storeErrorStatus } from '../../api/store_route';
-import type { StoreSlot } from '../../api/slot';
+import { forRequest, type StoreSlot } from '../../api/slot';
 import { answerFor } from '../../http/errors';
 import { readOnlyRefusal } from '../../http/hooks';
 import type { Request } from '../../http/request';
@@ -38,7 +38,8 @@ const NAMESPACE = z.string().describe('the namespace to work in (default: the on
 async function call(tool: Tool, slot: StoreSlot, { readOnly }: FeatureOptions, { namespace, ...args }: Record<string, unknown>, req: Request): Promise<CallToolResult> {
   try {
     if (readOnly && tool.writes(args)) throw readOnlyRefusal();
-    const run = async (store: Store) => cancellable(req, (o) => tool.run(store, args, o));
+    req.writes = tool.writes(args);
+    const run = async (store: Store) => cancellable(req, (o) => tool.run(forRequest(req, store), args, o));
     const answer = namespace === undefined || !slot.using ? await run(slot.get(req)) : await slot.using(String(namespace), run);
     return { content: [{ type: 'text', text: Buffer.from(answer).toString('utf8') }] };
   } catch (err) {

@@ -13,8 +13,8 @@ import type { RecallRequest, RememberRequest, RememberResponse } from './request
 /** What memory needs from the store; `Store` provides it. */
 export interface MemoryStore {
   readonly dimension: number;
-  /** True when writes are refused (a read-only handle, a Reader, a pinned version). */
-  readonly readOnly: boolean;
+  /** Why a write would be refused now (Store.writeRefusal), or null. */
+  writeRefusal(): StoreError | null;
   /** The commit version served: any write moves it (metadata included). */
   commitVersion(): number;
   getMeta(name: string, o?: CallOptions): Promise<Record<string, string>>;
@@ -98,7 +98,8 @@ export class Memory {
     const summarizer = req.mode === 'summarize' ? this.providers.summarizer : null;
     if (req.mode === 'summarize' && !summarizer)
       throw new StoreError(400, 'mode "summarize" needs a summarizer: start the server with --summarize-provider SPEC (for example extractive)');
-    if (this.store.readOnly) throw new StoreError(403, 'this store is read-only; remember writes');
+    const refusal = this.store.writeRefusal();
+    if (refusal) throw refusal;
     await this.checkEmbedder(name, embedder, o);
     const written = req.chunking ? await this.rememberChunks(name, req, embedder, o) : await this.rememberWhole(name, req, embedder, summarizer, o);
     if (written.upserted > 0) await this.recordEmbedder(name, embedder, o);
@@ -123,8 +124,9 @@ export class Memory {
     // Only the ids are read here, so a plain parse serves (attribute values are not used).
     const hits = req.reinforce ? (JSON.parse(answer.toString('utf8')) as { id: string }[]) : [];
     if (hits.length > 0) {
-      if (this.store.readOnly) {
-        process.emitWarning('recall: reinforce skipped, this store handle is read-only', { code: 'TESSERA_REINFORCE_SKIPPED' });
+      const refusal = this.store.writeRefusal();
+      if (refusal) {
+        process.emitWarning(`recall: reinforce skipped: ${refusal.message}`, { code: 'TESSERA_REINFORCE_SKIPPED' });
       } else {
         const extend = extend_ttl_seconds === undefined ? {} : { extend_ttl_ms: Math.round(extend_ttl_seconds * 1000) };
         await this.store.reinforce(name, { ids: hits.map((h) => h.id), now, ...extend }, o);

@@ -162,6 +162,10 @@ class Store {
   const FootprintCounters& footprint() const { return footprint_; }
   // Empty until an exception escapes while the write lock is held; then permanent.
   std::string poisoned() const;
+  // Throws the Error every write would answer now: 503 poisoned or closed, 403 pinned or opened
+  // read-only, 409 a Reader because another process holds the writer lock. A caller that does work
+  // before its write (an embedding) asks first.
+  void CheckWritable() const;
   void InjectWriteFault(WriteFault fault) { inject_fault_.store(fault); }
   // Test hook: the next compaction throws before its switch (abandoned, the store serves on) or
   // inside it (the store is poisoned).
@@ -203,7 +207,6 @@ class Store {
   uint64_t DeleteRows(const std::string& name, DeleteRequest&& req);
   VectorIndexConfig VectorIndexes() const;
   void StopIndexBuilds();
-  void CheckWritable() const;
   // Error(400) unless this is a writer holding some collections (Hold, Release).
   void CheckHolding() const;
 

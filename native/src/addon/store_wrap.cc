@@ -66,6 +66,7 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::Poisoned>("poisoned"),
                          InstanceMethod<&StoreWrap::CommitVersion>("commitVersion"),
                          InstanceMethod<&StoreWrap::Pinned>("pinned"),
+                         InstanceMethod<&StoreWrap::WriteRefusal>("writeRefusal"),
                          InstanceMethod<&StoreWrap::Footprint>("footprint"),
                          InstanceMethod<&StoreWrap::InjectWriteFault>("injectWriteFault"),
                          InstanceMethod<&StoreWrap::InjectCompactionFault>("injectCompactionFault"),
@@ -288,6 +289,15 @@ Napi::Value StoreWrap::CommitVersion(const Napi::CallbackInfo& info) {
 Napi::Value StoreWrap::Pinned(const Napi::CallbackInfo& info) {
   std::optional<uint64_t> v = store(info.Env()).pinned();
   return v ? Napi::Number::New(info.Env(), double(*v)) : info.Env().Null();
+}
+
+Napi::Value StoreWrap::WriteRefusal(const Napi::CallbackInfo& info) {
+  const tessera::Store& s = store(info.Env());
+  Outcome checked = Outcome::Of([&] {
+    s.CheckWritable();
+    return std::string();
+  });
+  return checked.failed ? checked.ErrorValue(info.Env()) : info.Env().Null();
 }
 
 Napi::Value StoreWrap::Footprint(const Napi::CallbackInfo& info) {

@@ -42,6 +42,8 @@ class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
   Napi::Value Poisoned(const Napi::CallbackInfo& info);
   Napi::Value CommitVersion(const Napi::CallbackInfo& info);
   Napi::Value Pinned(const Napi::CallbackInfo& info);
+  // The Error a write would fail with now (Store::CheckWritable), or null when the store writes.
+  Napi::Value WriteRefusal(const Napi::CallbackInfo& info);
   Napi::Value Footprint(const Napi::CallbackInfo& info);
   Napi::Value InjectWriteFault(const Napi::CallbackInfo& info);
   Napi::Value InjectCompactionFault(const Napi::CallbackInfo& info);
