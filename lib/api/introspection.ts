@@ -1,6 +1,5 @@
 // Introspection routes: /stats, /cluster and /versions, each the answer of one Store method, and
-// /namespaces, which only a --namespaced root serves.
-import { HttpError } from '../http/errors';
+// /namespaces, mounted only on a --namespaced root (elsewhere no route: 404).
 import { json } from '../http/reply';
 import { type Route, route } from '../http/route';
 import type { StoreSlot } from './slot';
@@ -30,6 +29,10 @@ export const introspectionRoutes = (slot: StoreSlot): Route[] => [
     doc: { operationId: 'cluster', summary: 'Role and currency', responses: { 200: { description: 'The cluster status', schema: ref('ClusterStatus') } } },
     handle: (req) => json(slot.status(req)),
   }),
+  ...(slot.namespaces ? [namespacesRoute(slot.namespaces.bind(slot))] : []),
+];
+
+const namespacesRoute = (namespaces: () => unknown): Route =>
   route({
     method: 'GET',
     path: '/namespaces',
@@ -37,12 +40,8 @@ export const introspectionRoutes = (slot: StoreSlot): Route[] => [
     global: true,
     doc: {
       operationId: 'namespaces',
-      summary: 'The tenant stores of a --namespaced root; any other server answers 404',
+      summary: 'The tenant stores of a --namespaced root (mounted on no other server)',
       responses: { 200: { description: 'The namespaces open now', schema: listOf(ref('NamespaceEntry')) } },
     },
-    handle: () => {
-      if (!slot.namespaces) throw new HttpError(404, '/namespaces exists only on a server started with --namespaced');
-      return json(slot.namespaces());
-    },
-  }),
-];
+    handle: () => json(namespaces()),
+  });

@@ -86,5 +86,21 @@ export const route = <B = undefined>(r: Route<B>): Route => r as Route;
 /** Names of the `{param}` segments of a template, in order. */
 export const paramNames = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
 
+/**
+ * The methods each path answers, for a request no route matched: a path some route serves by
+ * another method answers 405 with them in `Allow`, an unknown one 404. Templates match as the
+ * router matches them, a `{param}` standing for one non-empty segment.
+ */
+export function allowedMethods(routes: readonly RouteHead[]): (path: string) => Method[] {
+  const byTemplate = new Map<string, { pattern: RegExp; methods: Method[] }>();
+  for (const { path, method } of routes) {
+    const entry = byTemplate.get(path) ?? { pattern: new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`), methods: [] };
+    entry.methods.push(method);
+    byTemplate.set(path, entry);
+  }
+  const templates = [...byTemplate.values()];
+  return (path) => [...new Set(templates.flatMap((t) => (t.pattern.test(path) ? t.methods : [])))].sort();
+}
+
 /** The uWebSockets.js spelling of a template: `{name}` becomes `:name`. */
 export const uwsPattern = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');

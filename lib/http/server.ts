@@ -8,7 +8,7 @@ import { Exchange } from './exchange';
 import type { Hook } from './hooks';
 import { Request } from './request';
 import type { Reply } from './reply';
-import { type Route, paramNames, uwsPattern } from './route';
+import { type Method, type Route, allowedMethods, paramNames, uwsPattern } from './route';
 import { parseJson } from './schema';
 
 export interface ServerOptions {
@@ -41,6 +41,7 @@ export class HttpServer {
   private onIdle: (() => void) | null = null;
   private readonly readDeadlines: [Deadlines, () => HttpError];
   private readonly writeDeadlines: [Deadlines, () => HttpError];
+  private readonly methodsOf: (path: string) => Method[];
 
   constructor(
     private readonly routes: Route[],
@@ -57,6 +58,7 @@ export class HttpServer {
       const names = paramNames(route.path);
       this.app[VERBS[route.method]](uwsPattern(route.path), (res, req) => this.dispatch(res, req, route, names));
     }
+    this.methodsOf = allowedMethods(routes);
     this.app.any('/*', (res, req) => this.dispatch(res, req, null, []));
   }
 
@@ -109,7 +111,7 @@ export class HttpServer {
     try {
       if (this.closing) throw shuttingDown();
       for (const hook of this.options.hooks) hook.onRequest?.(req, route);
-      if (route === null) throw new HttpError(404, `no route for ${req.method} ${req.path}`);
+      if (route === null) throw this.noRoute(req);
       ex.checkDeclaredLength(this.options.maxBodyBytes);
       req.writes = route.access === 'write';
       if (route.access !== 'probe') ex.expireAfter(...this.deadline(route));
@@ -164,6 +166,14 @@ export class HttpServer {
     } catch (err) {
       ex.fail(err);
     }
+  }
+
+  /** 405 naming the methods a known path answers, else 404. */
+  private noRoute(req: Request): HttpError {
+    const allowed = this.methodsOf(req.path);
+    if (allowed.length === 0 || allowed.includes(req.method as Method)) return new HttpError(404, `no route for ${req.method} ${req.path}`);
+    const allow = allowed.join(', ');
+    return new HttpError(405, `${req.method} is not allowed on ${req.path}; it answers ${allow}`, {}, { Allow: allow });
   }
 
   private deadline(route: Route): [Deadlines, () => HttpError] {

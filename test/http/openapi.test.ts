@@ -7,7 +7,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { JsonSchema } from '../../lib/http/schema';
 import { contractViolation, pointer } from './contract';
-import { type Server, call, packageBuiltWith, startServer } from './helpers';
+import { type Server, call, packageBuiltWith, startServer, tempDir } from './helpers';
 
 let server: Server;
 let document: JsonSchema;
@@ -23,7 +23,7 @@ const operations = (doc: JsonSchema) => Object.entries(paths(doc)).flatMap(([pat
 
 /** Every route of the spec's route table, /mcp by each method the MCP transport serves. */
 const SPEC_ROUTES = [
-  'GET /health', 'GET /ready', 'GET /namespaces', 'GET /stats', 'GET /cluster', 'GET /versions', 'GET /metrics',
+  'GET /health', 'GET /ready', 'GET /stats', 'GET /cluster', 'GET /versions', 'GET /metrics',
   'GET /collections', 'POST /collections/{name}', 'DELETE /collections/{name}', 'GET /collections/{name}/meta', 'PUT /collections/{name}/meta',
   'POST /collections/{name}/fts-schema', 'POST /collections/{name}/filter-index', 'POST /collections/{name}/vector-names',
   'GET /aliases', 'PUT /aliases/{name}', 'DELETE /aliases/{name}',
@@ -47,6 +47,16 @@ test("every route of the spec's route table is described, /openapi.json itself t
   for (const route of [...SPEC_ROUTES, 'GET /openapi.json']) t.true(described.includes(route), route);
   const ids = operations(document).map((o) => o.op.operationId);
   t.is(new Set(ids).size, ids.length);
+});
+
+test('a server describes only the routes it mounts: GET /namespaces on a --namespaced root, on no other', async (t) => {
+  t.false(operations(document).some((o) => o.route === 'GET /namespaces'));
+  t.is((await call(server, 'GET', '/namespaces')).status, 404);
+  const root = await startServer(['--namespaced', '--data', tempDir()]);
+  t.teardown(() => root.stop());
+  const described = operations((await call(root, 'GET', '/openapi.json')).json).map((o) => o.route);
+  t.true(described.includes('GET /namespaces'));
+  t.is((await call(root, 'GET', '/namespaces')).status, 200);
 });
 
 test('every schema of the document compiles as strict JSON Schema 2020-12, every $ref resolving', (t) => {

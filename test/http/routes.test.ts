@@ -19,11 +19,28 @@ test('X-Request-Id is echoed when sent and generated otherwise, on every kind of
   }
 });
 
-test('unknown routes, unknown methods and /namespaces answer 404 with an error body', async (t) => {
-  for (const [method, path] of [['GET', '/nope'], ['PATCH', '/collections'], ['GET', '/namespaces'], ['POST', '/health'], ['GET', '/collections/a/b/c']]) {
+test('unknown routes and /namespaces answer 404 with an error body', async (t) => {
+  for (const [method, path] of [['GET', '/nope'], ['PATCH', '/nope'], ['GET', '/namespaces'], ['POST', '/namespaces'], ['GET', '/collections/a/b/c']]) {
     const r = await call(server, method, path);
     t.is(r.status, 404, `${method} ${path}`);
     t.is(typeof r.json?.error, 'string', `${method} ${path}`);
+    t.is(r.headers.get('allow'), null, `${method} ${path}`);
+  }
+});
+
+test('a method a known path does not answer is 405, with the methods it answers in Allow and the error', async (t) => {
+  for (const [method, path, allow] of [
+    ['PATCH', '/collections', 'GET'],
+    ['POST', '/health', 'GET'],
+    ['DELETE', '/search', 'POST'],
+    ['PUT', '/collections/docs', 'DELETE, POST'],
+    ['GET', '/collections/docs/upsert', 'POST'],
+    ['HEAD', '/stats', 'GET'],
+  ]) {
+    const r = await call(server, method, path);
+    t.is(r.status, 405, `${method} ${path}`);
+    t.is(r.headers.get('allow'), allow, `${method} ${path}`);
+    if (method !== 'HEAD') t.is(r.json.error, `${method} is not allowed on ${path}; it answers ${allow}`, `${method} ${path}`);
   }
 });
 
