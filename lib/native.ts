@@ -140,6 +140,8 @@ export interface NativeAddon {
   scheduleWith(setImmediate: (callback: () => void) => unknown): void;
   runKernel(family: string, op: 'dot' | 'l2sq', a: Float32Array, b: Float32Array): number;
   runKernel(family: string, op: 'dot_rows' | 'l2sq_rows', q: Float32Array, rows: Float32Array): Float32Array;
+  /** Where a JSON text first breaks the grammar, as the core's 400 says it ("malformed JSON at byte ..."), or null when it holds. */
+  jsonSyntaxError(text: string): string | null;
 }
 
 function packageRoot(): string {

@@ -3,6 +3,7 @@
 // built from the very definition that validates (one source of truth). Bodies carrying Values
 // are parsed by the core instead.
 import { HttpError } from './errors';
+import { malformedJson } from '../json_syntax';
 
 /** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1), as a plain JSON object. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -92,7 +93,7 @@ export function parseJson<T>(bytes: Uint8Array, schema: Schema<T>): T {
   try {
     value = JSON.parse(textBody);
   } catch (err) {
-    throw new HttpError(400, `malformed JSON: ${(err as Error).message}`);
+    throw new HttpError(400, malformedJson(textBody, err));
   }
   return schema(value, 'body');
 }

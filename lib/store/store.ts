@@ -1,6 +1,7 @@
 // The Store class: the embedded library, one async method per route of the spec. Every call runs
 // in the core on a worker thread; bodies that carry vectors or Values cross as JSON bytes.
 import { parseExact } from '../exact_json';
+import { malformedJson } from '../json_syntax';
 import { type NativeFootprint, native, type NativeStore } from '../native';
 import type {
   AggregateRequest,
@@ -75,7 +76,7 @@ function requestBody(body: object | Uint8Array): unknown {
   try {
     return parseExact(text);
   } catch (e) {
-    throw new StoreError(400, `malformed JSON: ${e instanceof Error ? e.message : String(e)}`);
+    throw new StoreError(400, malformedJson(text, e));
   }
 }
 

@@ -143,3 +143,32 @@ test.serial('a malformed percent-encoded name answers 400', async (t) => {
   t.is(r.status, 400);
   t.regex(r.json.error, /percent-encoding/);
 });
+
+test('malformed JSON is 400 naming the byte, line and column where it breaks and what was expected, whichever layer parses the body', async (t) => {
+  const body = '{\n  "query": [1, 0, 0, 0],\n  "top_k": }';
+  const expected = 'malformed JSON at byte 38 (line 3, column 12): expected a value (an object, array, string, number, true, false or null), found \'}\'';
+  // The core parses /search and /upsert, the HTTP layer a small route's body, the library remember's.
+  for (const [method, path] of [
+    ['POST', '/search'],
+    ['POST', '/collections/kept/upsert'],
+    ['PUT', '/collections/kept/meta'],
+    ['POST', '/collections/kept/remember'],
+  ]) {
+    const before = await snapshot();
+    const r = await call(server, method, path, body);
+    t.is(r.status, 400, `${method} ${path}`);
+    t.is(r.json.error, expected, `${method} ${path}`);
+    t.deepEqual(await snapshot(), before, `${method} ${path}`);
+  }
+  for (const [text, error] of [
+    ['{"records": [', "at byte 13 (line 1, column 14): expected a value (an object, array, string, number, true, false or null), found the end of the body"],
+    ['{"records" []}', "at byte 11 (line 1, column 12): expected ':' after the key, found '['"],
+    ['{"records": [1 2]}', "at byte 15 (line 1, column 16): expected ',' or ']', found '2'"],
+    [`${valid}x`, `at byte ${valid.length} (line 1, column ${valid.length + 1}): expected the end of the body after the JSON value, found 'x'`],
+    ['{"records": "a\\qb"}', "at byte 15 (line 1, column 16): expected an escape: one of"],
+  ]) {
+    const r = await call(server, 'POST', '/collections/kept/upsert', text);
+    t.is(r.status, 400, text);
+    t.true(r.json.error.startsWith(`malformed JSON ${error}`), `${text}: ${r.json.error}`);
+  }
+});

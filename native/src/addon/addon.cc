@@ -7,6 +7,7 @@
 #include "kernel_functions.h"
 #include "records_cursor_wrap.h"
 #include "store_wrap.h"
+#include "tessera/json_syntax.h"
 
 namespace {
 
@@ -31,6 +32,12 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   // A read that ran inline leaves none: then there is nothing to poll for.
   exports.Set("beginPolling", Napi::Function::New(env, [data](const Napi::CallbackInfo& info) {
                 return Napi::Number::New(info.Env(), double(data->completions->BeginPolling()));
+              }));
+  // The 400 message of a body JSON.parse refused (lib/json_syntax.ts): where it breaks, or null.
+  exports.Set("jsonSyntaxError", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                std::string text = info[0].As<Napi::String>().Utf8Value();
+                std::optional<tessera::JsonSyntaxError> where = tessera::FindJsonSyntaxError(text);
+                return where ? Napi::String::New(info.Env(), tessera::Describe(*where)) : info.Env().Null();
               }));
   return exports;
 }

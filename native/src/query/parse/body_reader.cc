@@ -11,6 +11,7 @@
 #include "query/parse/bad_number.h"
 #include "tessera/error.h"
 #include "util/json_reader.h"
+#include "tessera/json_syntax.h"
 
 namespace tessera {
 
@@ -175,6 +176,7 @@ void RequestBody::Check(simdjson::simdjson_result<element> result, std::string_v
     case simdjson::MEMALLOC: throw Error(Status::kInsufficientStorage, "out of memory parsing the request body; nothing was done");
     default:
       if (body.empty()) Bad("request body is empty; send a JSON object");
+      if (std::optional<JsonSyntaxError> where = FindJsonSyntaxError(body)) Bad(Describe(*where));
       Bad(std::string("malformed JSON: ") + simdjson::error_message(result.error()));
   }
   root_ = result.value();
