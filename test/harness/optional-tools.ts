@@ -26,6 +26,7 @@ const optionalTools = {
   'clang-format': { debianPackage: 'clang-format' },
   promtool: { debianPackage: 'prometheus' },
   chromium: { debianPackage: 'chromium' },
+  curl: { debianPackage: 'curl' },
   // A single-node Ceph object gateway (test/harness/radosgw.ts; scripts/radosgw-deps.sh installs them).
   'ceph-mon': { debianPackage: 'ceph-mon' },
   'ceph-osd': { debianPackage: 'ceph-osd' },
