@@ -7,6 +7,7 @@ import { authenticate, refuseWrites, shed } from './http/hooks';
 import { LOG_LEVELS, type LogLevel, accessLog, createLogger } from './http/log';
 import { createRegistry, httpMetrics } from './http/metrics';
 import { HttpServer } from './http/server';
+import { malformedJson } from './json_syntax';
 import { StoreError } from './store/errors';
 import { Store } from './store/store';
 import { TenantStores } from './store/tenants';
@@ -297,6 +298,7 @@ async function serve(config: ServeConfig): Promise<void> {
     ],
     logger,
     errorStatus: storeErrorStatus,
+    describeMalformed: malformedJson,
   });
 
   // Listen first: /health answers and /ready says 503 while a large store is still opening.

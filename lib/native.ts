@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setImmediate as timersSetImmediate } from 'node:timers';
-import type { AnnConfig, IndexSettingInfo, OpenOptions, QuantizationConfig } from './types';
+import type { AnnConfig, IndexSettingInfo, OpenOptions, QuantizationConfig } from './options';
 
 export interface NativeCancelToken {
   cancel(): void;

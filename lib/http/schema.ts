@@ -3,7 +3,6 @@
 // built from the very definition that validates (one source of truth). Bodies carrying Values
 // are parsed by the core instead.
 import { HttpError } from './errors';
-import { malformedJson } from '../json_syntax';
 
 /** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1), as a plain JSON object. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -80,8 +79,14 @@ export const annotated = <T>(s: Schema<T>, annotations: { description?: string; 
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** The 400 message of a JSON text JSON.parse refused with `err`. */
+export type DescribeMalformed = (text: string, err: unknown) => string;
+
+/** JSON.parse's own words; a server's assembly gives the core's (lib/json_syntax.ts), which say where. */
+export const parserMessage: DescribeMalformed = (_text, err) => `malformed JSON: ${err instanceof Error ? err.message : String(err)}`;
+
 /** Decodes strict UTF-8, parses JSON and applies the schema; every failure is a 400. */
-export function parseJson<T>(bytes: Uint8Array, schema: Schema<T>): T {
+export function parseJson<T>(bytes: Uint8Array, schema: Schema<T>, describe: DescribeMalformed = parserMessage): T {
   if (bytes.length === 0) throw new HttpError(400, 'request body is empty; send a JSON body');
   let textBody: string;
   try {
@@ -93,7 +98,7 @@ export function parseJson<T>(bytes: Uint8Array, schema: Schema<T>): T {
   try {
     value = JSON.parse(textBody);
   } catch (err) {
-    throw new HttpError(400, malformedJson(textBody, err));
+    throw new HttpError(400, describe(textBody, err));
   }
   return schema(value, 'body');
 }

@@ -9,7 +9,7 @@ import type { Hook } from './hooks';
 import { Request } from './request';
 import type { Reply } from './reply';
 import { type Method, type Route, allowedMethods, paramNames, uwsPattern } from './route';
-import { parseJson } from './schema';
+import { type DescribeMalformed, parseJson } from './schema';
 
 export interface ServerOptions {
   host: string;
@@ -22,6 +22,8 @@ export interface ServerOptions {
   logger: Logger;
   /** Status of the errors the routes' library raises (lib/api's `storeErrorStatus`). */
   errorStatus: ErrorStatus;
+  /** The 400 message of a route body that is not JSON (default: JSON.parse's words). */
+  describeMalformed?: DescribeMalformed;
 }
 
 const VERBS = { GET: 'get', POST: 'post', PUT: 'put', DELETE: 'del' } as const;
@@ -144,7 +146,7 @@ export class HttpServer {
   private handle(ex: Exchange, route: Route): void {
     const { req } = ex;
     try {
-      if (route.body && route.body !== 'raw') req.body = parseJson(req.bytes, route.body);
+      if (route.body && route.body !== 'raw') req.body = parseJson(req.bytes, route.body, this.options.describeMalformed);
       if (route.writeWhen?.(req)) {
         req.writes = true;
         for (const hook of this.options.hooks) hook.onWrite?.(req);

@@ -9,10 +9,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { StoreError } from '../../store/errors';
 import type { CallOptions } from '../../types';
-import { type Memory, provided, type StampedRecord, signalOf } from '../memory/memory';
+import type { Memory, StampedRecord } from '../memory/memory';
+import { provided, signalOf } from '../memory/providers';
 import { ChunkingError, parseChunkOptions } from '../memory/chunking';
 import { type CodeChunk, type CodeChunkOptions, chunkFile } from './chunker';
-import type { CodeStore } from './code';
+import type { CodeStore } from './code_store';
 import { chunkAttrs, embeddedText, FTS_FIELDS, str } from './records';
 import { isBinary, walkTree } from './walk';
 

@@ -8,8 +8,9 @@
 // BM25 (a dimension-0 store, no embedder, or a collection ingested without vectors).
 import { StoreError } from '../../store/errors';
 import type { CallOptions, Hit } from '../../types';
-import { EMBEDDER_KEY, type Memory, provided, signalOf } from '../memory/memory';
-import type { CodeStore } from './code';
+import { EMBEDDER_KEY, type Memory } from '../memory/memory';
+import { provided, signalOf } from '../memory/providers';
+import type { CodeStore } from './code_store';
 import { FTS_FIELDS, HIT_ATTRS, int, str } from './records';
 import type { CodeSearchRequest, CodeSearchResponse, CodeSymbolHit } from './requests';
 

@@ -7,7 +7,7 @@ import type { StoreSlot } from '../../api/slot';
 import { type PieceSource, type Reply, json } from '../../http/reply';
 import type { Request } from '../../http/request';
 import type { Method } from '../../http/route';
-import type { FeatureOptions } from '../index';
+import type { FeatureOptions } from '../feature';
 import { carrying, mcpServer } from './server';
 import { Sessions } from './sessions';
 import { TOOLS } from './tools';

@@ -5,7 +5,7 @@
 import { closed, STRING } from '../../api/components';
 import type { StoreSlot } from '../../api/slot';
 import { type Route, type RouteDoc, route } from '../../http/route';
-import type { FeatureOptions } from '../index';
+import type { FeatureOptions } from '../feature';
 import type { McpHandler } from './handler';
 
 /** The request headers the transport reads. */

@@ -12,7 +12,7 @@ import { answerFor } from '../../http/errors';
 import { readOnlyRefusal } from '../../http/hooks';
 import type { Request } from '../../http/request';
 import type { Store } from '../../store/store';
-import type { FeatureOptions } from '../index';
+import type { FeatureOptions } from '../feature';
 import { TOOLS, type Tool } from './tools';
 
 const VERSION: string = JSON.parse(readFileSync(path.join(__dirname, '../../../../package.json'), 'utf8')).version;

@@ -7,7 +7,7 @@ import { StoreError } from '../../store/errors';
 import type { CallOptions, Filter, Hit, Predicate, Value } from '../../types';
 import { reranked, rerankerOrRefuse } from '../rerank/rerank';
 import { chunkText } from './chunking';
-import { type Embedder, ProviderError, type Reranker, type Summarizer } from './providers';
+import { type Embedder, provided, type Reranker, signalOf, type Summarizer } from './providers';
 import type { RecallRequest, RememberRequest, RememberResponse } from './requests';
 
 /** What memory needs from the store; `Store` provides it. */
@@ -59,20 +59,6 @@ const dateTime = (ms: number): Value => ({ DateTime: BigInt(ms) });
 export const notExpired = (now: number): Predicate => ({ Not: { Lt: ['svc.expires_at', dateTime(now)] } });
 
 /** What cancels a provider call: the caller's signal, or the signal of its Cancellation (the server's deadline). */
-export const signalOf = (o: CallOptions | undefined): AbortSignal | undefined => o?.signal ?? o?.cancellation?.signal;
-
-/**
- * A provider's failure is not the store's: 502 with the provider's own message (it names the
- * provider and what it answered), never an internal error.
- */
-export async function provided<T>(call: Promise<T>): Promise<T> {
-  try {
-    return await call;
-  } catch (e) {
-    throw e instanceof ProviderError ? new StoreError(502, e.message) : e;
-  }
-}
-
 /** Caller attributes without the reserved keys, which only the store stamps. */
 function callerAttrs(attrs: Record<string, Value> | undefined): Record<string, Value> {
   const out: Record<string, Value> = {};

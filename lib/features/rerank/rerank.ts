@@ -9,8 +9,7 @@ import { parseExact, shown, stringifyExact } from '../../exact_json';
 import { StoreError } from '../../store/errors';
 import { hasFeature } from '../built';
 import type { Hit, LimitPer, RerankOptions, Value } from '../../types';
-import { provided } from '../memory/memory';
-import type { Reranker } from '../memory/providers';
+import { provided, type Reranker } from '../memory/providers';
 
 const MAX_DEPTH = 10_000;
 /** The options rerank takes: the fields of its described shape. */

@@ -4,6 +4,7 @@ import type { QueryAccounting } from '../../api/search';
 import type { StoreSlot } from '../../api/slot';
 import { type Route, route } from '../../http/route';
 import { annotated, boolean, object, parseJson, string } from '../../http/schema';
+import { malformedJson } from '../../json_syntax';
 import { knownBody, rememberBody, runQuery } from './query';
 
 const queryRequest = object(
@@ -51,7 +52,7 @@ export const sqlRoutes = (slot: StoreSlot, queries: QueryAccounting): Route[] =>
     handle: (req) => {
       const known = knownBody(req.bytes);
       if (known !== undefined) return queries.run(req, (o) => runQuery(slot.get(req), known, false, o));
-      const { sql, compile_only: compileOnly = false } = parseJson(req.bytes, queryRequest);
+      const { sql, compile_only: compileOnly = false } = parseJson(req.bytes, queryRequest, malformedJson);
       if (!compileOnly) rememberBody(req.bytes, sql);
       return queries.run(req, (o) => slot.get(req).queryJson(sql, { compileOnly }, o));
     },

@@ -206,8 +206,11 @@ async function loadStore() {
     notice('');
   } catch (err) {
     if (wantsNamespace(err)) {
-      notice('this server is --namespaced: choose a namespace (tenant) above');
-      await showNamespaces().catch((e) => notice(messageOf(e), true));
+      // The form first, then the notice that points at it (what a reader, or a test, waits for).
+      await showNamespaces().then(
+        () => notice('this server is --namespaced: choose a namespace (tenant) above'),
+        (e) => notice(messageOf(e), true),
+      );
     } else {
       notice(messageOf(err), true);
     }

@@ -1,0 +1,64 @@
+// The layering of lib/, checked by `npm run lint:deps` inside `npm test` (dependency-cruiser):
+// a new import cycle, or an import across these lines, fails CI. Type-only imports count (the
+// TypeScript here is the native compiler, whose API dependency-cruiser cannot use to tell them).
+/** @type {import('dependency-cruiser').IDependencyCruiserConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'No import cycle anywhere in lib/: every module can be read (and loaded) after the ones it imports.',
+      severity: 'error',
+      from: { path: '^lib/' },
+      to: { circular: true },
+    },
+    {
+      name: 'http-is-generic',
+      comment: 'lib/http is the HTTP kit (server, hooks, replies): it knows no route, store or feature.',
+      severity: 'error',
+      from: { path: '^lib/http/' },
+      to: { path: '^lib/(api|store|features|client|cli)' },
+    },
+    {
+      name: 'store-below-http',
+      comment: 'The library (lib/store) runs without a server: it imports no HTTP, route or CLI module.',
+      severity: 'error',
+      from: { path: '^lib/store/' },
+      to: { path: '^lib/(http|api|client|cli)' },
+    },
+    {
+      name: 'client-loads-no-native-code',
+      comment:
+        'tessera/client needs no addon: it imports its own modules, the pure ones below, and types only (import type) of the rest.',
+      severity: 'error',
+      from: { path: '^lib/client/' },
+      to: { path: '^lib/', pathNot: '^lib/(client/|exact_json\\.ts$|store/(errors|body)\\.ts$|types\\.ts$|features/\\w+/requests\\.ts$)' },
+    },
+    {
+      name: 'client-pure-modules-stay-pure',
+      comment: 'The modules the client loads load nothing else of lib/.',
+      severity: 'error',
+      from: { path: '^lib/(exact_json|store/(errors|body))\\.ts$' },
+      to: { path: '^lib/', pathNot: '^lib/(exact_json|store/(errors|body))\\.ts$' },
+    },
+    {
+      name: 'native-behind-the-library',
+      comment: 'The addon is reached through the library, never from routes or features directly.',
+      severity: 'error',
+      from: { path: '^lib/(api|http|features|client)/' },
+      to: { path: '^lib/native\\.ts$' },
+    },
+    {
+      name: 'api-below-cli',
+      comment: 'The routes run under any server assembly (the CLI, the tests): none imports the CLI.',
+      severity: 'error',
+      from: { path: '^lib/(api|http|store|features)/' },
+      to: { path: '^lib/cli' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { extensions: ['.ts', '.mts', '.d.ts', '.js', '.json'] },
+  },
+};
