@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { faultSchedule, runFailoverTrials, type Spawn } from '../test/harness/failover_trials';
-import { type Radosgw, startRadosgw } from '../test/harness/radosgw-boot';
+import { type Radosgw, startRadosgw } from '../test/harness/radosgw_boot';
 import { emit, log, now, Rng, randomUnitVectors, summarize, writeVector } from './common';
 import { FASHION_DIM, readImages, requireFashion } from './fashion_mnist';
 import { CLI, post, type Server, start } from './http_rig';

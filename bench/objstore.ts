@@ -3,7 +3,7 @@
 // lease-sized object and of 1 MiB (If-None-Match: * on fresh keys, as a WAL object would be
 // written), and an If-Match renewal. Last stdout line: one JSON object.
 import { randomBytes } from 'node:crypto';
-import { startRadosgw } from '../test/harness/radosgw-boot';
+import { startRadosgw } from '../test/harness/radosgw_boot';
 import { emit, log, machine, now, runBench, summarize } from './common';
 
 async function timed(n: number, op: (i: number) => Promise<unknown>): Promise<number[]> {

@@ -3,7 +3,7 @@
 // prebuilds/<platform>-<arch>/tessera[.glibc].node. Default archs: the host's, plus arm64 on a
 // linux-x64 host (cross-compiled with Debian's g++-aarch64-linux-gnu). Each target builds in its
 // own build-prebuild/<platform>-<arch>/ (incremental across runs; the development build in build/
-// is left alone), through scripts/prebuild-cmake.js.
+// is left alone), through scripts/prebuild_cmake.js.
 'use strict';
 const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -12,7 +12,7 @@ const path = require('node:path');
 const root = path.join(__dirname, '..');
 const platform = process.platform;
 const host = `${platform}-${process.arch}`;
-/** The cross builds a host can make: the compiler prebuild-cmake.js's toolchain file names, and its strip. */
+/** The cross builds a host can make: the compiler prebuild_cmake.js's toolchain file names, and its strip. */
 const cross = {
   'linux-x64 to arm64': { compiler: 'aarch64-linux-gnu-g++', strip: 'aarch64-linux-gnu-strip', debianPackage: 'g++-aarch64-linux-gnu' },
 };
@@ -45,7 +45,7 @@ for (const arch of archs) {
       ...(platform === 'linux' ? ['--tag-libc'] : []),
       `--cwd=${staging}`,
       `--out=${root}`,
-      `--node-gyp=${path.join(__dirname, 'prebuild-cmake.js')}`,
+      `--node-gyp=${path.join(__dirname, 'prebuild_cmake.js')}`,
     ],
     { cwd: root, stdio: 'inherit' },
   );

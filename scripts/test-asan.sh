@@ -25,7 +25,7 @@ slice=(
   dist/test/core/dispatch.test.js
   dist/test/filters/predicates.test.js
   dist/test/text/bm25.test.js
-  dist/test/http/bad-input.test.js
+  dist/test/http/bad_input.test.js
   dist/test/http/fuzz.test.js
   dist/test/http/routes.test.js
 )

@@ -10,7 +10,7 @@ import { PROCESS_ROUTES } from '../../lib/client/client';
 import { codeTree } from '../code/tree';
 import { apiDescription, checkedFetch } from '../http/contract';
 import { type Server, call, openRequest, runCli, startServer, tempDir, until } from '../http/helpers';
-import { closed, fakeProvider, rejection } from '../memory/providers-server';
+import { closed, fakeProvider, rejection } from '../memory/providers_server';
 
 const clientOf = (server: Server, options: { token?: string; retries?: number; fetch?: typeof fetch } = {}) => new TesseraClient({ url: server.url, fetch: checkedFetch, ...options });
 

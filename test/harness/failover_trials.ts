@@ -16,7 +16,7 @@ import type { ObjectStore } from '../../lib/features/cluster/object_store';
 import { chunkKey, type CurrentRecord, readCurrent } from '../../lib/features/cluster/current';
 import { restore } from '../../lib/features/cluster/restore';
 import { Store } from '../../lib/index';
-import type { Radosgw } from './radosgw-boot';
+import type { Radosgw } from './radosgw_boot';
 import { sleep, until } from './until';
 
 export const LEASE_TTL_MS = 3000;

@@ -1,10 +1,10 @@
 import test, { type ExecutionContext, type ImplementationFn } from 'ava';
 import { randomBytes } from 'node:crypto';
 import type { ObjectStore } from '../../lib/features/cluster/object_store';
-import { planFor, testNeedingTools } from './optional-tools';
-import { type Radosgw, radosgwTools, startRadosgw } from './radosgw-boot';
+import { planFor, testNeedingTools } from './optional_tools';
+import { type Radosgw, radosgwTools, startRadosgw } from './radosgw_boot';
 
-// A radosgw per test file (radosgw-boot.ts boots it; kept apart so that benches can boot one
+// A radosgw per test file (radosgw_boot.ts boots it; kept apart so that benches can boot one
 // without AVA).
 
 let buckets = 0;

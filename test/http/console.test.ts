@@ -1,6 +1,6 @@
 // GET /console over plain HTTP: the page and its files, their headers, caching, and the token rule
 // (with --console-without-token the page needs none, and the API it calls still does; without the
-// flag it needs the token like any route). The browser test is console-browser.test.ts.
+// flag it needs the token like any route). The browser test is console_browser.test.ts.
 import test from 'ava';
 import { call, startServer } from './helpers';
 

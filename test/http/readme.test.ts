@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { testNeedingTools } from '../harness/optional-tools';
+import { testNeedingTools } from '../harness/optional_tools';
 import { startServer, tempDir } from './helpers';
 
 const ROOT = path.resolve(__dirname, '../../..');

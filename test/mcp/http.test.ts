@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { call, startServer, until } from '../http/helpers';
-import { reply, fakeProvider } from '../memory/providers-server';
+import { reply, fakeProvider } from '../memory/providers_server';
 import { POST_HEADERS, bareSession, connect, eventStream, inSession, tool } from './helpers';
 
 const serverArgs = ['--dimension', '16', '--embed-provider', 'hash:16'];

@@ -4,7 +4,7 @@
 import test from 'ava';
 import { createServer } from 'node:net';
 import { call, packageBuiltWith, readOnlyServer, runCli, startServer, tempDir } from '../http/helpers';
-import { closed, fakeProvider, reply } from './providers-server';
+import { closed, fakeProvider, reply } from './providers_server';
 
 /** A port nothing listens on: bound, then released. */
 async function deadPort(): Promise<number> {

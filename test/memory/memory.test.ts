@@ -5,7 +5,7 @@ import test from 'ava';
 import { Store, type StoreError } from '../../lib/index';
 import type { Hit, OpenOptions, Value } from '../../lib/index';
 import { tempDir } from '../core/helpers';
-import { fakeProvider, reply } from './providers-server';
+import { fakeProvider, reply } from './providers_server';
 
 const DIM = 64;
 const EMBED = `hash:${DIM}`;

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { root } from '../../lib/native';
-import { testNeedingTools } from '../harness/optional-tools';
+import { testNeedingTools } from '../harness/optional_tools';
 
 // The C++ of native/ follows .clang-format; `npm run format:native` fixes what this reports.
 testNeedingTools(['clang-format'], 'native C++ sources follow .clang-format', (t) => {

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { root } from '../../lib/native';
-import { testNeedingTools } from '../harness/optional-tools';
+import { testNeedingTools } from '../harness/optional_tools';
 
 // CI's fuzz smoke: scripts/fuzz.sh builds the libFuzzer targets with clang (build-fuzz/) and runs
 // each briefly, replaying every checked-in seed and regression input first. A crash, a sanitizer

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { root } from '../../lib/native';
-import { type OptionalTool, testNeedingTools } from '../harness/optional-tools';
+import { type OptionalTool, testNeedingTools } from '../harness/optional_tools';
 
 // The NEON kernels cannot run on an x86 host directly: scripts/test-neon.sh cross-builds the
 // kernel self-test for arm64 and runs it under qemu, once on a CPU with sdot (both neon families)

@@ -1,5 +1,5 @@
 // GET /metrics passes Prometheus' own linter: `promtool check metrics` finds nothing to report.
-import { testNeedingTools } from '../harness/optional-tools';
+import { testNeedingTools } from '../harness/optional_tools';
 import { promtool, scrapedServer } from './scrape';
 
 testNeedingTools(['promtool'], '/metrics after writes, searches and errors passes promtool check metrics with no findings', async (t) => {

@@ -3,7 +3,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
-import { testNeedingTools } from '../harness/optional-tools';
+import { testNeedingTools } from '../harness/optional_tools';
 import { call, tempDir, until } from '../http/helpers';
 
 // The package as a user gets it (npm run test:package; .ci/run runs it after npm test): `npm pack`
@@ -68,7 +68,7 @@ test('the tarball holds the prebuilds, the native sources with their licenses, a
   ]) {
     t.true(files.includes(license), license);
   }
-  for (const source of ['CMakeLists.txt', 'native/src/store.cc', 'deps/@nozbe/simdjson/src/simdjson.cpp', 'deps/re2/vendor/re2/re2/re2.cc', 'scripts/install-native.js']) {
+  for (const source of ['CMakeLists.txt', 'native/src/store.cc', 'deps/@nozbe/simdjson/src/simdjson.cpp', 'deps/re2/vendor/re2/re2/re2.cc', 'scripts/install_native.js']) {
     t.true(files.includes(source), source);
   }
   t.deepEqual(

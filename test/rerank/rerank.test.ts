@@ -6,7 +6,7 @@ import { Store } from '../../lib/index';
 import type { Hit, OpenOptions } from '../../lib/index';
 import { tempDir } from '../core/helpers';
 import { call, startServer } from '../http/helpers';
-import { type Call, fakeProvider, reply } from '../memory/providers-server';
+import { type Call, fakeProvider, reply } from '../memory/providers_server';
 
 const scoreOf = (text: string) => Number(/score (-?\d+)/.exec(text)?.[1] ?? 0);
 

@@ -2,7 +2,7 @@
 // body, key header) and how it reads the answer.
 import test from 'ava';
 import { createEmbedder, createReranker, createSummarizer, ProviderError } from '../../lib/features/memory/providers';
-import { fakeProvider, numbered, openaiEmbeddings, reply, vectorOf } from './providers-server';
+import { fakeProvider, numbered, openaiEmbeddings, reply, vectorOf } from './providers_server';
 
 const KEY = 'sk-test-key';
 

@@ -3,7 +3,7 @@
 import test from 'ava';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { testNeedingTools } from '../harness/optional-tools';
+import { testNeedingTools } from '../harness/optional_tools';
 import { tempDir } from '../http/helpers';
 import { promtool, scrapedServer } from './scrape';
 

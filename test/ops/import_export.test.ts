@@ -4,7 +4,7 @@ import test from 'ava';
 import * as path from 'node:path';
 import { parseExact } from '../../lib/exact_json';
 import { runCli, tempDir } from '../http/helpers';
-import { exportedLines, freshStore, importFile, jsonlFile, lastLine } from './jsonl-helpers';
+import { exportedLines, freshStore, importFile, jsonlFile, lastLine } from './jsonl_helpers';
 
 // Each line as a user would write it; vectors hold values a float32 keeps exactly.
 const LINES = [

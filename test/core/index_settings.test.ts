@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type OpenOptions, Store } from '../../lib/index';
 import { root } from '../../lib/native';
-import { REFUSED, type RefusedCase, quoted } from './index-settings-cases';
+import { REFUSED, type RefusedCase, quoted } from './index_settings_cases';
 import { rejectsWith, tempDir } from './helpers';
 
 const HNSW_DEFAULTS = { kind: 'Hnsw', m: 16, ef_construction: 200, ef_search: 64, overscan: 4, seed: 0 };

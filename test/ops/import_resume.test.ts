@@ -4,7 +4,7 @@
 import test from 'ava';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { runCli } from '../http/helpers';
-import { exportedLines, freshStore, importFile, jsonlFile, lastLine } from './jsonl-helpers';
+import { exportedLines, freshStore, importFile, jsonlFile, lastLine } from './jsonl_helpers';
 
 const record = (i: number) => `{"id":"r${i}","vector":[${i},0,1],"attrs":{"i":{"Int":${i}}}}`;
 const BAD_LINE = 8;

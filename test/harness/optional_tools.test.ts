@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { root } from '../../lib/native';
-import { missingTools, planFor, underCi } from './optional-tools';
+import { missingTools, planFor, underCi } from './optional_tools';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'tessera-tools-'));
 test.after.always(() => rmSync(dir, { recursive: true, force: true }));
@@ -73,7 +73,7 @@ function runFixture(bin: string, ci: string | undefined): Promise<{ code: number
   delete env.CI;
   if (ci !== undefined) env.CI = ci;
   const ava = path.join(root, 'node_modules/ava/entrypoints/cli.mjs');
-  const fixture = path.join(__dirname, 'needs-qemu.fixture.js');
+  const fixture = path.join(__dirname, 'needs_qemu.fixture.js');
   return new Promise((resolve) => {
     const proc = spawn(process.execPath, [ava, fixture], { cwd: root, env });
     let output = '';

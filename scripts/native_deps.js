@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // The npm packages the native build only takes C/C++ sources from (devDependencies), and which of
 // their files it needs. A consumer installs none of them: `npm pack` copies those files, with the
-// packages' licenses, into deps/<package>/ (prepack runs `node scripts/native-deps.js vendor`,
+// packages' licenses, into deps/<package>/ (prepack runs `node scripts/native_deps.js vendor`,
 // postpack `... clean`). The build reads a package from this project's own node_modules when it is
 // installed there (a clone), else from deps/ (an installed tarball); never a copy found further up,
 // which in a consumer's project could be another version.
-//   node scripts/native-deps.js root NAME    prints where NAME's files are (for CMakeLists.txt)
+//   node scripts/native_deps.js root NAME    prints where NAME's files are (for CMakeLists.txt)
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -18,7 +18,7 @@ const notTest = (file) => !/(_test|_benchmark|test_util|mock)[^/]*$|\/testing\//
 
 /** Per package: the files to ship, as a filter on its paths (relative, `/`-separated). */
 const packages = {
-  // binding.gyp lists the sources (scripts/re2-sources.js reads it); the headers are every RE2 and
+  // binding.gyp lists the sources (scripts/re2_sources.js reads it); the headers are every RE2 and
   // abseil header, so an include that only another platform takes is there too.
   re2: (file, sources) =>
     ['LICENSE', 'binding.gyp', 'vendor/re2/LICENSE', 'vendor/abseil-cpp/LICENSE'].includes(file) ||
@@ -52,7 +52,7 @@ function vendor() {
   const lines = [];
   for (const [name, wanted] of Object.entries(packages)) {
     const from = installedRoot(name);
-    const sources = new Set(name === 're2' ? require('./re2-sources').relativeSources(from) : []);
+    const sources = new Set(name === 're2' ? require('./re2_sources').relativeSources(from) : []);
     const files = walk(from).filter((file) => wanted(file, sources));
     for (const file of files) {
       fs.mkdirSync(path.dirname(path.join(depsDir, name, file)), { recursive: true });
@@ -66,7 +66,7 @@ function vendor() {
     [
       '# deps/',
       '',
-      'C/C++ sources the native build compiles in, copied by `npm pack` (scripts/native-deps.js) from the',
+      'C/C++ sources the native build compiles in, copied by `npm pack` (scripts/native_deps.js) from the',
       "npm packages below, each with its own license files; none of them is installed with this package.",
       'The re2 package carries RE2 (BSD-3-Clause) and abseil (Apache-2.0), node-snowball carries',
       'libstemmer_c (BSD-3-Clause), @nozbe/simdjson carries simdjson (Apache-2.0).',
@@ -85,7 +85,7 @@ if (require.main === module) {
   else if (command === 'vendor') vendor();
   else if (command === 'clean') fs.rmSync(depsDir, { recursive: true, force: true });
   else {
-    console.error(`usage: native-deps.js root ${Object.keys(packages).join('|')} | vendor | clean`);
+    console.error(`usage: native_deps.js root ${Object.keys(packages).join('|')} | vendor | clean`);
     process.exit(2);
   }
 }

@@ -6,7 +6,7 @@
 // refusal is an {"error"} body.
 import test, { type ExecutionContext } from 'ava';
 import { bareSession, inSession, POST_HEADERS } from '../mcp/helpers';
-import { type Call, fakeProvider, reply } from '../memory/providers-server';
+import { type Call, fakeProvider, reply } from '../memory/providers_server';
 import { call, type Server, startServer } from './helpers';
 
 /** Values of every wrong kind, as raw JSON text. */

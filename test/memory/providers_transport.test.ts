@@ -4,7 +4,7 @@ import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createEmbedder, ProviderError } from '../../lib/features/memory/providers';
-import { type Call, closed, fakeProvider, numbered, openaiEmbeddings, rejection, reply } from './providers-server';
+import { type Call, closed, fakeProvider, numbered, openaiEmbeddings, rejection, reply } from './providers_server';
 
 const spec = (url: string) => `openai:m@${url}`;
 

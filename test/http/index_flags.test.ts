@@ -4,7 +4,7 @@
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { REFUSED, type RefusedCase, quoted } from '../core/index-settings-cases';
+import { REFUSED, type RefusedCase, quoted } from '../core/index_settings_cases';
 import { call, runCli, startServer, tempDir } from './helpers';
 
 const HNSW_DEFAULTS = { kind: 'Hnsw', m: 16, ef_construction: 200, ef_search: 64, overscan: 4, seed: 0 };

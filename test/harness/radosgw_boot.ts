@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { ObjectStore } from '../../lib/features/cluster/object_store';
 import type { Credentials } from '../../lib/features/cluster/sigv4';
-import type { OptionalTool } from './optional-tools';
+import type { OptionalTool } from './optional_tools';
 import { until } from './until';
 
 // A real single-node Ceph object gateway for the cluster tests and bench: one monitor, one OSD on

@@ -2,7 +2,7 @@
 // the token typed into the page it lists the collections with their counts, runs searches from the
 // playground and shows their hits and plan, and plots the request rate and latency from /metrics.
 import { type Page, chromium } from 'playwright-core';
-import { testNeedingTools } from '../harness/optional-tools';
+import { testNeedingTools } from '../harness/optional_tools';
 import { type Server, call, startServer, tempDir } from './helpers';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -2,7 +2,7 @@
 // taken from the re2 npm package's own binding.gyp (first target, vendor/ entries only), so it
 // follows whatever that pinned version needs; Windows-only files live under its `conditions` and
 // are left out along with the package's N-API glue in lib/. The package is read where
-// scripts/native-deps.js says: deps/re2 in a packed tarball, node_modules/re2 in a clone.
+// scripts/native_deps.js says: deps/re2 in a packed tarball, node_modules/re2 in a clone.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -19,7 +19,7 @@ function relativeSources(root) {
 }
 
 if (require.main === module) {
-  const root = require('./native-deps').packageRoot('re2');
+  const root = require('./native_deps').packageRoot('re2');
   process.stdout.write(
     relativeSources(root)
       .map((s) => path.join(root, s))
