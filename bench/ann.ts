@@ -24,7 +24,23 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Store } from '../lib/index';
 import type { Filter, OpenOptions, PlannedHits } from '../lib/types';
-import { benchSize, emit, freshDir, log, machine, now, quantize, removeDir, Rng, round, runBench, searchBody, tryRequire, upsertBody, writeAscii } from './common';
+import {
+  benchSize,
+  emit,
+  freshDir,
+  log,
+  machine,
+  now,
+  quantize,
+  removeDir,
+  Rng,
+  round,
+  runBench,
+  searchBody,
+  tryRequire,
+  upsertBody,
+  writeAscii,
+} from './common';
 import { readImages, requireFashion } from './fashion_mnist';
 
 const TOP_K = 10;
@@ -103,7 +119,7 @@ function clustered(rows: number, queries: number): DataSet {
   const z = new Float64Array(RANK);
   const point = (rng: Rng, out: Float32Array, o: number) => {
     const c = rng.int(CLUSTERS);
-    for (let k = 0; k < RANK; k++) z[k] = SPREAD * Math.sqrt(dim) * rng.normal() / Math.sqrt(RANK);
+    for (let k = 0; k < RANK; k++) z[k] = (SPREAD * Math.sqrt(dim) * rng.normal()) / Math.sqrt(RANK);
     for (let j = 0; j < dim; j++) {
       let x = centres[c * dim + j] + NOISE * rng.normal();
       for (let k = 0; k < RANK; k++) x += z[k] * basis[(c * RANK + k) * dim + j];
@@ -188,9 +204,12 @@ async function groundTruth(store: Store, metric: Metric, data: Float32Array, dim
     const all = new Float64Array(rows);
     for (let r = 0; r < rows; r++) all[r] = distance(metric, data, r, queries[i2], dim);
     const best = Float64Array.from(all).sort()[TOP_K - 1];
-    if (Math.abs(best - kth[i2]) > 1e-5 * Math.max(1, Math.abs(best))) throw new Error(`ground truth query ${i2}: exact search 10th distance ${kth[i2]}, f32 loop ${best}`);
+    if (Math.abs(best - kth[i2]) > 1e-5 * Math.max(1, Math.abs(best)))
+      throw new Error(`ground truth query ${i2}: exact search 10th distance ${kth[i2]}, f32 loop ${best}`);
   }
-  log(`  ground truth (${metric}): ${queries.length} queries by our exact search in ${((now() - t) / 1000).toFixed(1)} s, ${check} checked against an f32 loop`);
+  log(
+    `  ground truth (${metric}): ${queries.length} queries by our exact search in ${((now() - t) / 1000).toFixed(1)} s, ${check} checked against an f32 loop`,
+  );
   return { metric, data, dim, queries, ids, kth };
 }
 
@@ -269,10 +288,12 @@ function atRecall(curve: Point[], target: number): Point | null {
 }
 
 function summaryAt(curve: Point[]): Record<string, { ef: number; recall: number; qps: number } | null> {
-  return Object.fromEntries(TARGETS.map((t) => {
-    const p = atRecall(curve, t);
-    return [String(t), p ? { ef: p.ef, recall: p.recall, qps: p.qps } : null];
-  }));
+  return Object.fromEntries(
+    TARGETS.map((t) => {
+      const p = atRecall(curve, t);
+      return [String(t), p ? { ef: p.ef, recall: p.recall, qps: p.qps } : null];
+    }),
+  );
 }
 
 const ratio = (a: Point | null, b: Point | null): number | null => (a && b ? round(a.qps / b.qps, 3) : null);
@@ -286,8 +307,7 @@ interface OursConfig {
   quantization: 'none' | 'int8' | 'binary';
 }
 
-const annOptions = (c: OursConfig): Partial<OpenOptions> =>
-  c.ann === 'hnsw' ? { ann: 'hnsw', m: M, efConstruction: EF_CONSTRUCTION } : { ann: c.ann };
+const annOptions = (c: OursConfig): Partial<OpenOptions> => (c.ann === 'hnsw' ? { ann: 'hnsw', m: M, efConstruction: EF_CONSTRUCTION } : { ann: c.ann });
 
 interface Built {
   dir: string;
@@ -357,7 +377,9 @@ async function buildOurs(name: string, data: DataSet, c: OursConfig, queryThread
   if (stats.footprint.rows !== data.rows) throw new Error(`${name}: store holds ${stats.footprint.rows} rows, expected ${data.rows}`);
   await store.close();
   const f = storeFiles(dir);
-  log(`  ${name}: ingest ${ingestS.toFixed(1)} s, flush ${flushS.toFixed(1)} s, flush -> indexes ready ${buildS.toFixed(1)} s (${f.segments} segment(s), threads ${queryThreads ?? CPUS}), kernels ${stats.kernels}`);
+  log(
+    `  ${name}: ingest ${ingestS.toFixed(1)} s, flush ${flushS.toFixed(1)} s, flush -> indexes ready ${buildS.toFixed(1)} s (${f.segments} segment(s), threads ${queryThreads ?? CPUS}), kernels ${stats.kernels}`,
+  );
   return {
     dir,
     ingest_s: round(ingestS, 2),
@@ -431,7 +453,9 @@ interface UsearchIndex {
   view(file: string): void;
   size(): number;
 }
-type UsearchModule = { Index: new (c: { dimensions: number; metric: string; connectivity: number; expansion_add: number; expansion_search: number }) => UsearchIndex };
+type UsearchModule = {
+  Index: new (c: { dimensions: number; metric: string; connectivity: number; expansion_add: number; expansion_search: number }) => UsearchIndex;
+};
 
 const usearchIndex = (u: UsearchModule, dim: number, ef: number) =>
   new u.Index({ dimensions: dim, metric: 'l2sq', connectivity: M, expansion_add: EF_CONSTRUCTION, expansion_search: ef });
@@ -494,7 +518,17 @@ async function child(args: string[]): Promise<void> {
   let search: (q: Float32Array) => Promise<unknown> | unknown;
   let store: Store | null = null;
   if (kind === 'ours') {
-    store = await Store.open({ path: file, readOnly: true, ann: 'hnsw', m: M, efConstruction: EF_CONSTRUCTION, efSearch: ef, overscan: 1, mmap: mmapText === 'mmap', queryThreads: 1 });
+    store = await Store.open({
+      path: file,
+      readOnly: true,
+      ann: 'hnsw',
+      m: M,
+      efConstruction: EF_CONSTRUCTION,
+      efSearch: ef,
+      overscan: 1,
+      mmap: mmapText === 'mmap',
+      queryThreads: 1,
+    });
     const s = store;
     search = (q) => s.search({ query: q, top_k: TOP_K, include_attributes: [] });
   } else if (kind === 'hnswlib') {
@@ -551,8 +585,24 @@ function startServer(args: string[]): Promise<{ url: string; proc: ChildProcess 
 
 async function httpRun(dir: string, ef: number, data: DataSet, truth: Truth): Promise<Record<string, unknown>> {
   const server = await startServer([
-    'serve', '--data', dir, '--port', '0', '--read-only', '--ann', 'hnsw', '--m', String(M), '--ef-construction', String(EF_CONSTRUCTION),
-    '--ef-search', String(ef), '--overscan', '1', '--log-level', 'warn',
+    'serve',
+    '--data',
+    dir,
+    '--port',
+    '0',
+    '--read-only',
+    '--ann',
+    'hnsw',
+    '--m',
+    String(M),
+    '--ef-construction',
+    String(EF_CONSTRUCTION),
+    '--ef-search',
+    String(ef),
+    '--overscan',
+    '1',
+    '--log-level',
+    'warn',
   ]);
   try {
     const bodies = data.queries.map((_, q) => searchBody(Float32Array.from(data.queries[q]), 0, data.dim, TOP_K, false).toString('utf8'));
@@ -562,7 +612,11 @@ async function httpRun(dir: string, ef: number, data: DataSet, truth: Truth): Pr
       const res = await fetch(`${server.url}/search`, { method: 'POST', body: bodies[q], headers: { 'content-type': 'application/json' } });
       if (res.status !== 200) throw new Error(`HTTP /search answered ${res.status}: ${await res.text()}`);
       const hits = (await res.json()) as { id: string }[];
-      recall += recallOf(truth, q, hits.map((h) => Number(h.id)));
+      recall += recallOf(
+        truth,
+        q,
+        hits.map((h) => Number(h.id)),
+      );
     }
     recall /= bodies.length;
     const autocannon: Autocannon = require('autocannon');
@@ -717,7 +771,10 @@ async function main(): Promise<void> {
       planPaths.tessera_hnsw_int8 = (await planOf(sInt8, data.queries[0])).path;
       if (planPaths.tessera_hnsw !== 'ann') throw new Error(`HNSW f32 plan path ${planPaths.tessera_hnsw}, expected ann (graph not reused?)`);
       engines.push(oursEngine('tessera_hnsw', sF32, data.queries), oursEngine('tessera_hnsw_int8', sInt8, data.queries));
-      engines.push({ name: 'tessera_hnsw_json', search: async (q) => (JSON.parse((await sF32.searchJson(jsonBodies[q])).toString('utf8')) as { id: string }[]).map((h) => Number(h.id)) });
+      engines.push({
+        name: 'tessera_hnsw_json',
+        search: async (q) => (JSON.parse((await sF32.searchJson(jsonBodies[q])).toString('utf8')) as { id: string }[]).map((h) => Number(h.id)),
+      });
       if (hnsw) {
         hnsw.setEf(ef);
         const h = hnsw;
@@ -738,7 +795,14 @@ async function main(): Promise<void> {
         alternating[e.name].push(point(ef, resAlternating.get(e.name)!));
       }
       for (const e of engines) await e.close?.();
-      log(`  ef ${String(ef).padStart(3)}: ${engines.map((e) => { const p = curves[e.name].at(-1)!; return `${e.name} ${p.recall.toFixed(3)} @ ${p.qps.toFixed(0)} qps`; }).join(' | ')} | core f32 ${core.tessera_hnsw.core_total_us} us, int8 ${core.tessera_hnsw_int8.core_total_us} us`);
+      log(
+        `  ef ${String(ef).padStart(3)}: ${engines
+          .map((e) => {
+            const p = curves[e.name].at(-1)!;
+            return `${e.name} ${p.recall.toFixed(3)} @ ${p.qps.toFixed(0)} qps`;
+          })
+          .join(' | ')} | core f32 ${core.tessera_hnsw.core_total_us} us, int8 ${core.tessera_hnsw_int8.core_total_us} us`,
+      );
     }
 
     // The graph built on all threads: same quality? (one ef, ours only)
@@ -815,7 +879,10 @@ async function main(): Promise<void> {
     // Exact f32 scan on the Cosine copy, for the binary first pass's speed-up.
     {
       const s = await Store.open({ path: bBin.dir, readOnly: true, queryThreads: 1 });
-      const eng: Engine = { name: 'exact', search: async (q) => (await s.search({ query: data.queries[q], top_k: TOP_K, exact: true, include_attributes: [] })).map((h) => Number(h.id)) };
+      const eng: Engine = {
+        name: 'exact',
+        search: async (q) => (await s.search({ query: data.queries[q], top_k: TOP_K, exact: true, include_attributes: [] })).map((h) => Number(h.id)),
+      };
       const r = await measure([eng], truthCos, Math.min(nq, 100));
       const p = point(0, r.get('exact')!);
       exactBinary.exact_f32_scan = { recall: p.recall, qps: p.qps, queries: Math.min(nq, 100) };
@@ -838,7 +905,9 @@ async function main(): Promise<void> {
     const rawF32 = DIM * 4;
     const memTarget = round((rawF32 + 2 * M * 4) * 1.1, 1);
     const perFile = Object.fromEntries(Object.entries(b1.files).map(([k, v]) => [k, round(v / data.rows, 1)]));
-    log(`  memory per vector: ours ${perVec(oursLoaded)} B (mmap off, loaded), ${perVecAfter(oursMapped)} B (mmap, after queries); hnswlib ${perVec(hnswMem)} B; usearch ${perVec(usearchMem)} B; target <= ${memTarget}`);
+    log(
+      `  memory per vector: ours ${perVec(oursLoaded)} B (mmap off, loaded), ${perVecAfter(oursMapped)} B (mmap, after queries); hnswlib ${perVec(hnswMem)} B; usearch ${perVec(usearchMem)} B; target <= ${memTarget}`,
+    );
 
     // --- HTTP at the ef giving recall >= 0.99
     log(`HTTP: ${HTTP_CONNECTIONS} connections, efSearch ${at99.ef}`);
@@ -862,7 +931,8 @@ async function main(): Promise<void> {
       top_k: TOP_K,
       m: M,
       ef_construction: EF_CONSTRUCTION,
-      recall: 'recall@10, tie-aware (returned row counts when its exact distance <= the exact 10th, relative 1e-6); ground truth = our exact search, spot-checked by an f32 loop',
+      recall:
+        'recall@10, tie-aware (returned row counts when its exact distance <= the exact 10th, relative 1e-6); ground truth = our exact search, spot-checked by an f32 loop',
       qps_method: `1000 / mean ms of each engine's fastest of ${RUNS} passes over the queries (ann-benchmarks' best of runs), one query at a time, engines taking turns in blocks of ${BLOCK} queries (first engine rotating); "at recall R" = first ef of the sweep reaching R (no interpolation)`,
       qps_ratio_at_0_99: ratio(ours99, h99),
       qps_ratio_at_0_99_search_json: ratio(atRecall(curves.tessera_hnsw_json, 0.99), h99),
@@ -872,7 +942,15 @@ async function main(): Promise<void> {
       binary_recall: binaryRecall,
       bytes_per_vector: perVec(oursLoaded),
       open_s: round(openS, 4),
-      targets: { qps_ratio_at_0_99: '>= 1.3', http_qps_ratio_at_0_99: 'reported', build_ratio: '>= 1', int8_speedup: '>= 1.5', binary_recall: '>= 0.95', bytes_per_vector: `<= ${memTarget} (raw f32 ${rawF32} + 2 x M x 4, + 10%)`, scale_open_s: '< 1' },
+      targets: {
+        qps_ratio_at_0_99: '>= 1.3',
+        http_qps_ratio_at_0_99: 'reported',
+        build_ratio: '>= 1',
+        int8_speedup: '>= 1.5',
+        binary_recall: '>= 0.95',
+        bytes_per_vector: `<= ${memTarget} (raw f32 ${rawF32} + 2 x M x 4, + 10%)`,
+        scale_open_s: '< 1',
+      },
       ratios: {
         vs_hnswlib: Object.fromEntries(TARGETS.map((t) => [String(t), ratio(atRecall(curves.tessera_hnsw, t), atRecall(curves.hnswlib, t))])),
         vs_usearch: Object.fromEntries(TARGETS.map((t) => [String(t), ratio(atRecall(curves.tessera_hnsw, t), atRecall(curves.usearch, t))])),
@@ -887,7 +965,8 @@ async function main(): Promise<void> {
       at_recall: Object.fromEntries(Object.entries(curves).map(([k, c]) => [k, summaryAt(c)])),
       curves,
       plan_paths: { ...planPaths, binary_hnsw: binPath },
-      engines_note: 'tessera_hnsw = store.search({query: Float32Array, top_k: 10}) (the headline); tessera_hnsw_json = store.searchJson(prebuilt request bytes), the same store and walk without serializing the query object; core_total_us = the plan timings of the same queries (a separate pass)',
+      engines_note:
+        'tessera_hnsw = store.search({query: Float32Array, top_k: 10}) (the headline); tessera_hnsw_json = store.searchJson(prebuilt request bytes), the same store and walk without serializing the query object; core_total_us = the plan timings of the same queries (a separate pass)',
       ef_floors: {
         tessera_hnsw: 'ef = max(efSearch, overscan 1 x top_k 10)',
         tessera_hnsw_int8: `ef as f32's; the best top_k x rescore (4) = ${TOP_K * 4} rows the walk finds are rescored`,
@@ -924,10 +1003,22 @@ async function main(): Promise<void> {
         tessera_vec_plus_hnsw_per_vector: round(fileBytes / data.rows, 1),
         int8_files_per_vector: Object.fromEntries(Object.entries(bInt8.files).map(([k, v]) => [k, round(v / data.rows, 1)])),
         binary_files_per_vector: Object.fromEntries(Object.entries(bBin.files).map(([k, v]) => [k, round(v / data.rows, 1)])),
-        disk_bytes_per_vector: { tessera_hnsw: round(b1.disk_bytes / data.rows, 1), tessera_int8: round(bInt8.disk_bytes / data.rows, 1), tessera_binary: round(bBin.disk_bytes / data.rows, 1), hnswlib: hnswlib ? round(fs.statSync(hnswFile).size / data.rows, 1) : null, usearch: usearch ? round(fs.statSync(usearchFile).size / data.rows, 1) : null },
+        disk_bytes_per_vector: {
+          tessera_hnsw: round(b1.disk_bytes / data.rows, 1),
+          tessera_int8: round(bInt8.disk_bytes / data.rows, 1),
+          tessera_binary: round(bBin.disk_bytes / data.rows, 1),
+          hnswlib: hnswlib ? round(fs.statSync(hnswFile).size / data.rows, 1) : null,
+          usearch: usearch ? round(fs.statSync(usearchFile).size / data.rows, 1) : null,
+        },
         note: 'RSS delta in a fresh process (after gc): before open vs after open, and vs after every query (ours read-only; mmap off loads the files into memory; the headline is ours with mmap off after open)',
       },
-      open: { writer_open_s: round(openS, 4), first_plan_path: openPath, fresh_process_mmap_s: oursMapped.open_s, fresh_process_mmap_off_s: oursLoaded.open_s, fresh_process_plan_path: oursMapped.plan_path },
+      open: {
+        writer_open_s: round(openS, 4),
+        first_plan_path: openPath,
+        fresh_process_mmap_s: oursMapped.open_s,
+        fresh_process_mmap_off_s: oursLoaded.open_s,
+        fresh_process_plan_path: oursMapped.plan_path,
+      },
       ivf,
       binary: { hnsw_cosine_curve: binCurve, hnsw_at_recall: summaryAt(binCurve), exact_path: exactBinary, default_rescore: 16 },
       http,
@@ -996,13 +1087,17 @@ async function miniLmRun(root: string): Promise<Record<string, unknown>> {
     for (const rescore of [4, 16, 64]) {
       const s = await Store.open({ path: dir, readOnly: true, queryThreads: 1, quantization: 'binary', rescore });
       const planPath = (await s.search({ query: queries[0], top_k: TOP_K, filter, include_attributes: [], plan: true })).plan.path;
-      const eng: Engine = { name: 'b', search: async (q) => (await s.search({ query: queries[q], top_k: TOP_K, filter, include_attributes: [] })).map((h) => Number(h.id)) };
+      const eng: Engine = {
+        name: 'b',
+        search: async (q) => (await s.search({ query: queries[q], top_k: TOP_K, filter, include_attributes: [] })).map((h) => Number(h.id)),
+      };
       const r = await measure([eng], truth, queries.length);
       out[`rescore_${rescore}`] = { recall: round(r.get('b')!.recall, 4), plan_path: planPath };
       await s.close();
     }
     out.candidates_note = `rescore r keeps r x ${TOP_K} candidates of the ${half} eligible rows (rescore 16: ${16 * TOP_K}, ${Math.round((1600 * TOP_K) / half)}%), so this small set is an easy case: rescore 4 is the telling figure`;
-    out.binary_recall = (out.rescore_16 as { recall: number; plan_path: string }).plan_path === 'quantized' ? (out.rescore_16 as { recall: number }).recall : null;
+    out.binary_recall =
+      (out.rescore_16 as { recall: number; plan_path: string }).plan_path === 'quantized' ? (out.rescore_16 as { recall: number }).recall : null;
     log(`  MiniLM binary: ${JSON.stringify(out)}`);
     return out;
   } finally {
@@ -1014,7 +1109,9 @@ async function miniLmRun(root: string): Promise<Record<string, unknown>> {
 async function scaleCase(notes: string[]): Promise<Record<string, unknown>> {
   const tGen = now();
   const data = clustered(SCALE_N, SCALE_Q);
-  log(`scale: ${SCALE_N} x ${SCALE_DIM} seeded clustered vectors (${CLUSTERS} clusters of rank ${RANK}) generated in ${((now() - tGen) / 1000).toFixed(1)} s; ${SCALE_Q} queries`);
+  log(
+    `scale: ${SCALE_N} x ${SCALE_DIM} seeded clustered vectors (${CLUSTERS} clusters of rank ${RANK}) generated in ${((now() - tGen) / 1000).toFixed(1)} s; ${SCALE_Q} queries`,
+  );
   const cfg: OursConfig = { distance: 'Euclidean', ann: 'hnsw', quantization: 'none' };
   const b = await buildOurs('scale', data, cfg, undefined);
   try {
@@ -1035,7 +1132,9 @@ async function scaleCase(notes: string[]): Promise<Record<string, unknown>> {
       for (const k of Object.keys(curves)) curves[k].push(point(ef, res.get(k)!));
       await s1.close();
       await s2.close();
-      log(`  scale ef ${String(ef).padStart(3)}: recall ${curves.one_thread.at(-1)!.recall.toFixed(3)}, 1 thread p50 ${curves.one_thread.at(-1)!.p50_ms} ms p99 ${curves.one_thread.at(-1)!.p99_ms} ms, ${CPUS} threads p50 ${curves.all_threads.at(-1)!.p50_ms} ms p99 ${curves.all_threads.at(-1)!.p99_ms} ms`);
+      log(
+        `  scale ef ${String(ef).padStart(3)}: recall ${curves.one_thread.at(-1)!.recall.toFixed(3)}, 1 thread p50 ${curves.one_thread.at(-1)!.p50_ms} ms p99 ${curves.one_thread.at(-1)!.p99_ms} ms, ${CPUS} threads p50 ${curves.all_threads.at(-1)!.p50_ms} ms p99 ${curves.all_threads.at(-1)!.p99_ms} ms`,
+      );
       if (curves.one_thread.at(-1)!.recall >= 0.995) break;
     }
     const at95 = atRecall(curves.one_thread, 0.95);
@@ -1067,7 +1166,8 @@ async function scaleCase(notes: string[]): Promise<Record<string, unknown>> {
       rss_bytes_per_vector_after_queries: round(rssDelta / SCALE_N, 1),
       rss_bytes_per_vector_mmap_off: round((loaded.rss_open - loaded.rss_before) / SCALE_N, 1),
       fresh_process_open_s_mmap_off: loaded.open_s,
-      rss_note: 'mmap on: RSS counts the mapped page-cache pages the walks touched (this kernel maps large folios, so a few walks map most of a segment); mmap off: the files read into memory (anonymous)',
+      rss_note:
+        'mmap on: RSS counts the mapped page-cache pages the walks touched (this kernel maps large folios, so a few walks map most of a segment); mmap off: the files read into memory (anonymous)',
       bench_process_rss_after_build: rssProcess,
       files_per_vector: Object.fromEntries(Object.entries(b.files).map(([k, v]) => [k, round(v / SCALE_N, 1)])),
       disk_bytes_per_vector: round(b.disk_bytes / SCALE_N, 1),
@@ -1078,8 +1178,9 @@ async function scaleCase(notes: string[]): Promise<Record<string, unknown>> {
 }
 
 const argv = process.argv.slice(2);
-if (argv[0] === '--child') void child(argv.slice(1)).catch((e) => {
-  process.stderr.write(`child failed: ${(e as Error).stack}\n`);
-  process.exit(1);
-});
+if (argv[0] === '--child')
+  void child(argv.slice(1)).catch((e) => {
+    process.stderr.write(`child failed: ${(e as Error).stack}\n`);
+    process.exit(1);
+  });
 else runBench(main);

@@ -39,7 +39,22 @@ type Images = ReturnType<typeof readImages>;
 
 async function namespacedPart(images: Images): Promise<Record<string, unknown>> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-bench-ns-'));
-  const server = await start(CLI, ['serve', '--namespaced', '--data', root, '--dimension', String(FASHION_DIM), '--distance', 'Euclidean', '--port', '0', '--warm-bytes', String(WARM_BYTES), '--log-level', 'warn']);
+  const server = await start(CLI, [
+    'serve',
+    '--namespaced',
+    '--data',
+    root,
+    '--dimension',
+    String(FASHION_DIM),
+    '--distance',
+    'Euclidean',
+    '--port',
+    '0',
+    '--warm-bytes',
+    String(WARM_BYTES),
+    '--log-level',
+    'warn',
+  ]);
   try {
     log(`filling ${TENANTS} tenants x ${RECORDS_PER_TENANT} Fashion-MNIST vectors (warm set ${WARM_BYTES >> 20} MiB)`);
     const started = now();
@@ -197,10 +212,12 @@ async function clusterPart(images: Images): Promise<Record<string, unknown>> {
     for (const body of batchBodies(images, LAG_SAMPLES, 2e6)) {
       await post(`${writer.url}/collections/c/upsert`, body);
       const target = (await getJson(`${writer.url}/cluster`)).commit_version;
-      lag.push(await timeUntil(async () => {
-        await post(`${reader.url}/refresh`, '');
-        return (await getJson(`${reader.url}/cluster`)).commit_version >= target;
-      }, 'reader caught up'));
+      lag.push(
+        await timeUntil(async () => {
+          await post(`${reader.url}/refresh`, '');
+          return (await getJson(`${reader.url}/cluster`)).commit_version >= target;
+        }, 'reader caught up'),
+      );
     }
 
     log('failover');
@@ -238,7 +255,10 @@ async function clusterPart(images: Images): Promise<Record<string, unknown>> {
 
     log(`bounded reader (--cache-bytes ${LAZY_CACHE_BYTES >> 20} MiB): a small collection beside the 1M one, then the 1M one`);
     const small = randomUnitVectors(new Rng(11), SMALL_RECORDS, BIG_DIM);
-    const smallRecords = Array.from({ length: SMALL_RECORDS }, (_, i) => `{"id":"${i}","vector":[${Array.from(small.subarray(i * BIG_DIM, (i + 1) * BIG_DIM)).join(',')}]}`);
+    const smallRecords = Array.from(
+      { length: SMALL_RECORDS },
+      (_, i) => `{"id":"${i}","vector":[${Array.from(small.subarray(i * BIG_DIM, (i + 1) * BIG_DIM)).join(',')}]}`,
+    );
     await post(`${big.url}/collections/small/upsert`, `{"records":[${smallRecords.join(',')}]}`);
     await post(`${big.url}/flush`, '');
     const t0 = now();
@@ -280,7 +300,14 @@ async function clusterPart(images: Images): Promise<Record<string, unknown>> {
       failover_s: Number((failoverMs / 1000).toFixed(2)),
       failover_docs: docs.footprint.doc_count,
       acknowledged_docs: (BATCHES + 2 + LAG_SAMPLES) * BATCH_RECORDS,
-      big: { records: BIG_RECORDS, dimension: BIG_DIM, synthetic: true, fill_s: Number(fillS.toFixed(1)), cold_first_search_s: Number(coldS.toFixed(2)), warm_first_search_s: Number(warmS.toFixed(2)) },
+      big: {
+        records: BIG_RECORDS,
+        dimension: BIG_DIM,
+        synthetic: true,
+        fill_s: Number(fillS.toFixed(1)),
+        cold_first_search_s: Number(coldS.toFixed(2)),
+        warm_first_search_s: Number(warmS.toFixed(2)),
+      },
       bounded_reader: {
         cache_bytes: LAZY_CACHE_BYTES,
         small_records: SMALL_RECORDS,

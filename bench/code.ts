@@ -21,8 +21,10 @@ const { queries: QUERIES } = benchSize(0, 500);
 const SCALE_FILES = Number(process.env.BENCH_SCALE_FILES ?? 10_000);
 const SYMBOLS = 200;
 const COLLECTION = 'code';
-const CLI = path.resolve(__dirname, '../lib/cli.js');
-const STOPWORDS = new Set('a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(' '));
+const CLI = path.resolve(__dirname, '../lib/cli/main.js');
+const STOPWORDS = new Set(
+  'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(' '),
+);
 
 /** The corpus: copies of both trees under `root/copy{i}`. */
 function corpus(root: string, copies: number): void {
@@ -48,10 +50,17 @@ const docWords = (doc: string): string[] => [...new Set((doc.toLowerCase().match
 async function documented(store: Store): Promise<{ path: string; symbol: string; query: string }[]> {
   const all: { path: string; symbol: string; query: string }[] = [];
   for (let offset = 0; ; offset += 10_000) {
-    const page = await store.list({ scope: [COLLECTION], filter: [{ Ne: ['doc', { Str: '' }] }], offset, limit: 10_000, include_attributes: ['path', 'symbol', 'doc'] });
+    const page = await store.list({
+      scope: [COLLECTION],
+      filter: [{ Ne: ['doc', { Str: '' }] }],
+      offset,
+      limit: 10_000,
+      include_attributes: ['path', 'symbol', 'doc'],
+    });
     for (const h of page) {
       const words = docWords((h.attrs.doc as { Str: string }).Str);
-      if (words.length >= 3 && h.attrs.symbol) all.push({ path: (h.attrs.path as { Str: string }).Str, symbol: (h.attrs.symbol as { Str: string }).Str, query: words.join(' ') });
+      if (words.length >= 3 && h.attrs.symbol)
+        all.push({ path: (h.attrs.path as { Str: string }).Str, symbol: (h.attrs.symbol as { Str: string }).Str, query: words.join(' ') });
     }
     if (page.length < 10_000) break;
   }
@@ -65,7 +74,9 @@ async function documented(store: Store): Promise<{ path: string; symbol: string;
 }
 
 async function serve(data: string): Promise<{ url: string; stop(): void }> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--data', data, '--port', '0', '--log-level', 'warn', '--read-only'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [CLI, 'serve', '--data', data, '--port', '0', '--log-level', 'warn', '--read-only'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     proc.stdout.on('data', (d) => {
@@ -147,9 +158,17 @@ async function main(): Promise<void> {
     bench: 'code',
     data: `real: the re2@${pkgVersion('re2')} package tree (RE2 + abseil C++, JS, docs, binary test data) and @typescript/typescript-linux-x64@${pkgVersion('typescript')} lib/*.d.ts; keyword-only store (dimension 0)`,
     corpus: { files: once.result.files, binary_skipped: once.result.skipped.binary, chunks: once.result.chunks },
-    ingest: { seconds: round(once.seconds, 2), files_per_s: round(once.result.files / once.seconds, 1), chunks_per_s: round(once.result.chunks / once.seconds, 1) },
+    ingest: {
+      seconds: round(once.seconds, 2),
+      files_per_s: round(once.result.files / once.seconds, 1),
+      chunks_per_s: round(once.result.chunks / once.seconds, 1),
+    },
     index_bytes: { text_index_bytes: stats.text_index_bytes, rows: stats.footprint.rows },
-    ingest_hash_256: { seconds: round(hashed.seconds, 2), files_per_s: round(hashed.result.files / hashed.seconds, 1), chunks_per_s: round(hashed.result.chunks / hashed.seconds, 1) },
+    ingest_hash_256: {
+      seconds: round(hashed.seconds, 2),
+      files_per_s: round(hashed.result.files / hashed.seconds, 1),
+      chunks_per_s: round(hashed.result.chunks / hashed.seconds, 1),
+    },
     scaled: {
       copies,
       files: scaled.result.files,
@@ -161,7 +180,13 @@ async function main(): Promise<void> {
     },
     code_search_library: summarize(libMs),
     code_search_http: summarize(httpMs),
-    retrieval: { symbols: targets.length, query: 'first 6 distinct non-stopword words (3+ letters) of the doc comment', mode: 'BM25 (vector: false)', mrr_at_10: round(mrr, 4), found_in_top_10: hits },
+    retrieval: {
+      symbols: targets.length,
+      query: 'first 6 distinct non-stopword words (3+ letters) of the doc comment',
+      mode: 'BM25 (vector: false)',
+      mrr_at_10: round(mrr, 4),
+      found_in_top_10: hits,
+    },
     targets: { ingest: '10k files under 60 s on 2 cores', mrr_at_10: '>= 0.6' },
   });
 }

@@ -226,7 +226,14 @@ export interface TimingSummary {
 export function summarize(ms: number[]): TimingSummary {
   const s = [...ms].sort((a, b) => a - b);
   const mean = ms.reduce((a, b) => a + b, 0) / ms.length;
-  return { n: ms.length, p50_ms: round(percentile(s, 50), 3), p90_ms: round(percentile(s, 90), 3), p99_ms: round(percentile(s, 99), 3), mean_ms: round(mean, 3), min_ms: round(s[0], 3) };
+  return {
+    n: ms.length,
+    p50_ms: round(percentile(s, 50), 3),
+    p90_ms: round(percentile(s, 90), 3),
+    p99_ms: round(percentile(s, 99), 3),
+    mean_ms: round(mean, 3),
+    min_ms: round(s[0], 3),
+  };
 }
 
 export function round(x: number, digits = 3): number {
@@ -279,7 +286,13 @@ export class ReadBandwidthProbe {
 }
 
 export function machine(): Record<string, unknown> {
-  return { cpus: os.cpus().length, loadavg_1m: round(os.loadavg()[0], 2), cpu_model: os.cpus()[0]?.model ?? 'unknown', total_mem_gib: round(os.totalmem() / 2 ** 30, 1), node: process.version };
+  return {
+    cpus: os.cpus().length,
+    loadavg_1m: round(os.loadavg()[0], 2),
+    cpu_model: os.cpus()[0]?.model ?? 'unknown',
+    total_mem_gib: round(os.totalmem() / 2 ** 30, 1),
+    node: process.version,
+  };
 }
 
 /** Runs a bench's main; a failure is logged with its stack and exits 1. */
@@ -307,7 +320,10 @@ export function pkgVersion(name: string): string {
 /** The directory of an installed package (the one whose package.json names it). */
 export function pkgRoot(name: string): string {
   let dir = path.dirname(require.resolve(name));
-  while (!fs.existsSync(path.join(dir, 'package.json')) || (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string }).name !== name) {
+  while (
+    !fs.existsSync(path.join(dir, 'package.json')) ||
+    (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string }).name !== name
+  ) {
     const up = path.dirname(dir);
     if (up === dir) throw new Error(`package root of ${name} not found`);
     dir = up;

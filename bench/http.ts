@@ -61,7 +61,8 @@ function vectorRecords(n: number, seed: number): string[] {
   const bodies: string[] = [];
   for (let b = 0; b < n; b += 2000) {
     const records = [];
-    for (let i = b; i < Math.min(n, b + 2000); i++) records.push({ id: `doc-${i}`, vector: Array.from(v.subarray(i * DIM, (i + 1) * DIM)), attrs: { n: { Int: i } } });
+    for (let i = b; i < Math.min(n, b + 2000); i++)
+      records.push({ id: `doc-${i}`, vector: Array.from(v.subarray(i * DIM, (i + 1) * DIM)), attrs: { n: { Int: i } } });
     bodies.push(JSON.stringify({ records }));
   }
   return bodies;
@@ -169,7 +170,9 @@ async function throughput(name: string, url: string, route: string, bodies: stri
  * every LATENCY_BLOCK requests: each runs warm, as one client's requests to one server would, and
  * all share the machine's drifts. Per target, p50 and p99 microseconds.
  */
-async function latencies(targets: { name: string; port: number; route: string; bodies: string[] }[]): Promise<Record<string, { p50_us: number; p99_us: number }>> {
+async function latencies(
+  targets: { name: string; port: number; route: string; bodies: string[] }[],
+): Promise<Record<string, { p50_us: number; p99_us: number }>> {
   const conns = await Promise.all(targets.map((t) => connection(t.port, t.route, t.bodies)));
   const times: number[][] = targets.map(() => []);
   for (let block = 0; block < LATENCY_N / LATENCY_BLOCK; block++) {

@@ -57,7 +57,9 @@ export async function post(url: string, body: string): Promise<string> {
 
 /** A keep-alive connection sending one request at a time; `send` resolves once the whole answer arrived. */
 export async function connection(port: number, route: string, bodies: string[]) {
-  const requests = bodies.map((b) => Buffer.from(`POST ${route} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`));
+  const requests = bodies.map((b) =>
+    Buffer.from(`POST ${route} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`),
+  );
   const socket = net.connect(port, '127.0.0.1');
   socket.setNoDelay(true);
   await new Promise((resolve) => socket.once('connect', resolve));

@@ -15,7 +15,24 @@ const RUNS = 3;
 const IN_FLIGHT = 4; // secondary figure: concurrent batches share group commits
 const COLLECTION = 'ingest';
 
-const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliett', 'kilo', 'lima', 'mike', 'november', 'oscar', 'papa'];
+const WORDS = [
+  'alpha',
+  'bravo',
+  'charlie',
+  'delta',
+  'echo',
+  'foxtrot',
+  'golf',
+  'hotel',
+  'india',
+  'juliett',
+  'kilo',
+  'lima',
+  'mike',
+  'november',
+  'oscar',
+  'papa',
+];
 
 /** Prebuilds every body: {"records":[{"id","vector",attrs:{Str,Int,Float,List}}, ...]}. */
 function buildBodies(rng: Rng): Buffer[] {
@@ -40,7 +57,10 @@ function buildBodies(rng: Rng): Buffer[] {
   return bodies;
 }
 
-async function ingestOnce(bodies: Buffer[], opts: { inMemory?: boolean; inFlight?: number }): Promise<{ seconds: number; close_s: number; batch_ms: number[] }> {
+async function ingestOnce(
+  bodies: Buffer[],
+  opts: { inMemory?: boolean; inFlight?: number },
+): Promise<{ seconds: number; close_s: number; batch_ms: number[] }> {
   const dir = opts.inMemory ? null : freshDir('ingest');
   try {
     const store = await Store.open(dir ? { path: dir, dimension: DIM, distance: 'Cosine' } : { inMemory: true, dimension: DIM, distance: 'Cosine' });
@@ -80,7 +100,11 @@ async function verify(bodies: Buffer[]): Promise<void> {
     for (const b of bodies.slice(0, 4)) await store.upsert(COLLECTION, b);
     await store.close();
     store = await Store.open({ path: dir });
-    const want = (JSON.parse(bodies[3].toString('utf8').replace(/"Int":(\d+)/g, '"Int":"$1"')) as { records: { id: string; vector: number[]; attrs: Record<string, unknown> }[] }).records[0];
+    const want = (
+      JSON.parse(bodies[3].toString('utf8').replace(/"Int":(\d+)/g, '"Int":"$1"')) as {
+        records: { id: string; vector: number[]; attrs: Record<string, unknown> }[];
+      }
+    ).records[0];
     const hits = await store.search({ query: want.vector, top_k: 1, exact: true });
     const got = hits[0];
     if (got?.id !== want.id) throw new Error(`verify: nearest to ${want.id} is ${got?.id}`);
@@ -152,7 +176,9 @@ async function main(): Promise<void> {
   for (let run = 0; run < RUNS; run++) {
     const d = await ingestOnce(bodies, {});
     durable.push(d);
-    log(`  durable run ${run + 1}: ${Math.round(N / d.seconds)} records/s, ${(mb / d.seconds).toFixed(1)} MB/s, batch p50 ${summarize(d.batch_ms).p50_ms.toFixed(2)} ms, close ${d.close_s.toFixed(2)} s`);
+    log(
+      `  durable run ${run + 1}: ${Math.round(N / d.seconds)} records/s, ${(mb / d.seconds).toFixed(1)} MB/s, batch p50 ${summarize(d.batch_ms).p50_ms.toFixed(2)} ms, close ${d.close_s.toFixed(2)} s`,
+    );
     const m = await ingestOnce(bodies, { inMemory: true });
     memory.push(m.seconds);
     log(`  in-memory run ${run + 1}: ${Math.round(N / m.seconds)} records/s, ${(mb / m.seconds).toFixed(1)} MB/s`);
@@ -189,7 +215,12 @@ async function main(): Promise<void> {
     in_memory_vs_json_parse: round(mb / Math.min(...memory) / parseMbs, 3),
     durable_in_flight: IN_FLIGHT,
     durable_in_flight_records_per_s: Math.round(N / Math.min(...pipelined)),
-    runs_s: { durable: durable.map((d) => round(d.seconds, 3)), in_memory: memory.map((s) => round(s, 3)), in_flight: pipelined.map((s) => round(s, 3)), json_parse: parseS.map((s) => round(s, 3)) },
+    runs_s: {
+      durable: durable.map((d) => round(d.seconds, 3)),
+      in_memory: memory.map((s) => round(s, 3)),
+      in_flight: pipelined.map((s) => round(s, 3)),
+      json_parse: parseS.map((s) => round(s, 3)),
+    },
     machine: machine(),
     total_s: round((now() - t0) / 1000, 1),
   });

@@ -34,7 +34,9 @@ function provider(): void {
       const vectors = await hash.embed(body.input);
       setTimeout(() => {
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ object: 'list', model: body.model, data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: Array.from(v) })) }));
+        res.end(
+          JSON.stringify({ object: 'list', model: body.model, data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: Array.from(v) })) }),
+        );
       }, PROVIDER_MS);
     });
   });

@@ -62,7 +62,11 @@ async function requestParsing(): Promise<Case> {
   return {
     name: 'request_parsing',
     hot_path: '/search body parsing (simdjson, the query vector into floats, the parameters)',
-    measured: { what: `store.searchJson of a ${body.length}-byte /search body (768-d query, top_k 1) over a 1-row store, parsed and run inline`, op: () => store.searchJson(body), async: true },
+    measured: {
+      what: `store.searchJson of a ${body.length}-byte /search body (768-d query, top_k 1) over a 1-row store, parsed and run inline`,
+      op: () => store.searchJson(body),
+      async: true,
+    },
     calibration: { what: 'JSON.parse of the same body text', op: () => JSON.parse(text) },
   };
 }
@@ -81,7 +85,10 @@ async function hitSerialization(): Promise<Case> {
       `{"title":{"Str":${JSON.stringify(s)}},"views":{"Int":${i % 3 === 0 ? BigInt(i) * 36028797018963967n : rng.int(1_000_000)}},` +
       `"rating":{"Float":${(rng.next() * 5).toFixed(4)}},"tags":{"List":${JSON.stringify(s.toLowerCase().split(/\W+/).filter(Boolean).slice(0, 3))}},"draft":{"Bool":${i % 2 === 0}}}`,
   );
-  await store.upsert('hits', upsertBody(v, dim, 0, n, { attrs: (buf, pos, r) => pos + buf.write(attrs[r], pos, 'utf8'), attrsBound: (r) => Buffer.byteLength(attrs[r]) }));
+  await store.upsert(
+    'hits',
+    upsertBody(v, dim, 0, n, { attrs: (buf, pos, r) => pos + buf.write(attrs[r], pos, 'utf8'), attrsBound: (r) => Buffer.byteLength(attrs[r]) }),
+  );
   const body = searchBody(v, 0, dim, n, false);
   const answer = await store.searchJson(body);
   const hits = JSON.parse(answer.toString()) as unknown[];
@@ -89,7 +96,11 @@ async function hitSerialization(): Promise<Case> {
   return {
     name: 'hit_serialization',
     hot_path: 'hit writing (ids, scores, attrs of every Value type as JSON bytes)',
-    measured: { what: `store.searchJson top_k ${n} over ${n} x ${dim} rows with 5 attrs (Str sentence, Int, Float, List, Bool), run inline; answer ${answer.length} bytes`, op: () => store.searchJson(body), async: true },
+    measured: {
+      what: `store.searchJson top_k ${n} over ${n} x ${dim} rows with 5 attrs (Str sentence, Int, Float, List, Bool), run inline; answer ${answer.length} bytes`,
+      op: () => store.searchJson(body),
+      async: true,
+    },
     calibration: { what: 'JSON.stringify of the same hits, parsed', op: () => JSON.stringify(hits) },
   };
 }
@@ -158,7 +169,11 @@ async function tokenizer(): Promise<Case> {
   return {
     name: 'tokenizer',
     hot_path: 'the English analyzer (Unicode tokenizer, lowercase, stopwords, Snowball stemmer)',
-    measured: { what: `store.textSearchJson of ${query.length} characters of nlp-corpus sentences (real) over an empty full-text field, run inline`, op: () => store.textSearchJson(body), async: true },
+    measured: {
+      what: `store.textSearchJson of ${query.length} characters of nlp-corpus sentences (real) over an empty full-text field, run inline`,
+      op: () => store.textSearchJson(body),
+      async: true,
+    },
     calibration: { what: 'the same text lowercased and split on /[\\p{L}\\p{N}]+/gu in JS', op: () => query.toLowerCase().match(/[\p{L}\p{N}]+/gu) },
   };
 }
@@ -178,7 +193,10 @@ function kernels(): Case[] {
   const rowsCase = (op: 'dot_rows' | 'l2sq_rows'): Case => ({
     name: `kernel_${op}`,
     hot_path: `the ${family} ${op} kernel (the exact scan's inner loop)`,
-    measured: { what: `native.runKernel('${family}', '${op}') of a 768-d query against ${rowsN} x ${dim} rows`, op: () => native.runKernel(family, op, a, rows) },
+    measured: {
+      what: `native.runKernel('${family}', '${op}') of a 768-d query against ${rowsN} x ${dim} rows`,
+      op: () => native.runKernel(family, op, a, rows),
+    },
     calibration: memcmp,
   });
   return [
@@ -186,7 +204,10 @@ function kernels(): Case[] {
       name: 'kernel_call',
       hot_path: 'a kernel call through the binding (argument conversion, dispatch, one 768-d dot)',
       measured: { what: `native.runKernel('${family}', 'dot') of two 768-d vectors`, op: () => native.runKernel(family, 'dot', a, b) },
-      calibration: { what: 'native.activeKernels(): a call through the binding that does nothing but return a constant string', op: () => native.activeKernels() },
+      calibration: {
+        what: 'native.activeKernels(): a call through the binding that does nothing but return a constant string',
+        op: () => native.activeKernels(),
+      },
     },
     rowsCase('dot_rows'),
     rowsCase('l2sq_rows'),
@@ -221,7 +242,12 @@ async function httpDispatch(): Promise<Case> {
   return {
     name: 'http_dispatch',
     hot_path: 'the HTTP request path (uWebSockets.js dispatch, hooks, body reader, route, reply)',
-    measured: { what: `POST /search (4-d query, top_k 1, one row; ${answer.length}-byte answer) to \`tessera serve --in-memory\`, one request at a time on a keep-alive socket`, op: ours.send, async: true, before: ours.open },
+    measured: {
+      what: `POST /search (4-d query, top_k 1, one row; ${answer.length}-byte answer) to \`tessera serve --in-memory\`, one request at a time on a keep-alive socket`,
+      op: ours.send,
+      async: true,
+      before: ours.open,
+    },
     calibration: { what: 'the same request to a bare uWebSockets.js endpoint answering as many bytes', op: theirs.send, async: true, before: theirs.open },
   };
 }
@@ -316,7 +342,8 @@ async function main(): Promise<void> {
       benchmark: Benchmark.version,
       seconds: SECONDS,
       rounds: ROUNDS,
-      ratio: "the case's fastest cycle over all rounds / its calibration's fastest cycle; lower is faster. round_ratios: the same within each round; ops_per_s (benchmark's mean) from the last round",
+      ratio:
+        "the case's fastest cycle over all rounds / its calibration's fastest cycle; lower is faster. round_ratios: the same within each round; ops_per_s (benchmark's mean) from the last round",
       cases: out,
       machine: machine(),
       total_s: round((now() - t0) / 1000, 1),

@@ -48,7 +48,10 @@ export const machineKind = (r: MicroResult): string => `${r.arch}/${r.kernels}`;
 
 /** The bench's result: the last non-empty line of its captured stdout. */
 export function readResult(file: string): MicroResult {
-  const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
+  const lines = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   if (!lines.length) throw new Error(`${file} is empty`);
   return JSON.parse(lines[lines.length - 1]) as MicroResult;
 }
@@ -89,7 +92,10 @@ export function record(results: MicroResult[], baselines: Baselines): Baselines 
     cases[name] = { ratio: ratios[Math.floor((ratios.length - 1) / 2)], runs_min: ratios[0], runs_max: ratios[ratios.length - 1] };
   }
   const m = results[0].machine ?? {};
-  return { ...baselines, machines: { ...baselines.machines, [kind]: { cpu_model: m.cpu_model ?? 'unknown', node: m.node ?? 'unknown', runs: results.length, cases } } };
+  return {
+    ...baselines,
+    machines: { ...baselines.machines, [kind]: { cpu_model: m.cpu_model ?? 'unknown', node: m.node ?? 'unknown', runs: results.length, cases } },
+  };
 }
 
 function main(args: string[]): number {

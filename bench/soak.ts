@@ -21,7 +21,23 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Store } from '../lib/index';
-import { Rng, emit, freshDir, log, machine, now, percentile, pkgRoot, pkgVersion, randomUnitVectors, removeDir, round, runBench, upsertBody, writeAscii } from './common';
+import {
+  Rng,
+  emit,
+  freshDir,
+  log,
+  machine,
+  now,
+  percentile,
+  pkgRoot,
+  pkgVersion,
+  randomUnitVectors,
+  removeDir,
+  round,
+  runBench,
+  upsertBody,
+  writeAscii,
+} from './common';
 import { FASHION_CLASSES, FASHION_DIM, readImages, readLabels, requireFashion } from './fashion_mnist';
 
 const COLLECTION = 'soak';
@@ -47,7 +63,8 @@ function minutesArg(): number {
   const args = process.argv.slice(2);
   const i = args.indexOf('--minutes');
   const minutes = i < 0 ? 10 : Number(args[i + 1]);
-  if (!(Number.isInteger(minutes) && minutes >= 2)) throw new Error(`--minutes takes a whole number of at least 2 (a first and a last minute), got ${args[i + 1]}`);
+  if (!(Number.isInteger(minutes) && minutes >= 2))
+    throw new Error(`--minutes takes a whole number of at least 2 (a first and a last minute), got ${args[i + 1]}`);
   return minutes;
 }
 
@@ -340,7 +357,11 @@ const summary = (ms: number[]) => {
 function sentences(): { texts: string[]; source: string } {
   const dir = path.join(pkgRoot('nlp-corpus'), 'builds');
   const texts: string[] = [];
-  for (const f of fs.readdirSync(dir).filter((f) => /^doc-\d+\.json$/.test(f)).sort()) texts.push(...(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as string[]));
+  for (const f of fs
+    .readdirSync(dir)
+    .filter((f) => /^doc-\d+\.json$/.test(f))
+    .sort())
+    texts.push(...(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as string[]));
   return { texts, source: `nlp-corpus@${pkgVersion('nlp-corpus')} (${texts.length} sentences, cycled)` };
 }
 
@@ -371,7 +392,8 @@ async function openStore(): Promise<{ dir: string; built_s: number | null; text:
     const vectors = randomUnitVectors(rng, to - from, OPEN_DIM);
     const text = upsertBody(vectors, OPEN_DIM, 0, to - from, {
       idPrefix: `d${from}-`,
-      attrs: (buf, pos, r) => writeAscii(buf, pos, `{"cat":{"Str":"${OPEN_CATS[(from + r) % OPEN_CATS.length]}"},"n":{"Int":${from + r}},"body":{"Str":${body(from + r)}}}`),
+      attrs: (buf, pos, r) =>
+        writeAscii(buf, pos, `{"cat":{"Str":"${OPEN_CATS[(from + r) % OPEN_CATS.length]}"},"n":{"Int":${from + r}},"body":{"Str":${body(from + r)}}}`),
       attrsBound: (r) => 80 + body(from + r).length,
     });
     await store.upsert('docs', text);

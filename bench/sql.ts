@@ -101,8 +101,7 @@ export function generateStatements(n: number, words: string[], seed: number): Ge
     const o = DIM * nextVector++;
     return `[${Array.from(vectors.subarray(o, o + DIM), (x) => x.toFixed(8)).join(', ')}]`;
   };
-  const projection = () =>
-    pick(['*', '* EXCEPT (body, notes)', 'title, year, cat', 'title, "page-count", svc.expires_at', `title, ${word()}_score`]);
+  const projection = () => pick(['*', '* EXCEPT (body, notes)', 'title, year, cat', 'title, "page-count", svc.expires_at', `title, ${word()}_score`]);
   const from = () => pick(['papers', 'docs-2024', 'papers, docs-2024', 'bench', 'text', '"reading list"']);
   const predicates: (() => string)[] = [
     () => `year >= ${1990 + rng.int(35)}`,
@@ -110,7 +109,10 @@ export function generateStatements(n: number, words: string[], seed: number): Ge
       const a = rng.int(10_000);
       return `n BETWEEN ${a} AND ${a + 1 + rng.int(5_000)}`;
     },
-    () => `cat IN (${some(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7'], 2, 4).map((c) => `'${c}'`).join(', ')})`,
+    () =>
+      `cat IN (${some(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7'], 2, 4)
+        .map((c) => `'${c}'`)
+        .join(', ')})`,
     () => `tags CONTAINS '${word()}'`,
     () => `tags CONTAINS ANY ('${word()}', '${word()}')`,
     () => `x < ${(rng.next() * 10).toFixed(3)}`,
@@ -143,7 +145,12 @@ export function generateStatements(n: number, words: string[], seed: number): Ge
     'plan = FALSE',
     `rank_by = Decay(field => 'published', origin => TIMESTAMP '2024-05-01')`,
   ];
-  const textOptions = () => [`min_score = ${(rng.next() * 3).toFixed(2)}`, `limit_per = {field: 'venue', max: ${1 + rng.int(4)}}`, 'explain = TRUE', `highlight = {max_fragments: ${1 + rng.int(3)}, fragment_chars: 120}`];
+  const textOptions = () => [
+    `min_score = ${(rng.next() * 3).toFixed(2)}`,
+    `limit_per = {field: 'venue', max: ${1 + rng.int(4)}}`,
+    'explain = TRUE',
+    `highlight = {max_fragments: ${1 + rng.int(3)}, fragment_chars: 120}`,
+  ];
   const hybridOptions = () => [`limit_per = {field: 'cat', max: ${1 + rng.int(4)}}`, 'explain = FALSE', 'highlight = {}', 'plan = TRUE'];
   const make: Record<Kind, () => string> = {
     search: () => `SELECT ${projection()} FROM ${from()}${maybeWhere()} ORDER BY NEAREST(${vector()}) DESC${limit()}${maybeOptions(searchOptions())}`,
@@ -152,7 +159,8 @@ export function generateStatements(n: number, words: string[], seed: number): Ge
       const args = some([`k => ${20 + rng.int(80)}`, `candidates => ${50 + rng.int(200)}`, `vector_weight => 0.${1 + rng.int(9)}`, 'text_weight => 1.0'], 0, 2);
       return `SELECT ${projection()} FROM ${from()}${maybeWhere()} ORDER BY RRF(NEAREST(${vector()}), ${bm25()}${args.map((a) => `, ${a}`).join('')})${limit()}${maybeOptions(hybridOptions())}`;
     },
-    list: () => `SELECT ${projection()} FROM ${from()}${where(2, 5)}${rng.next() < 0.7 ? ` ORDER BY ${pick(['year', 'n', 'published', 'x'])}${pick(['', ' ASC', ' DESC'])}` : ''}${limit()}`,
+    list: () =>
+      `SELECT ${projection()} FROM ${from()}${where(2, 5)}${rng.next() < 0.7 ? ` ORDER BY ${pick(['year', 'n', 'published', 'x'])}${pick(['', ' ASC', ' DESC'])}` : ''}${limit()}`,
     aggregate: () => {
       const group = rng.next() < 0.7 ? pick(['cat', 'venue', 'year']) : null;
       const sums = some(['SUM(n)', 'SUM(x)', 'SUM("page-count")'], 0, 2);
@@ -270,14 +278,17 @@ function compileBench(words: string[]): Record<string, unknown> {
     }),
   );
   const samples = dist(all(times));
-  log(`compile p50 ${overall.p50_us} us, p99 ${overall.p99_us} us (best of ${COMPILE_ROUNDS} rounds per statement); every sample: p50 ${samples.p50_us} us, p99 ${samples.p99_us} us; JSON.parse of the body p50 ${jsonParse.p50_us} us`);
+  log(
+    `compile p50 ${overall.p50_us} us, p99 ${overall.p99_us} us (best of ${COMPILE_ROUNDS} rounds per statement); every sample: p50 ${samples.p50_us} us, p99 ${samples.p99_us} us; JSON.parse of the body p50 ${jsonParse.p50_us} us`,
+  );
   for (const k of KINDS) log(`  ${k.padEnd(14)} p50 ${perKind[k].p50_us} us, p99 ${perKind[k].p99_us} us, mean ${perKind[k].mean_chars} chars`);
   const hit = dist(hits);
   log(`cache hit p50 ${hit.p50_us} us, p99 ${hit.p99_us} us (${misses} misses)`);
   return {
     statements: generated.length,
     rounds: COMPILE_ROUNDS,
-    timed: 'parseScript + compileStatement + stringifyExact per statement (compileScript without its cache), every statement distinct; p50/p99 over statements of each one\'s best round',
+    timed:
+      "parseScript + compileStatement + stringifyExact per statement (compileScript without its cache), every statement distinct; p50/p99 over statements of each one's best round",
     p50_us: overall.p50_us,
     p99_us: overall.p99_us,
     mean_us: overall.mean_us,
@@ -421,17 +432,25 @@ async function load(url: string, texts: string[]): Promise<void> {
   const records = [];
   for (let i = 0; i < VEC_N; i++) {
     const x = (rng.int(10_000) / 10_000).toFixed(4);
-    records.push(`{"id":"doc-${i}","vector":[${Array.from(v.subarray(i * DIM, (i + 1) * DIM), (e) => e.toFixed(8)).join(',')}],"attrs":{"n":{"Int":${i}},"cat":{"Str":"c${rng.int(10)}"},"x":{"Float":${x}}}}`);
+    records.push(
+      `{"id":"doc-${i}","vector":[${Array.from(v.subarray(i * DIM, (i + 1) * DIM), (e) => e.toFixed(8)).join(',')}],"attrs":{"n":{"Int":${i}},"cat":{"Str":"c${rng.int(10)}"},"x":{"Float":${x}}}}`,
+    );
   }
   await post(`${url}/collections/bench/upsert`, `{"records":[${records.join(',')}]}`);
   if ((await fetch(`${url}/collections/text`, { method: 'POST' })).status >= 300) throw new Error('creating the text collection failed');
   await post(`${url}/collections/text/fts-schema`, JSON.stringify({ fields: ['text'] }));
   for (let b = 0; b < texts.length; b += 2000)
-    await post(`${url}/collections/text/upsert`, JSON.stringify({ records: texts.slice(b, b + 2000).map((t, i) => ({ id: `s${b + i}`, attrs: { text: { Str: t } } })) }));
+    await post(
+      `${url}/collections/text/upsert`,
+      JSON.stringify({ records: texts.slice(b, b + 2000).map((t, i) => ({ id: `s${b + i}`, attrs: { text: { Str: t } } })) }),
+    );
 }
 
 /** Every pool statement answers what its typed body answers, byte for byte; so do fresh ones. */
-async function checkAnswers(url: string, c: Case): Promise<{ pool_identical: number; fresh_identical: number; fresh_same_as_pool: number; typed_bytes: number; query_bytes: number; answer_bytes: number }> {
+async function checkAnswers(
+  url: string,
+  c: Case,
+): Promise<{ pool_identical: number; fresh_identical: number; fresh_same_as_pool: number; typed_bytes: number; query_bytes: number; answer_bytes: number }> {
   let pool = 0;
   let fresh = 0;
   let sameAsPool = 0;
@@ -450,7 +469,14 @@ async function checkAnswers(url: string, c: Case): Promise<{ pool_identical: num
   }
   if (pool < POOL || fresh < POOL) throw new Error(`${c.name}: /query and ${c.route} answered differently (${pool}/${POOL} pool, ${fresh}/${POOL} fresh)`);
   const mean = (a: string[]) => Math.round(a.reduce((s, b) => s + Buffer.byteLength(b), 0) / a.length);
-  return { pool_identical: pool, fresh_identical: fresh, fresh_same_as_pool: sameAsPool, typed_bytes: mean(c.typed), query_bytes: mean(c.query), answer_bytes: Math.round(answerBytes / POOL) };
+  return {
+    pool_identical: pool,
+    fresh_identical: fresh,
+    fresh_same_as_pool: sameAsPool,
+    typed_bytes: mean(c.typed),
+    query_bytes: mean(c.query),
+    answer_bytes: Math.round(answerBytes / POOL),
+  };
 }
 
 type Target = 'typed' | 'query' | 'typed_fresh' | 'query_fresh';
@@ -517,11 +543,21 @@ async function run(url: string, pid: number, c: Case, t: Target, seconds: number
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, requests: requests(c, t) });
   const cpu1 = cpuSeconds(pid);
   const js1 = cpuSeconds(pid, pid);
-  if (CPU_PROF) windows.push({ case: c.name, target: t, label, start_us: Number(start / 1000n), end_us: Number(process.hrtime.bigint() / 1000n), requests: result.requests.total });
+  if (CPU_PROF)
+    windows.push({
+      case: c.name,
+      target: t,
+      label,
+      start_us: Number(start / 1000n),
+      end_us: Number(process.hrtime.bigint() / 1000n),
+      requests: result.requests.total,
+    });
   if (result.non2xx || result.errors) throw new Error(`${c.name} ${t}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   const perRequest = (a: number | null, b: number | null) => (a === null || b === null ? null : round(((b - a) * 1e6) / result.requests.total, 1));
   const m: Measured = { rps: result.requests.average, latencyMs: result.latency.average, cpuUs: perRequest(cpu0, cpu1), jsCpuUs: perRequest(js0, js1) };
-  log(`${`${c.name} ${t} ${label}`.padEnd(28)} ${m.rps.toFixed(0).padStart(7)} req/s, latency p50 ${result.latency.p50} ms, server CPU ${m.cpuUs} us/request (JS thread ${m.jsCpuUs})`);
+  log(
+    `${`${c.name} ${t} ${label}`.padEnd(28)} ${m.rps.toFixed(0).padStart(7)} req/s, latency p50 ${result.latency.p50} ms, server CPU ${m.cpuUs} us/request (JS thread ${m.jsCpuUs})`,
+  );
   return m;
 }
 
@@ -551,7 +587,9 @@ async function httpBench(texts: string[]): Promise<Record<string, unknown>> {
     const jsRatiosUncached: (number | null)[] = [];
     for (const c of all) {
       const check = await checkAnswers(url, c);
-      log(`${c.name}: ${check.pool_identical}/${POOL} answers identical (fresh ${check.fresh_identical}/${POOL}, ${check.fresh_same_as_pool} the same as the pool's)`);
+      log(
+        `${c.name}: ${check.pool_identical}/${POOL} answers identical (fresh ${check.fresh_identical}/${POOL}, ${check.fresh_same_as_pool} the same as the pool's)`,
+      );
       for (const t of TARGETS) if (WARMUP_SECONDS > 0) await run(url, pid, c, t, WARMUP_SECONDS, 'warm-up');
       const runs: Record<Target, Measured[]> = { typed: [], query: [], typed_fresh: [], query_fresh: [] };
       for (let r = 0; r < ROUNDS; r++) {
@@ -633,7 +671,9 @@ async function main(): Promise<void> {
   const http = await httpBench(texts);
   const cases = http.cases as Record<string, { overhead_ratio: number; overhead_ratio_uncached: number }>;
   const compileP50 = compile.p50_us as number;
-  log(`compile p50 ${compileP50} us (target ${TARGET_COMPILE_P50_US}); overhead_ratio ${http.overhead_ratio} (target ${TARGET_OVERHEAD_RATIO}), uncached ${http.overhead_ratio_uncached}`);
+  log(
+    `compile p50 ${compileP50} us (target ${TARGET_COMPILE_P50_US}); overhead_ratio ${http.overhead_ratio} (target ${TARGET_OVERHEAD_RATIO}), uncached ${http.overhead_ratio_uncached}`,
+  );
   emit({
     bench: 'sql',
     data: {
@@ -654,7 +694,8 @@ async function main(): Promise<void> {
     cpu_ratio_uncached: http.cpu_ratio_uncached,
     js_thread_cpu_ratio: http.js_thread_cpu_ratio,
     js_thread_cpu_ratio_uncached: http.js_thread_cpu_ratio_uncached,
-    overall: "overhead and cpu ratios: geometric mean over the cases (search, text, list); req/s: best of rounds per target; cpu: the server process's CPU per request (all threads; js_thread: its JS thread alone), median over rounds, query / typed",
+    overall:
+      "overhead and cpu ratios: geometric mean over the cases (search, text, list); req/s: best of rounds per target; cpu: the server process's CPU per request (all threads; js_thread: its JS thread alone), median over rounds, query / typed",
     connections: CONNECTIONS,
     seconds: SECONDS,
     rounds: ROUNDS,

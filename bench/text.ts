@@ -109,8 +109,14 @@ function loadWordnet(): Loaded {
   }
   const rng = new Rng(0x3e7d0e7);
   const all = [...lemmas.values()].sort();
-  const single = shuffle(rng, all.filter((w) => !w.includes(' ')));
-  const multi = shuffle(rng, all.filter((w) => w.includes(' ')));
+  const single = shuffle(
+    rng,
+    all.filter((w) => !w.includes(' ')),
+  );
+  const multi = shuffle(
+    rng,
+    all.filter((w) => w.includes(' ')),
+  );
   const pick = (from: string[], n: number): string[] => {
     const out: string[] = [];
     for (const w of from) {
@@ -239,7 +245,12 @@ function overlapStats(oracle: OracleResult[], results: number[][]): OverlapStats
     strict += o.strict;
     if (o.tie_aware === 1) perfect++;
   }
-  return { overlap_at_10: round(tie / Math.max(1, n), 4), overlap_at_10_strict: round(strict / Math.max(1, n), 4), perfect_queries: perfect, scored_queries: n };
+  return {
+    overlap_at_10: round(tie / Math.max(1, n), 4),
+    overlap_at_10_strict: round(strict / Math.max(1, n), 4),
+    perfect_queries: perfect,
+    scored_queries: n,
+  };
 }
 
 interface QueryRun {
@@ -433,7 +444,12 @@ interface Env {
 async function runCorpus(c: Corpus, env: Env): Promise<Record<string, unknown>> {
   const n = c.ids.length;
   const nq = c.queries.length;
-  log(`${c.name}: ${c.source}; ${c.query_source}; e.g. ${c.queries.slice(0, 4).map((q) => JSON.stringify(q)).join(', ')}`);
+  log(
+    `${c.name}: ${c.source}; ${c.query_source}; e.g. ${c.queries
+      .slice(0, 4)
+      .map((q) => JSON.stringify(q))
+      .join(', ')}`,
+  );
   const idIndex = new Map<string, number>(c.ids.map((id, i) => [id, i]));
   const toDocs = (ids: string[]): number[] => ids.map((id) => idIndex.get(id) ?? -1);
 
@@ -462,7 +478,9 @@ async function runCorpus(c: Corpus, env: Env): Promise<Record<string, unknown>> 
       const bodies = upsertBodies(c);
       const jsonBuildS = (now() - t) / 1000;
       tessera = await buildTessera(c, bodies, jsonBuildS);
-      log(`  tessera: indexed ${n} in ${tessera.index_s.toFixed(2)} s (upserts ${tessera.upsert_s.toFixed(2)} s + flush ${tessera.flush_s.toFixed(2)} s) = ${Math.round(n / tessera.index_s)} docs/s`);
+      log(
+        `  tessera: indexed ${n} in ${tessera.index_s.toFixed(2)} s (upserts ${tessera.upsert_s.toFixed(2)} s + flush ${tessera.flush_s.toFixed(2)} s) = ${Math.round(n / tessera.index_s)} docs/s`,
+      );
       try {
         declared = await declareAfter(bodies, n);
         log(`  tessera (schema declared after the rows): ${JSON.stringify(declared)}`);
@@ -489,7 +507,9 @@ async function runCorpus(c: Corpus, env: Env): Promise<Record<string, unknown>> 
   await env.orama.insertMultiple(odb, docs, 1000);
   const oramaIndexS = (now() - t) / 1000;
   if (env.orama.count(odb) !== n) throw new Error(`orama holds ${env.orama.count(odb)} docs, expected ${n}`);
-  log(`  orama: indexed in ${oramaIndexS.toFixed(2)} s = ${Math.round(n / oramaIndexS)} docs/s, heap ${(process.memoryUsage().heapUsed / 2 ** 30).toFixed(2)} GiB`);
+  log(
+    `  orama: indexed in ${oramaIndexS.toFixed(2)} s = ${Math.round(n / oramaIndexS)} docs/s, heap ${(process.memoryUsage().heapUsed / 2 ** 30).toFixed(2)} GiB`,
+  );
 
   // Queries, interleaved.
   const engines: Engine[] = [];
@@ -611,7 +631,9 @@ async function runCorpus(c: Corpus, env: Env): Promise<Record<string, unknown>> 
         parse_fallbacks: x.parse_fallbacks,
         wall_s: round((now() - t) / 1000, 1),
       };
-      log(`  xapian ${x.version}: indexed at ${Math.round(n / x.index_s)} docs/s, queries p50 ${(xapian.p50_ms as number).toFixed(3)} ms, overlap@10 ${xapian.overlap_at_10}`);
+      log(
+        `  xapian ${x.version}: indexed at ${Math.round(n / x.index_s)} docs/s, queries p50 ${(xapian.p50_ms as number).toFixed(3)} ms, overlap@10 ${xapian.overlap_at_10}`,
+      );
     } catch (e) {
       xapianReason = `xapian run failed: ${(e as Error).message}`;
       log(`  ${xapianReason}`);
@@ -777,7 +799,7 @@ async function main(): Promise<void> {
     peer_overlap_at_10: { minisearch: pooled('minisearch'), orama: pooled('orama'), xapian: xapianDone.length ? pooled('xapian') : null },
     headline_definition:
       `query_ratio = our queries/s (1000 / mean over queries of each query's best-of-${ROUNDS} ms, one query at a time, textSearch with include_attributes [] -> Hit[]) / the faster JS peer's; ` +
-      'index_ratio = our index docs/s (upserts of prebuilt JSON bodies of 1,000 + flush, schema declared first) / the faster JS peer\'s; ' +
+      "index_ratio = our index docs/s (upserts of prebuilt JSON bodies of 1,000 + flush, schema declared first) / the faster JS peer's; " +
       'both geometric means over the corpora measured. overlap_at_10 = mean over all queries (that the oracle matches) of |our top-10 ∩ ' +
       'documents scoring >= the 10th exact BM25 score| / min(10, matches), the exact BM25 computed in the bench (bench/bm25_oracle.ts, k1 1.2, b 0.75) ' +
       'from docs/full-text.md; _strict variants in the details break ties by corpus order. query_ratio_p50 compares medians and ' +

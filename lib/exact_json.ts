@@ -18,9 +18,7 @@ export function parseExact<T>(bytes: Buffer | string): T {
   // Most answers hold no Int or DateTime; a reviver would slow their parse several times over.
   if (!MAY_HOLD_INT.test(text)) return JSON.parse(text) as T;
   return JSON.parse(text.replace(EXACT_INT, '{"$1":"\\u0001$2"}'), (key, value) =>
-    (key === 'Int' || key === 'DateTime') && typeof value === 'string' && value.startsWith(INT_MARK)
-      ? BigInt(value.slice(1))
-      : value,
+    (key === 'Int' || key === 'DateTime') && typeof value === 'string' && value.startsWith(INT_MARK) ? BigInt(value.slice(1)) : value,
   ) as T;
 }
 

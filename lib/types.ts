@@ -195,9 +195,7 @@ export interface BatchRequest {
 export type BatchResponse = { results: Hit[][] } | { fused: Hit[] };
 
 /** A full-text schema entry: an attribute name, or the attribute with its BM25 and analyzer options. */
-export type FtsFieldEntry =
-  | string
-  | { field: string; k1?: number; b?: number; language?: 'english'; ascii_folding?: boolean; max_token_len?: number };
+export type FtsFieldEntry = string | { field: string; k1?: number; b?: number; language?: 'english'; ascii_folding?: boolean; max_token_len?: number };
 
 export interface TextClause {
   field: string;
@@ -291,7 +289,6 @@ export interface Footprint {
   segments: number;
 }
 
-
 export interface Stats {
   dimension: number;
   distance: Distance;
@@ -358,7 +355,6 @@ export interface Versions {
   pinned: number | null;
   readable: number[];
 }
-
 
 export interface CallOptions {
   signal?: AbortSignal;

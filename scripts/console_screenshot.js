@@ -24,7 +24,7 @@ const TITLES = [
 
 /** Starts the server and resolves its base URL once it listens. */
 function serve() {
-  const cli = path.join(ROOT, 'dist/lib/cli.js');
+  const cli = path.join(ROOT, 'dist/lib/cli/main.js');
   const proc = spawn(process.execPath, [cli, 'serve', '--in-memory', '--dimension', '4', '--port', '0', '--token', TOKEN, '--log-level', 'warn']);
   return new Promise((resolve, reject) => {
     let out = '';

@@ -14,7 +14,11 @@ export const aliasRoutes = (slot: StoreSlot): Route[] => [
     method: 'GET',
     path: '/aliases',
     access: 'read',
-    doc: { operationId: 'aliases', summary: 'Every alias and its collection', responses: { 200: { description: 'Alias -> collection', schema: { type: 'object', additionalProperties: STRING } } } },
+    doc: {
+      operationId: 'aliases',
+      summary: 'Every alias and its collection',
+      responses: { 200: { description: 'Alias -> collection', schema: { type: 'object', additionalProperties: STRING } } },
+    },
     call: (store, _req, o) => store.aliases(o),
   }),
   storeRoute(slot, {
@@ -22,14 +26,22 @@ export const aliasRoutes = (slot: StoreSlot): Route[] => [
     path: ALIAS,
     access: 'write',
     body: aliasBody,
-    doc: { operationId: 'putAlias', summary: 'Point an alias at a collection', responses: { 200: { description: 'Pointed', schema: closed({ alias: STRING, target: STRING }, ['alias', 'target']) } } },
+    doc: {
+      operationId: 'putAlias',
+      summary: 'Point an alias at a collection',
+      responses: { 200: { description: 'Pointed', schema: closed({ alias: STRING, target: STRING }, ['alias', 'target']) } },
+    },
     call: (store, req, o) => store.putAlias(req.param('name'), req.body.target, o),
   }),
   storeRoute(slot, {
     method: 'DELETE',
     path: ALIAS,
     access: 'write',
-    doc: { operationId: 'dropAlias', summary: 'Drop an alias (its collection stays)', responses: { 200: { description: 'Dropped', schema: closed({ dropped: STRING }, ['dropped']) } } },
+    doc: {
+      operationId: 'dropAlias',
+      summary: 'Drop an alias (its collection stays)',
+      responses: { 200: { description: 'Dropped', schema: closed({ dropped: STRING }, ['dropped']) } },
+    },
     call: (store, req, o) => store.dropAlias(req.param('name'), o),
   }),
 ];

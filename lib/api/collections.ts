@@ -19,21 +19,33 @@ export const collectionRoutes = (slot: StoreSlot): Route[] => [
     method: 'GET',
     path: '/collections',
     access: 'read',
-    doc: { operationId: 'collections', summary: 'Names of the concrete collections (aliases excluded)', responses: { 200: { description: 'The names', schema: listOf(STRING) } } },
+    doc: {
+      operationId: 'collections',
+      summary: 'Names of the concrete collections (aliases excluded)',
+      responses: { 200: { description: 'The names', schema: listOf(STRING) } },
+    },
     call: (store, _req, o) => store.collections(o),
   }),
   storeRoute(slot, {
     method: 'POST',
     path: COLLECTION,
     access: 'write',
-    doc: { operationId: 'createCollection', summary: 'Create an empty collection (upsert also creates one)', responses: { 200: { description: 'Created', schema: closed({ created: STRING }, ['created']) } } },
+    doc: {
+      operationId: 'createCollection',
+      summary: 'Create an empty collection (upsert also creates one)',
+      responses: { 200: { description: 'Created', schema: closed({ created: STRING }, ['created']) } },
+    },
     call: (store, req, o) => store.createCollection(req.param('name'), o),
   }),
   storeRoute(slot, {
     method: 'DELETE',
     path: COLLECTION,
     access: 'write',
-    doc: { operationId: 'dropCollection', summary: 'Drop a collection', responses: { 200: { description: 'Dropped', schema: closed({ dropped: STRING }, ['dropped']) } } },
+    doc: {
+      operationId: 'dropCollection',
+      summary: 'Drop a collection',
+      responses: { 200: { description: 'Dropped', schema: closed({ dropped: STRING }, ['dropped']) } },
+    },
     call: (store, req, o) => store.dropCollection(req.param('name'), o),
   }),
   storeRoute(slot, {
@@ -63,7 +75,12 @@ export const collectionRoutes = (slot: StoreSlot): Route[] => [
   collectionWriteRoute(
     slot,
     'filter-index',
-    { operationId: 'setFilterIndex', summary: "Declare a collection's filter-indexed fields (speed only, never results)", request: ref('FilterIndexRequest'), responses: OK },
+    {
+      operationId: 'setFilterIndex',
+      summary: "Declare a collection's filter-indexed fields (speed only, never results)",
+      request: ref('FilterIndexRequest'),
+      responses: OK,
+    },
     (store, name, body, o) => store.setFilterIndex(name, body, o),
   ),
   collectionWriteRoute(

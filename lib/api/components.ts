@@ -103,11 +103,21 @@ export const COMPONENTS: Record<string, JsonSchema> = {
     ],
   },
   Attrs: { type: 'object', additionalProperties: ref('Value') },
-  Predicate: { description: "A single-key object naming the variant, its arguments as an array (key first)", oneOf: PREDICATES.map(([name, a]) => tagged(name, a)) },
+  Predicate: {
+    description: 'A single-key object naming the variant, its arguments as an array (key first)',
+    oneOf: PREDICATES.map(([name, a]) => tagged(name, a)),
+  },
   Filter: noted(listOf(ref('Predicate')), { description: 'Predicates, AND-combined; empty matches everything' }),
 
-  RecordInput: closed({ id: { type: 'string', minLength: 1 }, vector: orNull(VECTOR), vectors: { type: 'object', additionalProperties: VECTOR }, attrs: ref('Attrs') }, ['id']),
-  StoredRecord: closed({ id: STRING, vector: orNull(listOf(NUMBER)), vectors: { type: 'object', additionalProperties: listOf(NUMBER) }, attrs: ref('Attrs') }, ['id', 'vector', 'attrs']),
+  RecordInput: closed(
+    { id: { type: 'string', minLength: 1 }, vector: orNull(VECTOR), vectors: { type: 'object', additionalProperties: VECTOR }, attrs: ref('Attrs') },
+    ['id'],
+  ),
+  StoredRecord: closed({ id: STRING, vector: orNull(listOf(NUMBER)), vectors: { type: 'object', additionalProperties: listOf(NUMBER) }, attrs: ref('Attrs') }, [
+    'id',
+    'vector',
+    'attrs',
+  ]),
   Hit: closed(
     {
       collection: STRING,
@@ -128,7 +138,9 @@ export const COMPONENTS: Record<string, JsonSchema> = {
       closed(
         {
           field: STRING,
-          fragments: listOf(closed({ text: STRING, spans: listOf({ ...args(COUNT, COUNT), description: '[start, end) byte offsets into text' }) }, ['text', 'spans'])),
+          fragments: listOf(
+            closed({ text: STRING, spans: listOf({ ...args(COUNT, COUNT), description: '[start, end) byte offsets into text' }) }, ['text', 'spans']),
+          ),
         },
         ['field', 'fragments'],
       ),
@@ -144,7 +156,10 @@ export const COMPONENTS: Record<string, JsonSchema> = {
       ),
       narrowing: closed({ state: { enum: ['inactive', 'declined', 'narrowed'] }, candidates: COUNT }, ['state']),
       timings: noted(
-        closed(Object.fromEntries(['narrow_us', 'gather_us', 'walk_us', 'resolve_us', 'first_pass_us', 'rescore_us', 'score_us', 'total_us'].map((k) => [k, COUNT])), ['total_us']),
+        closed(
+          Object.fromEntries(['narrow_us', 'gather_us', 'walk_us', 'resolve_us', 'first_pass_us', 'rescore_us', 'score_us', 'total_us'].map((k) => [k, COUNT])),
+          ['total_us'],
+        ),
         { description: 'Microseconds per phase the path ran' },
       ),
     },
@@ -153,7 +168,10 @@ export const COMPONENTS: Record<string, JsonSchema> = {
   PlannedHits: closed({ hits: ref('Hits'), plan: ref('QueryPlan') }, ['hits', 'plan']),
   RankedHits: { description: 'The hits, or {hits, plan} when the request sent plan: true', anyOf: [ref('Hits'), ref('PlannedHits')] },
 
-  LimitPer: closed({ field: { type: 'string', minLength: 1 }, max: { type: 'integer', minimum: 1 }, missing: { enum: ['shared', 'own'], default: 'shared' } }, ['field', 'max']),
+  LimitPer: closed({ field: { type: 'string', minLength: 1 }, max: { type: 'integer', minimum: 1 }, missing: { enum: ['shared', 'own'], default: 'shared' } }, [
+    'field',
+    'max',
+  ]),
   RankBy: tagged(
     'Decay',
     closed(
@@ -182,14 +200,17 @@ export const COMPONENTS: Record<string, JsonSchema> = {
     overscan: { type: 'integer', minimum: 1, maximum: 10000, default: 10 },
     text_attr: { type: 'string', minLength: 1, default: 'svc.text' },
   }),
-  Highlight: closed({ max_fragments: { type: 'integer', minimum: 1, maximum: 100, default: 1 }, fragment_chars: { type: 'integer', minimum: 1, maximum: 10000, default: 160 } }),
+  Highlight: closed({
+    max_fragments: { type: 'integer', minimum: 1, maximum: 100, default: 1 },
+    fragment_chars: { type: 'integer', minimum: 1, maximum: 10000, default: 160 },
+  }),
   TextClause: closed({ field: { type: 'string', minLength: 1 }, query: STRING, prefix: noted(BOOLEAN, { default: false }) }, ['field', 'query']),
 
   SearchRequest: closed({ query: VECTOR, ...RANKED, ...SCORED, ...EXACT, ...PLAN, ...RERANK, ...NAMED_VECTORS }, ['query']),
-  SimilarRequest: closed(
-    { collection: { type: 'string', minLength: 1 }, id: { type: 'string', minLength: 1 }, ...RANKED, ...SCORED, ...EXACT, ...PLAN },
-    ['collection', 'id'],
-  ),
+  SimilarRequest: closed({ collection: { type: 'string', minLength: 1 }, id: { type: 'string', minLength: 1 }, ...RANKED, ...SCORED, ...EXACT, ...PLAN }, [
+    'collection',
+    'id',
+  ]),
   BatchRequest: closed(
     {
       queries: { type: 'array', items: closed({ query: VECTOR, ...RANKED, ...SCORED, ...EXACT, ...NAMED_VECTORS }, ['query']), minItems: 1, maxItems: 16 },
@@ -220,7 +241,14 @@ export const COMPONENTS: Record<string, JsonSchema> = {
     ['vector'],
   ),
   SuggestRequest: closed(
-    { field: { type: 'string', minLength: 1 }, prefix: STRING, scope: STRINGS, filter: ref('Filter'), limit: noted(COUNT, { maximum: 10000, default: 10 }), fuzzy: noted(BOOLEAN, { default: true }) },
+    {
+      field: { type: 'string', minLength: 1 },
+      prefix: STRING,
+      scope: STRINGS,
+      filter: ref('Filter'),
+      limit: noted(COUNT, { maximum: 10000, default: 10 }),
+      fuzzy: noted(BOOLEAN, { default: true }),
+    },
     ['field', 'prefix'],
   ),
   SuggestResult: closed({ suggestions: listOf(closed({ term: STRING, df: COUNT }, ['term', 'df'])), matched: COUNT }, ['suggestions', 'matched']),
@@ -238,14 +266,24 @@ export const COMPONENTS: Record<string, JsonSchema> = {
     {
       count: COUNT,
       sums: ref('Attrs'),
-      groups: listOf(closed({ value: noted(orNull(ref('Value')), { description: 'null: the records missing the attribute' }), count: COUNT, sums: ref('Attrs') }, ['value', 'count', 'sums'])),
+      groups: listOf(
+        closed({ value: noted(orNull(ref('Value')), { description: 'null: the records missing the attribute' }), count: COUNT, sums: ref('Attrs') }, [
+          'value',
+          'count',
+          'sums',
+        ]),
+      ),
       groups_truncated: BOOLEAN,
     },
     ['count', 'sums'],
   ),
 
   UpsertRequest: closed({ records: listOf(ref('RecordInput')) }, ['records']),
-  DeleteRequest: { ...closed({ ids: IDS, filter: orNull(ref('Filter')) }), minProperties: 1, description: 'By ids or by filter; the filter wins when both are sent' },
+  DeleteRequest: {
+    ...closed({ ids: IDS, filter: orNull(ref('Filter')) }),
+    minProperties: 1,
+    description: 'By ids or by filter; the filter wins when both are sent',
+  },
   FtsField: {
     anyOf: [
       STRING,
@@ -263,13 +301,25 @@ export const COMPONENTS: Record<string, JsonSchema> = {
     ],
   },
   FtsSchemaRequest: closed({ fields: noted(listOf(ref('FtsField')), { description: 'Empty drops the schema' }) }, ['fields']),
-  FilterIndexEntry: { anyOf: [STRING, closed({ field: { type: 'string', minLength: 1 }, tokens: noted(BOOLEAN, { default: true }), trigrams: noted(BOOLEAN, { default: true }) }, ['field'])] },
+  FilterIndexEntry: {
+    anyOf: [
+      STRING,
+      closed({ field: { type: 'string', minLength: 1 }, tokens: noted(BOOLEAN, { default: true }), trigrams: noted(BOOLEAN, { default: true }) }, ['field']),
+    ],
+  },
   FilterIndexRequest: closed({ fields: noted(listOf(ref('FilterIndexEntry')), { description: 'Empty drops the declaration' }) }, ['fields']),
   CompactRequest: closed({ expired: noted(BOOLEAN, { default: false, description: 'First delete every entry whose svc.expires_at has passed' }) }),
 
   AnnConfig: {
     oneOf: [
-      closed({ kind: { const: 'Hnsw' }, m: COUNT, ef_construction: COUNT, ef_search: COUNT, overscan: COUNT, seed: COUNT }, ['kind', 'm', 'ef_construction', 'ef_search', 'overscan', 'seed']),
+      closed({ kind: { const: 'Hnsw' }, m: COUNT, ef_construction: COUNT, ef_search: COUNT, overscan: COUNT, seed: COUNT }, [
+        'kind',
+        'm',
+        'ef_construction',
+        'ef_search',
+        'overscan',
+        'seed',
+      ]),
       closed({ kind: { const: 'Ivf' }, n_lists: COUNT, n_probe: COUNT, overscan: COUNT, seed: COUNT }, ['kind', 'n_lists', 'n_probe', 'overscan', 'seed']),
     ],
   },
@@ -282,10 +332,14 @@ export const COMPONENTS: Record<string, JsonSchema> = {
       query_threads: COUNT,
       mmap: BOOLEAN,
       collections: STRINGS,
-      footprint: closed(
-        { rows: COUNT, dead_rows: COUNT, dimension: COUNT, vector_bytes: COUNT, doc_count: COUNT, segments: COUNT },
-        ['rows', 'dead_rows', 'dimension', 'vector_bytes', 'doc_count', 'segments'],
-      ),
+      footprint: closed({ rows: COUNT, dead_rows: COUNT, dimension: COUNT, vector_bytes: COUNT, doc_count: COUNT, segments: COUNT }, [
+        'rows',
+        'dead_rows',
+        'dimension',
+        'vector_bytes',
+        'doc_count',
+        'segments',
+      ]),
       text_index_bytes: COUNT,
       kernels: noted(STRING, { description: 'SIMD kernel family in use' }),
       features: noted(STRINGS, { description: 'Build features of this package' }),
@@ -306,11 +360,19 @@ export const COMPONENTS: Record<string, JsonSchema> = {
     },
     ['role', 'cluster', 'holds_writer_handle', 'fenced', 'lease_owner', 'commit_version', 'staleness_secs', 'max_staleness_secs'],
   ),
-  Versions: closed({ commit_version: COUNT, oldest_readable: orNull(COUNT), pinned: orNull(COUNT), readable: listOf(COUNT) }, ['commit_version', 'oldest_readable', 'pinned', 'readable']),
-  NamespaceEntry: closed(
-    { name: STRING, bytes: COUNT, role: orNull(ref('Role')), fenced: orNull(BOOLEAN), staleness_secs: orNull(COUNT) },
-    ['name', 'bytes', 'role', 'fenced', 'staleness_secs'],
-  ),
+  Versions: closed({ commit_version: COUNT, oldest_readable: orNull(COUNT), pinned: orNull(COUNT), readable: listOf(COUNT) }, [
+    'commit_version',
+    'oldest_readable',
+    'pinned',
+    'readable',
+  ]),
+  NamespaceEntry: closed({ name: STRING, bytes: COUNT, role: orNull(ref('Role')), fenced: orNull(BOOLEAN), staleness_secs: orNull(COUNT) }, [
+    'name',
+    'bytes',
+    'role',
+    'fenced',
+    'staleness_secs',
+  ]),
 
   Ok: closed({ ok: { const: true } }, ['ok']),
   Metadata: { type: 'object', additionalProperties: STRING, description: 'Free-form string keys and values' },

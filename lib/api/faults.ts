@@ -14,7 +14,11 @@ export const faultRoutes = (slot: StoreSlot): Route[] =>
       method: 'POST',
       path: `/_test/${kind}`,
       access: 'write',
-      doc: { operationId: `injectFault_${kind.replaceAll('-', '_')}`, summary: `Test only (TESSERA_TEST_FAULTS=1): arm the fault ${kind}`, responses: { 200: { description: 'Armed', schema: ref('Ok') } } },
+      doc: {
+        operationId: `injectFault_${kind.replaceAll('-', '_')}`,
+        summary: `Test only (TESSERA_TEST_FAULTS=1): arm the fault ${kind}`,
+        responses: { 200: { description: 'Armed', schema: ref('Ok') } },
+      },
       handle: (req) => {
         slot.get(req)._injectFault(kind);
         return json({ ok: true });

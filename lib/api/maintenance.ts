@@ -19,7 +19,13 @@ export const maintenanceRoutes = (slot: StoreSlot): Route[] => [
     path: '/compact',
     access: 'write',
     body: 'raw',
-    doc: { operationId: 'compact', summary: 'Reclaim dead rows (with expired: true, first delete expired entries)', request: ref('CompactRequest'), requestOptional: true, responses: OK },
+    doc: {
+      operationId: 'compact',
+      summary: 'Reclaim dead rows (with expired: true, first delete expired entries)',
+      request: ref('CompactRequest'),
+      requestOptional: true,
+      responses: OK,
+    },
     call: (store, req, o) => store.compact(req.bytes, o),
   }),
   storeRoute(slot, {

@@ -19,7 +19,11 @@ export const metadataRoutes = (slot: StoreSlot): Route[] => [
       requestOptional: true,
       responses: { 200: { description: 'The page', schema: ref('Hits') } },
     },
-    handle: (req) => whenReady(cancellable(req, (o) => slot.get(req).readJson('list', req.bytes, o)), jsonBytes),
+    handle: (req) =>
+      whenReady(
+        cancellable(req, (o) => slot.get(req).readJson('list', req.bytes, o)),
+        jsonBytes,
+      ),
   }),
   route({
     method: 'POST',
@@ -33,6 +37,10 @@ export const metadataRoutes = (slot: StoreSlot): Route[] => [
       requestOptional: true,
       responses: { 200: { description: 'The aggregation', schema: ref('AggregateResult') } },
     },
-    handle: (req) => whenReady(cancellable(req, (o) => slot.get(req).readJson('aggregate', req.bytes, o)), jsonBytes),
+    handle: (req) =>
+      whenReady(
+        cancellable(req, (o) => slot.get(req).readJson('aggregate', req.bytes, o)),
+        jsonBytes,
+      ),
   }),
 ];

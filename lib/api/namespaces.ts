@@ -85,7 +85,10 @@ export class Namespaces implements StoreSlot, Hook {
 }
 
 const missingPrefix = (route: Route) =>
-  new HttpError(400, `this server is --namespaced: prefix the path with /ns/{namespace}, e.g. /ns/acme${route.path}; only /health, /ready, /metrics and /namespaces take no prefix`);
+  new HttpError(
+    400,
+    `this server is --namespaced: prefix the path with /ns/{namespace}, e.g. /ns/acme${route.path}; only /health, /ready, /metrics and /namespaces take no prefix`,
+  );
 
 /**
  * The routes of a --namespaced server: each store route under /ns/{namespace} (the tenant open

@@ -32,7 +32,12 @@ export function openApiRoute(routes: () => readonly Route[]): Route {
     doc: {
       operationId: 'openApi',
       summary: 'This API description (OpenAPI 3.1)',
-      responses: { 200: { description: 'The OpenAPI document', schema: { type: 'object', properties: { openapi: { const: '3.1.0' }, paths: { type: 'object' } }, required: ['openapi', 'paths'] } } },
+      responses: {
+        200: {
+          description: 'The OpenAPI document',
+          schema: { type: 'object', properties: { openapi: { const: '3.1.0' }, paths: { type: 'object' } }, required: ['openapi', 'paths'] },
+        },
+      },
     },
     handle: () => {
       document ??= JSON.stringify(describeApi(routes()));
@@ -40,4 +45,3 @@ export function openApiRoute(routes: () => readonly Route[]): Route {
     },
   };
 }
-

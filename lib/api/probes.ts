@@ -30,19 +30,23 @@ function storeGauges(slot: StoreSlot, registry: Registry): void {
   gauge('svc_store_segments', 'Segments, sealed and in memory, over all collections', (f) => f.segments);
   gauge('svc_index_builds_pending', 'Sealed segments whose vector indexes are queued or building', (f) => f.index_builds_pending);
   gauge('svc_column_segments', 'Sealed segments whose attributes are read column by column', (f) => f.column_segments);
-  const counter = (name: string, help: string, read: (f: ReturnType<Store['footprintCached']>) => number) => countedElsewhere(registry, name, help, () => total(read));
+  const counter = (name: string, help: string, read: (f: ReturnType<Store['footprintCached']>) => number) =>
+    countedElsewhere(registry, name, help, () => total(read));
   counter('svc_compactions_total', 'Compactions installed since the store opened', (f) => f.compactions);
   counter('svc_compaction_bytes_total', 'Bytes written by compactions since the store opened', (f) => f.compaction_bytes);
   counter('svc_reads_inline_total', 'Reads cheap enough to run on the thread that received them, without a handoff', (f) => f.reads_inline);
   counter('svc_reads_queued_total', "Reads handed to the core's query threads", (f) => f.reads_queued);
-  gauge('svc_derived_indexes_mapped', "Text postings, filter and id indexes of sealed segments served from their saved files", (f) => f.derived_mapped);
+  gauge('svc_derived_indexes_mapped', 'Text postings, filter and id indexes of sealed segments served from their saved files', (f) => f.derived_mapped);
   gauge('svc_derived_indexes_built', 'Text postings, filter and id indexes of sealed segments this process built from rows', (f) => f.derived_built);
 }
 
 const poisonedBody = (error: string) => ({ status: 'poisoned', error });
 
 const OK_TEXT = { 'text/plain; charset=utf-8': { const: 'ok' } };
-const POISONED = { description: 'The store lock was poisoned by a failure during a write; a restart is required', schema: closed({ status: { const: 'poisoned' }, error: STRING }, ['status', 'error']) };
+const POISONED = {
+  description: 'The store lock was poisoned by a failure during a write; a restart is required',
+  schema: closed({ status: { const: 'poisoned' }, error: STRING }, ['status', 'error']),
+};
 
 /** Liveness, readiness and the Prometheus scrape; none takes a token, is shed, or has a deadline. */
 export function probeRoutes(slot: StoreSlot, registry: Registry): Route[] {
@@ -67,7 +71,11 @@ export function probeRoutes(slot: StoreSlot, registry: Registry): Route[] {
         summary: 'Readiness: whether the instance can serve (no token ever)',
         responses: {
           200: { description: 'Ready', content: OK_TEXT },
-          503: { ...POISONED, description: 'Not ready: no store yet, stale past --max-staleness, or poisoned', schema: { anyOf: [{ $ref: '#/components/schemas/Error' }, POISONED.schema] } },
+          503: {
+            ...POISONED,
+            description: 'Not ready: no store yet, stale past --max-staleness, or poisoned',
+            schema: { anyOf: [{ $ref: '#/components/schemas/Error' }, POISONED.schema] },
+          },
         },
       },
       handle: () => {
@@ -79,7 +87,11 @@ export function probeRoutes(slot: StoreSlot, registry: Registry): Route[] {
       method: 'GET',
       path: '/metrics',
       access: 'probe',
-      doc: { operationId: 'metrics', summary: 'Prometheus scrape (no token ever)', responses: { 200: { description: 'Text exposition format 0.0.4', content: { [METRICS_CONTENT_TYPE]: STRING } } } },
+      doc: {
+        operationId: 'metrics',
+        summary: 'Prometheus scrape (no token ever)',
+        responses: { 200: { description: 'Text exposition format 0.0.4', content: { [METRICS_CONTENT_TYPE]: STRING } } },
+      },
       handle: async () => text(await registry.metrics(), 200, METRICS_CONTENT_TYPE),
     }),
   ];

@@ -34,7 +34,11 @@ export const recordRoutes = (slot: StoreSlot): Route[] => [
     method: 'GET',
     path: '/collections/{name}/records',
     access: 'read',
-    doc: { operationId: 'records', summary: "Every live record of a collection (no paging; /list pages)", responses: { 200: { description: 'The records', schema: listOf(ref('StoredRecord')) } } },
+    doc: {
+      operationId: 'records',
+      summary: 'Every live record of a collection (no paging; /list pages)',
+      responses: { 200: { description: 'The records', schema: listOf(ref('StoredRecord')) } },
+    },
     handle: async (req) => jsonPieces(await slot.get(req).recordsCursor(req.param('name'), callOptions(req))),
   }),
 ];

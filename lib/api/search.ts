@@ -65,7 +65,11 @@ export function searchRoutes(slot: StoreSlot, accounting: QueryAccounting): Rout
   });
   return [
     searchRoute('/search', ranked('search', 'Nearest-neighbour search', 'SearchRequest'), 'search'),
-    searchRoute('/search/similar', ranked('searchSimilar', "Search with a stored record's vector (the record itself excluded)", 'SimilarRequest', { rerank: false }), 'searchSimilar'),
+    searchRoute(
+      '/search/similar',
+      ranked('searchSimilar', "Search with a stored record's vector (the record itself excluded)", 'SimilarRequest', { rerank: false }),
+      'searchSimilar',
+    ),
     searchRoute(
       '/search/batch',
       {

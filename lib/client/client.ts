@@ -127,7 +127,12 @@ export class TesseraClient {
       let answer: Headers;
       let text: string;
       try {
-        const res = await this.fetch((PROCESS_ROUTES.has(path) ? this.root : this.base) + path, { method, headers, body: payload as Uint8Array<ArrayBuffer> | undefined, signal: o.signal });
+        const res = await this.fetch((PROCESS_ROUTES.has(path) ? this.root : this.base) + path, {
+          method,
+          headers,
+          body: payload as Uint8Array<ArrayBuffer> | undefined,
+          signal: o.signal,
+        });
         status = res.status;
         answer = res.headers;
         text = await res.text();

@@ -81,7 +81,11 @@ export function consoleRoutes(withoutToken: boolean, dir = path.join(__dirname, 
       access,
       global: true,
       headers,
-      doc: { operationId: 'console', summary: 'The web console page', responses: { 200: { description: 'The page', content: { [CONTENT_TYPES['.html']]: TEXT } }, 304: NOT_MODIFIED } },
+      doc: {
+        operationId: 'console',
+        summary: 'The web console page',
+        responses: { 200: { description: 'The page', content: { [CONTENT_TYPES['.html']]: TEXT } }, 304: NOT_MODIFIED },
+      },
       handle: (req) => serve(page, req.headers['if-none-match']),
     }),
     route({

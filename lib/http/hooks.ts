@@ -49,7 +49,12 @@ export function shed(limit: number): Hook {
     onRequest(req, route) {
       if (isProbe(route)) return;
       if (active >= limit) {
-        throw new HttpError(503, `server is at --max-concurrent-requests (${limit}); nothing was attempted, retry shortly`, { retryable: true }, { 'Retry-After': '1' });
+        throw new HttpError(
+          503,
+          `server is at --max-concurrent-requests (${limit}); nothing was attempted, retry shortly`,
+          { retryable: true },
+          { 'Retry-After': '1' },
+        );
       }
       active++;
       req.admitted = true;

@@ -16,7 +16,11 @@ const ERROR_BODY: JsonSchema = {
   type: 'object',
   properties: {
     error: { type: 'string', description: 'What went wrong, naming the field or flag and the fix' },
-    retryable: { type: 'boolean', description: 'true on a 503 a retry can cure (shed, store not open yet, an object store failure in cluster mode; retry after Retry-After), false on a 504 and on a fenced writer' },
+    retryable: {
+      type: 'boolean',
+      description:
+        'true on a 503 a retry can cure (shed, store not open yet, an object store failure in cluster mode; retry after Retry-After), false on a 504 and on a fenced writer',
+    },
   },
   required: ['error'],
   additionalProperties: false,
@@ -62,7 +66,8 @@ const errorsOf = (access: Access, mayWrite: boolean): number[] => (access === 'p
 function operation(route: RouteHead): JsonSchema {
   const { doc } = route;
   const responses: Record<string, JsonSchema> = {};
-  for (const status of [...errorsOf(route.access, route.writeWhen !== undefined), ...(doc.errors ?? [])]) responses[status] = { $ref: `#/components/responses/${status}` };
+  for (const status of [...errorsOf(route.access, route.writeWhen !== undefined), ...(doc.errors ?? [])])
+    responses[status] = { $ref: `#/components/responses/${status}` };
   for (const [status, answer] of Object.entries(doc.responses)) responses[status] = response(answer);
   const request = route.body === 'raw' ? doc.request : route.body?.json;
   return {
@@ -99,7 +104,9 @@ export function openApiDocument(routes: readonly RouteHead[], info: ApiInfo, sch
         'X-Request-Id': { description: "The request's id: the X-Request-Id the request sent, else a fresh one", schema: { type: 'string' } },
         'Retry-After': { description: 'Seconds to wait before retrying a shed request', schema: { type: 'integer' } },
       },
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Required on every route but the probes when the server was started with --token' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'Required on every route but the probes when the server was started with --token' },
+      },
     },
   };
 }

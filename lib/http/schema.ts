@@ -56,7 +56,10 @@ type Shaped<R extends Shape, O extends Shape> = { [K in keyof R]: ReturnType<R[K
  * an unknown field is refused so typos surface.
  */
 export const object = <R extends Shape, O extends Shape = Record<never, never>>(required: R, optional: O = {} as O): Schema<Shaped<R, O>> => {
-  const names = (shape: Shape) => Object.keys(shape).map((k) => `"${k}"`).join(', ');
+  const names = (shape: Shape) =>
+    Object.keys(shape)
+      .map((k) => `"${k}"`)
+      .join(', ');
   const expected = `an object with ${names(required)}${Object.keys(optional).length > 0 ? ` and optionally ${names(optional)}` : ''}`;
   const properties = Object.fromEntries(Object.entries({ ...required, ...optional }).map(([k, s]) => [k, s.json]));
   return schema({ type: 'object', properties, required: Object.keys(required), additionalProperties: false }, (v, at) => {

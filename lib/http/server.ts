@@ -155,7 +155,11 @@ export class HttpServer {
         ex.expireAfter(...this.writeDeadlines);
       }
       const reply = route.handle(req);
-      if (reply instanceof Promise) reply.then((r) => this.send(ex, r), (err) => ex.fail(err));
+      if (reply instanceof Promise)
+        reply.then(
+          (r) => this.send(ex, r),
+          (err) => ex.fail(err),
+        );
       else this.send(ex, reply);
     } catch (err) {
       ex.fail(err);

@@ -51,7 +51,6 @@ import { fetchingCore, notResidentOf } from './fetching_core';
 import { Serial } from './serial';
 import { StoreError, cancelledError, toStoreError } from './errors';
 
-
 const json = <T>(b: Buffer): T => JSON.parse(b.toString('utf8')) as T;
 
 /** The write faults `_injectFault` can arm (the addon's injectWriteFault spells them the same). */
@@ -104,7 +103,15 @@ const RAW_READS = {
 export type RawRead = keyof typeof RAW_READS;
 
 /** The options the core reads: the memory routes' own stay in the library. */
-function coreOptions({ embedProvider: _e, summarizeProvider: _s, rerankProvider: _r, clock: _c, pull: _p, fetchCollections: _f, ...core }: OpenOptions): OpenOptions {
+function coreOptions({
+  embedProvider: _e,
+  summarizeProvider: _s,
+  rerankProvider: _r,
+  clock: _c,
+  pull: _p,
+  fetchCollections: _f,
+  ...core
+}: OpenOptions): OpenOptions {
   return core;
 }
 
@@ -453,7 +460,8 @@ export class Store {
 
   /** The providers from their specs, each only in a build with its feature; a bad spec is a 400. */
   private static providersOf(o: OpenOptions, dimension: number | undefined): MemoryProviders {
-    if (!hasFeature('memory') && (o.embedProvider || o.summarizeProvider)) throw new StoreError(400, 'embedProvider and summarizeProvider need a build with feature memory');
+    if (!hasFeature('memory') && (o.embedProvider || o.summarizeProvider))
+      throw new StoreError(400, 'embedProvider and summarizeProvider need a build with feature memory');
     if (!hasFeature('rerank') && o.rerankProvider) throw new StoreError(400, 'rerankProvider needs a build with feature rerank');
     try {
       return {
@@ -612,7 +620,8 @@ export class Store {
    * no promise per request; the `...Json` methods are its promise form.
    */
   readJson(route: RawRead, body: Uint8Array, o?: CallOptions): Buffer | Promise<Buffer> {
-    if (!Object.hasOwn(RAW_READS, route)) return Promise.reject(new StoreError(400, `unknown read route '${route}'; one of ${Object.keys(RAW_READS).join(', ')}`));
+    if (!Object.hasOwn(RAW_READS, route))
+      return Promise.reject(new StoreError(400, `unknown read route '${route}'; one of ${Object.keys(RAW_READS).join(', ')}`));
     const ownQuery: RerankQuery | null = RAW_READS[route];
     const run = (b: Uint8Array) => read(o, (token) => this.core[route](b, token));
     return ownQuery && mayRerank(body) ? this.reranked(body, run, ownQuery, o) : run(body);

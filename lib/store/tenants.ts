@@ -210,7 +210,12 @@ async function directoryBytes(dir: string): Promise<number> {
     entries.map((e) => {
       const full = path.join(dir, e.name);
       if (e.isDirectory()) return directoryBytes(full);
-      return e.isFile() ? fs.stat(full).then((s) => s.size, () => 0) : 0;
+      return e.isFile()
+        ? fs.stat(full).then(
+            (s) => s.size,
+            () => 0,
+          )
+        : 0;
     }),
   );
   return sizes.reduce((a, b) => a + b, 0);

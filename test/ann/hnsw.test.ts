@@ -24,7 +24,7 @@ test('HNSW recall@10 against exact search is at least 0.95, on the ann path', as
   t.true('walk_us' in plan.timings && 'total_us' in plan.timings);
 });
 
-test('the short plan a walk leaves on its Cancellation (the slow-query log\'s) has the plan\'s path and candidates, no rows_scanned', async (t) => {
+test("the short plan a walk leaves on its Cancellation (the slow-query log's) has the plan's path and candidates, no rows_scanned", async (t) => {
   const { store } = await indexedStore(data.slice(0, 3000), { ann: 'hnsw' });
   t.teardown(() => store.close());
   const { plan } = await store.search({ query: queries[1], top_k: 10, plan: true });
@@ -60,7 +60,7 @@ test('deleted and overwritten rows are never returned by a walk', async (t) => {
   t.false(after.hits.some((h) => gone.has(h.id)));
   t.is(after.hits.length, 10);
   t.true(after.plan.candidates!.dropped_stale >= 10);
-  t.is(after.plan.path, 'segmented');  // the overwritten records live in the memory segment, scanned exactly
+  t.is(after.plan.path, 'segmented'); // the overwritten records live in the memory segment, scanned exactly
 });
 
 test('a filtered walk returns only rows passing the filter, and top_k of them', async (t) => {
@@ -79,7 +79,7 @@ test('a filtered walk returns only rows passing the filter, and top_k of them', 
 test('a selective filter falls back to the exact scan and still returns the exact top rows', async (t) => {
   const { store } = await indexedStore(data, { ann: 'hnsw' });
   t.teardown(() => store.close());
-  const filter: Filter = [{ Eq: ['rare', { Bool: true }] }];  // 12 rows of 12000
+  const filter: Filter = [{ Eq: ['rare', { Bool: true }] }]; // 12 rows of 12000
   const all = await store.search({ query: queries[2], top_k: 20, filter, plan: true });
   t.deepEqual(all.hits.map((h) => h.id).sort(), Array.from({ length: 12 }, (_, i) => `r${7 + 1000 * i}`).sort());
   t.is(all.plan.path, 'ann_prefilter_fallback');
@@ -91,7 +91,11 @@ test('a selective filter falls back to the exact scan and still returns the exac
 test('a selective filter with a memory segment beside the index: no walk ran, so the plan says ann_prefilter_fallback with rows_scanned', async (t) => {
   const { store } = await indexedStore(data, { ann: 'hnsw' });
   t.teardown(() => store.close());
-  await upsertAll(store, data.slice(0, 10).map((v) => v.map((x) => -x)), 20100); // rows in the memory segment, none rare
+  await upsertAll(
+    store,
+    data.slice(0, 10).map((v) => v.map((x) => -x)),
+    20100,
+  ); // rows in the memory segment, none rare
   const filter: Filter = [{ Eq: ['rare', { Bool: true }] }];
   const { hits, plan } = await store.search({ query: queries[2], top_k: 20, filter, plan: true });
   t.is(hits.length, 12);

@@ -81,5 +81,8 @@ test('an index build cut short by SIGKILL: the store reopens, serves, and rebuil
   t.true((await recall(second)) >= 0.95);
   const files = readdirSync(dir);
   t.true(files.some((f) => f.endsWith('.hnsw')));
-  t.false(files.some((f) => f.endsWith('.tmp')), 'no half-written index file is left behind');
+  t.false(
+    files.some((f) => f.endsWith('.tmp')),
+    'no half-written index file is left behind',
+  );
 });

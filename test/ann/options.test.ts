@@ -14,7 +14,12 @@ let store: Store;
 test.before(async () => {
   store = await Store.open({ path: tempDir('ann-options'), dimension: data[0].length, distance: 'Euclidean', ann: 'hnsw', efSearch: 200 });
   await upsertAll(store, data, 0, 'a');
-  await upsertAll(store, data.map((v) => v.map((x) => Math.fround(x + 0.01))), 0, 'b');
+  await upsertAll(
+    store,
+    data.map((v) => v.map((x) => Math.fround(x + 0.01))),
+    0,
+    'b',
+  );
   await store.flush();
   await store.waitForIndexes();
 });

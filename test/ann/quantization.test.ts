@@ -40,11 +40,14 @@ for (const c of cases) {
       t.true('first_pass_us' in plan.timings && 'rescore_us' in plan.timings);
     }
     const suffix = c.quantization === 'int8' ? '.q8' : '.qb';
-    t.true(readdirSync(path).some((f) => f.endsWith(suffix)), 'the codes are saved beside the segment');
+    t.true(
+      readdirSync(path).some((f) => f.endsWith(suffix)),
+      'the codes are saved beside the segment',
+    );
   });
 }
 
-test('HNSW + Int8 walks with the query\'s ef and rescores the best (offset + top_k) x rescore rows it finds', async (t) => {
+test("HNSW + Int8 walks with the query's ef and rescores the best (offset + top_k) x rescore rows it finds", async (t) => {
   const dir = tempDir('int8-ef');
   await (await indexedStore(data, { quantization: 'int8', distance: 'Euclidean', ann: 'hnsw' }, dir)).store.close();
   // overscan 1: ef = max(efSearch, top_k). Rescored rows are the plan's survivors.

@@ -18,7 +18,10 @@ const empty: Baselines = { tolerance: 0.25, tolerance_why: 'test', machines: {} 
 const baselines = record([run('x64', { parse: 1, dispatch: 2 }), run('x64', { parse: 1.2, dispatch: 1.8 }), run('x64', { parse: 0.9, dispatch: 2.2 })], empty);
 
 test('a baseline is each case median over the runs, with their spread', (t) => {
-  t.deepEqual(baselines.machines['x64/avx2'].cases, { parse: { ratio: 1, runs_min: 0.9, runs_max: 1.2 }, dispatch: { ratio: 2, runs_min: 1.8, runs_max: 2.2 } });
+  t.deepEqual(baselines.machines['x64/avx2'].cases, {
+    parse: { ratio: 1, runs_min: 0.9, runs_max: 1.2 },
+    dispatch: { ratio: 2, runs_min: 1.8, runs_max: 2.2 },
+  });
   t.is(baselines.machines['x64/avx2'].runs, 3);
 });
 
@@ -39,7 +42,7 @@ test('a case of the baseline the run did not measure fails; a new case passes', 
 test('a machine kind without a baseline passes and says so', (t) => {
   const { ok, lines } = compare(run('arm64', { parse: 100 }), baselines);
   t.true(ok);
-  t.deepEqual(lines, ['no baseline for arm64/neon: nothing to compare (record one with --update from this run\'s JSON)']);
+  t.deepEqual(lines, ["no baseline for arm64/neon: nothing to compare (record one with --update from this run's JSON)"]);
 });
 
 test('the command line exits 1 on a regression, 0 otherwise, and --update keeps the other kinds', (t) => {

@@ -12,14 +12,17 @@ import { apiDescription, checkedFetch } from '../http/contract';
 import { type Server, call, openRequest, runCli, startServer, tempDir, until } from '../http/helpers';
 import { closed, fakeProvider, rejection } from '../memory/providers_server';
 
-const clientOf = (server: Server, options: { token?: string; retries?: number; fetch?: typeof fetch } = {}) => new TesseraClient({ url: server.url, fetch: checkedFetch, ...options });
+const clientOf = (server: Server, options: { token?: string; retries?: number; fetch?: typeof fetch } = {}) =>
+  new TesseraClient({ url: server.url, fetch: checkedFetch, ...options });
 
 /** A fetch that tells `seen` the status of each answer before handing it on. */
-const watching = (seen: (status: number) => void): typeof fetch => async (input, init) => {
-  const res = await checkedFetch(input, init);
-  seen(res.status);
-  return res;
-};
+const watching =
+  (seen: (status: number) => void): typeof fetch =>
+  async (input, init) => {
+    const res = await checkedFetch(input, init);
+    seen(res.status);
+    return res;
+  };
 
 let server: Server;
 let client: TesseraClient;
@@ -30,8 +33,16 @@ test.before(async () => {
 test.after.always(() => server?.stop());
 
 test('the client has a method for every described route but /mcp (an MCP client speaks that) and the web console (a page)', (t) => {
-  const operations = Object.values(apiDescription().paths as Record<string, Record<string, { operationId: string }>>).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
-  const missing = operations.filter((id) => !id.startsWith('mcp') && !id.startsWith('console') && !id.startsWith('injectFault_') && typeof (client as unknown as Record<string, unknown>)[id] !== 'function');
+  const operations = Object.values(apiDescription().paths as Record<string, Record<string, { operationId: string }>>).flatMap((ops) =>
+    Object.values(ops).map((op) => op.operationId),
+  );
+  const missing = operations.filter(
+    (id) =>
+      !id.startsWith('mcp') &&
+      !id.startsWith('console') &&
+      !id.startsWith('injectFault_') &&
+      typeof (client as unknown as Record<string, unknown>)[id] !== 'function',
+  );
   t.deepEqual(missing, []);
 });
 
@@ -70,10 +81,21 @@ test('records and the search routes', async (t) => {
 });
 
 test('metadata reads and SQL-shaped reads', async (t) => {
-  await client.upsert('shelf', { records: [{ id: 'a', attrs: { n: { Int: 2 } } }, { id: 'b', attrs: { n: { Int: 5 } } }] });
-  t.deepEqual((await client.list({ scope: ['shelf'], order_by: { field: 'n', descending: true } })).map((h) => h.id), ['b', 'a']);
+  await client.upsert('shelf', {
+    records: [
+      { id: 'a', attrs: { n: { Int: 2 } } },
+      { id: 'b', attrs: { n: { Int: 5 } } },
+    ],
+  });
+  t.deepEqual(
+    (await client.list({ scope: ['shelf'], order_by: { field: 'n', descending: true } })).map((h) => h.id),
+    ['b', 'a'],
+  );
   t.like(await client.aggregate({ scope: ['shelf'], sum: ['n'] }), { count: 2, sums: { n: { Int: 7n } } });
-  t.deepEqual(((await client.query("SELECT * FROM shelf WHERE n > 3")) as { id: string }[]).map((h) => h.id), ['b']);
+  t.deepEqual(
+    ((await client.query('SELECT * FROM shelf WHERE n > 3')) as { id: string }[]).map((h) => h.id),
+    ['b'],
+  );
   t.like(await client.query('SELECT * FROM shelf', { compileOnly: true }), { kind: 'list', route: '/list', collections: ['shelf'] });
 });
 
@@ -96,15 +118,23 @@ test("a client whose base URL is a tenant's (/ns/acme) sends store routes there 
   t.teardown(() => namespaced.stop());
   const tenant = new TesseraClient(`${namespaced.url}/ns/acme/`);
   await tenant.upsert('c', { records: [{ id: 'a', vector: [1, 0, 0, 0] }] });
-  t.deepEqual((await tenant.list({ scope: ['c'] })).map((h) => h.id), ['a']);
+  t.deepEqual(
+    (await tenant.list({ scope: ['c'] })).map((h) => h.id),
+    ['a'],
+  );
   t.is(await tenant.health(), 'ok');
   t.is(await tenant.ready(), 'ok');
   t.regex(await tenant.metrics(), /svc_http_requests_total/);
   t.truthy(((await tenant.openApi()).paths as Record<string, unknown>)['/ns/{namespace}/search']);
-  t.deepEqual((await tenant.namespaces()).map((n) => n.name), ['acme']);
+  t.deepEqual(
+    (await tenant.namespaces()).map((n) => n.name),
+    ['acme'],
+  );
   // The routes the client sends to the root are exactly those the server serves without a prefix.
   const paths = Object.entries((await tenant.openApi()).paths as Record<string, Record<string, { operationId: string }>>);
-  const unprefixed = paths.filter(([p, ops]) => !p.startsWith('/ns/') && !p.startsWith('/console') && Object.values(ops).every((op) => !op.operationId.endsWith('WithoutNamespace')));
+  const unprefixed = paths.filter(
+    ([p, ops]) => !p.startsWith('/ns/') && !p.startsWith('/console') && Object.values(ops).every((op) => !op.operationId.endsWith('WithoutNamespace')),
+  );
   t.deepEqual(unprefixed.map(([p]) => p).sort(), [...PROCESS_ROUTES].sort());
 });
 
@@ -137,7 +167,7 @@ test('Int and DateTime values round-trip exactly as bigint past 2^53', async (t)
   t.deepEqual((await client.records('exact'))[0].attrs.n, { Int: big });
 });
 
-test('a failure rejects with the StoreError the library would: status and the server\'s message', async (t) => {
+test("a failure rejects with the StoreError the library would: status and the server's message", async (t) => {
   const wrongLength = (await rejection(client.search({ query: [1, 0] }))) as StoreError;
   t.true(wrongLength instanceof StoreError);
   t.is(wrongLength.status, 400);

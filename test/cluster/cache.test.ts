@@ -17,8 +17,6 @@ import { answers, COLLECTIONS, dir, records, ROWS } from './collections';
 
 const rgw = radosgwForFile();
 
-
-
 /** A writer with three collections in sealed segments (a checkpoint each) and a log tail, all published. */
 async function published(t: ExecutionContext, objects: ObjectStore) {
   const home = dir(t);
@@ -34,7 +32,17 @@ async function published(t: ExecutionContext, objects: ObjectStore) {
 }
 
 async function reader(t: ExecutionContext, objects: ObjectStore, cacheBytes?: number, home = dir(t)) {
-  const node = new ClusterNode({ objects, prefix: 's', location: 's3://test/s', dir: home, reader: true, standby: false, leaseTtlMs: 4000, open: {}, ...(cacheBytes !== undefined && { cacheBytes }) });
+  const node = new ClusterNode({
+    objects,
+    prefix: 's',
+    location: 's3://test/s',
+    dir: home,
+    reader: true,
+    standby: false,
+    leaseTtlMs: 4000,
+    open: {},
+    ...(cacheBytes !== undefined && { cacheBytes }),
+  });
   const store = await node.start();
   t.teardown(() => node.close());
   return { node, store, home };
@@ -42,9 +50,11 @@ async function reader(t: ExecutionContext, objects: ObjectStore, cacheBytes?: nu
 
 /** Bytes of the segment files in a directory. */
 const segmentBytes = (home: string) =>
-  fs.readdirSync(home).filter((n) => n.startsWith('seg-')).reduce((sum, n) => sum + fs.statSync(path.join(home, n)).size, 0);
+  fs
+    .readdirSync(home)
+    .filter((n) => n.startsWith('seg-'))
+    .reduce((sum, n) => sum + fs.statSync(path.join(home, n)).size, 0);
 const segmentFiles = (home: string) => fs.readdirSync(home).filter((n) => n.startsWith('seg-'));
-
 
 rgw.test('a lazy reader restores no segment file at start, fetches a collection on its first read, and answers what a full copy answers', async (t) => {
   const objects = await rgw.bucket(t);
@@ -57,7 +67,10 @@ rgw.test('a lazy reader restores no segment file at start, fetches a collection 
   t.true(segmentFiles(lazy.home).length > 0);
   t.is(lazy.node.cache?.counters.fetched, 1, 'one collection fetched');
   const burst = await Promise.all(Array.from({ length: 8 }, () => answers(lazy.store, 'b')));
-  t.true(burst.every((a) => a === burst[0]), 'concurrent first reads of a collection agree');
+  t.true(
+    burst.every((a) => a === burst[0]),
+    'concurrent first reads of a collection agree',
+  );
   t.is(lazy.node.cache?.counters.fetched, 2, 'concurrent first reads of a collection fetch it once');
   for (const c of COLLECTIONS) t.is(await answers(lazy.store, c), await answers(full.store, c));
   t.deepEqual(await lazy.store.get('b', ['b0', 'b1']), await full.store.get('b', ['b0', 'b1']), 'deletions from the log apply to a fetched collection');
@@ -204,7 +217,10 @@ rgw.test('temporary files a killed fetch left in the directory are removed', asy
   fs.writeFileSync(path.join(home, 'replica-tmp.seg-1.vec'), Buffer.alloc(4096));
   fs.writeFileSync(path.join(home, 'replica-tmp.seg-77.rows'), Buffer.alloc(4096));
   const lazy = await reader(t, objects, 1 << 30, home);
-  t.deepEqual(fs.readdirSync(home).filter((n) => n.startsWith('replica-tmp.')), []);
+  t.deepEqual(
+    fs.readdirSync(home).filter((n) => n.startsWith('replica-tmp.')),
+    [],
+  );
   const full = await reader(t, objects);
   t.is(await answers(lazy.store, 'a'), await answers(full.store, 'a'));
 });
@@ -216,7 +232,13 @@ rgw.test('an object store failing while a collection is fetched answers 503 nami
   const proxy = await faultProxy(Number(new URL(rgw.gateway().endpoint).port));
   t.teardown(() => proxy.close());
   const gateway = rgw.gateway();
-  const via = new ObjectStore({ endpoint: `http://127.0.0.1:${proxy.port}`, bucket: objects.bucket, credentials: gateway.credentials, region: gateway.region, retries: 0 });
+  const via = new ObjectStore({
+    endpoint: `http://127.0.0.1:${proxy.port}`,
+    bucket: objects.bucket,
+    credentials: gateway.credentials,
+    region: gateway.region,
+    retries: 0,
+  });
   const lazy = await reader(t, via, 1 << 30);
   proxy.mode = 'refuse';
   const err = await t.throwsAsync(answers(lazy.store, 'a'), { instanceOf: StoreError });
@@ -240,7 +262,10 @@ rgw.test("a lazy reader follows the writer's checkpoints on refresh: new segment
   const full = await reader(t, objects);
   for (const c of COLLECTIONS) t.is(await answers(lazy.store, c), await answers(full.store, c), `collection ${c}`);
   const owned = new Set(segmentFiles(lazy.home));
-  t.false(before.every((n) => owned.has(n)), 'the compacted segments were removed');
+  t.false(
+    before.every((n) => owned.has(n)),
+    'the compacted segments were removed',
+  );
 });
 
 rgw.test('refreshes that overlap fetch one after another: full and bounded readers both end at the newest state', async (t) => {
@@ -286,7 +311,17 @@ test('a store opened with resident holds only those collections: a read of anoth
 
 test('a cluster writer keeping history takes no cacheBytes (400): past versions need every collection', (t) => {
   const objects = {} as ObjectStore;
-  const options = { objects, prefix: 's', location: 's3://b/s', dir: dir(t), reader: false, standby: false, leaseTtlMs: 4000, open: { historyVersions: 3 }, cacheBytes: 1 << 20 };
+  const options = {
+    objects,
+    prefix: 's',
+    location: 's3://b/s',
+    dir: dir(t),
+    reader: false,
+    standby: false,
+    leaseTtlMs: 4000,
+    open: { historyVersions: 3 },
+    cacheBytes: 1 << 20,
+  };
   const err = t.throws(() => new ClusterNode(options), { instanceOf: StoreError });
   t.is(err?.status, 400);
   t.regex(err?.message ?? '', /cacheBytes bounds a writer that keeps no history/);
@@ -300,7 +335,9 @@ test('resident is refused in memory, at a past version and on a writer keeping h
   await writer.close();
   await t.throwsAsync(Store.open({ path: home, atVersion: 1, resident: ['a'] }), { message: /applies to a store on disk at its newest version/ });
   await t.throwsAsync(Store.open({ path: home, historyVersions: 2, resident: ['a'] }), { message: /keeps no history/ });
-  await t.throwsAsync(Store.open({ dimension: 4, path: home, readOnly: true, resident: 'a' as unknown as string[] }), { message: /resident must be an array of collection names/ });
+  await t.throwsAsync(Store.open({ dimension: 4, path: home, readOnly: true, resident: 'a' as unknown as string[] }), {
+    message: /resident must be an array of collection names/,
+  });
 });
 
 rgw.test('tessera serve --cluster-reader --cache-bytes answers /search and /list like a full reader, within the bound', async (t) => {

@@ -18,7 +18,11 @@ export function dir(t: ExecutionContext): string {
 
 /** n records of a collection from id number `from`: 4-d vectors that tell the collections apart. */
 export const records = (collection: string, from: number, n: number) => ({
-  records: Array.from({ length: n }, (_, i) => ({ id: `${collection}${from + i}`, vector: [1, (from + i) % 17, collection.charCodeAt(0), 0], attrs: { n: { Int: from + i } } })),
+  records: Array.from({ length: n }, (_, i) => ({
+    id: `${collection}${from + i}`,
+    vector: [1, (from + i) % 17, collection.charCodeAt(0), 0],
+    attrs: { n: { Int: from + i } },
+  })),
 });
 
 /** What a read of one collection answers, as text: a vector search and a listing. */

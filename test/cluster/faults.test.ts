@@ -31,17 +31,29 @@ for (let first = 0; first < TRIALS; first += TRIALS_PER_TEST) {
   const faults = schedule.slice(first, first + TRIALS_PER_TEST);
   const trials = `trials ${first + 1}-${first + faults.length} of ${TRIALS}`;
   // Serial: failover is timed, and two clusters at once would share the cores.
-  rgw.serial(`a writer stopped or killed under load loses no acknowledged write (new writer, refreshed reader, fresh restore), deletes nothing CURRENT names, and acknowledges nothing once resumed; failover within TTL + 2 s at the median (${trials})`, async (t) => {
-    const { bucket } = await rgw.bucket(t);
-    const result = await runFailoverTrials({ gateway: rgw.gateway(), bucket, spawn, faults, log: (line) => t.log(line) });
-    t.log(`failover ms: ${result.trials.map((trial) => `${trial.kind} ${trial.failover_ms}`).join(', ')}`);
-    const losses = result.trials.map(({ kind, lost_on_writer, lost_on_reader, lost_on_fresh, late_acks_by_old_writer }) => ({ kind, lost_on_writer, lost_on_reader, lost_on_fresh, late_acks_by_old_writer }));
-    t.deepEqual(losses, faults.map((kind) => ({ kind, lost_on_writer: 0, lost_on_reader: 0, lost_on_fresh: 0, late_acks_by_old_writer: 0 })));
-    const deleted = result.deleted_while_named_keys;
-    t.is(deleted.length, 0, `objects deleted while the published CURRENT named them, e.g. ${deleted.slice(0, 5).join(' ')}`);
-    const failovers = result.trials.map((trial) => trial.failover_ms).sort((a, b) => a - b);
-    t.true(failovers[Math.floor(failovers.length / 2)] <= FAILOVER_TARGET_MS, `median failover past ${FAILOVER_TARGET_MS} ms`);
-    const slow = result.trials.filter((trial) => trial.failover_ms > FAILOVER_BOUND_MS).map(({ kind, failover_ms }) => ({ kind, failover_ms }));
-    t.deepEqual(slow, [], `failover past ${FAILOVER_BOUND_MS} ms`);
-  });
+  rgw.serial(
+    `a writer stopped or killed under load loses no acknowledged write (new writer, refreshed reader, fresh restore), deletes nothing CURRENT names, and acknowledges nothing once resumed; failover within TTL + 2 s at the median (${trials})`,
+    async (t) => {
+      const { bucket } = await rgw.bucket(t);
+      const result = await runFailoverTrials({ gateway: rgw.gateway(), bucket, spawn, faults, log: (line) => t.log(line) });
+      t.log(`failover ms: ${result.trials.map((trial) => `${trial.kind} ${trial.failover_ms}`).join(', ')}`);
+      const losses = result.trials.map(({ kind, lost_on_writer, lost_on_reader, lost_on_fresh, late_acks_by_old_writer }) => ({
+        kind,
+        lost_on_writer,
+        lost_on_reader,
+        lost_on_fresh,
+        late_acks_by_old_writer,
+      }));
+      t.deepEqual(
+        losses,
+        faults.map((kind) => ({ kind, lost_on_writer: 0, lost_on_reader: 0, lost_on_fresh: 0, late_acks_by_old_writer: 0 })),
+      );
+      const deleted = result.deleted_while_named_keys;
+      t.is(deleted.length, 0, `objects deleted while the published CURRENT named them, e.g. ${deleted.slice(0, 5).join(' ')}`);
+      const failovers = result.trials.map((trial) => trial.failover_ms).sort((a, b) => a - b);
+      t.true(failovers[Math.floor(failovers.length / 2)] <= FAILOVER_TARGET_MS, `median failover past ${FAILOVER_TARGET_MS} ms`);
+      const slow = result.trials.filter((trial) => trial.failover_ms > FAILOVER_BOUND_MS).map(({ kind, failover_ms }) => ({ kind, failover_ms }));
+      t.deepEqual(slow, [], `failover past ${FAILOVER_BOUND_MS} ms`);
+    },
+  );
 }

@@ -23,17 +23,20 @@ async function namedButMissing(objects: ObjectStore): Promise<string[]> {
   const current = await readCurrent(objects, 's');
   const present = new Set(await keys(objects, 's/'));
   const named = [...Object.values(current?.record.files ?? {})];
-  for (const part of current?.record.logs ?? []) for (let seq = 0; seq < (part.chunks ?? 0); seq++) named.push(`${part.prefix}${String(seq).padStart(12, '0')}`);
+  for (const part of current?.record.logs ?? [])
+    for (let seq = 0; seq < (part.chunks ?? 0); seq++) named.push(`${part.prefix}${String(seq).padStart(12, '0')}`);
   return named.filter((key) => !present.has(key));
 }
 
 /** A publish: a chunk in the open log part, then a checkpoint's new generation, which leaves that part unnamed. */
-const publisher = ({ store, shipper }: { store: Store; shipper: Shipper }) => async (from: number) => {
-  await store.upsert('c', records(from, 5));
-  await shipper.sync();
-  await store.flush();
-  await shipper.sync();
-};
+const publisher =
+  ({ store, shipper }: { store: Store; shipper: Shipper }) =>
+  async (from: number) => {
+    await store.upsert('c', records(from, 5));
+    await shipper.sync();
+    await store.flush();
+    await shipper.sync();
+  };
 
 /** A successor at `epoch`: restores into a new directory, claims CURRENT, opens and ships from there. */
 async function claimant(t: Parameters<typeof writer>[0], objects: ObjectStore, epoch: number) {
@@ -47,60 +50,63 @@ async function claimant(t: Parameters<typeof writer>[0], objects: ObjectStore, e
   return { store, shipper };
 }
 
-rgw.test('a writer paused between a publish and its sweep deletes nothing its successor published: the sweep lists, then finds CURRENT not its own', async (t) => {
-  const objects = await rgw.bucket(t);
-  let pauseAfterPublish = false;
-  let paused = false;
-  let resume!: () => void;
-  const resumed = new Promise<void>((resolve) => (resume = resolve));
-  let deletes = 0;
-  const stale = intercepted(objects, {
-    put: async (real, ...args) => {
-      const put = await real(...args);
-      if (pauseAfterPublish && String(args[0]).endsWith('/CURRENT')) paused = true;
-      return put;
-    },
-    // The pause lands after a publish, before its sweep lists: what the issue's SIGSTOP did.
-    listAll: (real, ...args) =>
-      (async function* () {
-        if (paused) await resumed;
-        yield* real(...args) as AsyncGenerator<ObjectInfo>;
-      })(),
-    delete: (real, ...args) => {
-      deletes++;
-      return real(...args);
-    },
-  });
-  const a = await writer(t, stale, { gcGraceMs: 0 });
-  await a.store.upsert('c', records(0, 10));
-  await a.shipper.sync();
-  await a.store.flush();
-  pauseAfterPublish = true;
-  await a.shipper.sync();
+rgw.test(
+  'a writer paused between a publish and its sweep deletes nothing its successor published: the sweep lists, then finds CURRENT not its own',
+  async (t) => {
+    const objects = await rgw.bucket(t);
+    let pauseAfterPublish = false;
+    let paused = false;
+    let resume!: () => void;
+    const resumed = new Promise<void>((resolve) => (resume = resolve));
+    let deletes = 0;
+    const stale = intercepted(objects, {
+      put: async (real, ...args) => {
+        const put = await real(...args);
+        if (pauseAfterPublish && String(args[0]).endsWith('/CURRENT')) paused = true;
+        return put;
+      },
+      // The pause lands after a publish, before its sweep lists: what the issue's SIGSTOP did.
+      listAll: (real, ...args) =>
+        (async function* () {
+          if (paused) await resumed;
+          yield* real(...args) as AsyncGenerator<ObjectInfo>;
+        })(),
+      delete: (real, ...args) => {
+        deletes++;
+        return real(...args);
+      },
+    });
+    const a = await writer(t, stale, { gcGraceMs: 0 });
+    await a.store.upsert('c', records(0, 10));
+    await a.shipper.sync();
+    await a.store.flush();
+    pauseAfterPublish = true;
+    await a.shipper.sync();
 
-  const b = await claimant(t, objects, 2);
-  await b.store.upsert('c', records(10, 10));
-  await b.shipper.sync();
-  await b.store.flush();
-  await b.shipper.sync();
-  await b.store.upsert('c', records(20, 5));
-  await b.shipper.sync();
+    const b = await claimant(t, objects, 2);
+    await b.store.upsert('c', records(10, 10));
+    await b.shipper.sync();
+    await b.store.flush();
+    await b.shipper.sync();
+    await b.store.upsert('c', records(20, 5));
+    await b.shipper.sync();
 
-  resume();
-  await a.shipper.swept();
-  t.is(deletes, 0);
-  t.true(a.shipper.garbage.counters.refused >= 1, 'its sweep found CURRENT not its own');
-  // Its next publish finds CURRENT changed: fenced.
-  await a.store.upsert('c', records(100, 1));
-  await a.store.flush();
-  await t.throwsAsync(a.shipper.sync(), { instanceOf: Fenced });
-  t.deepEqual(await namedButMissing(objects), []);
-  const copy = dir(t);
-  await restore(objects, 's', copy);
-  t.deepEqual(await ids(await opened(t, copy)), rIds(0, 25).sort());
-});
+    resume();
+    await a.shipper.swept();
+    t.is(deletes, 0);
+    t.true(a.shipper.garbage.counters.refused >= 1, 'its sweep found CURRENT not its own');
+    // Its next publish finds CURRENT changed: fenced.
+    await a.store.upsert('c', records(100, 1));
+    await a.store.flush();
+    await t.throwsAsync(a.shipper.sync(), { instanceOf: Fenced });
+    t.deepEqual(await namedButMissing(objects), []);
+    const copy = dir(t);
+    await restore(objects, 's', copy);
+    t.deepEqual(await ids(await opened(t, copy)), rIds(0, 25).sort());
+  },
+);
 
-rgw.test('a sweep deletes nothing while the lease object does not read as this writer\'s, though CURRENT is still its own', async (t) => {
+rgw.test("a sweep deletes nothing while the lease object does not read as this writer's, though CURRENT is still its own", async (t) => {
   const objects = await rgw.bucket(t);
   let leaseReadsOurs = true;
   const { store, shipper } = await writer(t, objects, { gcGraceMs: 0, lease: { confirm: async () => true, verify: async () => leaseReadsOurs } });
@@ -130,7 +136,11 @@ rgw.test('an object unnamed for less than the grace period stays; a sweep past t
   await long.publish(5);
   await long.shipper.swept();
   t.true(kept.length > 0);
-  t.deepEqual((await keys(long.objects, 's/log/')).filter((key) => kept.includes(key)), kept, 'within the grace period nothing goes');
+  t.deepEqual(
+    (await keys(long.objects, 's/log/')).filter((key) => kept.includes(key)),
+    kept,
+    'within the grace period nothing goes',
+  );
   t.is(long.shipper.garbage.counters.deleted, 0);
 
   const graceMs = 300;
@@ -143,28 +153,35 @@ rgw.test('an object unnamed for less than the grace period stays; a sweep past t
   await short.publish(5);
   await short.shipper.swept();
   const left = await keys(short.objects, 's/log/');
-  t.deepEqual(doomed.filter((key) => left.includes(key)), [], 'past the grace period they are deleted');
+  t.deepEqual(
+    doomed.filter((key) => left.includes(key)),
+    [],
+    'past the grace period they are deleted',
+  );
   t.deepEqual(await namedButMissing(short.objects), []);
 });
 
-rgw.test('a successor claims CURRENT before it opens: its predecessor\'s next publish is fenced, and a chunk it put after the claim is never read', async (t) => {
-  const objects = await rgw.bucket(t);
-  const a = await writer(t, objects);
-  await a.store.upsert('c', records(0, 10));
-  await a.shipper.sync();
-  const b = await claimant(t, objects, 2);
-  // A does not know yet: its next round puts a chunk to its own log part, past the claimed count.
-  await a.store.upsert('c', records(100, 1));
-  await a.shipper.sync();
-  await a.store.flush();
-  await t.throwsAsync(a.shipper.sync(), { instanceOf: Fenced, message: /CURRENT changed under this writer/ });
-  await b.store.upsert('c', records(10, 5));
-  await b.shipper.sync();
-  const copy = dir(t);
-  await restore(objects, 's', copy);
-  t.deepEqual(await ids(await opened(t, copy)), rIds(0, 15).sort());
-  t.deepEqual(await ids(b.store), rIds(0, 15).sort());
-});
+rgw.test(
+  "a successor claims CURRENT before it opens: its predecessor's next publish is fenced, and a chunk it put after the claim is never read",
+  async (t) => {
+    const objects = await rgw.bucket(t);
+    const a = await writer(t, objects);
+    await a.store.upsert('c', records(0, 10));
+    await a.shipper.sync();
+    const b = await claimant(t, objects, 2);
+    // A does not know yet: its next round puts a chunk to its own log part, past the claimed count.
+    await a.store.upsert('c', records(100, 1));
+    await a.shipper.sync();
+    await a.store.flush();
+    await t.throwsAsync(a.shipper.sync(), { instanceOf: Fenced, message: /CURRENT changed under this writer/ });
+    await b.store.upsert('c', records(10, 5));
+    await b.shipper.sync();
+    const copy = dir(t);
+    await restore(objects, 's', copy);
+    t.deepEqual(await ids(await opened(t, copy)), rIds(0, 15).sort());
+    t.deepEqual(await ids(b.store), rIds(0, 15).sort());
+  },
+);
 
 rgw.test('a restore abandoned mid-read leaves the directory as it was; the next one brings it to the newest state', async (t) => {
   const objects = await rgw.bucket(t);
@@ -187,42 +204,45 @@ rgw.test('a restore abandoned mid-read leaves the directory as it was; the next 
   t.deepEqual(await ids(await opened(t, copy)), rIds(0, 40).sort());
 });
 
-rgw.test('a follower far behind reads an open log part with one listing and its chunks several at once; a claimed state costs it no chunk read again', async (t) => {
-  const objects = await rgw.bucket(t);
-  const { store, shipper } = await writer(t, objects);
-  await store.upsert('c', records(0, 1));
-  await shipper.sync();
-  const copy = dir(t);
-  const first = await restore(objects, 's', copy);
-  await shipOneByOne({ store, shipper }, 1, 41);
-  let lists = 0;
-  let chunkGets = 0;
-  const reads = concurrency();
-  const counting = intercepted(objects, {
-    listAll: (real, ...args) => {
-      lists++;
-      return real(...args);
-    },
-    get: (real, ...args) => {
-      if (!String(args[0]).includes('/log/')) return real(...args);
-      chunkGets++;
-      return reads.around(() => real(...args));
-    },
-  });
-  const caughtUp = await restore(counting, 's', copy, { previous: first });
-  t.is(lists, 1);
-  t.is(chunkGets, 40, 'each new chunk once');
-  t.true(reads.most > 1 && reads.most <= CHUNK_CONCURRENCY, `at most ${CHUNK_CONCURRENCY} at once, more than one (${reads.most})`);
-  t.deepEqual(await ids(await opened(t, copy)), rIds(0, 41).sort());
+rgw.test(
+  'a follower far behind reads an open log part with one listing and its chunks several at once; a claimed state costs it no chunk read again',
+  async (t) => {
+    const objects = await rgw.bucket(t);
+    const { store, shipper } = await writer(t, objects);
+    await store.upsert('c', records(0, 1));
+    await shipper.sync();
+    const copy = dir(t);
+    const first = await restore(objects, 's', copy);
+    await shipOneByOne({ store, shipper }, 1, 41);
+    let lists = 0;
+    let chunkGets = 0;
+    const reads = concurrency();
+    const counting = intercepted(objects, {
+      listAll: (real, ...args) => {
+        lists++;
+        return real(...args);
+      },
+      get: (real, ...args) => {
+        if (!String(args[0]).includes('/log/')) return real(...args);
+        chunkGets++;
+        return reads.around(() => real(...args));
+      },
+    });
+    const caughtUp = await restore(counting, 's', copy, { previous: first });
+    t.is(lists, 1);
+    t.is(chunkGets, 40, 'each new chunk once');
+    t.true(reads.most > 1 && reads.most <= CHUNK_CONCURRENCY, `at most ${CHUNK_CONCURRENCY} at once, more than one (${reads.most})`);
+    t.deepEqual(await ids(await opened(t, copy)), rIds(0, 41).sort());
 
-  // A successor's claim closes the part at the chunks it read: a follower that read them all reads none again.
-  const claimed = caughtUp && (await claimCurrent(objects, 's', caughtUp, 2));
-  t.truthy(claimed);
-  chunkGets = 0;
-  await restore(counting, 's', copy, { previous: caughtUp });
-  t.is(chunkGets, 0);
-  t.deepEqual(await ids(await opened(t, copy)), rIds(0, 41).sort());
-});
+    // A successor's claim closes the part at the chunks it read: a follower that read them all reads none again.
+    const claimed = caughtUp && (await claimCurrent(objects, 's', caughtUp, 2));
+    t.truthy(claimed);
+    chunkGets = 0;
+    await restore(counting, 's', copy, { previous: caughtUp });
+    t.is(chunkGets, 0);
+    t.deepEqual(await ids(await opened(t, copy)), rIds(0, 41).sort());
+  },
+);
 
 rgw.test('a sweep running beside a publish spares what that publish uploaded before its CURRENT lands', async (t) => {
   const objects = await rgw.bucket(t);

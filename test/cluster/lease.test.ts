@@ -85,13 +85,18 @@ rgw.test('a released lease is taken over at once, long before its ttl, at the ne
   t.false(holder.fenced);
 });
 
-
 rgw.test('a renewal whose answer is lost is read back, recognised as ours and adopted, not mistaken for a takeover', async (t) => {
   const direct = await rgw.bucket(t);
   const gw = rgw.gateway();
   const proxy = await faultProxy(Number(new URL(gw.endpoint).port));
   t.teardown(() => proxy.close());
-  const store = new ObjectStore({ endpoint: `http://127.0.0.1:${proxy.port}`, bucket: direct.bucket, region: gw.region, credentials: gw.credentials, retries: 0 });
+  const store = new ObjectStore({
+    endpoint: `http://127.0.0.1:${proxy.port}`,
+    bucket: direct.bucket,
+    region: gw.region,
+    credentials: gw.credentials,
+    retries: 0,
+  });
   t.teardown(() => store.close());
   const holder = lease(store, 'a', 60_000);
   t.teardown(() => holder.release());
@@ -106,7 +111,7 @@ rgw.test('a renewal whose answer is lost is read back, recognised as ours and ad
   t.false(holder.fenced);
 });
 
-rgw.test('verify() reads the lease object back: true while it shows this holder, false once it shows another, even within this holder\'s ttl', async (t) => {
+rgw.test("verify() reads the lease object back: true while it shows this holder, false once it shows another, even within this holder's ttl", async (t) => {
   const store = await rgw.bucket(t);
   const holder = lease(store, 'a', 60_000);
   t.teardown(() => holder.release());

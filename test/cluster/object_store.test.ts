@@ -116,9 +116,18 @@ test('a partial answer whose Content-Range names no total size is refused, not r
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => server.close());
   const { port } = server.address() as AddressInfo;
-  const store = new ObjectStore({ endpoint: `http://127.0.0.1:${port}`, bucket: 'b', region: 'us-east-1', credentials: { accessKeyId: 'k', secretAccessKey: 's' }, retries: 0 });
+  const store = new ObjectStore({
+    endpoint: `http://127.0.0.1:${port}`,
+    bucket: 'b',
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'k', secretAccessKey: 's' },
+    retries: 0,
+  });
   t.teardown(() => store.close());
-  await t.throwsAsync(store.get('k', { start: 0, end: 99 }), { instanceOf: ObjectStoreError, message: /GET b\/k: 206 with no total size in Content-Range \(bytes 0-9\/\*\)/ });
+  await t.throwsAsync(store.get('k', { start: 0, end: 99 }), {
+    instanceOf: ObjectStoreError,
+    message: /GET b\/k: 206 with no total size in Content-Range \(bytes 0-9\/\*\)/,
+  });
 });
 
 rgw.test("a call abandoned while its request is in flight rejects with the signal's reason, not as a store failure, and is not retried", async (t) => {

@@ -65,10 +65,12 @@ rgw.test('concurrent writes share rounds: fewer log chunks than syncs, and every
   const { store, shipper } = await writer(t, objects);
   await store.upsert('c', records(0, 1));
   await shipper.sync();
-  await Promise.all(Array.from({ length: 40 }, async (_, i) => {
-    await store.upsert('c', records(1 + i, 1));
-    await shipper.sync();
-  }));
+  await Promise.all(
+    Array.from({ length: 40 }, async (_, i) => {
+      await store.upsert('c', records(1 + i, 1));
+      await shipper.sync();
+    }),
+  );
   let chunks = 0;
   for await (const _ of objects.listAll('s/log/')) chunks++;
   t.true(chunks < 41, `${chunks} chunks for 41 syncs`);
@@ -88,7 +90,7 @@ rgw.test('a writer whose CURRENT another writer replaced is fenced at its next p
   await store.upsert('c', records(5, 5));
   await shipper.sync();
 
-  await first.store.flush();  // a new generation: the old writer must publish CURRENT, and cannot
+  await first.store.flush(); // a new generation: the old writer must publish CURRENT, and cannot
   await t.throwsAsync(first.shipper.sync(), { instanceOf: Fenced, message: /CURRENT changed under this writer/ });
   await first.store.upsert('c', records(100, 1));
   await t.throwsAsync(first.shipper.sync(), { instanceOf: Fenced });
@@ -96,7 +98,11 @@ rgw.test('a writer whose CURRENT another writer replaced is fenced at its next p
   const copy = dir(t);
   const published = await restore(objects, 's', copy);
   t.is(await contents(await opened(t, copy)), await contents(store), "the successor's state is intact");
-  t.deepEqual(published?.record.logs.map((part) => part.prefix), ['s/log/1/0/', 's/log/2/0/'], "the predecessor's chunks are the first part of the successor's log, not uploaded again");
+  t.deepEqual(
+    published?.record.logs.map((part) => part.prefix),
+    ['s/log/1/0/', 's/log/2/0/'],
+    "the predecessor's chunks are the first part of the successor's log, not uploaded again",
+  );
 });
 
 rgw.test('a write is not acknowledged while the lease is unconfirmed; once it is again, the next sync acknowledges', async (t) => {
@@ -167,10 +173,18 @@ rgw.test('a restore into a directory restored before fetches only the files it l
   };
   const counting = intercepted(objects, { get: fetching, getInto: fetching });
   await restore(counting, 's', copy);
-  t.deepEqual(fetched.filter((k) => k.includes('/files/')), [], 'no file fetched again after a restart');
+  t.deepEqual(
+    fetched.filter((k) => k.includes('/files/')),
+    [],
+    'no file fetched again after a restart',
+  );
   fs.rmSync(path.join(copy, 'HEADER'));
   await restore(counting, 's', copy);
-  t.deepEqual(fetched.filter((k) => k.includes('/files/')), ['s/files/1/HEADER'], 'a missing one is fetched');
+  t.deepEqual(
+    fetched.filter((k) => k.includes('/files/')),
+    ['s/files/1/HEADER'],
+    'a missing one is fetched',
+  );
   t.is(await contents(await opened(t, copy)), await contents(store));
 });
 
@@ -233,7 +247,9 @@ rgw.test('takeover after takeover: each successor inherits the log parts before 
 rgw.test('a publish uploads its files several at once, at most 8', async (t) => {
   const objects = await rgw.bucket(t);
   const uploads = concurrency();
-  const counting = intercepted(objects, { put: (real, ...args) => (String(args[0]).includes('/files/') ? uploads.around(() => real(...args)) : real(...args)) });
+  const counting = intercepted(objects, {
+    put: (real, ...args) => (String(args[0]).includes('/files/') ? uploads.around(() => real(...args)) : real(...args)),
+  });
   const { store, shipper } = await writer(t, counting);
   await store.upsert('c', records(0, 50));
   await store.flush();
@@ -254,7 +270,9 @@ rgw.test('an empty published file restores as an empty file (its first range ans
   const published = await readCurrent(objects, 's');
   if (published === null) throw new Error('nothing published');
   await objects.put('s/files/1/EMPTY', Buffer.alloc(0));
-  await objects.put('s/CURRENT', JSON.stringify({ ...published.record, files: { ...published.record.files, EMPTY: 's/files/1/EMPTY' } }), { ifMatch: published.etag });
+  await objects.put('s/CURRENT', JSON.stringify({ ...published.record, files: { ...published.record.files, EMPTY: 's/files/1/EMPTY' } }), {
+    ifMatch: published.etag,
+  });
   const copy = dir(t);
   await restore(objects, 's', copy);
   t.is(fs.statSync(path.join(copy, 'EMPTY')).size, 0);
@@ -331,7 +349,12 @@ rgw.test('derived files saved after a generation was published join it at the ne
   await shipper.sync();
   const copy = dir(t);
   const published = await restore(objects, 's', copy);
-  t.deepEqual(Object.keys(published?.record.files ?? {}).filter((name) => name.startsWith('seg-')).sort(), local.sort());
+  t.deepEqual(
+    Object.keys(published?.record.files ?? {})
+      .filter((name) => name.startsWith('seg-'))
+      .sort(),
+    local.sort(),
+  );
   t.log(`first publish named ${first.length} files, the next ${Object.keys(published?.record.files ?? {}).length}`);
   t.is(await contents(await opened(t, copy)), await contents(store));
 });
@@ -349,45 +372,51 @@ rgw.test('a writer that cannot start (CURRENT of an unknown format) fails naming
   t.regex(second.status().lease_owner ?? '', /:2$/, 'taken at once, long before the 60 s TTL');
 });
 
-rgw.test('a round that starts over after uploading some files (a compaction removed one under it) publishes: a file key of its own epoch already there counts as uploaded', async (t) => {
-  const objects = await rgw.bucket(t);
-  const { store, shipper, home } = await writer(t, objects);
-  await store.upsert('c', records(0, 20));
-  await store.flush();
-  // What an earlier round put before it started over.
-  const rows = fs.readdirSync(home).find((n) => /^seg-\d+\.rows$/.test(n))!;
-  await objects.put(`s/files/1/${rows}`, fs.readFileSync(path.join(home, rows)), { ifNoneMatch: '*' });
-  await shipper.sync();
-  const current = await readCurrent(objects, 's');
-  t.is(current?.record.files[rows], `s/files/1/${rows}`);
-  const copy = dir(t);
-  await restore(objects, 's', copy);
-  const restored = await opened(t, copy, true);
-  t.is((await restored.list({ scope: ['c'], limit: 100 })).length, 20);
-});
+rgw.test(
+  'a round that starts over after uploading some files (a compaction removed one under it) publishes: a file key of its own epoch already there counts as uploaded',
+  async (t) => {
+    const objects = await rgw.bucket(t);
+    const { store, shipper, home } = await writer(t, objects);
+    await store.upsert('c', records(0, 20));
+    await store.flush();
+    // What an earlier round put before it started over.
+    const rows = fs.readdirSync(home).find((n) => /^seg-\d+\.rows$/.test(n))!;
+    await objects.put(`s/files/1/${rows}`, fs.readFileSync(path.join(home, rows)), { ifNoneMatch: '*' });
+    await shipper.sync();
+    const current = await readCurrent(objects, 's');
+    t.is(current?.record.files[rows], `s/files/1/${rows}`);
+    const copy = dir(t);
+    await restore(objects, 's', copy);
+    const restored = await opened(t, copy, true);
+    t.is((await restored.list({ scope: ['c'], limit: 100 })).length, 20);
+  },
+);
 
-rgw.test('a publish whose CURRENT failed after its first log chunk landed is not stuck: the next round puts the rest of the log after that chunk and acknowledges', async (t) => {
-  const objects = await rgw.bucket(t);
-  let failNextCurrent = true;
-  const flaky = intercepted(objects, {
-    put: (real, ...args) => {
-      if (failNextCurrent && String(args[0]).endsWith('/CURRENT')) {
-        failNextCurrent = false;
-        return Promise.reject(new OutcomeUnknown('CURRENT: no answer (a test fault)', 0, 'ETIMEDOUT'));
-      }
-      return real(...args);
-    },
-  });
-  const { store, shipper } = await writer(t, flaky);
-  await store.upsert('c', records(0, 5));
-  await t.throwsAsync(shipper.sync(), { instanceOf: OutcomeUnknown });
-  await store.upsert('c', records(5, 5));
-  await shipper.sync();
-  const copy = dir(t);
-  const published = await restore(objects, 's', copy);
-  t.is(published?.chunks, 2, 'the chunk that landed, then the rest after it');
-  t.is(await contents(await opened(t, copy)), await contents(store));
-});
+rgw.test(
+  'a publish whose CURRENT failed after its first log chunk landed is not stuck: the next round puts the rest of the log after that chunk and acknowledges',
+  async (t) => {
+    const objects = await rgw.bucket(t);
+    let failNextCurrent = true;
+    const flaky = intercepted(objects, {
+      put: (real, ...args) => {
+        if (failNextCurrent && String(args[0]).endsWith('/CURRENT')) {
+          failNextCurrent = false;
+          return Promise.reject(new OutcomeUnknown('CURRENT: no answer (a test fault)', 0, 'ETIMEDOUT'));
+        }
+        return real(...args);
+      },
+    });
+    const { store, shipper } = await writer(t, flaky);
+    await store.upsert('c', records(0, 5));
+    await t.throwsAsync(shipper.sync(), { instanceOf: OutcomeUnknown });
+    await store.upsert('c', records(5, 5));
+    await shipper.sync();
+    const copy = dir(t);
+    const published = await restore(objects, 's', copy);
+    t.is(published?.chunks, 2, 'the chunk that landed, then the rest after it');
+    t.is(await contents(await opened(t, copy)), await contents(store));
+  },
+);
 
 rgw.test('a CURRENT whose answer was lost but which landed is read back and adopted: the write is acknowledged and the writer is not fenced', async (t) => {
   const objects = await rgw.bucket(t);
@@ -414,7 +443,7 @@ rgw.test('a CURRENT whose answer was lost but which landed is read back and adop
   t.is(await contents(await opened(t, copy)), await contents(store));
 });
 
-rgw.test('a writer whose lease epoch is not past the published state\'s (its lease object was deleted) refuses to claim, naming why', async (t) => {
+rgw.test("a writer whose lease epoch is not past the published state's (its lease object was deleted) refuses to claim, naming why", async (t) => {
   const objects = await rgw.bucket(t);
   const common = { objects, prefix: 'n', location: `s3://${objects.bucket}/n`, standby: false, leaseTtlMs: 60_000, reader: false, open: { dimension: 2 } };
   const first = new ClusterNode({ ...common, dir: dir(t) });
@@ -424,6 +453,8 @@ rgw.test('a writer whose lease epoch is not past the published state\'s (its lea
   await first.close();
   await objects.delete('n/lease.json');
   const second = new ClusterNode({ ...common, dir: dir(t) });
-  await t.throwsAsync(second.start(), { message: /is at epoch 1, not past the published state's 1: its lease object was deleted or replaced; refusing to publish under a reused epoch/ });
+  await t.throwsAsync(second.start(), {
+    message: /is at epoch 1, not past the published state's 1: its lease object was deleted or replaced; refusing to publish under a reused epoch/,
+  });
   t.is((await readCurrent(objects, 'n'))?.record.epoch, 1, 'CURRENT untouched');
 });

@@ -34,7 +34,22 @@ async function cluster(t: ExecutionContext): Promise<Cluster> {
   const gateway = rgw.gateway();
   const env = { AWS_ACCESS_KEY_ID: gateway.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: gateway.credentials.secretAccessKey, AWS_REGION: gateway.region };
   const prefix = `store-${randomBytes(3).toString('hex')}`;
-  return { env, objects, prefix, args: (...more) => ['--cluster', `s3://${objects.bucket}/${prefix}`, '--cluster-endpoint', gateway.endpoint, '--lease-ttl', TTL, '--data', tempDir(), ...more] };
+  return {
+    env,
+    objects,
+    prefix,
+    args: (...more) => [
+      '--cluster',
+      `s3://${objects.bucket}/${prefix}`,
+      '--cluster-endpoint',
+      gateway.endpoint,
+      '--lease-ttl',
+      TTL,
+      '--data',
+      tempDir(),
+      ...more,
+    ],
+  };
 }
 
 async function member(t: ExecutionContext, c: Cluster, more: string[] = [], waitReady = true): Promise<Server> {
@@ -43,7 +58,8 @@ async function member(t: ExecutionContext, c: Cluster, more: string[] = [], wait
   return server;
 }
 
-const upsert = (server: Server, ids: string[]) => call(server, 'POST', '/collections/c/upsert', { records: ids.map((id, i) => ({ id, vector: [1, i, 0, 0] })) });
+const upsert = (server: Server, ids: string[]) =>
+  call(server, 'POST', '/collections/c/upsert', { records: ids.map((id, i) => ({ id, vector: [1, i, 0, 0] })) });
 const ids = async (server: Server) => ((await call(server, 'POST', '/list', { scope: ['c'], limit: 10_000 })).json as { id: string }[]).map((h) => h.id).sort();
 const status = async (server: Server, path: string) => (await fetch(server.url + path)).status;
 
@@ -55,7 +71,14 @@ rgw.test('/cluster of a writer and a reader reports every field truthfully; /met
   t.like(w, { role: 'ClusterWriter', cluster: true, holds_writer_handle: true, fenced: false, staleness_secs: 0, max_staleness_secs: null });
   t.regex(w.lease_owner, /:1$/);
   const reader = await member(t, c, ['--cluster-reader']);
-  t.like((await call(reader, 'GET', '/cluster')).json, { role: 'ClusterReader', cluster: true, holds_writer_handle: false, fenced: false, lease_owner: null, commit_version: w.commit_version });
+  t.like((await call(reader, 'GET', '/cluster')).json, {
+    role: 'ClusterReader',
+    cluster: true,
+    holds_writer_handle: false,
+    fenced: false,
+    lease_owner: null,
+    commit_version: w.commit_version,
+  });
   t.regex(await (await fetch(`${writer.url}/metrics`)).text(), /svc_lease_acquired_total 1\n/);
 });
 
@@ -95,7 +118,7 @@ rgw.test('a standby answers /health 200, /ready and data routes 503 until the wr
   t.deepEqual(await ids(standby), ['x']);
 });
 
-rgw.test('a writer paused past its lease resumes fenced: /ready 503, every write refused; the new writer\'s data is intact', async (t) => {
+rgw.test("a writer paused past its lease resumes fenced: /ready 503, every write refused; the new writer's data is intact", async (t) => {
   const c = await cluster(t);
   const writer = await member(t, c);
   await upsert(writer, ['before']);
@@ -151,12 +174,19 @@ rgw.test('16 writers racing for one store: exactly one serves, the others exit n
   const c = await cluster(t);
   const racers = await Promise.all(Array.from({ length: 16 }, () => member(t, c, [], false)));
   const exited = (s: Server) => s.proc.exitCode !== null;
-  await until(async () => (await Promise.all(racers.map(async (s) => exited(s) || (await status(s, '/ready').catch(() => 0)) === 200))).every(Boolean), 'each racer serves or exits', 60_000);
+  await until(
+    async () => (await Promise.all(racers.map(async (s) => exited(s) || (await status(s, '/ready').catch(() => 0)) === 200))).every(Boolean),
+    'each racer serves or exits',
+    60_000,
+  );
   const serving = racers.filter((s) => !exited(s));
   t.is(serving.length, 1);
   for (const s of racers.filter(exited)) {
     t.is(s.proc.exitCode, 1);
-    t.regex(s.stderr(), /cannot join the cluster store at s3:\/\/\S+: the writer lease of s3:\/\/.* is held by another writer; start with --standby to wait for it/);
+    t.regex(
+      s.stderr(),
+      /cannot join the cluster store at s3:\/\/\S+: the writer lease of s3:\/\/.* is held by another writer; start with --standby to wait for it/,
+    );
   }
   t.is((await upsert(serving[0], ['won'])).status, 200);
 });
@@ -192,7 +222,7 @@ rgw.test('an object store that refuses or stalls gives clear 503s and 504s, neve
   t.true(survived.every((id) => /^(un)?acked-\d$/.test(id)));
 });
 
-rgw.test("a poisoned writer answers /health 503, and its restart releases the lease: a standby takes over at once, long before the TTL", async (t) => {
+rgw.test('a poisoned writer answers /health 503, and its restart releases the lease: a standby takes over at once, long before the TTL', async (t) => {
   const c = await cluster(t);
   const writer = await startServer(c.args('--lease-ttl', '60s'), { ...c.env, TESSERA_TEST_FAULTS: '1' });
   t.teardown(() => writer.stop());
@@ -238,41 +268,48 @@ rgw.test('a reader started before anything was published answers /ready and data
   t.deepEqual(await ids(reader), ['first']);
 });
 
-rgw.test('an object missing from the published state: a refresh answers 503 retryable and keeps serving, a starting reader waits with 503; both serve once a newer state no longer names it', async (t) => {
-  const c = await cluster(t);
-  const writer = await member(t, c);
-  await upsert(writer, ['a']);
-  await call(writer, 'POST', '/flush');
-  const reader = await member(t, c, ['--cluster-reader']);
-  await call(writer, 'POST', '/collections/c/upsert', { records: [{ id: 'b', vector: [0, 0, 1, 0] }] });
-  await call(writer, 'POST', '/flush');
-  // The damage a superseded writer's sweep once did: a segment file the newest CURRENT names, deleted.
-  const published = await readCurrent(c.objects, c.prefix);
-  const named = Object.entries(published?.record.files ?? {}).filter(([name]) => name.endsWith('.rows'));
-  const [, lost] = named[named.length - 1];
-  await c.objects.delete(lost);
+rgw.test(
+  'an object missing from the published state: a refresh answers 503 retryable and keeps serving, a starting reader waits with 503; both serve once a newer state no longer names it',
+  async (t) => {
+    const c = await cluster(t);
+    const writer = await member(t, c);
+    await upsert(writer, ['a']);
+    await call(writer, 'POST', '/flush');
+    const reader = await member(t, c, ['--cluster-reader']);
+    await call(writer, 'POST', '/collections/c/upsert', { records: [{ id: 'b', vector: [0, 0, 1, 0] }] });
+    await call(writer, 'POST', '/flush');
+    // The damage a superseded writer's sweep once did: a segment file the newest CURRENT names, deleted.
+    const published = await readCurrent(c.objects, c.prefix);
+    const named = Object.entries(published?.record.files ?? {}).filter(([name]) => name.endsWith('.rows'));
+    const [, lost] = named[named.length - 1];
+    await c.objects.delete(lost);
 
-  const refresh = await call(reader, 'POST', '/refresh');
-  t.is(refresh.status, 503);
-  t.true(refresh.json.retryable);
-  t.regex(refresh.json.error, /NoSuchKey/);
-  t.deepEqual(await ids(reader), ['a'], 'the state it had still serves');
-  const starting = await member(t, c, ['--cluster-reader'], false);
-  await until(async () => /restoring the published state of s3:\/\/\S+ failed .*NoSuchKey.*; retrying/.test((await call(starting, 'GET', '/collections')).json.error ?? ''), 'the starting reader says why it waits');
-  const waiting = await call(starting, 'GET', '/collections');
-  t.is(waiting.status, 503);
-  t.true(waiting.json.retryable);
-  t.is(await status(starting, '/ready'), 503);
+    const refresh = await call(reader, 'POST', '/refresh');
+    t.is(refresh.status, 503);
+    t.true(refresh.json.retryable);
+    t.regex(refresh.json.error, /NoSuchKey/);
+    t.deepEqual(await ids(reader), ['a'], 'the state it had still serves');
+    const starting = await member(t, c, ['--cluster-reader'], false);
+    await until(
+      async () =>
+        /restoring the published state of s3:\/\/\S+ failed .*NoSuchKey.*; retrying/.test((await call(starting, 'GET', '/collections')).json.error ?? ''),
+      'the starting reader says why it waits',
+    );
+    const waiting = await call(starting, 'GET', '/collections');
+    t.is(waiting.status, 503);
+    t.true(waiting.json.retryable);
+    t.is(await status(starting, '/ready'), 503);
 
-  // A newer state without that segment: its only record deleted, then compacted away.
-  t.is((await call(writer, 'POST', '/collections/c/delete', { ids: ['b'] })).status, 200);
-  t.is((await call(writer, 'POST', '/compact')).status, 200);
-  t.false(Object.values((await readCurrent(c.objects, c.prefix))?.record.files ?? {}).includes(lost));
-  t.deepEqual((await call(reader, 'POST', '/refresh')).json, { adopted: true });
-  t.deepEqual(await ids(reader), ['a']);
-  await until(async () => (await status(starting, '/ready')) === 200, 'the starting reader serves', 30_000);
-  t.deepEqual(await ids(starting), ['a']);
-});
+    // A newer state without that segment: its only record deleted, then compacted away.
+    t.is((await call(writer, 'POST', '/collections/c/delete', { ids: ['b'] })).status, 200);
+    t.is((await call(writer, 'POST', '/compact')).status, 200);
+    t.false(Object.values((await readCurrent(c.objects, c.prefix))?.record.files ?? {}).includes(lost));
+    t.deepEqual((await call(reader, 'POST', '/refresh')).json, { adopted: true });
+    t.deepEqual(await ids(reader), ['a']);
+    await until(async () => (await status(starting, '/ready')) === 200, 'the starting reader serves', 30_000);
+    t.deepEqual(await ids(starting), ['a']);
+  },
+);
 
 rgw.test("SIGTERM ends a standby's wait: it exits 0 and never takes the lease", async (t) => {
   const c = await cluster(t);
@@ -307,12 +344,25 @@ rgw.test('a writer deletes what no published state names only past --gc-grace (d
 });
 
 test('an object-store failure a retry can cure answers 503 retryable on any route; a refusal such as 403 stays a fault of ours', async (t) => {
-  const failing = (err: Error): Route => route({ method: 'POST', path: '/refresh', access: 'read', doc: { operationId: 'refresh', summary: 'a refresh', responses: {} }, handle: async () => Promise.reject(err) });
+  const failing = (err: Error): Route =>
+    route({
+      method: 'POST',
+      path: '/refresh',
+      access: 'read',
+      doc: { operationId: 'refresh', summary: 'a refresh', responses: {} },
+      handle: async () => Promise.reject(err),
+    });
   const [missing] = objectStoreFailures([failing(new NotFound('GET b/k: 404 NoSuchKey', 404, 'NoSuchKey'))]);
-  const answer = await t.throwsAsync(Promise.resolve().then(() => missing.handle({} as Request)), { instanceOf: HttpError });
+  const answer = await t.throwsAsync(
+    Promise.resolve().then(() => missing.handle({} as Request)),
+    { instanceOf: HttpError },
+  );
   t.like(answer, { status: 503, fields: { retryable: true }, headers: { 'Retry-After': '1' } });
   t.regex(answer?.message ?? '', /NoSuchKey.*retry/);
   const denied = new ObjectStoreError('GET b/k: 403 AccessDenied', 403, 'AccessDenied');
   const [refused] = objectStoreFailures([failing(denied)]);
-  await t.throwsAsync(Promise.resolve().then(() => refused.handle({} as Request)), { is: denied });
+  await t.throwsAsync(
+    Promise.resolve().then(() => refused.handle({} as Request)),
+    { is: denied },
+  );
 });

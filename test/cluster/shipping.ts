@@ -14,7 +14,11 @@ export { dir };
 export const alwaysHeld: LeaseProof = { confirm: async () => true, verify: async () => true };
 
 /** A new store shipping to prefix `s`. */
-export async function writer(t: ExecutionContext, objects: ObjectStore, options: { epoch?: number; held?: () => boolean; lease?: LeaseProof; gcGraceMs?: number; open?: Omit<OpenOptions, 'path'> } = {}) {
+export async function writer(
+  t: ExecutionContext,
+  objects: ObjectStore,
+  options: { epoch?: number; held?: () => boolean; lease?: LeaseProof; gcGraceMs?: number; open?: Omit<OpenOptions, 'path'> } = {},
+) {
   const home = dir(t);
   const store = await Store.open({ dimension: 2, ...options.open, path: home });
   t.teardown(() => store.close());
@@ -33,7 +37,9 @@ export async function successor(t: ExecutionContext, objects: ObjectStore, epoch
   return { store, shipper: new Shipper({ store, dir: home, objects, prefix: 's', epoch, base, lease: alwaysHeld }) };
 }
 
-export const records = (from: number, n: number) => ({ records: Array.from({ length: n }, (_, i) => ({ id: `r${from + i}`, vector: [1, from + i], attrs: { n: { Int: from + i } } })) });
+export const records = (from: number, n: number) => ({
+  records: Array.from({ length: n }, (_, i) => ({ id: `r${from + i}`, vector: [1, from + i], attrs: { n: { Int: from + i } } })),
+});
 
 /** Records `from` to `to` - 1 of collection c, each acknowledged on its own: a log chunk each. */
 export async function shipOneByOne({ store, shipper }: { store: Store; shipper: Shipper }, from: number, to: number): Promise<void> {
@@ -44,7 +50,8 @@ export async function shipOneByOne({ store, shipper }: { store: Store; shipper: 
 }
 
 /** Every record of collection c, as the library lists it. */
-export const contents = async (store: Store) => Buffer.from(stringifyExact(await store.list({ scope: ['c'], limit: 10_000, order_by: { field: 'n' } }))).toString();
+export const contents = async (store: Store) =>
+  Buffer.from(stringifyExact(await store.list({ scope: ['c'], limit: 10_000, order_by: { field: 'n' } }))).toString();
 
 /** The ids of collection c. */
 export const ids = async (store: Store) => (await store.list({ scope: ['c'], limit: 10_000 })).map((hit) => (hit as { id: string }).id).sort();

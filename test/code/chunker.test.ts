@@ -113,7 +113,10 @@ test('Go, Rust, Java, C and C++', async (t) => {
     ['M', 'method', 11, 11],
   ]);
   t.is(bySymbol(go, 'T').doc, 'T holds.');
-  const rust = await chunkFile('l.rs', '/// A point.\n#[derive(Debug)]\npub struct P { x: i32 }\n\nimpl P {\n    /// Length.\n    fn len(&self) -> i32 { self.x }\n}\n\nenum E { A }\n');
+  const rust = await chunkFile(
+    'l.rs',
+    '/// A point.\n#[derive(Debug)]\npub struct P { x: i32 }\n\nimpl P {\n    /// Length.\n    fn len(&self) -> i32 { self.x }\n}\n\nenum E { A }\n',
+  );
   t.deepEqual(outline(rust), [
     ['P', 'struct', 1, 3],
     ['P', 'impl', 5, 5],
@@ -134,7 +137,10 @@ test('Go, Rust, Java, C and C++', async (t) => {
     ['S', 'struct', 3, 3],
     ['g', 'function', 4, 5],
   ]);
-  const cpp = await chunkFile('k.cc', 'namespace n {\n/// A K.\nclass K {\n public:\n  // Makes one.\n  K();\n  int m() const { return 1; }\n};\ntemplate <typename T> T id(T x) { return x; }\n}\n');
+  const cpp = await chunkFile(
+    'k.cc',
+    'namespace n {\n/// A K.\nclass K {\n public:\n  // Makes one.\n  K();\n  int m() const { return 1; }\n};\ntemplate <typename T> T id(T x) { return x; }\n}\n',
+  );
   t.deepEqual(outline(cpp), [
     ['n', 'namespace', 1, 1],
     ['K', 'class', 2, 4],
@@ -149,7 +155,13 @@ test('a file with syntax errors still yields chunks, its intact symbols among th
   const chunks = await chunkFile('bad.py', 'def good():\n    return 1\n\ndef broken(:\n    return (\n\nclass Fine:\n    pass\n');
   t.true(chunks.length > 0);
   t.truthy(chunks.find((c) => c.symbol === 'good' && c.kind === 'function'));
-  t.true(chunks.map((c) => c.text).join('\n').includes('broken'), 'the broken part is still indexed');
+  t.true(
+    chunks
+      .map((c) => c.text)
+      .join('\n')
+      .includes('broken'),
+    'the broken part is still indexed',
+  );
   const ts = await chunkFile('bad.ts', 'function ok() { return 1 }\nfunction broken( {\n');
   t.truthy(ts.find((c) => c.symbol === 'ok'));
 });

@@ -45,7 +45,11 @@ test('a package built with memory but without code answers 404 on /code-search a
   t.teardown(() => server.stop());
   t.is((await call(server, 'POST', '/code-search', { collection: 'c', query: 'x' })).status, 404);
   t.deepEqual((await call(server, 'GET', '/stats')).json.features, ['memory', 'rerank']);
-  const ingest = spawnSync(process.execPath, [cli, 'ingest', '--code', tempDir(), '--collection', 'c', '--data', path.join(tempDir(), 's'), '--dimension', '0'], { encoding: 'utf8' });
+  const ingest = spawnSync(
+    process.execPath,
+    [cli, 'ingest', '--code', tempDir(), '--collection', 'c', '--data', path.join(tempDir(), 's'), '--dimension', '0'],
+    { encoding: 'utf8' },
+  );
   t.is(ingest.status, 2, 'refused, as a command the store refuses');
   t.regex(ingest.stderr, /not in this build \(feature code\)/);
   t.throws(() => packageBuiltWith('code'), { message: /needs feature memory/ });

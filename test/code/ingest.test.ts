@@ -49,7 +49,17 @@ test('gitignore: globs, directory patterns, anchoring, negation, nested files; .
   const store = await open();
   t.teardown(() => store.close());
   const r = await store.ingestCode('c', root, { max_file_bytes: 1000 });
-  t.deepEqual(await paths(store, 'c'), ['.gitignore', 'a.ts', 'docs/readme.md', 'keep.log', 'other/b.snap', 'src/.gitignore', 'src/gen10.ts', 'src/important.snap', 'sub/top.txt']);
+  t.deepEqual(await paths(store, 'c'), [
+    '.gitignore',
+    'a.ts',
+    'docs/readme.md',
+    'keep.log',
+    'other/b.snap',
+    'src/.gitignore',
+    'src/gen10.ts',
+    'src/important.snap',
+    'sub/top.txt',
+  ]);
   t.deepEqual(r.skipped, { binary: 1, too_large: 1 });
   t.is(r.files, 9);
 });
@@ -62,7 +72,8 @@ test('re-ingest: a changed file is rewritten, a deleted one removed, a shortened
   t.teardown(() => store.close());
   const first = await store.ingestCode('c', root);
   t.like(first, { files: 4, written: 4, unchanged: 0, removed: 0, chunks: 10 });
-  const version = async (id: string) => (await store.list({ scope: ['c'], filter: [{ Eq: ['svc.parent_id', { Str: id }] }], limit: 100 })).map((h) => h.id).sort();
+  const version = async (id: string) =>
+    (await store.list({ scope: ['c'], filter: [{ Eq: ['svc.parent_id', { Str: id }] }], limit: 100 })).map((h) => h.id).sort();
   const before = store.commitVersion();
 
   t.like(await store.ingestCode('c', root), { written: 0, unchanged: 4, removed: 0, chunks: 0 });
@@ -97,7 +108,10 @@ test('chunk records carry the chunk attributes, svc.* chunk stamps and the file 
     doc: { Str: 'Parses JSON text.' },
     'svc.parent_id': { Str: 'lib/jsonParse.py' },
   });
-  t.deepEqual([rec.attrs.start_line, rec.attrs.end_line, rec.attrs['svc.chunk_index'], rec.attrs['svc.char_start']], [{ Int: 1n }, { Int: 3n }, { Int: 0n }, { Int: 0n }]);
+  t.deepEqual(
+    [rec.attrs.start_line, rec.attrs.end_line, rec.attrs['svc.chunk_index'], rec.attrs['svc.char_start']],
+    [{ Int: 1n }, { Int: 3n }, { Int: 0n }, { Int: 0n }],
+  );
   t.regex((rec.attrs.file_hash as { Str: string }).Str, /^[0-9a-f]{64}$/);
   const [txt] = (await store.records('c')).filter((r) => r.id === 'notes.txt#0');
   t.false('language' in txt.attrs);

@@ -9,7 +9,9 @@ const FILES: Record<string, string> = {
   'src/yaml.py': `def parse_yaml(text):\n    """Parses YAML text."""\n    return text\n`,
   'docs/guide.md': '# Parsing\n\nHow to parse json and yaml files.\n',
   'notes.txt': 'json json json parse',
-  ...Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`many/f${i}.go`, `package many\n\n// Helper${i} parses a number.\nfunc Helper${i}() int { return ${i} }\n`])),
+  ...Object.fromEntries(
+    Array.from({ length: 30 }, (_, i) => [`many/f${i}.go`, `package many\n\n// Helper${i} parses a number.\nfunc Helper${i}() int { return ${i} }\n`]),
+  ),
 };
 
 /** The tree written to a fresh directory; answers its path. */
@@ -21,4 +23,3 @@ export function codeTree(): string {
   }
   return root;
 }
-

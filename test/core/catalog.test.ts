@@ -30,19 +30,33 @@ test('create of an existing collection keeps its records', async (t) => {
 test('dropping a collection removes its records; recreating it starts empty', async (t) => {
   const dir = tempDir();
   let store = await Store.open({ path: dir, dimension: 2 });
-  await store.upsert('c', { records: [{ id: 'x', vector: [1, 0] }, { id: 'y', vector: [0, 1] }] });
+  await store.upsert('c', {
+    records: [
+      { id: 'x', vector: [1, 0] },
+      { id: 'y', vector: [0, 1] },
+    ],
+  });
   await store.flush();
   await store.upsert('c', { records: [{ id: 'z', vector: [1, 1] }] });
   await store.dropCollection('c');
   t.deepEqual(await store.search({ query: [1, 0] }), []);
   await rejectsWith(t, store.records('c'), 404);
   await store.upsert('c', { records: [{ id: 'new', vector: [1, 0] }] });
-  t.deepEqual((await store.records('c')).map((r) => r.id), ['new']);
+  t.deepEqual(
+    (await store.records('c')).map((r) => r.id),
+    ['new'],
+  );
   t.is((await store.stats()).footprint.doc_count, 1);
   await store.close();
   store = await Store.open({ path: dir });
-  t.deepEqual((await store.records('c')).map((r) => r.id), ['new']);
-  t.deepEqual((await store.search({ query: [1, 0] })).map((h) => h.id), ['new']);
+  t.deepEqual(
+    (await store.records('c')).map((r) => r.id),
+    ['new'],
+  );
+  t.deepEqual(
+    (await store.search({ query: [1, 0] })).map((h) => h.id),
+    ['new'],
+  );
   await store.close();
 });
 
@@ -77,8 +91,8 @@ test('meta is replaced wholesale, not merged', async (t) => {
   t.deepEqual(await store.getMeta('c'), { c: '3' });
   await store.putMeta('c', {});
   t.deepEqual(await store.getMeta('c'), {});
-  await store.putMeta('c', { 'ключ': 'значение "q"\n', '': 'empty key' });
-  t.deepEqual(await store.getMeta('c'), { 'ключ': 'значение "q"\n', '': 'empty key' });
+  await store.putMeta('c', { ключ: 'значение "q"\n', '': 'empty key' });
+  t.deepEqual(await store.getMeta('c'), { ключ: 'значение "q"\n', '': 'empty key' });
 });
 
 test('meta of a missing collection is 404; meta values must be strings (400)', async (t) => {
@@ -118,17 +132,38 @@ test('data routes (upsert, delete, records, meta) accept an alias and act on its
   const store = await open();
   await store.createCollection('docs_v1');
   await store.putAlias('docs', 'docs_v1');
-  t.deepEqual(await store.upsert('docs', { records: [{ id: 'a', vector: [1, 0] }, { id: 'b', vector: [0, 1] }] }), { upserted: 2 });
+  t.deepEqual(
+    await store.upsert('docs', {
+      records: [
+        { id: 'a', vector: [1, 0] },
+        { id: 'b', vector: [0, 1] },
+      ],
+    }),
+    { upserted: 2 },
+  );
   t.deepEqual(await store.collections(), ['docs_v1'], 'the upsert did not create a collection named like the alias');
-  t.deepEqual((await store.records('docs_v1')).map((r) => r.id), ['a', 'b']);
-  t.deepEqual((await store.records('docs')).map((r) => r.id), ['a', 'b']);
+  t.deepEqual(
+    (await store.records('docs_v1')).map((r) => r.id),
+    ['a', 'b'],
+  );
+  t.deepEqual(
+    (await store.records('docs')).map((r) => r.id),
+    ['a', 'b'],
+  );
   t.deepEqual(await store.delete('docs', { ids: ['a'] }), { deleted: 1 });
-  t.deepEqual((await store.records('docs_v1')).map((r) => r.id), ['b']);
+  t.deepEqual(
+    (await store.records('docs_v1')).map((r) => r.id),
+    ['b'],
+  );
   await store.putMeta('docs', { owner: 'me' });
   t.deepEqual(await store.getMeta('docs_v1'), { owner: 'me' });
   t.deepEqual(await store.getMeta('docs'), { owner: 'me' });
   const hits = await store.search({ query: [0, 1], scope: ['docs'] });
-  t.deepEqual(hits.map((h) => [h.collection, h.id]), [['docs_v1', 'b']], 'hits name the concrete collection');
+  t.deepEqual(
+    hits.map((h) => [h.collection, h.id]),
+    [['docs_v1', 'b']],
+    'hits name the concrete collection',
+  );
 });
 
 test('repointing an alias moves data routes to the new target', async (t) => {
@@ -136,9 +171,15 @@ test('repointing an alias moves data routes to the new target', async (t) => {
   await store.upsert('v1', { records: [{ id: 'old', vector: [1, 0] }] });
   await store.upsert('v2', { records: [{ id: 'new', vector: [1, 0] }] });
   await store.putAlias('live', 'v1');
-  t.deepEqual((await store.records('live')).map((r) => r.id), ['old']);
+  t.deepEqual(
+    (await store.records('live')).map((r) => r.id),
+    ['old'],
+  );
   t.deepEqual(await store.putAlias('live', 'v2'), { alias: 'live', target: 'v2' });
-  t.deepEqual((await store.records('live')).map((r) => r.id), ['new']);
+  t.deepEqual(
+    (await store.records('live')).map((r) => r.id),
+    ['new'],
+  );
   t.deepEqual(await store.aliases(), { live: 'v2' });
 });
 
@@ -160,7 +201,10 @@ test('dropping an alias leaves the collection untouched; dropping a missing alia
   t.deepEqual(await store.dropAlias('al'), { dropped: 'al' });
   t.deepEqual(await store.aliases(), {});
   t.deepEqual(await store.collections(), ['docs']);
-  t.deepEqual((await store.records('docs')).map((r) => r.id), ['a']);
+  t.deepEqual(
+    (await store.records('docs')).map((r) => r.id),
+    ['a'],
+  );
   t.deepEqual(await store.getMeta('docs'), { k: 'v' });
   await rejectsWith(t, store.records('al'), 404, 'the alias no longer resolves');
   await rejectsWith(t, store.dropAlias('al'), 404);

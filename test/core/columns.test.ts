@@ -14,9 +14,7 @@ import { type RecordInput, type Value, Store, stringifyExact } from '../../lib/i
 import { prng, tempDir } from './helpers';
 
 const DIM = 4;
-const WORDS = [
-  'apple', 'Apple', 'APPLES', 'run', 'running', 'café', 'naïve', '日本語', 'x1', '42', 'a', 'e-mail', 'fox', 'Fox', 'brown', '',
-];
+const WORDS = ['apple', 'Apple', 'APPLES', 'run', 'running', 'café', 'naïve', '日本語', 'x1', '42', 'a', 'e-mail', 'fox', 'Fox', 'brown', ''];
 const FEW = ['red', 'green', 'blue', 'Red', 'cyan'];
 const INTS = [0n, 1n, -1n, 5n, 42n, 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n)];
 const FLOATS = [0, -0, 1.5, -2.5, 42, 1e300];
@@ -36,14 +34,22 @@ class Gen {
   /** Any Value type, or undefined for an absent attribute. */
   any(): Value | undefined {
     switch (Math.floor(this.rand() * 9)) {
-      case 0: return undefined;
-      case 1: return { Int: this.pick(INTS) };
-      case 2: return { Float: this.pick(FLOATS) };
-      case 3: return { Bool: this.rand() < 0.5 };
-      case 4: return { DateTime: this.pick(INTS) };
-      case 5: return 'Null';
-      case 6: return { List: Array.from({ length: Math.floor(this.rand() * 4) }, () => this.words(0, 2)) };
-      default: return { Str: this.words(0, 4) };
+      case 0:
+        return undefined;
+      case 1:
+        return { Int: this.pick(INTS) };
+      case 2:
+        return { Float: this.pick(FLOATS) };
+      case 3:
+        return { Bool: this.rand() < 0.5 };
+      case 4:
+        return { DateTime: this.pick(INTS) };
+      case 5:
+        return 'Null';
+      case 6:
+        return { List: Array.from({ length: Math.floor(this.rand() * 4) }, () => this.words(0, 2)) };
+      default:
+        return { Str: this.words(0, 4) };
     }
   }
   vector(): number[] {
@@ -103,12 +109,7 @@ function filters(seed: number): unknown[] {
   const leaves = out.length;
   for (let i = 0; i < 20; i++) {
     const leaf = () => g.pick(out.slice(0, leaves)) as unknown[];
-    out.push(
-      [...leaf(), ...leaf()],
-      [{ Any: [...leaf(), ...leaf()] }],
-      [{ Not: leaf()[0] }],
-      [{ All: [...leaf(), { Not: leaf()[0] }] }],
-    );
+    out.push([...leaf(), ...leaf()], [{ Any: [...leaf(), ...leaf()] }], [{ Not: leaf()[0] }], [{ All: [...leaf(), { Not: leaf()[0] }] }]);
   }
   return out;
 }

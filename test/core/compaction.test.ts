@@ -77,7 +77,10 @@ test('the background merges a run of small segments without being asked', async 
   t.true(footprint.segments < 8, `${footprint.segments} segments left of 8`);
   t.true(store.footprintCached().compactions > 0);
   t.is(footprint.doc_count, 400);
-  t.deepEqual(await contents(store), Array.from({ length: 400 }, (_, i) => `a-${i}=${i}`));
+  t.deepEqual(
+    await contents(store),
+    Array.from({ length: 400 }, (_, i) => `a-${i}=${i}`),
+  );
   await store.close();
 });
 
@@ -214,7 +217,11 @@ for (const point of ['compaction-written', 'compaction-before-manifest', 'compac
     const b = Array.from({ length: 100 }, (_, i) => `b-${i}`);
     const aIds = Array.from({ length: 3000 }, (_, i) => `a-${i}`);
     if (bAcked) t.deepEqual(ids, [...aIds, ...b].sort());
-    else t.deepEqual(ids.filter((id) => id.startsWith('a-')), aIds.sort());
+    else
+      t.deepEqual(
+        ids.filter((id) => id.startsWith('a-')),
+        aIds.sort(),
+      );
     // The reopened writer may start a compaction of its own at once; its output is named only
     // when it installs, so the directory is read once background work is done.
     await store.waitForIndexes();

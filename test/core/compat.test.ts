@@ -46,13 +46,19 @@ test('a format-1 store keeps its records exactly: vectors, named vectors, Values
 test('a format-1 store serves search, named vectors, its filter index and its full-text schema', async (t) => {
   const { store } = await openCopy();
   const hits = await store.search({ query: [0, 0, 0, 1], scope: ['docs'], top_k: 1 });
-  t.deepEqual(hits.map((h) => [h.id, h.score]), [['b', -0]]);
+  t.deepEqual(
+    hits.map((h) => [h.id, h.score]),
+    [['b', -0]],
+  );
   const named = await store.search({ query: [1, 1, 0, 0], names: ['title'], scope: ['docs'], top_k: 1 });
   t.is(named[0].id, 'b');
   // 'summary' was declared only in the log: a search naming it is valid (an undeclared name is 400).
   t.deepEqual(await store.search({ query: [1, 0, 0, 0], names: ['summary'], scope: ['later'] }), []);
   const filtered = await store.list({ filter: [{ ContainsAllTokens: ['body', 'quick fox'] }] });
-  t.deepEqual(filtered.map((h) => h.id), ['a']);
+  t.deepEqual(
+    filtered.map((h) => h.id),
+    ['a'],
+  );
   const text = await store.textSearch({ field: 'body', query: 'quick', scope: ['docs'] });
   t.deepEqual(text.map((h) => h.id).sort(), ['a', 'b']);
   await store.close();

@@ -60,7 +60,10 @@ test.serial('reads finishing while the JS thread polls, as the polling stops, an
   const store = await Store.open({ inMemory: true, dimension: DIM });
   t.teardown(() => store.close());
   const rand = prng(5);
-  for (const [name, rows] of [['small', 3000], ['large', 40000]] as const) {
+  for (const [name, rows] of [
+    ['small', 3000],
+    ['large', 40000],
+  ] as const) {
     for (let from = 0; from < rows; from += 5000) {
       const n = Math.min(5000, rows - from);
       await store.upsert(name, { records: Array.from({ length: n }, (_, i) => ({ id: `r${from + i}`, vector: randomVector(rand, DIM) })) });

@@ -61,7 +61,10 @@ async function buildStore(dir: string): Promise<Store> {
 const eachSegment = (kind: string) => Array.from({ length: SEGMENTS }, (_, i) => `seg-${i + 1}.${kind}`);
 
 const sealedSegments = (dir: string) => readdirSync(dir).filter((f) => /^seg-\d+\.rows$/.test(f)).length;
-const derivedFiles = (dir: string) => readdirSync(dir).filter((f) => DERIVED.test(f)).sort();
+const derivedFiles = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => DERIVED.test(f))
+    .sort();
 
 /** Each derived file's identity: a rewrite (temporary file, rename) changes the inode. */
 function identities(dir: string): Record<string, string> {
@@ -94,7 +97,8 @@ const FILTERS: Filter[] = [
 /** What every derived part serves: text search, filtered lists, suggest and similar. */
 async function answers(store: Store): Promise<unknown> {
   const text = [];
-  for (const query of ['quick fox', 'running', 'lazy harbor', 'meadow lantern stone']) text.push(await store.textSearch({ field: 'body', query, scope: ['docs'], top_k: 20 }));
+  for (const query of ['quick fox', 'running', 'lazy harbor', 'meadow lantern stone'])
+    text.push(await store.textSearch({ field: 'body', query, scope: ['docs'], top_k: 20 }));
   text.push(await store.textSearch({ field: 'body', query: 'run', prefix: true, scope: ['docs'], top_k: 20 }));
   const lists = [];
   for (const filter of FILTERS) lists.push((await store.list({ filter, limit: 5000, include_attributes: [] })).map((h) => h.id).sort());
@@ -177,7 +181,11 @@ test('a changed fts-schema or filter-index declaration rebuilds and resaves that
 
   await store.setFilterIndex('docs', [{ field: 'body', tokens: true, trigrams: false }]);
   await store.waitForIndexes();
-  t.deepEqual(changed(identities(dir)), [...eachSegment('filter'), ...eachSegment('text')].sort(), 'another filter-index declaration: the filter files are rewritten');
+  t.deepEqual(
+    changed(identities(dir)),
+    [...eachSegment('filter'), ...eachSegment('text')].sort(),
+    'another filter-index declaration: the filter files are rewritten',
+  );
   const before = await answers(store);
   await store.close();
 
@@ -252,7 +260,11 @@ test('/search/similar finds its source through the id index of sealed segments, 
   for (const id of ['d0', 'd1899', 'd1950', 'd2099']) {
     // The stored vector, sent back as the query, is normalized again: scores agree to f32 rounding.
     const [similar, search] = [(await source(id)).slice(0, 20), (await viaSearch(id)).slice(0, 20)];
-    t.deepEqual(similar.map((h) => h.id), search.map((h) => h.id), `${id}: the live row's vector is the query`);
+    t.deepEqual(
+      similar.map((h) => h.id),
+      search.map((h) => h.id),
+      `${id}: the live row's vector is the query`,
+    );
     t.true(similar.every((h, i) => Math.abs(h.score - search[i].score) < 1e-5));
   }
   await s.upsert('docs', { records: [{ id: 'd7', vector: [1, 0, 0, 0] }] });
@@ -273,8 +285,8 @@ test('a compaction gives its merged segment derived files of its own, which a re
   const segments = readdirSync(dir).filter((f) => /^seg-\d+\.rows$/.test(f));
   t.is(segments.length, 1, 'the four segments were merged into one');
   const merged = segments[0].replace('.rows', '');
-  t.deepEqual(derivedFiles(dir), KINDS.map((k) => `${merged}.${k}`).sort(), 'the inputs\' files are gone, the output has its own');
-  t.deepEqual(counts(store), { mapped: 0, built: 3 }, 'the compaction built its output\'s parts (and wrote their files)');
+  t.deepEqual(derivedFiles(dir), KINDS.map((k) => `${merged}.${k}`).sort(), "the inputs' files are gone, the output has its own");
+  t.deepEqual(counts(store), { mapped: 0, built: 3 }, "the compaction built its output's parts (and wrote their files)");
   const before = await answers(store);
   await store.close();
   const again = await reopen(t, dir);

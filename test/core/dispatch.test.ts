@@ -13,7 +13,11 @@ async function storeOf(rows: number, seed = 1): Promise<Store> {
   const store = await Store.open({ inMemory: true, dimension: DIM });
   const rand = prng(seed);
   for (let b = 0; b < rows; b += 1000) {
-    const records = Array.from({ length: Math.min(1000, rows - b) }, (_, i) => ({ id: `r${b + i}`, vector: randomVector(rand, DIM), attrs: { n: { Int: b + i } } }));
+    const records = Array.from({ length: Math.min(1000, rows - b) }, (_, i) => ({
+      id: `r${b + i}`,
+      vector: randomVector(rand, DIM),
+      attrs: { n: { Int: b + i } },
+    }));
     await store.upsert('c', { records });
   }
   return store;
@@ -189,8 +193,16 @@ test('a read still queued keeps the process alive until it settles', async (t) =
 test('reads queued when the store closes still settle', async (t) => {
   const store = await storeOf(3000);
   const body = Buffer.from(JSON.stringify({ query: randomVector(prng(6), DIM), top_k: 10 }));
-  const pending = Array.from({ length: 200 }, () => store.searchJson(body).then(() => 'answered', (e) => `refused ${e.status}`));
+  const pending = Array.from({ length: 200 }, () =>
+    store.searchJson(body).then(
+      () => 'answered',
+      (e) => `refused ${e.status}`,
+    ),
+  );
   await store.close();
   const outcomes = new Set(await Promise.all(pending));
-  t.true([...outcomes].every((o) => o === 'answered' || o === 'refused 503'), [...outcomes].join(', '));
+  t.true(
+    [...outcomes].every((o) => o === 'answered' || o === 'refused 503'),
+    [...outcomes].join(', '),
+  );
 });

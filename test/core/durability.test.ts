@@ -159,15 +159,19 @@ const TAILS: [string, (wal: string, boundaries: number[]) => void, number][] = [
   ['half a frame header', (wal) => fs.appendFileSync(wal, Buffer.from([7, 0, 0])), 6],
   ['the last 3 bytes cut off', (wal) => fs.truncateSync(wal, fs.statSync(wal).size - 3), 5],
   ['the last record cut to its header', (wal, b) => fs.truncateSync(wal, b[4] + 8), 5],
-  ['a flipped byte inside the last record', (wal, b) => {
-    const fd = fs.openSync(wal, 'r+');
-    const pos = b[4] + 8 + Math.floor((b[5] - b[4] - 8) / 2);
-    const byte = Buffer.alloc(1);
-    fs.readSync(fd, byte, 0, 1, pos);
-    byte[0] ^= 0x40;
-    fs.writeSync(fd, byte, 0, 1, pos);
-    fs.closeSync(fd);
-  }, 5],
+  [
+    'a flipped byte inside the last record',
+    (wal, b) => {
+      const fd = fs.openSync(wal, 'r+');
+      const pos = b[4] + 8 + Math.floor((b[5] - b[4] - 8) / 2);
+      const byte = Buffer.alloc(1);
+      fs.readSync(fd, byte, 0, 1, pos);
+      byte[0] ^= 0x40;
+      fs.writeSync(fd, byte, 0, 1, pos);
+      fs.closeSync(fd);
+    },
+    5,
+  ],
 ];
 
 for (const [what, damage, intact] of TAILS) {
@@ -181,7 +185,10 @@ for (const [what, damage, intact] of TAILS) {
 
     // A read-only open replays the intact records and leaves the file alone.
     const ro = await Store.open({ path: dir, readOnly: true });
-    t.deepEqual([...byTag(await ro.records('d')).keys()].sort(), Array.from({ length: intact }, (_, b) => `b${b}`));
+    t.deepEqual(
+      [...byTag(await ro.records('d')).keys()].sort(),
+      Array.from({ length: intact }, (_, b) => `b${b}`),
+    );
     await ro.close();
     t.is(fs.statSync(wal).size, damagedSize, 'a reader does not truncate');
 
@@ -228,7 +235,10 @@ test('recovery after an automatic checkpoint: sealed segments plus the log writt
 
   const files = fs.readdirSync(dir);
   t.true(files.includes('MANIFEST'));
-  t.true(files.some((f) => /^seg-\d+\.vec$/.test(f)), files.join(' '));
+  t.true(
+    files.some((f) => /^seg-\d+\.vec$/.test(f)),
+    files.join(' '),
+  );
   t.true(fs.statSync(path.join(dir, 'wal.log')).size > 0, 'writes after the checkpoint are in the log');
 
   const store = await Store.open({ path: dir });

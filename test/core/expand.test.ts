@@ -32,7 +32,11 @@ function chunksOf(collection: string, doc: string, indexes: number[], storeIds =
 }
 
 function recordOf(c: Chunk, rand: () => number): RecordInput {
-  return { id: c.id, vector: randomVector(rand, DIM), attrs: { doc: { Str: c.doc }, n: { Int: c.n }, body: { Str: c.text }, g: { Int: c.n % 3 }, ts: { DateTime: 1000 * c.n } } };
+  return {
+    id: c.id,
+    vector: randomVector(rand, DIM),
+    attrs: { doc: { Str: c.doc }, n: { Int: c.n }, body: { Str: c.text }, g: { Int: c.n % 3 }, ts: { DateTime: 1000 * c.n } },
+  };
 }
 
 /**
@@ -129,7 +133,10 @@ for (const sealed of [false, true]) {
       t.truthy(hit, id);
       t.false('context' in hit!, `${id} has no context key`);
     }
-    t.true(hits.some((h) => 'context' in h), 'the chunks among them have one');
+    t.true(
+      hits.some((h) => 'context' in h),
+      'the chunks among them have one',
+    );
   });
 
   test(`projection excluding the chunk attributes still yields the context (${where})`, async (t) => {
@@ -184,7 +191,14 @@ test('two records at one index of a document: the one with the smaller id is the
 
 test('the default attribute names are svc.*: records written through upsert (svc.* stripped) have no context', async (t) => {
   const store = await Store.open({ inMemory: true, dimension: DIM });
-  const attrs = { 'svc.parent_id': { Str: 'd' }, 'svc.chunk_index': { Int: 0 }, 'svc.text': { Str: 'forged' }, doc: { Str: 'd' }, n: { Int: 0 }, body: { Str: 'x' } };
+  const attrs = {
+    'svc.parent_id': { Str: 'd' },
+    'svc.chunk_index': { Int: 0 },
+    'svc.text': { Str: 'forged' },
+    doc: { Str: 'd' },
+    n: { Int: 0 },
+    body: { Str: 'x' },
+  };
   await store.upsert('kb', { records: [{ id: 'd#0', vector: [1, 0, 0, 0], attrs }] });
   const [hit] = await store.search({ query: [1, 0, 0, 0], expand: { radius: 1 } });
   t.false('context' in hit);
@@ -307,7 +321,13 @@ test('a /search/batch leg expands its own hits; fused hits are expanded as the f
   t.deepEqual(legs.results[1], plain.results[1], 'leg 1 asked for nothing');
   const fuse = { top_k: 15 };
   const fusedPlain = (await store.searchBatch({ queries: [{ query: q1 }, { query: q2 }], fuse })) as { fused: Hit[] };
-  const fused = (await store.searchBatch({ queries: [{ query: q1, expand: expand(2) }, { query: q2, expand: expand(0) }], fuse })) as { fused: Hit[] };
+  const fused = (await store.searchBatch({
+    queries: [
+      { query: q1, expand: expand(2) },
+      { query: q2, expand: expand(0) },
+    ],
+    fuse,
+  })) as { fused: Hit[] };
   samePage(t, chunks, fusedPlain.fused, fused.fused, 2, 'fused');
 });
 

@@ -111,13 +111,19 @@ test('the replication point lists as cold what the manifest names but the direct
   const manifest = JSON.parse(before.manifest) as { collections: { name: string; segments: { id: number }[] }[] };
   const idOf = (c: string) => manifest.collections.find((m) => m.name === c)!.segments[0].id;
   t.true(before.files.includes(`seg-${idOf('c')}.vec`), 'a file still in the directory is listed as such');
-  t.true(before.cold.every((n) => !fs.existsSync(path.join(dir, n))), 'cold names are those not in the directory');
+  t.true(
+    before.cold.every((n) => !fs.existsSync(path.join(dir, n))),
+    'cold names are those not in the directory',
+  );
   for (const name of fs.readdirSync(dir)) if (name.startsWith(`seg-${idOf('c')}.`)) fs.rmSync(path.join(dir, name));
   const after = await store.replication();
   t.true(after.cold.includes(`seg-${idOf('c')}.vec`) && after.cold.includes(`seg-${idOf('c')}.rows`), 'the segment of c is named cold');
   t.false(after.files.some((n) => n.startsWith(`seg-${idOf('c')}.`)));
   t.true(after.files.includes(`seg-${idOf('a')}.vec`) && after.files.includes(`seg-${idOf('b')}.vec`));
-  t.false(after.files.some((n) => after.cold.includes(n)), 'no name is both');
+  t.false(
+    after.files.some((n) => after.cold.includes(n)),
+    'no name is both',
+  );
 });
 
 test('hold() of collections one of whose files is missing refuses the whole call: none of them is held, and each stays 503 until its files are there', async (t) => {
@@ -206,7 +212,10 @@ test('a collection not held that is dropped stays named cold until the next chec
   t.true((await store.replication()).cold.includes(`seg-${cId}.rows`), 'the manifest still names its files: they stay cold, not left out');
   await store.flush();
   const after = await store.replication();
-  t.false([...after.files, ...after.cold].some((n) => n.startsWith(`seg-${cId}.`)), 'the checkpoint forgot them');
+  t.false(
+    [...after.files, ...after.cold].some((n) => n.startsWith(`seg-${cId}.`)),
+    'the checkpoint forgot them',
+  );
 });
 
 test('sweepExpired on a writer holding some collections sweeps those and needs no other', async (t) => {
@@ -222,7 +231,7 @@ test('sweepExpired on a writer holding some collections sweeps those and needs n
   t.deepEqual(await idsOf(dir), { a: [], b: ['x'], c: ['x'] });
 });
 
-test('a lazy reader counts its own reads only: the writer\'s writes it replays on refresh do not stamp a collection', async (t) => {
+test("a lazy reader counts its own reads only: the writer's writes it replays on refresh do not stamp a collection", async (t) => {
   const dir = await sealedStore();
   const writer = await Store.open({ path: dir });
   t.teardown(() => writer.close());
@@ -236,7 +245,7 @@ test('a lazy reader counts its own reads only: the writer\'s writes it replays o
   t.is(uses.b, 0, 'b was written, never read here');
 });
 
-test('the writer\'s sweep of unnamed segment files leaves a cluster fetch\'s temporary file alone', async (t) => {
+test("the writer's sweep of unnamed segment files leaves a cluster fetch's temporary file alone", async (t) => {
   const dir = await sealedStore();
   const inFlight = path.join(dir, 'replica-tmp.seg-99.vec');
   fs.writeFileSync(inFlight, Buffer.alloc(64));

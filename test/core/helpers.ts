@@ -225,7 +225,8 @@ export class Child {
       w?.(r);
     });
     this.exited = new Promise((resolve) =>
-      this.proc.on('close', (code, signal) => {  // after the last reply line is read
+      this.proc.on('close', (code, signal) => {
+        // after the last reply line is read
         live.delete(this.proc);
         for (const [id, w] of this.waiting) w({ id, ok: false, exited: true, message: 'the child exited' });
         this.waiting.clear();

@@ -27,7 +27,10 @@ test('with historyVersions, every version of the window opens exactly as it was,
   t.is(versions.commit_version, writer.commitVersion());
   t.is(versions.pinned, null);
   t.true(versions.oldest_readable !== null && versions.oldest_readable <= writer.commitVersion() - 5, JSON.stringify(versions));
-  t.deepEqual(versions.readable, Array.from({ length: writer.commitVersion() - versions.oldest_readable! + 1 }, (_, k) => versions.oldest_readable! + k));
+  t.deepEqual(
+    versions.readable,
+    Array.from({ length: writer.commitVersion() - versions.oldest_readable! + 1 }, (_, k) => versions.oldest_readable! + k),
+  );
   for (const [version, expected] of seen) {
     if (version < versions.oldest_readable!) continue;
     const pinned = await Store.open({ path: dir, atVersion: version });
@@ -56,7 +59,7 @@ test('a version a background compaction rewrote the segments of still opens as i
   await writer.close();
 });
 
-test('the versions before a store\'s first checkpoint stay readable after it, and a reader lists what the writer lists', async (t) => {
+test("the versions before a store's first checkpoint stay readable after it, and a reader lists what the writer lists", async (t) => {
   const dir = tempDir();
   const writer = await Store.open({ path: dir, dimension: 2, historyVersions: 3 });
   for (let i = 1; i <= 5; i++) await writer.upsert('c', { records: [record('a', i)] });

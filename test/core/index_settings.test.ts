@@ -152,7 +152,15 @@ test('every refused setting is a 400 StoreError naming the option and the value 
 });
 
 test('numbers that are not integers in range, and values of other types, are refused with the value JS prints', async (t) => {
-  for (const [value, shown] of [[1.5, '"1.5"'], [Number.NaN, '"NaN"'], [1e21, '"1e+21"'], [-0.5, '"-0.5"'], [null, '"null"'], [true, '"true"'], [{}, '"[object]"']] as const) {
+  for (const [value, shown] of [
+    [1.5, '"1.5"'],
+    [Number.NaN, '"NaN"'],
+    [1e21, '"1e+21"'],
+    [-0.5, '"-0.5"'],
+    [null, '"null"'],
+    [true, '"true"'],
+    [{}, '"[object]"'],
+  ] as const) {
     const e = await rejectsWith(t, Store.open({ inMemory: true, dimension: 4, ann: 'hnsw', efSearch: value as number }), 400, String(value));
     t.is(e.message, `efSearch must be an integer from 1 to 10000, got ${shown}`);
   }

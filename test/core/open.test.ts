@@ -17,7 +17,11 @@ test('reopening with another dimension is a 400 StoreError naming both values', 
 });
 
 test('reopening with another metric is a 400 StoreError naming both values', async (t) => {
-  for (const [first, second] of [['Cosine', 'Euclidean'], ['Euclidean', 'DotProduct'], ['DotProduct', 'Cosine']] as const) {
+  for (const [first, second] of [
+    ['Cosine', 'Euclidean'],
+    ['Euclidean', 'DotProduct'],
+    ['DotProduct', 'Cosine'],
+  ] as const) {
     const dir = tempDir();
     const store = await Store.open({ path: dir, dimension: 4, distance: first });
     await store.close();
@@ -132,7 +136,9 @@ const thp = fs.existsSync('/sys/kernel/mm/transparent_hugepage/enabled');
   const store = await Store.open({ path: dir, dimension: dim, distance: 'Euclidean' });
   try {
     const rows = 2304; // 2.25 MiB of vectors
-    await store.upsert('c', { records: Array.from({ length: rows }, (_, i) => ({ id: `r${i}`, vector: Array.from({ length: dim }, (_, j) => ((i * 31 + j) % 97) / 97) })) });
+    await store.upsert('c', {
+      records: Array.from({ length: rows }, (_, i) => ({ id: `r${i}`, vector: Array.from({ length: dim }, (_, j) => ((i * 31 + j) % 97) / 97) })),
+    });
     await store.flush();
     t.is((await store.search({ query: Array(dim).fill(0.5), top_k: 1 })).length, 1);
     const flags = new Map(fileMappings(fs.realpathSync(dir)).map((m) => [m.file, m.flags]));
@@ -161,8 +167,14 @@ test('a second process opening a locked store becomes a Reader naming the holder
     t.true(String(info.writerHolder).includes(String(process.pid)), `writerHolder ${info.writerHolder} names pid ${process.pid}`);
     t.is(info.dimension, 2);
     const hits = JSON.parse(await child.call('searchJson', { body: '{"query":[1,2]}' }));
-    t.deepEqual(hits.map((h: { id: string }) => h.id), ['a']);
-    t.deepEqual(JSON.parse(await child.call('records', { collection: 'c' })).map((r: { id: string }) => r.id), ['a']);
+    t.deepEqual(
+      hits.map((h: { id: string }) => h.id),
+      ['a'],
+    );
+    t.deepEqual(
+      JSON.parse(await child.call('records', { collection: 'c' })).map((r: { id: string }) => r.id),
+      ['a'],
+    );
     t.deepEqual(await child.call('collections'), ['c']);
     for (const [op, args] of [
       ['upsert', { collection: 'c', body: '{"records":[{"id":"b","vector":[1,1]}]}' }],
@@ -178,7 +190,11 @@ test('a second process opening a locked store becomes a Reader naming the holder
       t.is(r.status, 409, `${op}: ${r.message}`);
       t.true(r.message?.includes(String(process.pid)), `${op} names the holder: ${r.message}`);
     }
-    t.deepEqual((await writer.records('c')).map((r) => r.id), ['a'], 'nothing changed');
+    t.deepEqual(
+      (await writer.records('c')).map((r) => r.id),
+      ['a'],
+      'nothing changed',
+    );
   } finally {
     await child.kill();
     await writer.close();
@@ -219,8 +235,14 @@ test('readOnly: true opens without the lock (even while a writer holds it) and e
   const ro = await Store.open({ path: dir, readOnly: true });
   t.is(ro.role, 'Reader');
   t.is(ro.writerHolder, null);
-  t.deepEqual((await ro.records('c')).map((r) => r.id), ['a']);
-  t.deepEqual((await ro.search({ query: [1, 0] })).map((h) => h.id), ['a']);
+  t.deepEqual(
+    (await ro.records('c')).map((r) => r.id),
+    ['a'],
+  );
+  t.deepEqual(
+    (await ro.search({ query: [1, 0] })).map((h) => h.id),
+    ['a'],
+  );
   await rejectsWith(t, ro.upsert('c', { records: [{ id: 'b', vector: [1, 0] }] }), 403, 'upsert');
   await rejectsWith(t, ro.delete('c', { ids: ['a'] }), 403, 'delete');
   await rejectsWith(t, ro.createCollection('d'), 403, 'create');
@@ -250,7 +272,10 @@ test('a read-only open beside a writer is not refused for a file the writer rena
   // A dangling link is listed but gone when checked, as a .tmp the writer renamed after the listing.
   fs.symlinkSync(path.join(dir, 'gone'), path.join(dir, 'seg-99.ids.tmp'));
   const ro = await Store.open({ path: dir, readOnly: true });
-  t.deepEqual((await ro.records('c')).map((r) => r.id), ['a']);
+  t.deepEqual(
+    (await ro.records('c')).map((r) => r.id),
+    ['a'],
+  );
   await ro.close();
   await writer.close();
 });
@@ -322,8 +347,15 @@ test('poisoning: after an injected write fault the write is 503, poisoned() expl
       t.false(w.ok, op);
       t.is(w.status, 503, `${op}: ${w.message}`);
     }
-    t.deepEqual(JSON.parse(await child.call('records', { collection: 'c' })).map((x: { id: string }) => x.id), ['a'], 'reads work and show only the committed record');
-    t.deepEqual(JSON.parse(await child.call('searchJson', { body: '{"query":[1,0]}' })).map((x: { id: string }) => x.id), ['a']);
+    t.deepEqual(
+      JSON.parse(await child.call('records', { collection: 'c' })).map((x: { id: string }) => x.id),
+      ['a'],
+      'reads work and show only the committed record',
+    );
+    t.deepEqual(
+      JSON.parse(await child.call('searchJson', { body: '{"query":[1,0]}' })).map((x: { id: string }) => x.id),
+      ['a'],
+    );
     t.is((await child.call('stats')).footprint.doc_count, 1);
     t.is(await child.call('poisoned'), why, 'the poison never clears');
   } finally {
@@ -331,7 +363,10 @@ test('poisoning: after an injected write fault the write is 503, poisoned() expl
   }
   // The failed batch never reached the log: a fresh process sees only the committed record.
   const store = await Store.open({ path: dir });
-  t.deepEqual((await store.records('c')).map((r) => r.id), ['a']);
+  t.deepEqual(
+    (await store.records('c')).map((r) => r.id),
+    ['a'],
+  );
   t.is(store.poisoned(), null);
   await store.close();
 });

@@ -34,7 +34,13 @@ test('a Reader serves the state it opened at until refresh() adopts newer writes
   t.true(reader.cluster().commit_version < writer.cluster().commit_version, 'the lag shows in commit_version');
   t.deepEqual(await reader.refresh(), { adopted: true });
   t.is(reader.commitVersion(), writer.commitVersion());
-  t.deepEqual(await tags(reader), new Map([['a', 10], ['b', 10]]));
+  t.deepEqual(
+    await tags(reader),
+    new Map([
+      ['a', 10],
+      ['b', 10],
+    ]),
+  );
   t.deepEqual(await reader.refresh(), { adopted: false }, 'already current');
   await Promise.all([reader.close(), writer.close()]);
 });
@@ -47,11 +53,23 @@ test('refresh() adopts across checkpoints and compactions: sealed segments, a ne
   await writer.flush();
   await writer.upsert('c', batch('b', 5));
   t.deepEqual(await reader.refresh(), { adopted: true });
-  t.deepEqual(await tags(reader), new Map([['a', 2000], ['b', 5]]));
+  t.deepEqual(
+    await tags(reader),
+    new Map([
+      ['a', 2000],
+      ['b', 5],
+    ]),
+  );
   await writer.upsert('c', batch('a', 1000)); // overwrites half of the sealed segment
   await writer.compact();
   t.deepEqual(await reader.refresh(), { adopted: true });
-  t.deepEqual(await tags(reader), new Map([['a', 2000], ['b', 5]]));
+  t.deepEqual(
+    await tags(reader),
+    new Map([
+      ['a', 2000],
+      ['b', 5],
+    ]),
+  );
   t.is((await reader.stats()).footprint.dead_rows, 0, 'the reader serves the compacted segments');
   await Promise.all([reader.close(), writer.close()]);
 });
@@ -128,11 +146,23 @@ test('a refresh never adopts a state behind the one served: a log emptied after 
   fs.truncateSync(path.join(dir, 'wal.log'), 0);
   await t.throwsAsync(reader.refresh(), { message: /behind/ });
   t.is(reader.commitVersion(), served, 'never goes back');
-  t.deepEqual(await tags(reader), new Map([['a', 20], ['b', 5]]));
+  t.deepEqual(
+    await tags(reader),
+    new Map([
+      ['a', 20],
+      ['b', 5],
+    ]),
+  );
   await writer.flush();
   t.deepEqual(await reader.refresh(), { adopted: true });
   t.is(reader.commitVersion(), writer.commitVersion());
-  t.deepEqual(await tags(reader), new Map([['a', 20], ['b', 5]]));
+  t.deepEqual(
+    await tags(reader),
+    new Map([
+      ['a', 20],
+      ['b', 5],
+    ]),
+  );
   await Promise.all([reader.close(), writer.close()]);
 });
 

@@ -16,7 +16,11 @@ async function build(metric: Distance, dim: number, n: number, seed: number): Pr
   for (const c of COLLECTIONS) {
     const mine = records.filter((r) => r.collection === c);
     for (let i = 0; i < mine.length; i += 500) {
-      const batch = mine.slice(i, i + 500).map((r) => ({ id: r.id, vector: r.vector!, attrs: { n: { Int: Number(r.id.slice(4)) }, c: { Str: c }, even: { Bool: Number(r.id.slice(4)) % 2 === 0 } } }));
+      const batch = mine.slice(i, i + 500).map((r) => ({
+        id: r.id,
+        vector: r.vector!,
+        attrs: { n: { Int: Number(r.id.slice(4)) }, c: { Str: c }, even: { Bool: Number(r.id.slice(4)) % 2 === 0 } },
+      }));
       await store.upsert(c, { records: batch });
     }
   }
@@ -90,27 +94,39 @@ async function tieStore(store: Store, flushBetween: boolean): Promise<void> {
   for (const c of ['c-b', 'c-a', 'c-c']) {
     await store.upsert(c, { records: ['z', 'm'].map((id) => ({ id, vector: hi })) });
     if (flushBetween) await store.flush();
-    await store.upsert(c, { records: [{ id: 'a', vector: hi }, { id: 'q', vector: lo }, { id: 'B', vector: hi }] });
+    await store.upsert(c, {
+      records: [
+        { id: 'a', vector: hi },
+        { id: 'q', vector: lo },
+        { id: 'B', vector: hi },
+      ],
+    });
   }
 }
 
-for (const [label, mode] of [['in memory', 'memory'], ['across sealed and memory segments', 'disk']] as const) {
+for (const [label, mode] of [
+  ['in memory', 'memory'],
+  ['across sealed and memory segments', 'disk'],
+] as const) {
   test(`exact ties are ordered by collection, then id (${label})`, async (t) => {
     for (const metric of METRICS) {
-      const store = mode === 'memory' ? await Store.open({ inMemory: true, dimension: 4, distance: metric }) : await Store.open({ path: tempDir(), dimension: 4, distance: metric });
+      const store =
+        mode === 'memory'
+          ? await Store.open({ inMemory: true, dimension: 4, distance: metric })
+          : await Store.open({ path: tempDir(), dimension: 4, distance: metric });
       await tieStore(store, mode === 'disk');
       const hits = await store.search({ query: [1, 2, 3, 3.5], top_k: 100 });
       const order = hits.map((h) => `${h.collection}/${h.id}`);
-      t.deepEqual(order, [
-        'c-a/B', 'c-a/a', 'c-a/m', 'c-a/z',
-        'c-b/B', 'c-b/a', 'c-b/m', 'c-b/z',
-        'c-c/B', 'c-c/a', 'c-c/m', 'c-c/z',
-        'c-a/q', 'c-b/q', 'c-c/q',
-      ], metric);
+      t.deepEqual(
+        order,
+        ['c-a/B', 'c-a/a', 'c-a/m', 'c-a/z', 'c-b/B', 'c-b/a', 'c-b/m', 'c-b/z', 'c-c/B', 'c-c/a', 'c-c/m', 'c-c/z', 'c-a/q', 'c-b/q', 'c-c/q'],
+        metric,
+      );
       for (let i = 1; i < 12; i++) t.is(hits[i].score, hits[0].score, `${metric}: tie group scores are identical`);
       // The tie-break survives paging: pages of 5 tile the same order.
       const paged: string[] = [];
-      for (let offset = 0; offset < 15; offset += 5) paged.push(...(await store.search({ query: [1, 2, 3, 3.5], top_k: 5, offset })).map((h) => `${h.collection}/${h.id}`));
+      for (let offset = 0; offset < 15; offset += 5)
+        paged.push(...(await store.search({ query: [1, 2, 3, 3.5], top_k: 5, offset })).map((h) => `${h.collection}/${h.id}`));
       t.deepEqual(paged, order, `${metric} paged`);
       if (mode === 'disk') await store.close();
     }
@@ -130,7 +146,10 @@ test('scope: empty or omitted means every collection; a subset searches only tho
     const hits = await store.search({ query, top_k: 50, scope });
     assertMatchesOracle(t, hits, oracleSearch(records, metric, { query, top_k: 50, scope }, { current: 'beta' }), 1e-4, scope.join(','));
     const allowed = new Set(scope.map((s) => (s === 'current' ? 'beta' : s)));
-    t.true(hits.every((h) => allowed.has(h.collection)), scope.join(','));
+    t.true(
+      hits.every((h) => allowed.has(h.collection)),
+      scope.join(','),
+    );
   }
   // An alias and its target in one scope do not count the collection twice.
   const twice = await store.search({ query, top_k: 50, scope: ['beta', 'current'] });
@@ -162,7 +181,13 @@ test('offset paging tiles the ranking with no gap or overlap; an offset past the
       }
       t.deepEqual(pages, whole, `${metric} pages of ${size}`);
     }
-    assertMatchesOracle(t, (await store.search({ query, top_k: 20, offset: 40 })), oracleSearch(records, metric, { query, top_k: 20, offset: 40 }), 1e-4, `${metric} offset 40`);
+    assertMatchesOracle(
+      t,
+      await store.search({ query, top_k: 20, offset: 40 }),
+      oracleSearch(records, metric, { query, top_k: 20, offset: 40 }),
+      1e-4,
+      `${metric} offset 40`,
+    );
     t.deepEqual(await store.search({ query, top_k: 10, offset: 300 }), []);
     t.deepEqual(await store.search({ query, top_k: 10, offset: 5000 }), []);
   }
@@ -204,7 +229,10 @@ test('include_attributes / exclude_attributes project the attrs without changing
     t.deepEqual(exclude[i].attrs, { c: full[i].attrs.c, even: full[i].attrs.even });
   }
   const none = await store.search({ query, top_k: 3, include_attributes: [] });
-  t.deepEqual(none.map((h) => h.attrs), [{}, {}, {}]);
+  t.deepEqual(
+    none.map((h) => h.attrs),
+    [{}, {}, {}],
+  );
   const e = await rejectsWith(t, store.search({ query, include_attributes: ['n'], exclude_attributes: ['c'] }), 400);
   t.regex(e.message, /include_attributes/);
   t.regex(e.message, /exclude_attributes/);
@@ -248,10 +276,26 @@ test('a dimension-0 store: search is 400 naming dimension 0, a vector upsert is 
 
 test('a text-only record in a store with vectors is kept but never scored by a vector query', async (t) => {
   const store = await Store.open({ inMemory: true, dimension: 3 });
-  await store.upsert('c', { records: [{ id: 'text', attrs: { k: { Str: 'v' } } }, { id: 'vec', vector: [1, 0, 0] }, { id: 'nul', vector: null as unknown as number[] }] });
-  t.deepEqual((await store.search({ query: [1, 0, 0] })).map((h) => h.id), ['vec']);
+  await store.upsert('c', {
+    records: [
+      { id: 'text', attrs: { k: { Str: 'v' } } },
+      { id: 'vec', vector: [1, 0, 0] },
+      { id: 'nul', vector: null as unknown as number[] },
+    ],
+  });
+  t.deepEqual(
+    (await store.search({ query: [1, 0, 0] })).map((h) => h.id),
+    ['vec'],
+  );
   const recs = (await store.records('c')).sort((a, b) => a.id.localeCompare(b.id));
-  t.deepEqual(recs.map((r) => [r.id, r.vector]), [['nul', null], ['text', null], ['vec', [1, 0, 0]]]);
+  t.deepEqual(
+    recs.map((r) => [r.id, r.vector]),
+    [
+      ['nul', null],
+      ['text', null],
+      ['vec', [1, 0, 0]],
+    ],
+  );
 });
 
 // ---- named vectors ----
@@ -262,7 +306,12 @@ function namedDataset(seed: number): OracleRecord[] {
   const out: OracleRecord[] = [];
   for (let i = 0; i < 80; i++) {
     const kind = i % 5; // 0: all three, 1: title only, 2: image only, 3: main + title, 4: nothing (text only)
-    const r: OracleRecord = { collection: i % 2 ? 'docs' : 'pics', id: `n${i}`, vector: kind === 0 || kind === 3 ? randomVector(rand, NV_DIM) : null, vectors: {} };
+    const r: OracleRecord = {
+      collection: i % 2 ? 'docs' : 'pics',
+      id: `n${i}`,
+      vector: kind === 0 || kind === 3 ? randomVector(rand, NV_DIM) : null,
+      vectors: {},
+    };
     if (kind === 0 || kind === 1 || kind === 3) r.vectors!.title = randomVector(rand, NV_DIM);
     if (kind === 0 || kind === 2) r.vectors!.image = randomVector(rand, NV_DIM);
     out.push(r);
@@ -324,11 +373,29 @@ test('named vectors: a record missing one of the names is scored on the names it
     ],
   });
   const max = await store.search({ query: [1, 0], names: ['title', 'image'], pool: 'Max' });
-  t.deepEqual(max.map((h) => [h.id, h.score]), [['image-only', 2], ['both', 1], ['title-only', 1]]);
+  t.deepEqual(
+    max.map((h) => [h.id, h.score]),
+    [
+      ['image-only', 2],
+      ['both', 1],
+      ['title-only', 1],
+    ],
+  );
   const sum = await store.search({ query: [1, 0], names: ['title', 'image'], pool: 'Sum' });
-  t.deepEqual(sum.map((h) => [h.id, h.score]), [['image-only', 2], ['both', 1.5], ['title-only', 1]]);
+  t.deepEqual(
+    sum.map((h) => [h.id, h.score]),
+    [
+      ['image-only', 2],
+      ['both', 1.5],
+      ['title-only', 1],
+    ],
+  );
   const main = await store.search({ query: [1, 0] });
-  t.deepEqual(main.map((h) => h.id), ['neither'], 'with names empty only the default vector is searched');
+  t.deepEqual(
+    main.map((h) => h.id),
+    ['neither'],
+    'with names empty only the default vector is searched',
+  );
 });
 
 test('named vectors come back from records() and survive a reopen', async (t) => {
@@ -336,7 +403,12 @@ test('named vectors come back from records() and survive a reopen', async (t) =>
   let store = await Store.open({ path: dir, dimension: 2, distance: 'Euclidean' });
   await store.createCollection('c');
   await store.setVectorNames('c', ['title']);
-  await store.upsert('c', { records: [{ id: 'a', vector: [1, 2], vectors: { title: [3, 4] } }, { id: 'b', vectors: { title: [5, 6] } }] });
+  await store.upsert('c', {
+    records: [
+      { id: 'a', vector: [1, 2], vectors: { title: [3, 4] } },
+      { id: 'b', vectors: { title: [5, 6] } },
+    ],
+  });
   const expected = [
     { id: 'a', vector: [1, 2], vectors: { title: [3, 4] }, attrs: {} },
     { id: 'b', vector: null, vectors: { title: [5, 6] }, attrs: {} },
@@ -345,7 +417,10 @@ test('named vectors come back from records() and survive a reopen', async (t) =>
   await store.close();
   store = await Store.open({ path: dir });
   t.deepEqual(await store.records('c'), expected);
-  t.deepEqual((await store.search({ query: [5, 6], names: ['title'] })).map((h) => h.id), ['b', 'a']);
+  t.deepEqual(
+    (await store.search({ query: [5, 6], names: ['title'] })).map((h) => h.id),
+    ['b', 'a'],
+  );
   await store.upsert('c', { records: [{ id: 'c', vectors: { title: [0, 0] } }] });
   await store.close();
 });
@@ -399,9 +474,15 @@ test('named vectors: redeclaring 16 new names after 16 were written starts a fre
   await store.setVectorNames('c', second);
   t.deepEqual(await store.upsert('c', { records: [{ id: 'new', vectors: { m3: [0, 1] } }] }), { upserted: 1 });
   t.is(store.poisoned(), null);
-  t.deepEqual((await store.search({ query: [0, 1], names: ['m3'] })).map((h) => h.id), ['new']);
+  t.deepEqual(
+    (await store.search({ query: [0, 1], names: ['m3'] })).map((h) => h.id),
+    ['new'],
+  );
   await store.flush();
-  t.deepEqual((await store.search({ query: [0, 1], names: ['m3'] })).map((h) => h.id), ['new']);
+  t.deepEqual(
+    (await store.search({ query: [0, 1], names: ['m3'] })).map((h) => h.id),
+    ['new'],
+  );
   t.is((await store.records('c')).length, 2);
 });
 
@@ -427,11 +508,27 @@ test('search hits are exactly the raw JSON the core wrote (searchJson) and never
 
 test('records never scored twice: an overwritten or deleted record leaves the ranking', async (t) => {
   const store = await Store.open({ inMemory: true, dimension: 2, distance: 'DotProduct' });
-  await store.upsert('c', { records: [{ id: 'a', vector: [10, 0] }, { id: 'b', vector: [5, 0] }, { id: 'c', vector: [1, 0] }] });
+  await store.upsert('c', {
+    records: [
+      { id: 'a', vector: [10, 0] },
+      { id: 'b', vector: [5, 0] },
+      { id: 'c', vector: [1, 0] },
+    ],
+  });
   await store.upsert('c', { records: [{ id: 'a', vector: [0, 1] }] });
-  t.deepEqual((await store.search({ query: [1, 0] })).map((h) => [h.id, h.score]), [['b', 5], ['c', 1], ['a', 0]]);
+  t.deepEqual(
+    (await store.search({ query: [1, 0] })).map((h) => [h.id, h.score]),
+    [
+      ['b', 5],
+      ['c', 1],
+      ['a', 0],
+    ],
+  );
   await store.delete('c', { ids: ['b'] });
-  t.deepEqual((await store.search({ query: [1, 0] })).map((h) => h.id), ['c', 'a']);
+  t.deepEqual(
+    (await store.search({ query: [1, 0] })).map((h) => h.id),
+    ['c', 'a'],
+  );
 });
 
 test('stored vectors are what the oracle assumes (f32, normalized under Cosine)', async (t) => {

@@ -52,7 +52,11 @@ test('past the bound, idle tenants close least recently used first; a held one s
   const held = await stores.acquire('held');
   await using(stores, 'idle', (s) => s.upsert('c', { records: [{ id: 'r', vector: [1, 0] }] }));
   await until(() => stores.entries().every((e) => e.name !== 'idle'), 'idle closed');
-  t.deepEqual(stores.entries().map((e) => e.name), ['held'], 'held in use: never closed under its user');
+  t.deepEqual(
+    stores.entries().map((e) => e.name),
+    ['held'],
+    'held in use: never closed under its user',
+  );
   t.is(held.role, 'Writer');
   t.deepEqual(await using(stores, 'idle', async (s) => (await s.get('c', ['r'])).map((r) => r.id)), ['r']);
   stores.release('held');

@@ -37,7 +37,12 @@ test('Int is exact at 2^63-1, -2^63, 2^53+1, 0 and -1 through records(), search 
 
 test('Int written as raw JSON digits comes back with the same digits', async (t) => {
   const store = await memory();
-  await store.upsert('v', Buffer.from('{"records":[{"id":"x","vector":[1,0],"attrs":{"max":{"Int":9223372036854775807},"min":{"Int":-9223372036854775808},"big":{"Int":9007199254740993}}}]}'));
+  await store.upsert(
+    'v',
+    Buffer.from(
+      '{"records":[{"id":"x","vector":[1,0],"attrs":{"max":{"Int":9223372036854775807},"min":{"Int":-9223372036854775808},"big":{"Int":9007199254740993}}}]}',
+    ),
+  );
   const raw = (await store.searchJson(Buffer.from('{"query":[1,0]}'))).toString('utf8');
   t.true(raw.includes('"max":{"Int":9223372036854775807}'));
   t.true(raw.includes('"min":{"Int":-9223372036854775808}'));
@@ -66,7 +71,12 @@ test('an Int beyond 64 bits is 400 and changes nothing', async (t) => {
   const version = store.commitVersion();
   for (const digits of ['9223372036854775808', '-9223372036854775809', '18446744073709551616', '123456789012345678901234567890']) {
     for (const tag of ['Int', 'DateTime']) {
-      const e = await rejectsWith(t, store.upsert('v', Buffer.from(`{"records":[{"id":"x","vector":[1,0],"attrs":{"a":{"${tag}":${digits}}}}]}`)), 400, `${tag} ${digits}`);
+      const e = await rejectsWith(
+        t,
+        store.upsert('v', Buffer.from(`{"records":[{"id":"x","vector":[1,0],"attrs":{"a":{"${tag}":${digits}}}}]}`)),
+        400,
+        `${tag} ${digits}`,
+      );
       t.truthy(e.message);
     }
   }
@@ -85,7 +95,21 @@ test('an Int or DateTime that is not an integer is 400', async (t) => {
 test('Float round-trips exactly and stays Float: 1.0 shows 1.0, -0.0 shows -0.0, 1e300 and 5e-324 survive', async (t) => {
   const store = await memory();
   // Sent as raw JSON text, literally as written here.
-  const literals = ['1.0', '-0.0', '0.0', '1e300', '5e-324', '0.1', '-2.5', '1.7976931348623157e308', '2.2250738585072014e-308', '123456789.125', '3.0', '1e21', '-1e-7'];
+  const literals = [
+    '1.0',
+    '-0.0',
+    '0.0',
+    '1e300',
+    '5e-324',
+    '0.1',
+    '-2.5',
+    '1.7976931348623157e308',
+    '2.2250738585072014e-308',
+    '123456789.125',
+    '3.0',
+    '1e21',
+    '-1e-7',
+  ];
   const attrs = literals.map((l, i) => `"f${i}":{"Float":${l}}`).join(',');
   await store.upsert('v', Buffer.from(`{"records":[{"id":"x","vector":[1,0],"attrs":{${attrs}}}]}`));
   const [record] = await store.records('v');
@@ -151,16 +175,27 @@ test('Bool, List, DateTime and the bare string Null round-trip', async (t) => {
 
 test('Str keeps unicode, escapes, quotes and control characters byte for byte', async (t) => {
   const store = await memory();
-  const strings = ['héllo wörld', 'quote " and \\ backslash', 'line\nbreak\ttab\rreturn', '\u0000\u0001\u001f', '😀 𝄞 emoji', '\u2028\u2029', '{"Int":5}', '', 'Null', '</script>'];
+  const strings = [
+    'héllo wörld',
+    'quote " and \\ backslash',
+    'line\nbreak\ttab\rreturn',
+    '\u0000\u0001\u001f',
+    '😀 𝄞 emoji',
+    '\u2028\u2029',
+    '{"Int":5}',
+    '',
+    'Null',
+    '</script>',
+  ];
   const attrs = Object.fromEntries(strings.map((s, i) => [`s${i}`, { Str: s }]));
   const { record, hit, raw } = await roundTrip(store, attrs);
   t.deepEqual(record.attrs, attrs);
   t.deepEqual(hit.attrs, attrs);
   t.notThrows(() => JSON.parse(raw));
   // Unicode ids and attribute keys too.
-  await store.upsert('v', stringifyExact({ records: [{ id: 'ïd "q" 😀', vector: [0, 1], attrs: { 'ключ': { Str: 'значение' } } }] }));
+  await store.upsert('v', stringifyExact({ records: [{ id: 'ïd "q" 😀', vector: [0, 1], attrs: { ключ: { Str: 'значение' } } }] }));
   const recs = await store.records('v');
-  t.deepEqual(recs.find((r) => r.id === 'ïd "q" 😀')?.attrs, { 'ключ': { Str: 'значение' } });
+  t.deepEqual(recs.find((r) => r.id === 'ïd "q" 😀')?.attrs, { ключ: { Str: 'значение' } });
 });
 
 test('a string that looks like an Int Value inside a Str stays a string', async (t) => {
@@ -179,7 +214,21 @@ test('attribute keys named like Value variants read back (Int, DateTime, Float k
 
 test('an unknown Value variant, a two-key object, a bare string other than Null, or a raw number is 400', async (t) => {
   const store = await memory();
-  const bads = ['{"Text":"x"}', '{"Str":"a","Int":1}', '{}', '"hello"', '"null"', '5', 'null', 'true', '["a"]', '{"List":[1,2]}', '{"List":"a"}', '{"Bool":"true"}', '{"Str":5}'];
+  const bads = [
+    '{"Text":"x"}',
+    '{"Str":"a","Int":1}',
+    '{}',
+    '"hello"',
+    '"null"',
+    '5',
+    'null',
+    'true',
+    '["a"]',
+    '{"List":[1,2]}',
+    '{"List":"a"}',
+    '{"Bool":"true"}',
+    '{"Str":5}',
+  ];
   for (const bad of bads) {
     const e = await rejectsWith(t, store.upsert('v', Buffer.from(`{"records":[{"id":"x","vector":[1,0],"attrs":{"a":${bad}}}]}`)), 400, bad);
     t.regex(e.message, /attrs\.a/, `${bad}: the message names the field`);
@@ -190,35 +239,67 @@ test('an unknown Value variant, a two-key object, a bare string other than Null,
 test('an attribute key sent twice keeps its first place and its last Value (JSON last-one-wins), and later attributes still filter', async (t) => {
   const store = await memory();
   const attrs = '{"a":{"Int":1},"b":{"Str":"x"},"a":{"Str":"a longer string than the Int was"},"c":{"Bool":true},"b":{"Int":2}}';
-  await store.upsert('v', Buffer.from(`{"records":[{"id":"x","vector":[1,0],"attrs":${attrs}},{"id":"y","vector":[0,1],"attrs":{"a":{"Int":1},"a":{"Int":3}}}]}`));
+  await store.upsert(
+    'v',
+    Buffer.from(`{"records":[{"id":"x","vector":[1,0],"attrs":${attrs}},{"id":"y","vector":[0,1],"attrs":{"a":{"Int":1},"a":{"Int":3}}}]}`),
+  );
   const records = await store.records('v');
   const x = records.find((r) => r.id === 'x');
   t.deepEqual(Object.keys(x?.attrs ?? {}), ['a', 'b', 'c']);
   t.deepEqual(x?.attrs, { a: { Str: 'a longer string than the Int was' }, b: { Int: 2n }, c: { Bool: true } });
   t.deepEqual(records.find((r) => r.id === 'y')?.attrs, { a: { Int: 3n } });
   const hits = await store.search({ query: [1, 0], filter: [{ Eq: ['c', { Bool: true }] }, { Eq: ['b', { Int: 2 }] }] });
-  t.deepEqual(hits.map((h) => h.id), ['x']);
+  t.deepEqual(
+    hits.map((h) => h.id),
+    ['x'],
+  );
 });
 
 test('reserved svc. keys are stripped from caller attrs on upsert', async (t) => {
   const store = await memory();
   await store.upsert('v', {
     records: [
-      { id: 'x', vector: [1, 0], attrs: { 'svc.text': { Str: 'forged' }, 'svc.created_at': { DateTime: 1 }, 'svc.parent_id': { Str: 'p' }, 'svc.chunk_index': { Int: 3 }, keep: { Int: 1 }, 'svcx': { Bool: true } } },
+      {
+        id: 'x',
+        vector: [1, 0],
+        attrs: {
+          'svc.text': { Str: 'forged' },
+          'svc.created_at': { DateTime: 1 },
+          'svc.parent_id': { Str: 'p' },
+          'svc.chunk_index': { Int: 3 },
+          keep: { Int: 1 },
+          svcx: { Bool: true },
+        },
+      },
       { id: 'y', vector: [0, 1], attrs: { 'svc.expires_at': { DateTime: 5 } } },
     ],
   });
   const recs = (await store.records('v')).sort((a, b) => a.id.localeCompare(b.id));
-  t.deepEqual(recs.map((r) => r.attrs), [{ keep: { Int: 1n }, svcx: { Bool: true } }, {}]);
+  t.deepEqual(
+    recs.map((r) => r.attrs),
+    [{ keep: { Int: 1n }, svcx: { Bool: true } }, {}],
+  );
   const hits = await store.search({ query: [1, 0] });
   t.false(hits.some((h) => Object.keys(h.attrs).some((k) => k.startsWith('svc.'))));
 });
 
 test('Values survive a checkpoint and a reopen exactly', async (t) => {
   const dir = tempDir();
-  const body = '{"records":[{"id":"x","vector":[1,0],"attrs":{"max":{"Int":9223372036854775807},"min":{"Int":-9223372036854775808},' +
+  const body =
+    '{"records":[{"id":"x","vector":[1,0],"attrs":{"max":{"Int":9223372036854775807},"min":{"Int":-9223372036854775808},' +
     '"f":{"Float":1.0},"z":{"Float":-0.0},"tiny":{"Float":5e-324},"s":{"Str":"\\u00e9\\"\\n"},"l":{"List":["x"]},"n":"Null","b":{"Bool":false},"d":{"DateTime":-1}}}]}';
-  const attrs = { max: { Int: 2n ** 63n - 1n }, min: { Int: -(2n ** 63n) }, f: { Float: 1 }, z: { Float: -0 }, tiny: { Float: 5e-324 }, s: { Str: 'é"\n' }, l: { List: ['x'] }, n: 'Null', b: { Bool: false }, d: { DateTime: -1n } };
+  const attrs = {
+    max: { Int: 2n ** 63n - 1n },
+    min: { Int: -(2n ** 63n) },
+    f: { Float: 1 },
+    z: { Float: -0 },
+    tiny: { Float: 5e-324 },
+    s: { Str: 'é"\n' },
+    l: { List: ['x'] },
+    n: 'Null',
+    b: { Bool: false },
+    d: { DateTime: -1n },
+  };
   let store = await Store.open({ path: dir, dimension: 2 });
   await store.upsert('v', Buffer.from(body));
   const before = (await store.searchJson(Buffer.from('{"query":[1,0]}'))).toString('utf8');

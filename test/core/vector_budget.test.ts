@@ -101,7 +101,13 @@ test('running out of memory while a write is prepared is a 507 for that batch on
     t.regex(applied.message ?? '', /poisoned: out of memory/);
     t.regex(await child.call('poisoned'), /out of memory/);
     t.like(await child.send('upsert', { collection: 'c', body: '{"records":[{"id":"e","vector":[1,1]}]}' }), { ok: false, status: 503 });
-    t.deepEqual(JSON.parse(await child.call('records', { collection: 'c' })).map((r: { id: string }) => r.id).sort(), ['a', 'c'], 'reads still work');
+    t.deepEqual(
+      JSON.parse(await child.call('records', { collection: 'c' }))
+        .map((r: { id: string }) => r.id)
+        .sort(),
+      ['a', 'c'],
+      'reads still work',
+    );
   } finally {
     await child.kill();
   }

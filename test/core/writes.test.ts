@@ -97,7 +97,10 @@ test('a number the parser cannot hold is 400 naming its field (records[i].attrs.
   const store = await Store.open({ inMemory: true, dimension: DIM });
   t.teardown(() => store.close());
   const e = await rejectsWith(t, store.upsert('c', batchWithBad('{"id":"bad","vector":[1,1,1,1],"attrs":{"n":{"Int":99999999999999999999}}}')), 400);
-  t.regex(e.message, /^records\[499\]\.attrs\.n\.Int is 99999999999999999999, out of range: integers must fit in signed 64 bits; a Float holds larger numbers$/);
+  t.regex(
+    e.message,
+    /^records\[499\]\.attrs\.n\.Int is 99999999999999999999, out of range: integers must fit in signed 64 bits; a Float holds larger numbers$/,
+  );
   t.is(store.footprintCached().rows, 0);
   const q = await rejectsWith(t, store.searchJson(Buffer.from('{"query":[1,1,NaN,1]}')), 400);
   t.regex(q.message, /^query\[2\] is NaN: NaN and Infinity have no JSON form/);
@@ -111,9 +114,15 @@ const MALFORMED: [string, Buffer][] = [
   ['a body cut one byte short', Buffer.from('{"records":[{"id":"a","vector":[1,2,3,4]}]')],
   ['invalid UTF-8 in an id', Buffer.concat([Buffer.from('{"records":[{"id":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('","vector":[1,2,3,4]}]}')])],
   ['an overlong UTF-8 sequence', Buffer.concat([Buffer.from('{"records":[{"id":"a'), Buffer.from([0xc0, 0xaf]), Buffer.from('","vector":[1,2,3,4]}]}')])],
-  ['invalid UTF-8 in an attr Str', Buffer.concat([Buffer.from('{"records":[{"id":"a","vector":[1,2,3,4],"attrs":{"s":{"Str":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}}}]}')])],
+  [
+    'invalid UTF-8 in an attr Str',
+    Buffer.concat([Buffer.from('{"records":[{"id":"a","vector":[1,2,3,4],"attrs":{"s":{"Str":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}}}]}')]),
+  ],
   ['5000 nested arrays', Buffer.from('['.repeat(5000) + ']'.repeat(5000))],
-  ['5000 nested arrays inside a record', Buffer.from(`{"records":[{"id":"a","vector":[1,2,3,4],"attrs":{"l":{"List":${'['.repeat(5000)}${']'.repeat(5000)}}}}]}`)],
+  [
+    '5000 nested arrays inside a record',
+    Buffer.from(`{"records":[{"id":"a","vector":[1,2,3,4],"attrs":{"l":{"List":${'['.repeat(5000)}${']'.repeat(5000)}}}}]}`),
+  ],
   ['5000 nested objects', Buffer.from(`${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`)],
   ['an empty body', Buffer.alloc(0)],
   ['whitespace only', Buffer.from('   \n')],
@@ -162,7 +171,10 @@ test('upsert of an existing id overwrites it: one live record with the new data'
   await store.upsert('c', { records: [{ id: 'a', vector: [2, 2, 2], attrs: { v: { Int: 2 } } }] });
   t.deepEqual(await store.records('c'), [{ id: 'a', vector: [2, 2, 2], attrs: { v: { Int: 2n } } }]);
   const hits = await store.search({ query: [2, 2, 2] });
-  t.deepEqual(hits.map((h) => [h.id, h.score === 0, h.attrs]), [['a', true, { v: { Int: 2n } }]]);
+  t.deepEqual(
+    hits.map((h) => [h.id, h.score === 0, h.attrs]),
+    [['a', true, { v: { Int: 2n } }]],
+  );
   // Overwriting with a text-only record drops the vector.
   await store.upsert('c', { records: [{ id: 'a', attrs: { v: { Int: 3 } } }] });
   t.deepEqual(await store.records('c'), [{ id: 'a', vector: null, attrs: { v: { Int: 3n } } }]);
@@ -171,8 +183,16 @@ test('upsert of an existing id overwrites it: one live record with the new data'
 
 test('the same id twice in one batch: the later one wins and one record is live', async (t) => {
   const store = await Store.open({ inMemory: true, dimension: 2, distance: 'DotProduct' });
-  await store.upsert('c', { records: [{ id: 'a', vector: [1, 0] }, { id: 'a', vector: [0, 1] }] });
-  t.deepEqual((await store.records('c')).map((r) => [r.id, r.vector]), [['a', [0, 1]]]);
+  await store.upsert('c', {
+    records: [
+      { id: 'a', vector: [1, 0] },
+      { id: 'a', vector: [0, 1] },
+    ],
+  });
+  t.deepEqual(
+    (await store.records('c')).map((r) => [r.id, r.vector]),
+    [['a', [0, 1]]],
+  );
   const f = (await store.stats()).footprint;
   t.is(f.doc_count, 1);
   t.is(f.rows, 2);
@@ -199,14 +219,25 @@ test('footprint counts rows, dead_rows, doc_count and vector_bytes = rows x dime
   await store.upsert('a', { records: [...fillers, ...['x', 'y', 'z'].map((id) => ({ id, vector: [1, 2, 3] }))] });
   await store.upsert('b', { records: [...fillers, { id: 'x', vector: [1, 2, 3] }] });
   await expectFootprint(44, 0, 44, 'records in two collections');
-  await store.upsert('a', { records: [{ id: 'x', vector: [3, 2, 1] }, { id: 'w', vector: [3, 2, 1] }] });
+  await store.upsert('a', {
+    records: [
+      { id: 'x', vector: [3, 2, 1] },
+      { id: 'w', vector: [3, 2, 1] },
+    ],
+  });
   await expectFootprint(46, 1, 45, 'one overwrite, one new');
   t.deepEqual(await store.delete('a', { ids: ['y', 'nope', 'y'] }), { deleted: 1 }, 'delete counts ids that existed, once');
   await expectFootprint(46, 2, 44, 'after a delete');
   t.deepEqual(await store.delete('a', { ids: ['y'] }), { deleted: 0 }, 'deleting again finds nothing');
   t.deepEqual(await store.delete('b', { ids: ['x'] }), { deleted: 1 }, 'the same id in another collection is its own record');
   await expectFootprint(46, 3, 43, 'after the second delete');
-  t.deepEqual((await store.records('a')).map((r) => r.id).filter((id) => !id.startsWith('f')).sort(), ['w', 'x', 'z']);
+  t.deepEqual(
+    (await store.records('a'))
+      .map((r) => r.id)
+      .filter((id) => !id.startsWith('f'))
+      .sort(),
+    ['w', 'x', 'z'],
+  );
   t.deepEqual((await store.records('b')).length, 20);
   await store.flush();
   await expectFootprint(46, 3, 43, 'after flush');
@@ -238,7 +269,10 @@ test('delete returns the count of ids that existed; deleting from a missing coll
   await store.upsert('c', { records: ['a', 'b', 'c'].map((id) => ({ id, vector: [1, 1] })) });
   t.deepEqual(await store.delete('c', { ids: [] }), { deleted: 0 });
   t.deepEqual(await store.delete('c', { ids: ['a', 'c', 'zz'] }), { deleted: 2 });
-  t.deepEqual((await store.records('c')).map((r) => r.id), ['b']);
+  t.deepEqual(
+    (await store.records('c')).map((r) => r.id),
+    ['b'],
+  );
   await rejectsWith(t, store.delete('missing', { ids: ['a'] }), 404);
   await rejectsWith(t, store.delete('c', Buffer.from('{"ids":"a"}')), 400);
   await rejectsWith(t, store.delete('c', Buffer.from('{"ids":[1]}')), 400);
@@ -264,7 +298,10 @@ test('group commit: 20 concurrent upserts all resolve, all data is present, comm
   const results = await Promise.all(
     Array.from({ length: 20 }, (_, b) => store.upsert('c', Buffer.from(`{"records":[${Array.from({ length: 100 }, (_, i) => good(b * 100 + i)).join(',')}]}`))),
   );
-  t.deepEqual(results, Array.from({ length: 20 }, () => ({ upserted: 100 })));
+  t.deepEqual(
+    results,
+    Array.from({ length: 20 }, () => ({ upserted: 100 })),
+  );
   t.is(store.commitVersion(), v0 + 20);
   const ids = new Set((await store.records('c')).map((r) => r.id));
   t.is(ids.size, 2000);
@@ -318,7 +355,10 @@ test('a records cursor keeps reading its snapshot after the collection is droppe
   for (let p = await cursor.next(100); p !== null; p = await cursor.next(100)) pieces.push(p);
   cursor.close();
   t.deepEqual(parseExact(Buffer.concat(pieces)), expected);
-  t.deepEqual((await store.records('c')).map((r) => r.id), ['other']);
+  t.deepEqual(
+    (await store.records('c')).map((r) => r.id),
+    ['other'],
+  );
   await store.close();
 });
 
@@ -336,7 +376,9 @@ test('a concurrent reader never sees half a batch', async (t) => {
   const store = await Store.open({ path: tempDir(), dimension: DIM, distance: 'DotProduct' });
   const N = 1000;
   const batch = (gen: number) =>
-    Buffer.from(`{"records":[${Array.from({ length: N }, (_, i) => `{"id":"r${i}","vector":[${i % 7},1,${gen % 5},1],"attrs":{"gen":{"Int":${gen}}}}`).join(',')}]}`);
+    Buffer.from(
+      `{"records":[${Array.from({ length: N }, (_, i) => `{"id":"r${i}","vector":[${i % 7},1,${gen % 5},1],"attrs":{"gen":{"Int":${gen}}}}`).join(',')}]}`,
+    );
   await store.upsert('c', batch(0));
   let writing = true;
   let reads = 0;

@@ -70,8 +70,24 @@ test('a sum with no numeric addend at all reports {"Int": 0}', async (t) => {
 
 test('group_by: groups ordered by count descending, ties by variant (Str, Int, Bool, List, Float, DateTime, Null) then value, missing last', async (t) => {
   const values: (Value | undefined)[] = [
-    { Int: 7 }, { Str: 'zz' }, { DateTime: 5 }, 'Null', undefined, { Float: 1.5 }, { List: ['x'] }, { Bool: true }, { Int: 2 },
-    { Str: 'b' }, { Str: 'zz' }, { Float: -2 }, { Int: -1 }, { Bool: false }, { Str: 'a' }, { Int: 7 }, { DateTime: -5 }, { Str: 'zz' },
+    { Int: 7 },
+    { Str: 'zz' },
+    { DateTime: 5 },
+    'Null',
+    undefined,
+    { Float: 1.5 },
+    { List: ['x'] },
+    { Bool: true },
+    { Int: 2 },
+    { Str: 'b' },
+    { Str: 'zz' },
+    { Float: -2 },
+    { Int: -1 },
+    { Bool: false },
+    { Str: 'a' },
+    { Int: 7 },
+    { DateTime: -5 },
+    { Str: 'zz' },
   ];
   const store = await storeOf(values.map((v, i): Record<string, Value> => (v === undefined ? { w: { Int: i } } : { g: v, w: { Int: i } })));
   const r = await store.aggregate({ group_by: 'g' });
@@ -100,11 +116,31 @@ test('group_by: groups ordered by count descending, ties by variant (Str, Int, B
 });
 
 test('group_by: Str ties order by bytes and Int ties numerically across 64 bits', async (t) => {
-  const values: Value[] = [{ Str: 'é' }, { Str: 'a' }, { Str: 'B' }, { Str: '😀' }, { Str: 'ｚ' }, { Int: 2n ** 63n - 1n }, { Int: -(2n ** 63n) }, { Int: 2n ** 53n + 1n }, { Int: 2n ** 53n }];
+  const values: Value[] = [
+    { Str: 'é' },
+    { Str: 'a' },
+    { Str: 'B' },
+    { Str: '😀' },
+    { Str: 'ｚ' },
+    { Int: 2n ** 63n - 1n },
+    { Int: -(2n ** 63n) },
+    { Int: 2n ** 53n + 1n },
+    { Int: 2n ** 53n },
+  ];
   const store = await storeOf(values.map((v) => ({ g: v })));
   t.deepEqual(
     (await store.aggregate({ group_by: 'g' })).groups!.map((g) => g.value),
-    [{ Str: 'B' }, { Str: 'a' }, { Str: 'é' }, { Str: 'ｚ' }, { Str: '😀' }, { Int: -(2n ** 63n) }, { Int: 2n ** 53n }, { Int: 2n ** 53n + 1n }, { Int: 2n ** 63n - 1n }],
+    [
+      { Str: 'B' },
+      { Str: 'a' },
+      { Str: 'é' },
+      { Str: 'ｚ' },
+      { Str: '😀' },
+      { Int: -(2n ** 63n) },
+      { Int: 2n ** 53n },
+      { Int: 2n ** 53n + 1n },
+      { Int: 2n ** 63n - 1n },
+    ],
   );
 });
 
@@ -120,10 +156,23 @@ test('group_by: List ties order by natural (element-wise lexicographic) order', 
 test('group_by: the null group (records missing the attribute) is distinct from records holding Null', async (t) => {
   const store = await storeOf([{ g: 'Null' }, undefined, { g: 'Null' }, { other: { Int: 1 } }, { g: 'Null' }, { g: { Str: 'x' } }]);
   const r = await store.aggregate({ group_by: 'g' });
-  t.deepEqual(r.groups!.map((g) => [g.value, g.count]), [['Null', 3], [null, 2], [{ Str: 'x' }, 1]]);
+  t.deepEqual(
+    r.groups!.map((g) => [g.value, g.count]),
+    [
+      ['Null', 3],
+      [null, 2],
+      [{ Str: 'x' }, 1],
+    ],
+  );
   // A larger missing group still sorts by its count.
   const more = await storeOf([{ g: 'Null' }, undefined, undefined, {}]);
-  t.deepEqual((await more.aggregate({ group_by: 'g' })).groups!.map((g) => [g.value, g.count]), [[null, 3], ['Null', 1]]);
+  t.deepEqual(
+    (await more.aggregate({ group_by: 'g' })).groups!.map((g) => [g.value, g.count]),
+    [
+      [null, 3],
+      ['Null', 1],
+    ],
+  );
   const raw = (await more.aggregateJson(Buffer.from('{"group_by":"g"}'))).toString('utf8');
   t.true(raw.includes('"value":null'), 'missing is JSON null');
   t.true(raw.includes('"value":"Null"'), 'Null is the bare string');
@@ -136,7 +185,10 @@ test('group_by: Int 1 and Float 1 are different groups; 0.0 and -0.0 are one', a
   t.is(groups.length, 3);
   t.deepEqual(groups[0].count, 2);
   t.is((groups[0].value as { Float: number }).Float, 0);
-  t.deepEqual(groups.slice(1).map((g) => g.value), [{ Int: 1n }, { Float: 1 }]);
+  t.deepEqual(
+    groups.slice(1).map((g) => g.value),
+    [{ Int: 1n }, { Float: 1 }],
+  );
 });
 
 test('group_by with sum: each group sums its own records by the same Int/Float rules', async (t) => {

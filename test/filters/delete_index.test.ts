@@ -27,7 +27,13 @@ test('delete with a filter removes exactly the matching records of that collecti
   await store.upsert('c', { records: records(20, byG) });
   await store.upsert('d', { records: records(8, byG) });
   t.deepEqual(await store.delete('c', { filter: [{ Eq: ['g', { Int: 1 }] }] }), { deleted: 5 });
-  t.deepEqual(await idsOf(store, 'c'), records(20, byG).filter((_, i) => i % 4 !== 1).map((r) => r.id).sort());
+  t.deepEqual(
+    await idsOf(store, 'c'),
+    records(20, byG)
+      .filter((_, i) => i % 4 !== 1)
+      .map((r) => r.id)
+      .sort(),
+  );
   t.is((await idsOf(store, 'd')).length, 8, 'the same filter matches records of another collection, which stay');
   t.deepEqual(await store.delete('c', { filter: [{ Eq: ['g', { Int: 1 }] }] }), { deleted: 0 }, 'nothing left to match');
 });
@@ -128,8 +134,18 @@ test('filter-index: an alias is 400 (structural route); a missing collection is 
 });
 
 const TEXTS = [
-  'The quick brown fox', 'running late again', 'I run daily', 'send an e-mail', 'café au lait', 'naïve über fox',
-  'quick quick brown', 'brown fox jumps', 'APPLE pie', 'apple tart', 'v2.0 release notes', "don't stop",
+  'The quick brown fox',
+  'running late again',
+  'I run daily',
+  'send an e-mail',
+  'café au lait',
+  'naïve über fox',
+  'quick quick brown',
+  'brown fox jumps',
+  'APPLE pie',
+  'apple tart',
+  'v2.0 release notes',
+  "don't stop",
 ];
 const textRecords = (n: number, prefix: string): RecordInput[] =>
   Array.from({ length: n }, (_, i) => ({
@@ -158,7 +174,10 @@ const QUERIES: Filter[] = [
 
 async function checkQueries(t: import('ava').ExecutionContext, store: Store, recs: RecordInput[], step: string): Promise<void> {
   for (const f of QUERIES) {
-    const want = recs.filter((r) => matches(f, r.attrs as Record<string, Value>)).map((r) => r.id).sort();
+    const want = recs
+      .filter((r) => matches(f, r.attrs as Record<string, Value>))
+      .map((r) => r.id)
+      .sort();
     t.deepEqual(await listed(store, f), want, `${step}: ${label(f)}`);
   }
 }
@@ -189,7 +208,11 @@ test('filter-index: declaring changes no result, before or after rows are sealed
   await store.flush();
   await checkQueries(t, store, [...first, ...second, ...third], 'after reopen, a third segment sealed');
   await store.close();
-  t.deepEqual(declared(dir, 'c').map((e) => (e as { field: string }).field), ['t', 'l', 's'], 'still declared after the second close');
+  t.deepEqual(
+    declared(dir, 'c').map((e) => (e as { field: string }).field),
+    ['t', 'l', 's'],
+    'still declared after the second close',
+  );
 });
 
 test('filter-index: an empty fields list drops the declaration, and results stay the same', async (t) => {
@@ -260,7 +283,10 @@ test('filter-index: Fuzzy, Regex and tokens through an index still find short va
   await store.upsert('c', { records: recs });
   const expect = async (step: string) => {
     for (const f of filters) {
-      const want = recs.filter((r) => matches(f, r.attrs as Record<string, Value>)).map((r) => r.id).sort();
+      const want = recs
+        .filter((r) => matches(f, r.attrs as Record<string, Value>))
+        .map((r) => r.id)
+        .sort();
       t.deepEqual(await listed(store, f), want, `${step}: ${label(f)}`);
     }
   };

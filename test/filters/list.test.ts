@@ -33,7 +33,10 @@ test('the default limit is 100, in storage (insertion) order, every score 0', as
   const store = await filled(250, (i) => ({ i: { Int: i } }));
   const hits = await store.list();
   t.is(hits.length, 100);
-  t.deepEqual(ids(hits), Array.from({ length: 100 }, (_, i) => rid(i)));
+  t.deepEqual(
+    ids(hits),
+    Array.from({ length: 100 }, (_, i) => rid(i)),
+  );
   t.true(hits.every((h) => h.score === 0 && h.collection === 'c'));
   t.deepEqual(hits[7].attrs, { i: { Int: 7n } });
   t.is((await store.list({ filter: [] })).length, 100);
@@ -44,7 +47,10 @@ test('storage order spans a sealed segment and in-memory rows', async (t) => {
   await store.upsert('c', { records: Array.from({ length: 30 }, (_, i) => ({ id: rid(i), vector: vec(i) })) });
   await store.flush();
   await store.upsert('c', { records: Array.from({ length: 30 }, (_, i) => ({ id: rid(30 + i), vector: vec(i) })) });
-  t.deepEqual(ids(await store.list({ limit: 1000 })), Array.from({ length: 60 }, (_, i) => rid(i)));
+  t.deepEqual(
+    ids(await store.list({ limit: 1000 })),
+    Array.from({ length: 60 }, (_, i) => rid(i)),
+  );
   await store.close();
 });
 
@@ -85,16 +91,26 @@ test('order_by sorts the whole match set before the page is cut, ascending and d
   const perm = permutation(400, 7);
   const store = await filled(400, (i) => ({ k: { Int: perm[i] * 1000 - 200_000 }, even: { Bool: perm[i] % 2 === 0 } }));
   const byKey = (desc: boolean, keep: (k: number) => boolean) =>
-    Array.from({ length: 400 }, (_, i) => i).filter((i) => keep(perm[i])).sort((a, b) => (desc ? perm[b] - perm[a] : perm[a] - perm[b])).map(rid);
+    Array.from({ length: 400 }, (_, i) => i)
+      .filter((i) => keep(perm[i]))
+      .sort((a, b) => (desc ? perm[b] - perm[a] : perm[a] - perm[b]))
+      .map(rid);
   // The first page holds the smallest keys of all 400, not a sorted first page of storage order.
   t.deepEqual(ids(await store.list({ order_by: { field: 'k' }, limit: 10 })), byKey(false, () => true).slice(0, 10));
   t.deepEqual(ids(await store.list({ order_by: { field: 'k', descending: true }, limit: 10 })), byKey(true, () => true).slice(0, 10));
-  t.deepEqual(ids(await store.list({ order_by: { field: 'k', descending: false }, limit: 10000 })), byKey(false, () => true));
+  t.deepEqual(
+    ids(await store.list({ order_by: { field: 'k', descending: false }, limit: 10000 })),
+    byKey(false, () => true),
+  );
   // With a filter, paged.
   const filter = [{ Eq: ['even', { Bool: true }] as [string, Value] }];
   const paged: string[] = [];
-  for (let offset = 0; offset < 200; offset += 30) paged.push(...ids(await store.list({ filter, order_by: { field: 'k', descending: true }, offset, limit: 30 })));
-  t.deepEqual(paged, byKey(true, (k) => k % 2 === 0));
+  for (let offset = 0; offset < 200; offset += 30)
+    paged.push(...ids(await store.list({ filter, order_by: { field: 'k', descending: true }, offset, limit: 30 })));
+  t.deepEqual(
+    paged,
+    byKey(true, (k) => k % 2 === 0),
+  );
 });
 
 test('order_by orders Int numerically across 64 bits, Str by bytes, Float, Bool and DateTime naturally', async (t) => {
@@ -147,7 +163,10 @@ test('trailing bucket: the first orderable value in storage order fixes the type
   t.deepEqual(ids(await store.list({ order_by: { field: 'v' } })), [...[5, 3, 7].map(rid), ...trailing]);
   t.deepEqual(ids(await store.list({ order_by: { field: 'v', descending: true } })), [...[7, 3, 5].map(rid), ...trailing]);
   // No orderable value at all: everything trails, in storage order.
-  t.deepEqual(ids(await store.list({ order_by: { field: 'nokey', descending: true } })), values.map((_, i) => rid(i)));
+  t.deepEqual(
+    ids(await store.list({ order_by: { field: 'nokey', descending: true } })),
+    values.map((_, i) => rid(i)),
+  );
 });
 
 test('order_by: the first orderable value is taken among the matching records only', async (t) => {
@@ -180,7 +199,10 @@ test('scope: several collections; missing collections contribute nothing; empty 
   t.deepEqual(keys(await store.list({})), of('c1', 'c2', 'c3'));
   const aliased = await store.list({ scope: ['al'] });
   t.deepEqual(keys(aliased), of('c3'));
-  t.true(aliased.every((h) => h.collection === 'c3'), 'hits name the concrete collection');
+  t.true(
+    aliased.every((h) => h.collection === 'c3'),
+    'hits name the concrete collection',
+  );
   t.deepEqual(keys(await store.list({ scope: ['c1', 'c2'], filter: [{ Ge: ['i', { Int: 2 }] }] })), ['c1/c1-2', 'c1/c1-3', 'c2/c2-2', 'c2/c2-3']);
 });
 
@@ -203,8 +225,16 @@ test('order_by runs over the match set of every collection in scope, and over at
   const asc = [...all].sort((a, b) => a.k - b.k).map((x) => x.key);
   const got = (await store.list({ order_by: { field: 'k' }, limit: 15, offset: 10, exclude_attributes: ['k'] })).map((h) => `${h.collection}/${h.id}`);
   t.deepEqual(got, asc.slice(10, 25));
-  const desc = (await store.list({ scope: ['c3', 'c1'], order_by: { field: 'k', descending: true }, include_attributes: [], limit: 100 })).map((h) => `${h.collection}/${h.id}`);
-  t.deepEqual(desc, [...all].filter((x) => !x.key.startsWith('c2')).sort((a, b) => b.k - a.k).map((x) => x.key));
+  const desc = (await store.list({ scope: ['c3', 'c1'], order_by: { field: 'k', descending: true }, include_attributes: [], limit: 100 })).map(
+    (h) => `${h.collection}/${h.id}`,
+  );
+  t.deepEqual(
+    desc,
+    [...all]
+      .filter((x) => !x.key.startsWith('c2'))
+      .sort((a, b) => b.k - a.k)
+      .map((x) => x.key),
+  );
 });
 
 test('no matches, an empty store and an empty collection all give []', async (t) => {
@@ -222,6 +252,11 @@ test('no matches, an empty store and an empty collection all give []', async (t)
 
 test('/list returns records without a vector as well', async (t) => {
   const store = await Store.open({ inMemory: true, dimension: 4 });
-  await store.upsert('c', { records: [{ id: 'v', vector: vec(1), attrs: { k: { Int: 1 } } }, { id: 'text-only', attrs: { k: { Int: 2 } } }] });
+  await store.upsert('c', {
+    records: [
+      { id: 'v', vector: vec(1), attrs: { k: { Int: 1 } } },
+      { id: 'text-only', attrs: { k: { Int: 2 } } },
+    ],
+  });
   t.deepEqual(ids(await store.list({ order_by: { field: 'k', descending: true } })), ['text-only', 'v']);
 });

@@ -24,12 +24,17 @@ export function valuesEqual(a: Value, b: Value): boolean {
   const x = payload(a);
   const y = payload(b);
   switch (ta) {
-    case 'Null': return true;
+    case 'Null':
+      return true;
     case 'Int':
-    case 'DateTime': return big(x) === big(y);
-    case 'Float': return x === y; // 0 === -0; NaN !== NaN
-    case 'List': return x.length === y.length && x.every((e: string, i: number) => e === y[i]);
-    default: return x === y;
+    case 'DateTime':
+      return big(x) === big(y);
+    case 'Float':
+      return x === y; // 0 === -0; NaN !== NaN
+    case 'List':
+      return x.length === y.length && x.every((e: string, i: number) => e === y[i]);
+    default:
+      return x === y;
   }
 }
 
@@ -49,9 +54,12 @@ export function order(a: Value, b: Value): number | null {
     case 'Float':
       if (Number.isNaN(x) || Number.isNaN(y)) return null;
       return x < y ? -1 : x > y ? 1 : 0;
-    case 'Bool': return Number(x) - Number(y);
-    case 'Str': return Math.sign(Buffer.compare(Buffer.from(x, 'utf8'), Buffer.from(y, 'utf8')));
-    default: return null;
+    case 'Bool':
+      return Number(x) - Number(y);
+    case 'Str':
+      return Math.sign(Buffer.compare(Buffer.from(x, 'utf8'), Buffer.from(y, 'utf8')));
+    default:
+      return null;
   }
 }
 
@@ -159,8 +167,19 @@ export function isTokenCodePoint(cp: number): boolean {
   if (cp < 0x80) return (cp >= 48 && cp <= 57) || (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122);
   if (cp < 0xc0 || cp === 0xd7 || cp === 0xf7) return false;
   const excluded = [
-    [0x2000, 0x2bff], [0x2e00, 0x2e7f], [0x3000, 0x303f], [0xd800, 0xf8ff], [0xfe00, 0xfe0f], [0xfe30, 0xfe4f],
-    [0xff00, 0xff0f], [0xff1a, 0xff20], [0xff3b, 0xff40], [0xff5b, 0xff65], [0xfff0, 0xffff], [0x1f000, 0x1faff], [0xe0000, 0x10ffff],
+    [0x2000, 0x2bff],
+    [0x2e00, 0x2e7f],
+    [0x3000, 0x303f],
+    [0xd800, 0xf8ff],
+    [0xfe00, 0xfe0f],
+    [0xfe30, 0xfe4f],
+    [0xff00, 0xff0f],
+    [0xff1a, 0xff20],
+    [0xff3b, 0xff40],
+    [0xff5b, 0xff65],
+    [0xfff0, 0xffff],
+    [0x1f000, 0x1faff],
+    [0xe0000, 0x10ffff],
   ];
   return !excluded.some(([lo, hi]) => cp >= lo && cp <= hi);
 }
@@ -206,21 +225,44 @@ export function evaluate(p: Predicate, attrs: Attrs): boolean {
   if (!Object.hasOwn(attrs, key)) return false; // rule 1
   const v = attrs[key];
   switch (variant) {
-    case 'Eq': return valuesEqual(v, args[1]);
-    case 'Ne': return !valuesEqual(v, args[1]);
-    case 'In': return (args[1] as Value[]).some((c) => valuesEqual(v, c));
-    case 'NotIn': return !(args[1] as Value[]).some((c) => valuesEqual(v, c));
-    case 'Lt': { const o = order(v, args[1]); return o !== null && o < 0; }
-    case 'Le': { const o = order(v, args[1]); return o !== null && o <= 0; }
-    case 'Gt': { const o = order(v, args[1]); return o !== null && o > 0; }
-    case 'Ge': { const o = order(v, args[1]); return o !== null && o >= 0; }
-    case 'Glob': return isStr(v) && globMatch(args[1], payload(v), false);
-    case 'IGlob': return isStr(v) && globMatch(args[1], payload(v), true);
-    case 'Regex': return isStr(v) && regexMatch(args[1], payload(v));
-    case 'Contains': return isList(v) && (payload(v) as string[]).includes(elementOf(args[1]));
-    case 'NotContains': return isList(v) && !(payload(v) as string[]).includes(elementOf(args[1]));
-    case 'ContainsAny': return isList(v) && (args[1] as Value[]).some((c) => (payload(v) as string[]).includes(elementOf(c)));
-    case 'Fuzzy': return textTest(v, (s) => levenshtein(args[1], s) <= args[2]);
+    case 'Eq':
+      return valuesEqual(v, args[1]);
+    case 'Ne':
+      return !valuesEqual(v, args[1]);
+    case 'In':
+      return (args[1] as Value[]).some((c) => valuesEqual(v, c));
+    case 'NotIn':
+      return !(args[1] as Value[]).some((c) => valuesEqual(v, c));
+    case 'Lt': {
+      const o = order(v, args[1]);
+      return o !== null && o < 0;
+    }
+    case 'Le': {
+      const o = order(v, args[1]);
+      return o !== null && o <= 0;
+    }
+    case 'Gt': {
+      const o = order(v, args[1]);
+      return o !== null && o > 0;
+    }
+    case 'Ge': {
+      const o = order(v, args[1]);
+      return o !== null && o >= 0;
+    }
+    case 'Glob':
+      return isStr(v) && globMatch(args[1], payload(v), false);
+    case 'IGlob':
+      return isStr(v) && globMatch(args[1], payload(v), true);
+    case 'Regex':
+      return isStr(v) && regexMatch(args[1], payload(v));
+    case 'Contains':
+      return isList(v) && (payload(v) as string[]).includes(elementOf(args[1]));
+    case 'NotContains':
+      return isList(v) && !(payload(v) as string[]).includes(elementOf(args[1]));
+    case 'ContainsAny':
+      return isList(v) && (args[1] as Value[]).some((c) => (payload(v) as string[]).includes(elementOf(c)));
+    case 'Fuzzy':
+      return textTest(v, (s) => levenshtein(args[1], s) <= args[2]);
     case 'ContainsAllTokens': {
       const want = tokens(args[1]);
       return textTest(v, (s) => {

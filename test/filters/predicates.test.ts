@@ -104,10 +104,13 @@ test('Int equality and ranges are exact across 64 bits: 2^53 vs 2^53+1, 2^63-2 v
   await expectMatches(t, s, [{ Lt: ['v', { Int: -TWO63 }] }], []);
   await expectMatches(t, s, [{ Ne: ['v', { Int: TWO63 - 2n }] }], without(PRESENT, ['i-max1']));
   // The same constants as raw digits in the request bytes.
-  const raw = JSON.parse(
-    (await s.listJson(Buffer.from('{"limit":10000,"filter":[{"Gt":["v",{"Int":9223372036854775806}]}]}'))).toString('utf8'),
-  ) as { id: string }[];
-  t.deepEqual(raw.map((h) => h.id), ['i-max']);
+  const raw = JSON.parse((await s.listJson(Buffer.from('{"limit":10000,"filter":[{"Gt":["v",{"Int":9223372036854775806}]}]}'))).toString('utf8')) as {
+    id: string;
+  }[];
+  t.deepEqual(
+    raw.map((h) => h.id),
+    ['i-max'],
+  );
 });
 
 test('0.0 equals -0.0 (the -0.0 stored from raw bytes): Eq, In, NotIn, Ne and ranges', async (t) => {
@@ -423,7 +426,12 @@ const LADDER = Object.fromEntries(Array.from({ length: 10 }, (_, d) => [`fz-${d}
 test('Fuzzy matches within N Levenshtein edits, for every budget from 0 to 8', async (t) => {
   const s = await storeWith(LADDER);
   for (let k = 0; k <= 8; k++) {
-    await expectMatches(t, s, [{ Fuzzy: ['w', BASE, k] }], Array.from({ length: k + 1 }, (_, d) => `fz-${d}`));
+    await expectMatches(
+      t,
+      s,
+      [{ Fuzzy: ['w', BASE, k] }],
+      Array.from({ length: k + 1 }, (_, d) => `fz-${d}`),
+    );
   }
 });
 
@@ -688,7 +696,7 @@ test('filters apply before scoring: a filtered search returns the top-k among ma
   const store = await Store.open({ inMemory: true, dimension: dim });
   const records: (OracleRecord & { g: number; name: string })[] = [];
   for (let i = 0; i < 600; i++) {
-    records.push({ collection: i % 3 === 0 ? 'a' : 'b', id: `r${i}`, vector: randomVector(rand, dim), g: i % 10, name: ['red', 'green', 'blue'][i % 7 % 3] });
+    records.push({ collection: i % 3 === 0 ? 'a' : 'b', id: `r${i}`, vector: randomVector(rand, dim), g: i % 10, name: ['red', 'green', 'blue'][(i % 7) % 3] });
   }
   for (const c of ['a', 'b']) {
     await store.upsert(c, {
@@ -708,7 +716,11 @@ test('filters apply before scoring: a filtered search returns the top-k among ma
         const expected = oracleSearch(records.filter(keep), 'Cosine', { query, top_k });
         assertMatchesOracle(t, await store.search({ query, filter, top_k }), expected, 1e-4, `q${q} ${label(filter)} top_k ${top_k}`);
       }
-      const scoped = oracleSearch(records.filter((r) => r.collection === 'a' && keep(r)), 'Cosine', { query, top_k: 10, offset: 3 });
+      const scoped = oracleSearch(
+        records.filter((r) => r.collection === 'a' && keep(r)),
+        'Cosine',
+        { query, top_k: 10, offset: 3 },
+      );
       assertMatchesOracle(t, await store.search({ query, filter, scope: ['a'], top_k: 10, offset: 3 }), scoped, 1e-4, `q${q} scope a offset 3`);
     }
   }

@@ -24,9 +24,40 @@ const KEYS = ['s', 't', 'n', 'f', 'b', 'd', 'l', 'x'];
 const TEXT_KEYS = ['s', 't', 'l', 'x'];
 
 const WORDS = [
-  'apple', 'Apple', 'APPLE', 'apples', 'banana', 'café', 'Café', 'CAFÉ', 'cafe', 'naïve', 'über', 'zebra', 'B', 'a', 'ab',
-  'run', 'running', 'Run', 'quick', 'brown', 'fox', '日本語', '日本', 'hello', 'world', 'e-mail', 'email', 'v2.0', "don't", 'x1', '',
-  'ｚｅｄ', '😀smile', 'Zed',
+  'apple',
+  'Apple',
+  'APPLE',
+  'apples',
+  'banana',
+  'café',
+  'Café',
+  'CAFÉ',
+  'cafe',
+  'naïve',
+  'über',
+  'zebra',
+  'B',
+  'a',
+  'ab',
+  'run',
+  'running',
+  'Run',
+  'quick',
+  'brown',
+  'fox',
+  '日本語',
+  '日本',
+  'hello',
+  'world',
+  'e-mail',
+  'email',
+  'v2.0',
+  "don't",
+  'x1',
+  '',
+  'ｚｅｄ',
+  '😀smile',
+  'Zed',
 ];
 const SEPS = [' ', ' ', ' ', '-', ', ', '. ', '/', '_', ' — ', '·'];
 const INTS = [0n, 1n, -1n, 2n, 5n, 42n, -7n, 1000n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n, 2n ** 63n - 2n, -(2n ** 63n)];
@@ -67,14 +98,22 @@ class Gen {
   }
   value(type: string): Value {
     switch (type) {
-      case 'Str': return { Str: this.chance(0.7) ? this.pick(WORDS) : this.text() };
-      case 'Text': return { Str: this.text() };
-      case 'Int': return { Int: this.chance(0.7) ? this.pick(INTS) : BigInt(this.int(-100, 100)) };
-      case 'Float': return { Float: this.chance(0.7) ? this.pick(FLOATS) : Math.round(this.rand() * 20000 - 10000) / 100 };
-      case 'Bool': return { Bool: this.chance(0.5) };
-      case 'DateTime': return { DateTime: this.chance(0.7) ? this.pick(DATES) : BigInt(this.int(0, 1000)) };
-      case 'List': return { List: Array.from({ length: this.int(0, 4) }, () => (this.chance(0.7) ? this.pick(WORDS) : this.text())) };
-      default: return 'Null';
+      case 'Str':
+        return { Str: this.chance(0.7) ? this.pick(WORDS) : this.text() };
+      case 'Text':
+        return { Str: this.text() };
+      case 'Int':
+        return { Int: this.chance(0.7) ? this.pick(INTS) : BigInt(this.int(-100, 100)) };
+      case 'Float':
+        return { Float: this.chance(0.7) ? this.pick(FLOATS) : Math.round(this.rand() * 20000 - 10000) / 100 };
+      case 'Bool':
+        return { Bool: this.chance(0.5) };
+      case 'DateTime':
+        return { DateTime: this.chance(0.7) ? this.pick(DATES) : BigInt(this.int(0, 1000)) };
+      case 'List':
+        return { List: Array.from({ length: this.int(0, 4) }, () => (this.chance(0.7) ? this.pick(WORDS) : this.text())) };
+      default:
+        return 'Null';
     }
   }
   attrs(): Attrs {
@@ -208,16 +247,26 @@ class FilterGen extends Gen {
     const key = this.key();
     const tkey = TEXT_KEYS.includes(key) && this.chance(0.8) ? key : this.key();
     switch (this.int(0, 17)) {
-      case 0: return { Eq: [key, this.arg(key)] };
-      case 1: return { Ne: [key, this.arg(key)] };
-      case 2: return { In: [key, Array.from({ length: this.int(0, 4) }, () => this.arg(key))] };
-      case 3: return { NotIn: [key, Array.from({ length: this.int(0, 3) }, () => this.arg(key))] };
-      case 4: return { Lt: [key, this.arg(key)] };
-      case 5: return { Le: [key, this.arg(key)] };
-      case 6: return { Gt: [key, this.arg(key)] };
-      case 7: return { Ge: [key, this.arg(key)] };
-      case 8: return { Glob: [tkey, this.glob(this.textOf(tkey))] };
-      case 9: return { IGlob: [tkey, this.glob(this.flipCase(this.textOf(tkey)))] };
+      case 0:
+        return { Eq: [key, this.arg(key)] };
+      case 1:
+        return { Ne: [key, this.arg(key)] };
+      case 2:
+        return { In: [key, Array.from({ length: this.int(0, 4) }, () => this.arg(key))] };
+      case 3:
+        return { NotIn: [key, Array.from({ length: this.int(0, 3) }, () => this.arg(key))] };
+      case 4:
+        return { Lt: [key, this.arg(key)] };
+      case 5:
+        return { Le: [key, this.arg(key)] };
+      case 6:
+        return { Gt: [key, this.arg(key)] };
+      case 7:
+        return { Ge: [key, this.arg(key)] };
+      case 8:
+        return { Glob: [tkey, this.glob(this.textOf(tkey))] };
+      case 9:
+        return { IGlob: [tkey, this.glob(this.flipCase(this.textOf(tkey)))] };
       case 10: {
         for (;;) {
           const p = this.regex(this.textOf(tkey));
@@ -229,13 +278,20 @@ class FilterGen extends Gen {
           }
         }
       }
-      case 11: return { Contains: [key, this.element()] };
-      case 12: return { NotContains: [key, this.element()] };
-      case 13: return { ContainsAny: [key, Array.from({ length: this.int(0, 3) }, () => this.element())] };
-      case 14: return { Fuzzy: [tkey, this.fuzzyText(this.textOf(tkey)), this.pick([0, 0, 1, 1, 2, 2, 3, 4, 8])] };
-      case 15: return { ContainsAllTokens: [tkey, this.tokenQuery(this.textOf(tkey), 'all')] };
-      case 16: return { ContainsAnyToken: [tkey, this.tokenQuery(this.textOf(tkey), 'any')] };
-      default: return { ContainsTokenSequence: [tkey, this.tokenQuery(this.textOf(tkey), 'seq')] };
+      case 11:
+        return { Contains: [key, this.element()] };
+      case 12:
+        return { NotContains: [key, this.element()] };
+      case 13:
+        return { ContainsAny: [key, Array.from({ length: this.int(0, 3) }, () => this.element())] };
+      case 14:
+        return { Fuzzy: [tkey, this.fuzzyText(this.textOf(tkey)), this.pick([0, 0, 1, 1, 2, 2, 3, 4, 8])] };
+      case 15:
+        return { ContainsAllTokens: [tkey, this.tokenQuery(this.textOf(tkey), 'all')] };
+      case 16:
+        return { ContainsAnyToken: [tkey, this.tokenQuery(this.textOf(tkey), 'any')] };
+      default:
+        return { ContainsTokenSequence: [tkey, this.tokenQuery(this.textOf(tkey), 'seq')] };
     }
   }
 
@@ -287,7 +343,12 @@ function makeCase(seed: number, nRecords: number, nFilters: number, kind: 'any' 
   }));
   const fg = new FilterGen(seed + 1, records);
   const filters = Array.from({ length: nFilters }, () => (kind === 'text' ? fg.textFilter() : fg.filter()));
-  const expected = filters.map((f) => records.filter((r) => matches(f, r.attrs)).map((r) => `${r.collection}/${r.id}`).sort());
+  const expected = filters.map((f) =>
+    records
+      .filter((r) => matches(f, r.attrs))
+      .map((r) => `${r.collection}/${r.id}`)
+      .sort(),
+  );
   return { records, filters, expected };
 }
 
@@ -327,7 +388,9 @@ async function compareAll(t: ExecutionContext, store: Store, mode: string, c: Ca
       const missing = want.filter((x) => !had.has(x));
       if (extra.length || missing.length) {
         const show = (ids: string[]) => ids.slice(0, 3).map((k) => `${k} ${label(records.find((r) => `${r.collection}/${r.id}` === k)!.attrs)}`);
-        failures.push(`${mode} ${route} filter #${i} ${label(filter)}\n  extra ${extra.length}: ${show(extra).join('; ')}\n  missing ${missing.length}: ${show(missing).join('; ')}`);
+        failures.push(
+          `${mode} ${route} filter #${i} ${label(filter)}\n  extra ${extra.length}: ${show(extra).join('; ')}\n  missing ${missing.length}: ${show(missing).join('; ')}`,
+        );
       }
     };
     report('/list', got);
@@ -374,7 +437,12 @@ test('every random filter equals the oracle: a sealed indexed segment plus in-me
   const cut = Math.floor(N_RECORDS * 0.6);
   const early = RECORDS.slice(0, cut);
   const overwritten = new Set(early.filter(() => g.chance(0.15)).map((r) => r.id));
-  const decoys: Rec[] = Array.from({ length: 30 }, (_, i) => ({ collection: COLLECTIONS[i % 2], id: `decoy${i}`, vector: randomVector(g.rand, DIM), attrs: g.attrs() }));
+  const decoys: Rec[] = Array.from({ length: 30 }, (_, i) => ({
+    collection: COLLECTIONS[i % 2],
+    id: `decoy${i}`,
+    vector: randomVector(g.rand, DIM),
+    attrs: g.attrs(),
+  }));
   // Phase 1: the early records (the overwritten ones with other attrs) and decoys, sealed.
   await upsertAll(store, [...early, ...decoys], (r) => (overwritten.has(r.id) ? g.attrs() : r.attrs));
   await store.flush();

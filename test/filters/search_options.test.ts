@@ -38,7 +38,12 @@ function limitPerRecords(seed: number, n: number): Rec[] {
   const cats: (Value | undefined)[] = [{ Str: 'A' }, { Str: 'B' }, { Str: 'C' }, { Str: 'D' }, { Int: 1 }, { Float: 1 }, { List: ['A'] }, 'Null', undefined];
   return Array.from({ length: n }, (_, i) => {
     const cat = cats[Math.floor(rand() * cats.length)];
-    return { collection: i % 4 === 0 ? 'b' : 'a', id: `r${i}`, vector: randomVector(rand, DIM), attrs: { ...(cat === undefined ? {} : { cat }), other: { Int: i } } };
+    return {
+      collection: i % 4 === 0 ? 'b' : 'a',
+      id: `r${i}`,
+      vector: randomVector(rand, DIM),
+      attrs: { ...(cat === undefined ? {} : { cat }), other: { Int: i } },
+    };
   });
 }
 
@@ -62,12 +67,19 @@ test('limit_per caps hits per stored value; records missing the attribute share 
   const rand = prng(12);
   for (let q = 0; q < 5; q++) {
     const query = randomVector(rand, DIM);
-    for (const [max, top_k] of [[1, 9], [2, 10], [3, 25]]) {
+    for (const [max, top_k] of [
+      [1, 9],
+      [2, 10],
+      [3, 25],
+    ]) {
       const hits = await store.search({ query, top_k, limit_per: { field: 'cat', max } });
       assertMatchesOracle(t, hits, oracleLimitPer(recs, query, 'cat', max, top_k), 1e-4, `q${q} max ${max} top_k ${top_k}`);
       const counts = new Map<string, number>();
       for (const h of hits) counts.set(valueKey(h.attrs.cat), (counts.get(valueKey(h.attrs.cat)) ?? 0) + 1);
-      t.true([...counts.values()].every((c) => c <= max), `q${q}: at most ${max} per value`);
+      t.true(
+        [...counts.values()].every((c) => c <= max),
+        `q${q}: at most ${max} per value`,
+      );
     }
     const paged = await store.search({ query, top_k: 5, offset: 4, limit_per: { field: 'cat', max: 2 } });
     assertMatchesOracle(t, paged, oracleLimitPer(recs, query, 'cat', 2, 5, 4), 1e-4, `q${q} offset 4`);
@@ -113,7 +125,12 @@ test('limit_per: max 0 is 400; a missing field or max, or a non-integer max, is 
 
 function randomRecords(seed: number, n: number, collections = ['a', 'b']): Rec[] {
   const rand = prng(seed);
-  return Array.from({ length: n }, (_, i) => ({ collection: collections[i % collections.length], id: `r${i}`, vector: randomVector(rand, DIM), attrs: { g: { Int: i % 5 } } }));
+  return Array.from({ length: n }, (_, i) => ({
+    collection: collections[i % collections.length],
+    id: `r${i}`,
+    vector: randomVector(rand, DIM),
+    attrs: { g: { Int: i % 5 } },
+  }));
 }
 
 test('diversity: rank 1 never moves', async (t) => {
@@ -226,7 +243,10 @@ test('diversity: exact MMR ties resolve on (collection, id)', async (t) => {
   ];
   const store = await build(recs);
   const hits = await store.search({ query: c([1, 0, 0, 0]), top_k: 5, diversity: 0.5 });
-  t.deepEqual(hits.map((h) => `${h.collection}/${h.id}`), ['a/first', 'c/mirror', 'a/z', 'b/m', 'c/far']);
+  t.deepEqual(
+    hits.map((h) => `${h.collection}/${h.id}`),
+    ['a/first', 'c/mirror', 'a/z', 'b/m', 'c/far'],
+  );
 });
 
 test('diversity: a record without a stored vector carries no redundancy penalty', async (t) => {
@@ -327,7 +347,16 @@ function decayRecords(seed: number, n: number, kind: 'DateTime' | 'Int'): Rec[] 
   return Array.from({ length: n }, (_, i) => {
     const age = Math.round((rand() * 62 - 2) * DAY); // two days in the future up to 60 days old
     const r = rand();
-    const t: Value | undefined = r < 0.1 ? undefined : r < 0.15 ? { Str: 'yesterday' } : r < 0.2 ? { Float: ORIGIN - age } : kind === 'DateTime' ? { DateTime: ORIGIN - age } : { Int: ORIGIN - age };
+    const t: Value | undefined =
+      r < 0.1
+        ? undefined
+        : r < 0.15
+          ? { Str: 'yesterday' }
+          : r < 0.2
+            ? { Float: ORIGIN - age }
+            : kind === 'DateTime'
+              ? { DateTime: ORIGIN - age }
+              : { Int: ORIGIN - age };
     const hits: Value | undefined = rand() < 0.2 ? undefined : { Int: Math.floor(rand() * 50) };
     return { collection: 'a', id: `r${i}`, vector: randomVector(rand, DIM), attrs: { ...(t ? { t } : {}), ...(hits ? { hits } : {}) } };
   });
@@ -396,7 +425,11 @@ test('rank_by count term: count_lambda x (1 - n / (n + count_scale)); an absent 
   t.true(Math.abs(s.n30 - 0.75) < 1e-6, `n30 ${s.n30}`);
   t.true(Math.abs(s.absent - 0) < 1e-6, `absent ${s.absent}`);
   t.deepEqual(ids(only), ['n30', 'n10', 'absent', 'n0']);
-  const tuned = await store.search({ query: v, top_k: 10, rank_by: { Decay: { field: '', origin: ORIGIN, count_field: 'hits', count_scale: 30, count_lambda: 0.5 } } });
+  const tuned = await store.search({
+    query: v,
+    top_k: 10,
+    rank_by: { Decay: { field: '', origin: ORIGIN, count_field: 'hits', count_scale: 30, count_lambda: 0.5 } },
+  });
   const u = Object.fromEntries(tuned.map((h) => [h.id, h.score]));
   t.true(Math.abs(u.n30 - 0.75) < 1e-6, `n30 ${u.n30}`);
   t.true(Math.abs(u.absent - 0.5) < 1e-6, `absent ${u.absent}`);
@@ -406,7 +439,17 @@ test('rank_by with both terms, a filter and paging equals the oracle (the adjust
   const recs = decayRecords(44, 400, 'DateTime');
   const store = await build(recs);
   const rand = prng(45);
-  const d: Decay = { field: 't', origin: ORIGIN, scale: 10 * DAY, decay: 0.3, lambda: 0.6, missing: 0.5, count_field: 'hits', count_scale: 5, count_lambda: 0.3 };
+  const d: Decay = {
+    field: 't',
+    origin: ORIGIN,
+    scale: 10 * DAY,
+    decay: 0.3,
+    lambda: 0.6,
+    missing: 0.5,
+    count_field: 'hits',
+    count_scale: 5,
+    count_lambda: 0.3,
+  };
   for (let q = 0; q < 4; q++) {
     const query = randomVector(rand, DIM);
     assertMatchesOracle(t, await store.search({ query, top_k: 40, rank_by: { Decay: d } }), oracleDecay(recs, query, d, 40), 1e-4, `q${q}`);

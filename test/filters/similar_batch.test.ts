@@ -22,7 +22,9 @@ async function build(seed: number, n: number, extra: Rec[] = []): Promise<{ stor
   const store = await Store.open({ inMemory: true, dimension: DIM });
   for (const c of ['a', 'b', 'c']) {
     const mine = recs.filter((r) => r.collection === c);
-    await store.upsert(c, { records: mine.map((r) => ({ id: r.id, ...(r.vector ? { vector: r.vector } : {}), attrs: { g: { Int: r.g }, name: { Str: `${c}-${r.id}` } } })) });
+    await store.upsert(c, {
+      records: mine.map((r) => ({ id: r.id, ...(r.vector ? { vector: r.vector } : {}), attrs: { g: { Int: r.g }, name: { Str: `${c}-${r.id}` } } })),
+    });
   }
   return { store, recs };
 }
@@ -41,7 +43,11 @@ test('similar: the source is excluded by identity, but a genuine duplicate (same
   t.false(hits.some((h) => key(h) === 'a/src'));
   t.is(key(hits[0]), 'a/twin');
   t.true(Math.abs(hits[0].score - 1) < 1e-5);
-  const expected = oracleSearch(recs.filter((r) => key(r) !== 'a/src'), 'Cosine', { query: v, scope: ['a'], top_k: 10 });
+  const expected = oracleSearch(
+    recs.filter((r) => key(r) !== 'a/src'),
+    'Cosine',
+    { query: v, scope: ['a'], top_k: 10 },
+  );
   assertMatchesOracle(t, hits, expected);
 });
 
@@ -54,7 +60,10 @@ test('similar: the default (omitted or empty) scope is the source collection; an
   const others = recs.filter((r) => key(r) !== 'a/src');
   for (const scope of [undefined, []]) {
     const hits = await store.searchSimilar({ collection: 'a', id: 'src', top_k: 20, ...(scope ? { scope } : {}) });
-    t.true(hits.every((h) => h.collection === 'a'), `scope ${label(scope)}`);
+    t.true(
+      hits.every((h) => h.collection === 'a'),
+      `scope ${label(scope)}`,
+    );
     assertMatchesOracle(t, hits, oracleSearch(others, 'Cosine', { query: v, scope: ['a'], top_k: 20 }), 1e-4, `scope ${label(scope)}`);
   }
   const inB = await store.searchSimilar({ collection: 'a', id: 'src', scope: ['b'], top_k: 5 });
@@ -69,9 +78,20 @@ test('similar: a source named through an alias is excluded, and the default scop
   const { store, recs } = await build(6, 90, [{ collection: 'c', id: 'src', vector: v, g: 1 }]);
   await store.putAlias('al', 'c');
   const hits = await store.searchSimilar({ collection: 'al', id: 'src', top_k: 10 });
-  assertMatchesOracle(t, hits, oracleSearch(recs.filter((r) => key(r) !== 'c/src'), 'Cosine', { query: v, scope: ['c'], top_k: 10 }));
+  assertMatchesOracle(
+    t,
+    hits,
+    oracleSearch(
+      recs.filter((r) => key(r) !== 'c/src'),
+      'Cosine',
+      { query: v, scope: ['c'], top_k: 10 },
+    ),
+  );
   const viaScope = await store.searchSimilar({ collection: 'c', id: 'src', scope: ['al'], top_k: 10 });
-  t.false(viaScope.some((h) => key(h) === 'c/src'), 'excluded when the scope names it by alias');
+  t.false(
+    viaScope.some((h) => key(h) === 'c/src'),
+    'excluded when the scope names it by alias',
+  );
 });
 
 test('similar: filter, top_k, offset and min_score apply as on /search', async (t) => {
@@ -86,7 +106,11 @@ test('similar: filter, top_k, offset and min_score apply as on /search', async (
 
 test('similar: a missing source, a missing collection, or a vectorless source is 400 naming the id', async (t) => {
   const { store } = await build(9, 30, [{ collection: 'a', id: 'text-only', vector: null, g: 0 }]);
-  for (const [collection, id] of [['a', 'ghost-id'], ['nope', 'ghost-id'], ['a', 'text-only']]) {
+  for (const [collection, id] of [
+    ['a', 'ghost-id'],
+    ['nope', 'ghost-id'],
+    ['a', 'text-only'],
+  ]) {
     const e = await rejectsWith(t, store.searchSimilar({ collection, id }), 400, `${collection}/${id}`);
     t.true(e.message.includes(id), `message names ${id}: ${e.message}`);
   }
@@ -137,7 +161,13 @@ test('batch: each leg has its own scope, filter and top_k; results come in reque
     t.deepEqual(results[i], await store.search(queries[i]), `leg ${i}`);
     const q = queries[i];
     const keep = recs.filter((x) => !q.filter || x.g === i % 4);
-    assertMatchesOracle(t, results[i], oracleSearch(keep, 'Cosine', { query: q.query as number[], scope: q.scope, top_k: q.top_k, offset: q.offset }), 1e-4, `leg ${i}`);
+    assertMatchesOracle(
+      t,
+      results[i],
+      oracleSearch(keep, 'Cosine', { query: q.query as number[], scope: q.scope, top_k: q.top_k, offset: q.offset }),
+      1e-4,
+      `leg ${i}`,
+    );
   }
 });
 
@@ -204,7 +234,7 @@ function assertFused(t: import('ava').ExecutionContext, fused: Hit[], expected: 
   t.deepEqual(fused.map(key), ranked.slice(0, topK).map(key), `${what}: order (score desc, collection, id)`);
 }
 
-test('batch fuse: RRF score = sum over legs of weight / (rrf_k + rank), 1-based ranks over each leg\'s returned page', async (t) => {
+test("batch fuse: RRF score = sum over legs of weight / (rrf_k + rank), 1-based ranks over each leg's returned page", async (t) => {
   const { store } = await build(22, 300);
   const queries = legs(5, 23).map((q, i) => ({ ...q, scope: [], top_k: 20, ...(i === 3 ? { offset: 5 } : {}) }));
   // Make the legs overlap: leg 1 repeats leg 0's query with a filter, leg 2 repeats it unfiltered.
@@ -231,7 +261,11 @@ test('batch fuse defaults: rrf_k 60, every weight 1.0, fuse.top_k 10', async (t)
   assertFused(t, r.fused, fuse(pages, 60, []), 10, 'defaults');
   t.is(r.fused.length, 10);
   const single = (await store.searchBatch({ queries: [queries[0]], fuse: {} })) as { fused: Hit[] };
-  t.deepEqual(single.fused.map((h) => Math.fround(h.score)), Array.from({ length: 10 }, (_, i) => Math.fround(1 / (61 + i))), 'one leg: 1/(60 + rank), rank from 1');
+  t.deepEqual(
+    single.fused.map((h) => Math.fround(h.score)),
+    Array.from({ length: 10 }, (_, i) => Math.fround(1 / (61 + i))),
+    'one leg: 1/(60 + rank), rank from 1',
+  );
   t.deepEqual(single.fused.map(key), pages[0].slice(0, 10).map(key));
 });
 
@@ -243,14 +277,20 @@ test('batch fuse: weights must be empty or exactly as long as queries, else 400'
   t.true('fused' in (await store.searchBatch({ queries, fuse: { weights: [1, 2, 3] } })));
 });
 
-test('batch fuse: fused hits carry the first leg\'s projection, also hits that only later legs returned', async (t) => {
+test("batch fuse: fused hits carry the first leg's projection, also hits that only later legs returned", async (t) => {
   const { store } = await build(28, 120);
   const [a, b] = legs(2, 29).map((q) => ({ ...q, scope: [], filter: undefined, offset: undefined, top_k: 10 }));
-  const queries: SearchRequest[] = [{ ...a, include_attributes: ['g'] }, { ...b, exclude_attributes: ['g'] }];
+  const queries: SearchRequest[] = [
+    { ...a, include_attributes: ['g'] },
+    { ...b, exclude_attributes: ['g'] },
+  ];
   const r = (await store.searchBatch({ queries, fuse: { top_k: 40 } })) as { fused: Hit[] };
   const union = new Set([...(await store.search(queries[0])), ...(await store.search(queries[1]))].map(key));
   t.is(r.fused.length, union.size);
   for (const h of r.fused) t.deepEqual(Object.keys(h.attrs), ['g'], key(h));
   const inA = new Set((await store.search(queries[0])).map(key));
-  t.true(r.fused.some((h) => !inA.has(key(h))), 'some fused hits come from the second leg only');
+  t.true(
+    r.fused.some((h) => !inA.has(key(h))),
+    'some fused hits come from the second leg only',
+  );
 });

@@ -302,7 +302,21 @@ export async function runFailoverTrials({ gateway, bucket, spawn, faults, log = 
   const start = async (role: string, ...more: string[]): Promise<Running> => {
     const data = mkdtempSync(path.join(tmpdir(), 'tessera-trial-'));
     dirs.push(data);
-    const args = ['--cluster', `s3://${bucket}/${prefix}`, '--cluster-endpoint', gateway.endpoint, '--lease-ttl', `${LEASE_TTL_MS / 1000}s`, '--data', data, '--dimension', '4', '--gc-grace', '0s', ...more];
+    const args = [
+      '--cluster',
+      `s3://${bucket}/${prefix}`,
+      '--cluster-endpoint',
+      gateway.endpoint,
+      '--lease-ttl',
+      `${LEASE_TTL_MS / 1000}s`,
+      '--data',
+      data,
+      '--dimension',
+      '4',
+      '--gc-grace',
+      '0s',
+      ...more,
+    ];
     const running: Running = { name: `${role}-${members.length + 1}`, member: await spawn(args, env), loaded: false, refusals: 0 };
     members.push(running);
     return running;
@@ -352,7 +366,11 @@ export async function runFailoverTrials({ gateway, bucket, spawn, faults, log = 
       if (kind !== 'kill') {
         await elapse(faultAt, 2 * LEASE_TTL_MS, 'the writer paused for 2 x TTL');
         // Resuming before the standby took the lease would be a pause nobody noticed (serve.test.ts), not a fencing.
-        await until(async () => alive(standby) && (await getJson(standby, '/cluster')).json?.holds_writer_handle === true, `${standby.name} holding the lease`, FAILOVER_WAIT_BOUND_MS);
+        await until(
+          async () => alive(standby) && (await getJson(standby, '/cluster')).json?.holds_writer_handle === true,
+          `${standby.name} holding the lease`,
+          FAILOVER_WAIT_BOUND_MS,
+        );
         old.member.proc.kill('SIGCONT');
         resumedAt = now();
         const fenced = async () => (await getJson(old, '/cluster')).json?.fenced === true && (await getJson(old, '/ready')).status === 503;
@@ -385,7 +403,10 @@ export async function runFailoverTrials({ gateway, bucket, spawn, faults, log = 
     }
   } catch (err) {
     const deleted = [...observer.deletedWhileNamed];
-    throw new Error(`after ${trials.length} trials: ${(err as Error).message}; objects deleted while named so far: ${deleted.length} ${deleted.slice(0, 10).join(' ')}`, { cause: err });
+    throw new Error(
+      `after ${trials.length} trials: ${(err as Error).message}; objects deleted while named so far: ${deleted.length} ${deleted.slice(0, 10).join(' ')}`,
+      { cause: err },
+    );
   } finally {
     await Promise.all(members.map(kill));
     await load.drain();
@@ -394,5 +415,11 @@ export async function runFailoverTrials({ gateway, bucket, spawn, faults, log = 
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }
   const deleted = [...observer.deletedWhileNamed].sort();
-  return { ttl_s: LEASE_TTL_MS / 1000, trials, lost_acknowledged_writes: lost.size, objects_deleted_while_named: deleted.length, deleted_while_named_keys: deleted };
+  return {
+    ttl_s: LEASE_TTL_MS / 1000,
+    trials,
+    lost_acknowledged_writes: lost.size,
+    objects_deleted_while_named: deleted.length,
+    deleted_while_named_keys: deleted,
+  };
 }

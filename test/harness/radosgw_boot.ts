@@ -157,7 +157,18 @@ export async function startRadosgw({ timeoutMs = 90_000, memstoreBytes = 1024 **
     daemon('ceph-osd', ['-i', '0']);
     daemon('radosgw', ['-n', 'client.rgw.gw']);
     const credentials = { accessKeyId: randomBytes(10).toString('hex').toUpperCase(), secretAccessKey: randomBytes(20).toString('base64') };
-    await cmd('radosgw-admin', ['user', 'create', '--uid', 'tessera', '--display-name', 'tessera tests', '--access-key', credentials.accessKeyId, '--secret-key', credentials.secretAccessKey]);
+    await cmd('radosgw-admin', [
+      'user',
+      'create',
+      '--uid',
+      'tessera',
+      '--display-name',
+      'tessera tests',
+      '--access-key',
+      credentials.accessKeyId,
+      '--secret-key',
+      credentials.secretAccessKey,
+    ]);
     const endpoint = `http://127.0.0.1:${rgwPort}`;
     const dead = () => daemons.find((d) => d.exitCode !== null || d.signalCode !== null);
     await until(

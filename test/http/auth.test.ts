@@ -23,7 +23,13 @@ test('with --token: probes are open, everything else needs the bearer token', as
   for (const path of ['/health', '/ready', '/metrics']) t.is((await call(server, 'GET', path)).status, 200, path);
   const auth = { Authorization: `Bearer ${TOKEN}` };
   for (const path of ['/stats', '/cluster', '/versions', '/collections', '/aliases', '/no-such-route']) {
-    const wrong: Record<string, string>[] = [{}, { Authorization: 'Bearer wrong' }, { Authorization: TOKEN }, { Authorization: `Basic ${TOKEN}` }, { Authorization: `Bearer ${TOKEN}x` }];
+    const wrong: Record<string, string>[] = [
+      {},
+      { Authorization: 'Bearer wrong' },
+      { Authorization: TOKEN },
+      { Authorization: `Basic ${TOKEN}` },
+      { Authorization: `Bearer ${TOKEN}x` },
+    ];
     for (const headers of wrong) {
       const r = await call(server, 'GET', path, undefined, headers);
       t.is(r.status, 401, `${path} ${JSON.stringify(headers)}`);

@@ -97,7 +97,11 @@ test.serial('bad search and delete bodies answer 400', async (t) => {
 
 test.serial('bad meta, alias and vector-names bodies answer 400 and change nothing', async (t) => {
   const before = await snapshot();
-  for (const [method, path] of [['PUT', '/collections/kept/meta'], ['PUT', '/aliases/a1'], ['POST', '/collections/kept/vector-names']]) {
+  for (const [method, path] of [
+    ['PUT', '/collections/kept/meta'],
+    ['PUT', '/aliases/a1'],
+    ['POST', '/collections/kept/vector-names'],
+  ]) {
     await expect400(t, method, path, [...UNPARSABLE, ...BAD_SMALL_BODIES]);
   }
   t.deepEqual(await snapshot(), before);
@@ -106,7 +110,9 @@ test.serial('bad meta, alias and vector-names bodies answer 400 and change nothi
 test.serial('a body cut off by the client changes nothing and the server carries on', async (t) => {
   // The server counts a client that went away under 4xx (499): the test waits until it saw all five.
   const cutOff = async () =>
-    Number(/svc_http_requests_total\{route="\/collections\/\{name\}\/upsert",status="4xx"\} (\d+)/.exec((await call(server, 'GET', '/metrics')).text)?.[1] ?? 0);
+    Number(
+      /svc_http_requests_total\{route="\/collections\/\{name\}\/upsert",status="4xx"\} (\d+)/.exec((await call(server, 'GET', '/metrics')).text)?.[1] ?? 0,
+    );
   const base = await cutOff();
   const before = await snapshot();
   for (let i = 0; i < 5; i++) {
@@ -123,11 +129,26 @@ test.serial('a body cut off by the client changes nothing and the server carries
 test.serial('a number the parser cannot hold is 400 naming its field, on reads and writes, and changes nothing', async (t) => {
   const before = await snapshot();
   const cases: [string, string, string, RegExp][] = [
-    ['POST', '/search', '{"query":[1,0,0,0],"top_k":100000000000000000000}', /^top_k is 100000000000000000000, out of range: integers must fit in signed 64 bits$/],
+    [
+      'POST',
+      '/search',
+      '{"query":[1,0,0,0],"top_k":100000000000000000000}',
+      /^top_k is 100000000000000000000, out of range: integers must fit in signed 64 bits$/,
+    ],
     ['POST', '/search', '{"query":[1,0,0,1e400]}', /^query\[3\] is 1e400: malformed or outside the 64-bit float range/],
     ['POST', '/search', '{"query":[1,0,NaN,0]}', /^query\[2\] is NaN: NaN and Infinity have no JSON form/],
-    ['POST', '/search', '{"query":[1,0,0,0],"filter":[{"Eq":["n",{"Int":99999999999999999999}]}]}', /^filter\[0\]\.Eq\[1\]\.Int is .*; a Float holds larger numbers$/],
-    ['POST', '/collections/kept/upsert', '{"records":[{"id":"a","vector":[1,0,0,0]},{"id":"b","vector":[1,0,0,0],"attrs":{"n":{"Int":18446744073709551616}}}]}', /^records\[1\]\.attrs\.n\.Int is 18446744073709551616, out of range/],
+    [
+      'POST',
+      '/search',
+      '{"query":[1,0,0,0],"filter":[{"Eq":["n",{"Int":99999999999999999999}]}]}',
+      /^filter\[0\]\.Eq\[1\]\.Int is .*; a Float holds larger numbers$/,
+    ],
+    [
+      'POST',
+      '/collections/kept/upsert',
+      '{"records":[{"id":"a","vector":[1,0,0,0]},{"id":"b","vector":[1,0,0,0],"attrs":{"n":{"Int":18446744073709551616}}}]}',
+      /^records\[1\]\.attrs\.n\.Int is 18446744073709551616, out of range/,
+    ],
     ['POST', '/collections/kept/upsert', '{"records":[{"id":"a","vector":[-Infinity,0,0,0]}]}', /^records\[0\]\.vector\[0\] is -Infinity: NaN and Infinity/],
   ];
   for (const [method, path, body, message] of cases) {
@@ -146,7 +167,7 @@ test.serial('a malformed percent-encoded name answers 400', async (t) => {
 
 test('malformed JSON is 400 naming the byte, line and column where it breaks and what was expected, whichever layer parses the body', async (t) => {
   const body = '{\n  "query": [1, 0, 0, 0],\n  "top_k": }';
-  const expected = 'malformed JSON at byte 38 (line 3, column 12): expected a value (an object, array, string, number, true, false or null), found \'}\'';
+  const expected = "malformed JSON at byte 38 (line 3, column 12): expected a value (an object, array, string, number, true, false or null), found '}'";
   // The core parses /search and /upsert, the HTTP layer a small route's body, the library remember's.
   for (const [method, path] of [
     ['POST', '/search'],
@@ -161,11 +182,11 @@ test('malformed JSON is 400 naming the byte, line and column where it breaks and
     t.deepEqual(await snapshot(), before, `${method} ${path}`);
   }
   for (const [text, error] of [
-    ['{"records": [', "at byte 13 (line 1, column 14): expected a value (an object, array, string, number, true, false or null), found the end of the body"],
+    ['{"records": [', 'at byte 13 (line 1, column 14): expected a value (an object, array, string, number, true, false or null), found the end of the body'],
     ['{"records" []}', "at byte 11 (line 1, column 12): expected ':' after the key, found '['"],
     ['{"records": [1 2]}', "at byte 15 (line 1, column 16): expected ',' or ']', found '2'"],
     [`${valid}x`, `at byte ${valid.length} (line 1, column ${valid.length + 1}): expected the end of the body after the JSON value, found 'x'`],
-    ['{"records": "a\\qb"}', "at byte 15 (line 1, column 16): expected an escape: one of"],
+    ['{"records": "a\\qb"}', 'at byte 15 (line 1, column 16): expected an escape: one of'],
   ]) {
     const r = await call(server, 'POST', '/collections/kept/upsert', text);
     t.is(r.status, 400, text);

@@ -52,7 +52,11 @@ test('searches past --read-timeout answer 504 and their core work stops, on /sea
     const burst = await Promise.all(Array.from({ length: DEADLINE_SEARCHES * BURST_DEADLINES }, () => search(server, d)));
     const timedOut = burst.filter((r) => r.status === 504);
     t.true(timedOut.length > burst.length / 2, `${d.path}: ${timedOut.length} of ${burst.length} timed out`);
-    t.deepEqual(burst.filter((r) => r.status !== 504 && r.status !== 200).map((r) => r.status), [], d.path);
+    t.deepEqual(
+      burst.filter((r) => r.status !== 504 && r.status !== 200).map((r) => r.status),
+      [],
+      d.path,
+    );
     for (const r of timedOut) {
       t.is(r.json.retryable, false);
       t.is(typeof r.json.error, 'string');

@@ -5,10 +5,42 @@ import test, { type ExecutionContext } from 'ava';
 import { CLI, call, runCli, startServer, tempDir, unitRecords } from './helpers';
 
 const FLAGS = [
-  '--data', '--in-memory', '--host', '--port', '--dimension', '--distance', '--token', '--read-only', '--max-body-bytes', '--max-vector-bytes',
-  '--max-concurrent-requests', '--read-timeout', '--write-timeout', '--query-threads', '--mmap', '--no-mmap', '--ann', '--m',
-  '--ef-construction', '--ef-search', '--n-lists', '--n-probe', '--overscan', '--seed', '--quantization', '--rescore', '--log-level',
-  '--namespaced', '--warm-bytes', '--cluster', '--cluster-endpoint', '--lease-ttl', '--gc-grace', '--standby', '--cluster-reader', '--cache-bytes',
+  '--data',
+  '--in-memory',
+  '--host',
+  '--port',
+  '--dimension',
+  '--distance',
+  '--token',
+  '--read-only',
+  '--max-body-bytes',
+  '--max-vector-bytes',
+  '--max-concurrent-requests',
+  '--read-timeout',
+  '--write-timeout',
+  '--query-threads',
+  '--mmap',
+  '--no-mmap',
+  '--ann',
+  '--m',
+  '--ef-construction',
+  '--ef-search',
+  '--n-lists',
+  '--n-probe',
+  '--overscan',
+  '--seed',
+  '--quantization',
+  '--rescore',
+  '--log-level',
+  '--namespaced',
+  '--warm-bytes',
+  '--cluster',
+  '--cluster-endpoint',
+  '--lease-ttl',
+  '--gc-grace',
+  '--standby',
+  '--cluster-reader',
+  '--cache-bytes',
 ];
 
 test('the compiled CLI starts with a node shebang', (t) => {
@@ -92,7 +124,11 @@ test('cluster flags: a bad location, a missing endpoint or credentials, and flag
     [[...at, '--lease-ttl', 'soon'], creds, /--lease-ttl/],
     [['--gc-grace', '0s'], creds, /--gc-grace needs --cluster/],
     [[...at, '--gc-grace', '-1s'], creds, /--gc-grace must be a duration like 0s, 250ms, 5s or 2m, got "-1s"/],
-    [[...at, '--data', tempDir()], { AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '' }, /--cluster: object store credentials missing: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/],
+    [
+      [...at, '--data', tempDir()],
+      { AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '' },
+      /--cluster: object store credentials missing: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/,
+    ],
   ];
   for (const [args, env, message] of cases) {
     const r = await runCli(['serve', '--port', '0', ...args], env);

@@ -128,36 +128,49 @@ testNeedingTools(['chromium'], 'the console, with the token typed in, lists coll
   t.deepEqual(problems, []);
 });
 
-testNeedingTools(['chromium'], 'on a --namespaced server the console asks for a namespace, then shows and searches that tenant through /ns/{namespace}', async (t) => {
-  const server = await startServer(['--namespaced', '--data', tempDir()]);
-  t.teardown(() => server.stop());
-  for (const [tenant, id] of [['acme', 'a1'], ['globex', 'g1']]) {
-    const r = await call(server, 'POST', `/ns/${tenant}/collections/docs/upsert`, { records: [{ id, vector: [1, 0, 0, 0] }] });
-    if (r.status !== 200) throw new Error(`${tenant}: ${r.status} ${r.text}`);
-  }
-  const browser = await chromium.launch({ executablePath: CHROMIUM });
-  t.teardown(() => browser.close());
-  const page = await browser.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(err.message));
-  const paths: string[] = [];
-  page.on('request', (request) => paths.push(new URL(request.url()).pathname));
+testNeedingTools(
+  ['chromium'],
+  'on a --namespaced server the console asks for a namespace, then shows and searches that tenant through /ns/{namespace}',
+  async (t) => {
+    const server = await startServer(['--namespaced', '--data', tempDir()]);
+    t.teardown(() => server.stop());
+    for (const [tenant, id] of [
+      ['acme', 'a1'],
+      ['globex', 'g1'],
+    ]) {
+      const r = await call(server, 'POST', `/ns/${tenant}/collections/docs/upsert`, { records: [{ id, vector: [1, 0, 0, 0] }] });
+      if (r.status !== 200) throw new Error(`${tenant}: ${r.status} ${r.text}`);
+    }
+    const browser = await chromium.launch({ executablePath: CHROMIUM });
+    t.teardown(() => browser.close());
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (err) => problems.push(err.message));
+    const paths: string[] = [];
+    page.on('request', (request) => paths.push(new URL(request.url()).pathname));
 
-  await page.goto(`${server.url}/console`);
-  await page.locator('#notice', { hasText: 'choose a namespace' }).waitFor();
-  t.true(await page.locator('#namespace-form').isVisible());
-  t.deepEqual((await page.$$eval('#namespaces option', (options) => options.map((o) => (o as HTMLOptionElement).value))).sort(), ['acme', 'globex']);
+    await page.goto(`${server.url}/console`);
+    await page.locator('#notice', { hasText: 'choose a namespace' }).waitFor();
+    t.true(await page.locator('#namespace-form').isVisible());
+    t.deepEqual((await page.$$eval('#namespaces option', (options) => options.map((o) => (o as HTMLOptionElement).value))).sort(), ['acme', 'globex']);
 
-  await page.fill('#namespace', 'globex');
-  await page.click('#namespace-form button');
-  await page.locator('#collections tbody tr', { hasText: 'docs' }).waitFor();
-  t.deepEqual(await rowsOf(page, '#collections'), [['docs', '1', '']]);
-  t.is(new URL(page.url()).search, '?ns=globex');
-  const search = await runInPlayground(page, '/search', { query: [1, 0, 0, 0], top_k: 5 });
-  t.regex(search, /→ 200 · 1 hits?/);
-  t.deepEqual((await rowsOf(page, '#hits')).map((row) => row[2]), ['g1']);
-  t.true(paths.includes('/ns/globex/search'));
-  t.true(paths.includes('/metrics'), 'process-wide routes take no prefix');
-  t.false(paths.some((p) => p.startsWith('/ns/acme')), 'the other tenant was never asked');
-  t.deepEqual(problems, []);
-});
+    await page.fill('#namespace', 'globex');
+    await page.click('#namespace-form button');
+    await page.locator('#collections tbody tr', { hasText: 'docs' }).waitFor();
+    t.deepEqual(await rowsOf(page, '#collections'), [['docs', '1', '']]);
+    t.is(new URL(page.url()).search, '?ns=globex');
+    const search = await runInPlayground(page, '/search', { query: [1, 0, 0, 0], top_k: 5 });
+    t.regex(search, /→ 200 · 1 hits?/);
+    t.deepEqual(
+      (await rowsOf(page, '#hits')).map((row) => row[2]),
+      ['g1'],
+    );
+    t.true(paths.includes('/ns/globex/search'));
+    t.true(paths.includes('/metrics'), 'process-wide routes take no prefix');
+    t.false(
+      paths.some((p) => p.startsWith('/ns/acme')),
+      'the other tenant was never asked',
+    );
+    t.deepEqual(problems, []);
+  },
+);

@@ -31,7 +31,9 @@ function ajvOver(document: JsonSchema, allErrors: boolean): Ajv2020 {
  * error, to say what is wrong once a check fails.
  */
 function load() {
-  const document = describeApi(apiRoutes(new OneStore(), { registry: new Registry(), slowQueryMs: null, testFaults: true, readOnly: false, consoleWithoutToken: false }));
+  const document = describeApi(
+    apiRoutes(new OneStore(), { registry: new Registry(), slowQueryMs: null, testFaults: true, readOnly: false, consoleWithoutToken: false }),
+  );
   const ajv = { check: ajvOver(document, false), explain: ajvOver(document, true) };
   const paths = document.paths as Record<string, Record<string, Operation>>;
   // Templates with fewer parameters first, so /search/similar is never read as a {name}.
@@ -88,7 +90,14 @@ function problems(v: ValidateFunction): string {
 }
 
 /** Why an exchange breaks the description, or null when it keeps to it. */
-export function contractViolation(method: string, url: string, requestText: string | undefined, status: number, contentType: string, text: string): string | null {
+export function contractViolation(
+  method: string,
+  url: string,
+  requestText: string | undefined,
+  status: number,
+  contentType: string,
+  text: string,
+): string | null {
   const found = operationOf(method, url);
   if (!found) return null;
   const { template, op } = found;
@@ -102,7 +111,8 @@ export function contractViolation(method: string, url: string, requestText: stri
     response = (loaded!.document.components as { responses: Record<string, typeof response> }).responses[String(status)];
   }
   const content = response.content ?? {};
-  if (Object.keys(content).length === 0) return text === '' ? null : `${where} with a body, but the description gives that answer none; body: ${text.slice(0, 500)}`;
+  if (Object.keys(content).length === 0)
+    return text === '' ? null : `${where} with a body, but the description gives that answer none; body: ${text.slice(0, 500)}`;
   const type = Object.keys(content).find((t) => baseType(t) === baseType(contentType));
   if (!type) return `${where} as ${contentType}, not one of ${Object.keys(content).join(', ')}; body: ${text.slice(0, 500)}`;
   let body: unknown = text;
@@ -126,7 +136,8 @@ export function contractViolation(method: string, url: string, requestText: stri
       return `${where} to a request body that is not JSON: ${requestText.slice(0, 500)}`;
     }
     const wrongRequest = violation(`${key}/${pointer('requestBody', 'content', 'application/json', 'schema')}`, request);
-    if (wrongRequest !== null) return `${method} ${template} accepted a request body the description does not allow: ${wrongRequest}; request: ${requestText.slice(0, 1000)}`;
+    if (wrongRequest !== null)
+      return `${method} ${template} accepted a request body the description does not allow: ${wrongRequest}; request: ${requestText.slice(0, 1000)}`;
   }
   return null;
 }
@@ -137,7 +148,14 @@ export const checkedFetch: typeof fetch = async (input, init) => {
   const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
   const body = init?.body;
   const requestText = body === undefined || body === null ? undefined : typeof body === 'string' ? body : Buffer.from(body as Uint8Array).toString('utf8');
-  const violation = contractViolation(init?.method ?? 'GET', url.pathname, requestText, res.status, res.headers.get('content-type') ?? '', await res.clone().text());
+  const violation = contractViolation(
+    init?.method ?? 'GET',
+    url.pathname,
+    requestText,
+    res.status,
+    res.headers.get('content-type') ?? '',
+    await res.clone().text(),
+  );
   if (violation) throw new Error(`contract: ${violation}`);
   return res;
 };

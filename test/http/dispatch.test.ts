@@ -91,7 +91,10 @@ test.serial('pipelined searches answered inline come back in order, one answer e
   });
   socket.destroy();
   const ids = [...text.matchAll(/"id":"([^"]+)"/g)].map((m) => m[1]);
-  t.deepEqual(ids, vectors.map((v) => v.id));
+  t.deepEqual(
+    ids,
+    vectors.map((v) => v.id),
+  );
   t.is((text.match(/HTTP\/1\.1 200 OK/g) ?? []).length, vectors.length);
 });
 
@@ -178,7 +181,8 @@ test.serial('probes and /metrics answer while the query threads are busy with a 
   }
   const body = JSON.stringify({ query: unitRecords(1, DIM, rand)[0].vector, top_k: 5000 });
   let finished = 0;
-  const backlog = Array.from({ length: 200 }, () => call(busy, 'POST', '/search', body).then((r) => {
+  const backlog = Array.from({ length: 200 }, () =>
+    call(busy, 'POST', '/search', body).then((r) => {
       finished++;
       return r.status;
     }),
@@ -189,4 +193,3 @@ test.serial('probes and /metrics answer while the query threads are busy with a 
   t.true(finishedAtProbes < 200, 'the probes answered before the backlog drained');
   t.deepEqual(new Set(await Promise.all(backlog)), new Set([200]));
 });
-

@@ -56,7 +56,12 @@ test('a timeout answered while a stream fetched its first piece is sent whole, n
   const res = stalledResponse();
   const logged: unknown[] = [];
   const finished: number[] = [];
-  const exchange = new Exchange(res as unknown as HttpResponse, request(logged), (status) => finished.push(status), () => null);
+  const exchange = new Exchange(
+    res as unknown as HttpResponse,
+    request(logged),
+    (status) => finished.push(status),
+    () => null,
+  );
   let stop!: (err: Error) => void;
   const pieces: PieceSource = { next: () => new Promise((_, reject) => (stop = reject)), close() {} };
 

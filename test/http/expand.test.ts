@@ -20,7 +20,9 @@ test.before(async () => {
     vector: [1, n / 10, 0, 0],
     attrs: { doc: { Str: 'guide' }, n: { Int: n }, body: { Str: text } },
   }));
-  await call(server, 'POST', '/collections/docs/upsert', { records: [...records, { id: 'loose', vector: [1, 0.05, 0, 0], attrs: { body: { Str: 'loose part' } } }] });
+  await call(server, 'POST', '/collections/docs/upsert', {
+    records: [...records, { id: 'loose', vector: [1, 0.05, 0, 0], attrs: { body: { Str: 'loose part' } } }],
+  });
   const r = await call(server, 'POST', '/collections/docs/fts-schema', { fields: ['body'] });
   if (r.status !== 200) throw new Error(`fts-schema failed: ${r.status} ${r.text}`);
 });

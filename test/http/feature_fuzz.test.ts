@@ -41,9 +41,22 @@ const vector = Array.from({ length: DIMENSION }, (_, i) => (i === 0 ? 1 : 0));
 const SEEDS: [string, Record<string, unknown>][] = [
   ['/collections/m/remember', { id: 'm1', text: 'sourdough needs a starter', mode: 'raw', attrs: { n: { Int: 1 } }, ttl_seconds: 60, dedupe_threshold: 0.9 }],
   ['/collections/m/remember', { id: 'm2', text: 'a long text. in two sentences.', chunking: { strategy: 'Recursive', max_chars: 12, overlap_chars: 2 } }],
-  ['/collections/m/recall', { query: 'bread', top_k: 3, min_score: 0, filter: [], diversity: 0.5, rollup: { per_parent: 1, neighbours: 1 }, rerank: { query: 'bread', overscan: 2 }, reinforce: true, extend_ttl_seconds: 60 }],
+  [
+    '/collections/m/recall',
+    {
+      query: 'bread',
+      top_k: 3,
+      min_score: 0,
+      filter: [],
+      diversity: 0.5,
+      rollup: { per_parent: 1, neighbours: 1 },
+      rerank: { query: 'bread', overscan: 2 },
+      reinforce: true,
+      extend_ttl_seconds: 60,
+    },
+  ],
   ['/code-search', { collection: 'm', query: 'starter', limit: 3, filter: [], vector: false }],
-  ['/query', { sql: "SELECT * FROM m WHERE n = 1 LIMIT 2", compile_only: false }],
+  ['/query', { sql: 'SELECT * FROM m WHERE n = 1 LIMIT 2', compile_only: false }],
   ['/search', { query: vector, top_k: 2, rerank: { query: 'bread', overscan: 2, text_attr: 'svc.text' } }],
 ];
 
@@ -68,11 +81,21 @@ function* hostileBodies(seed: Record<string, unknown>): Generator<string> {
 }
 
 /** A Cohere-style reranker answering every document with its length. */
-const reranker = (t: ExecutionContext) => fakeProvider(t, (c: Call, res) => reply(res, 200, { results: (c.body.documents as string[]).map((d, index) => ({ index, relevance_score: d.length })) }));
+const reranker = (t: ExecutionContext) =>
+  fakeProvider(t, (c: Call, res) => reply(res, 200, { results: (c.body.documents as string[]).map((d, index) => ({ index, relevance_score: d.length })) }));
 
 async function featureServer(t: ExecutionContext): Promise<Server> {
   const provider = await reranker(t);
-  const server = await startServer(['--dimension', String(DIMENSION), '--embed-provider', `hash:${DIMENSION}`, '--summarize-provider', 'extractive', '--rerank-provider', `cohere:m@${provider.url}`]);
+  const server = await startServer([
+    '--dimension',
+    String(DIMENSION),
+    '--embed-provider',
+    `hash:${DIMENSION}`,
+    '--summarize-provider',
+    'extractive',
+    '--rerank-provider',
+    `cohere:m@${provider.url}`,
+  ]);
   t.teardown(() => server.stop());
   t.is((await call(server, 'POST', '/collections/m/remember', { id: 'seed', text: 'bread needs flour and water' })).status, 200);
   return server;
@@ -120,7 +143,9 @@ test('the MCP tools of the feature routes, given arguments of each wrong kind, a
   const session = await bareSession(server);
   let id = 10;
   for (const [name, seed] of TOOL_SEEDS) {
-    const bodies = [...hostileBodies(seed)].map((args) => `{"jsonrpc":"2.0","id":${id++},"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`);
+    const bodies = [...hostileBodies(seed)].map(
+      (args) => `{"jsonrpc":"2.0","id":${id++},"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`,
+    );
     const found = await faults(bodies, async (body) => {
       const r = await fetch(`${server.url}/mcp`, { method: 'POST', body, headers: { ...POST_HEADERS, ...inSession(session) } });
       const text = await r.text();

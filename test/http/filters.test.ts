@@ -68,7 +68,8 @@ function everyFilterRoute(filter: unknown): [string, string, unknown][] {
 
 async function refusedEverywhere(t: ExecutionContext, filter: unknown, message: RegExp) {
   const before = await snapshot();
-  for (const [method, path, body] of everyFilterRoute(filter)) isError(t, await call(server, method, path, body), 400, message, `${path} ${JSON.stringify(filter)}`);
+  for (const [method, path, body] of everyFilterRoute(filter))
+    isError(t, await call(server, method, path, body), 400, message, `${path} ${JSON.stringify(filter)}`);
   t.deepEqual(await snapshot(), before, 'store unchanged');
 }
 
@@ -119,7 +120,10 @@ test('/search: a filter applies before scoring, so a far match still fills top_k
   await needleCollection('needle_search');
   const r = await call(server, 'POST', '/search', { query: [1, 0, 0, 0], scope: ['needle_search'], top_k: 1, filter: [{ Eq: ['tag', { Str: 'rare' }] }] });
   t.is(r.status, 200);
-  t.deepEqual(r.json.map((h: { id: string }) => h.id), ['needle']);
+  t.deepEqual(
+    r.json.map((h: { id: string }) => h.id),
+    ['needle'],
+  );
   // The score is the metric's, unaffected by the filter.
   const all = await call(server, 'POST', '/search', { query: [1, 0, 0, 0], scope: ['needle_search'], top_k: 1000 });
   t.is(all.json.at(-1).id, 'needle');
@@ -131,7 +135,10 @@ test('/search: offset pages through the filtered ranking, not the unfiltered one
   const filter = [{ Any: [{ Eq: ['tag', { Str: 'rare' }] }, { In: ['tag', [{ Str: 'nope' }]] }] }];
   const first = await call(server, 'POST', '/search', { query: [1, 0, 0, 0], scope: ['needle_offset'], top_k: 1, filter });
   const second = await call(server, 'POST', '/search', { query: [1, 0, 0, 0], scope: ['needle_offset'], top_k: 1, offset: 1, filter });
-  t.deepEqual(first.json.map((h: { id: string }) => h.id), ['needle']);
+  t.deepEqual(
+    first.json.map((h: { id: string }) => h.id),
+    ['needle'],
+  );
   t.deepEqual(second.json, []);
 });
 
@@ -139,7 +146,10 @@ test('/search/similar: a filter applies before scoring', async (t) => {
   await needleCollection('needle_similar');
   const r = await call(server, 'POST', '/search/similar', { collection: 'needle_similar', id: 'near0', top_k: 1, filter: [{ Eq: ['tag', { Str: 'rare' }] }] });
   t.is(r.status, 200, r.text);
-  t.deepEqual(r.json.map((h: { id: string }) => h.id), ['needle']);
+  t.deepEqual(
+    r.json.map((h: { id: string }) => h.id),
+    ['needle'],
+  );
 });
 
 test('/search/batch: each leg applies its own filter before scoring', async (t) => {
@@ -148,7 +158,10 @@ test('/search/batch: each leg applies its own filter before scoring', async (t) 
   const r = await call(server, 'POST', '/search/batch', { queries: [leg, { ...leg, filter: [{ Eq: ['tag', { Str: 'rare' }] }] }] });
   t.is(r.status, 200, r.text);
   t.not(r.json.results[0][0].id, 'needle');
-  t.deepEqual(r.json.results[1].map((h: { id: string }) => h.id), ['needle']);
+  t.deepEqual(
+    r.json.results[1].map((h: { id: string }) => h.id),
+    ['needle'],
+  );
 });
 
 test('filter: an empty array matches everything', async (t) => {
@@ -202,7 +215,10 @@ test('delete with filter: deleted records leave search, list and aggregate', asy
   await call(server, 'POST', '/collections/del_reads/delete', { filter: [{ Eq: ['color', { Str: 'red' }] }] });
   const hits = await call(server, 'POST', '/search', { query: [1, 0, 0, 0], scope: ['del_reads'] });
   t.deepEqual(hits.json.map((h: { id: string }) => h.id).sort(), ['b', 'd']);
-  t.deepEqual((await call(server, 'POST', '/list', { scope: ['del_reads'] })).json.map((h: { id: string }) => h.id), ['b', 'd']);
+  t.deepEqual(
+    (await call(server, 'POST', '/list', { scope: ['del_reads'] })).json.map((h: { id: string }) => h.id),
+    ['b', 'd'],
+  );
   t.is((await call(server, 'POST', '/aggregate', { scope: ['del_reads'] })).json.count, 2);
 });
 
@@ -233,7 +249,13 @@ test('delete with filter on a missing collection is 404 with an error body', asy
 
 test.serial('filter-index: an entry with both structures off is 400 and changes nothing', async (t) => {
   const before = await snapshot();
-  isError(t, await call(server, 'POST', '/collections/kept/filter-index', { fields: ['t', { field: 'n', tokens: false, trigrams: false }] }), 400, /fields\[1\]/, 'both off');
+  isError(
+    t,
+    await call(server, 'POST', '/collections/kept/filter-index', { fields: ['t', { field: 'n', tokens: false, trigrams: false }] }),
+    400,
+    /fields\[1\]/,
+    'both off',
+  );
   t.deepEqual(await snapshot(), before);
 });
 
@@ -267,7 +289,11 @@ test.serial('filter-index: malformed bodies are 400 naming the problem', async (
 
 test('filter-index: a declaration answers {ok: true} and an empty fields list drops it', async (t) => {
   await call(server, 'POST', '/collections/fi_ok');
-  t.deepEqual((await call(server, 'POST', '/collections/fi_ok/filter-index', { fields: ['title', { field: 'tags', trigrams: false }, { field: 'g', tokens: false }] })).json, { ok: true });
+  t.deepEqual(
+    (await call(server, 'POST', '/collections/fi_ok/filter-index', { fields: ['title', { field: 'tags', trigrams: false }, { field: 'g', tokens: false }] }))
+      .json,
+    { ok: true },
+  );
   t.deepEqual((await call(server, 'POST', '/collections/fi_ok/filter-index', { fields: ['title'] })).json, { ok: true }, 'redeclaring replaces');
   t.deepEqual((await call(server, 'POST', '/collections/fi_ok/filter-index', { fields: [] })).json, { ok: true });
 });
@@ -470,24 +496,85 @@ function randomPredicate(rand: () => number, depth = 0): unknown {
   const pick = <T>(a: T[]): T => a[Math.floor(rand() * a.length)];
   const key = pick(['s', 'n', 'l', 'f', 'b', 'd', 'z', 'missing', '', 'svc.x']);
   const value = () =>
-    pick<unknown>([{ Str: pick(['', 'x', 'quick', 'é', '\u0000']) }, { Int: pick([0, -1, 5]) }, { Float: pick([0, 1.5, 1e308]) }, { Bool: rand() < 0.5 }, { List: pick([[], ['x'], ['x', 'y z']]) }, { DateTime: pick([0, 7, -1]) }, 'Null', null, 5, 'x', [], {}, { Int: 1.5 }, { Str: 1 }, { Foo: 1 }]);
+    pick<unknown>([
+      { Str: pick(['', 'x', 'quick', 'é', '\u0000']) },
+      { Int: pick([0, -1, 5]) },
+      { Float: pick([0, 1.5, 1e308]) },
+      { Bool: rand() < 0.5 },
+      { List: pick([[], ['x'], ['x', 'y z']]) },
+      { DateTime: pick([0, 7, -1]) },
+      'Null',
+      null,
+      5,
+      'x',
+      [],
+      {},
+      { Int: 1.5 },
+      { Str: 1 },
+      { Foo: 1 },
+    ]);
   const pattern = () => pick(['', '*', '?', '[', '[a-', '[]]', '\\', '(', '(?i)QUICK.*', '.*', 'a{1001}', '(a*)*b', '\\p{L}+', '(?P<n>x)', '*fox*', '[!a]*']);
-  const v = pick(['Eq', 'Ne', 'In', 'NotIn', 'Lt', 'Ge', 'Glob', 'IGlob', 'Regex', 'Contains', 'NotContains', 'ContainsAny', 'Fuzzy', 'ContainsAllTokens', 'ContainsAnyToken', 'ContainsTokenSequence', 'All', 'Any', 'Not', 'Bogus']);
+  const v = pick([
+    'Eq',
+    'Ne',
+    'In',
+    'NotIn',
+    'Lt',
+    'Ge',
+    'Glob',
+    'IGlob',
+    'Regex',
+    'Contains',
+    'NotContains',
+    'ContainsAny',
+    'Fuzzy',
+    'ContainsAllTokens',
+    'ContainsAnyToken',
+    'ContainsTokenSequence',
+    'All',
+    'Any',
+    'Not',
+    'Bogus',
+  ]);
   switch (v) {
-    case 'Eq': case 'Ne': case 'Lt': case 'Ge': case 'Contains': case 'NotContains': return { [v]: [key, value()] };
-    case 'In': case 'NotIn': case 'ContainsAny': return { [v]: [key, rand() < 0.8 ? Array.from({ length: Math.floor(rand() * 4) }, value) : value()] };
-    case 'Glob': case 'IGlob': case 'Regex': return { [v]: [key, pattern()] };
-    case 'Fuzzy': return { [v]: [key, pick(['', 'fox', 'quik', 'naive']), pick<unknown>([0, 1, 2, 8, 9, -1, 1.5, '2', null])] };
-    case 'ContainsAllTokens': case 'ContainsAnyToken': case 'ContainsTokenSequence': return { [v]: [key, pick<unknown>(['', 'quick fox', 'brown-fox', '!!!', 'NAÏVE', 5])] };
-    case 'All': case 'Any': return { [v]: depth > 2 ? [] : Array.from({ length: Math.floor(rand() * 3) }, () => randomPredicate(rand, depth + 1)) };
-    case 'Not': return { Not: depth > 2 ? { Eq: [key, value()] } : randomPredicate(rand, depth + 1) };
-    default: return { Bogus: [key] };
+    case 'Eq':
+    case 'Ne':
+    case 'Lt':
+    case 'Ge':
+    case 'Contains':
+    case 'NotContains':
+      return { [v]: [key, value()] };
+    case 'In':
+    case 'NotIn':
+    case 'ContainsAny':
+      return { [v]: [key, rand() < 0.8 ? Array.from({ length: Math.floor(rand() * 4) }, value) : value()] };
+    case 'Glob':
+    case 'IGlob':
+    case 'Regex':
+      return { [v]: [key, pattern()] };
+    case 'Fuzzy':
+      return { [v]: [key, pick(['', 'fox', 'quik', 'naive']), pick<unknown>([0, 1, 2, 8, 9, -1, 1.5, '2', null])] };
+    case 'ContainsAllTokens':
+    case 'ContainsAnyToken':
+    case 'ContainsTokenSequence':
+      return { [v]: [key, pick<unknown>(['', 'quick fox', 'brown-fox', '!!!', 'NAÏVE', 5])] };
+    case 'All':
+    case 'Any':
+      return { [v]: depth > 2 ? [] : Array.from({ length: Math.floor(rand() * 3) }, () => randomPredicate(rand, depth + 1)) };
+    case 'Not':
+      return { Not: depth > 2 ? { Eq: [key, value()] } : randomPredicate(rand, depth + 1) };
+    default:
+      return { Bogus: [key] };
   }
 }
 
 test('random and malformed filters on every filter route answer 200 or 400 with an error body, never 500', async (t) => {
   const records = [
-    { id: 'a', vector: [1, 0, 0, 0], attrs: { s: { Str: 'quick brown fox' }, n: { Int: 5 }, l: { List: ['x', 'y z'] }, f: { Float: 1.5 }, b: { Bool: true }, d: { DateTime: 7 }, z: 'Null' } },
+    {
+      id: 'a',
+      vector: [1, 0, 0, 0],
+      attrs: { s: { Str: 'quick brown fox' }, n: { Int: 5 }, l: { List: ['x', 'y z'] }, f: { Float: 1.5 }, b: { Bool: true }, d: { DateTime: 7 }, z: 'Null' },
+    },
     { id: 'b', vector: [0, 1, 0, 0], attrs: { s: { Str: 'naïve' }, n: { Int: -5 }, l: { List: [] } } },
     { id: 'c', attrs: { s: { Str: '' } } },
   ];

@@ -7,7 +7,7 @@ import { prng } from '../core/helpers';
 import { apiDescription, contractViolation } from './contract';
 import { until } from '../harness/until';
 
-export const CLI = path.resolve(__dirname, '../../lib/cli.js');
+export const CLI = path.resolve(__dirname, '../../lib/cli/main.js');
 
 export interface Server {
   url: string;
@@ -36,7 +36,11 @@ export function tempDir(): string {
 }
 
 /** Runs the CLI to completion (for flag and help checks), as another user when `as` says so. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, as: { uid?: number; gid?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  as: { uid?: number; gid?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const proc = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, ...as });
     let stdout = '';
@@ -62,7 +66,7 @@ export function packageBuiltWith(features: string): string {
   symlinkSync(path.join(root, 'node_modules'), path.join(pkg, 'node_modules'));
   symlinkSync(path.join(root, 'build'), path.join(pkg, 'build'));
   execFileSync(process.execPath, [path.join(pkg, 'scripts/features.js')], { env: { ...process.env, TESSERA_FEATURES: features }, stdio: 'pipe' });
-  return path.join(pkg, 'dist/lib/cli.js');
+  return path.join(pkg, 'dist/lib/cli/main.js');
 }
 
 /**
@@ -70,7 +74,11 @@ export function packageBuiltWith(features: string): string {
  * then for /ready. `args` come after the defaults, so they can add any flag; `--dimension 4` is
  * one of them unless `defaultDimension` is false.
  */
-export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = {}, { waitReady = true, cli = CLI, defaultDimension = true } = {}): Promise<Server> {
+export async function startServer(
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+  { waitReady = true, cli = CLI, defaultDimension = true } = {},
+): Promise<Server> {
   apiDescription(); // built now, while the server starts, so that no timed request pays for it
   const hasData = args.includes('--data') || args.includes('--in-memory');
   const defaults = ['--port', '0', '--log-level', 'warn', ...(hasData ? [] : ['--data', tempDir()])];
@@ -78,7 +86,7 @@ export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = 
   const proc = spawn(process.execPath, [cli, 'serve', ...defaults, ...args], { env: { ...process.env, ...env } });
   let stderr = '';
   proc.stderr!.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => proc.on('close', (code) => resolve(code)));  // after stdio drained
+  const exited = new Promise<number | null>((resolve) => proc.on('close', (code) => resolve(code))); // after stdio drained
   const port = await new Promise<number>((resolve, reject) => {
     let stdout = '';
     const timer = setTimeout(() => reject(new Error(`server did not listen within 15s; stderr:\n${stderr}`)), 15_000);

@@ -32,6 +32,9 @@ test('lib/http loads without the store or the native addon', (t) => {
 
 test('the check above sees the addon when the library is loaded', (t) => {
   const loaded = libraryLoadedBy([path.join(LIB, 'index.js')]);
-  t.true(loaded.some((f) => f.endsWith('.node')), loaded.join(', '));
+  t.true(
+    loaded.some((f) => f.endsWith('.node')),
+    loaded.join(', '),
+  );
   t.true(loaded.includes(path.join(LIB, 'native.js')));
 });

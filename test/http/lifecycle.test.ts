@@ -25,7 +25,10 @@ test('a second process on the same --data is a Reader whose writes, /flush inclu
   const cluster = (await call(reader, 'GET', '/cluster')).json;
   t.like(cluster, { role: 'Reader', holds_writer_handle: false, cluster: false });
   t.true(Number.isInteger(cluster.staleness_secs));
-  for (const [path, body] of [['/collections/shared/upsert', { records: unitRecords(1, 4) }], ['/flush', undefined]] as const) {
+  for (const [path, body] of [
+    ['/collections/shared/upsert', { records: unitRecords(1, 4) }],
+    ['/flush', undefined],
+  ] as const) {
     const refused = await call(reader, 'POST', path, body);
     t.is(refused.status, 409, path);
     t.true(refused.json.error.includes(String(writer.proc.pid)), `${path}: ${refused.json.error}`);

@@ -70,7 +70,11 @@ test('a request past --read-timeout answers 504 with retryable false', async (t)
   const cases = [
     ['/search', 200, /request exceeded --read-timeout \(200ms\); the work was cancelled$/],
     // A write may be past its commit when the deadline passes: the message says to look first.
-    ['/collections/slow/upsert', 300, /request exceeded --write-timeout \(300ms\); the write was cancelled unless it had already committed: read before retrying$/],
+    [
+      '/collections/slow/upsert',
+      300,
+      /request exceeded --write-timeout \(300ms\); the write was cancelled unless it had already committed: read before retrying$/,
+    ],
   ] as const;
   for (const [path, limit, message] of cases) {
     const started = Date.now();

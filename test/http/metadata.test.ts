@@ -25,7 +25,11 @@ test.after.always(() => server?.stop());
 const ids = (r: Answer) => (r.json as { id: string }[]).map((h) => h.id);
 
 async function snapshot() {
-  const [collections, shapes, versions] = await Promise.all([call(server, 'GET', '/collections'), call(server, 'GET', '/collections/shapes/records'), call(server, 'GET', '/versions')]);
+  const [collections, shapes, versions] = await Promise.all([
+    call(server, 'GET', '/collections'),
+    call(server, 'GET', '/collections/shapes/records'),
+    call(server, 'GET', '/versions'),
+  ]);
   return { collections: collections.text, shapes: shapes.text, version: versions.json.commit_version };
 }
 
@@ -164,7 +168,13 @@ test('/aggregate: sums stay Int while every addend is Int, skipping missing and 
 });
 
 test('/aggregate: a sum becomes Float once a Float joins', async (t) => {
-  await call(server, 'POST', '/collections/mixed_sum/upsert', { records: [{ id: '1', attrs: { v: { Int: 2 } } }, { id: '2', attrs: { v: { Float: 0.5 } } }, { id: '3', attrs: { v: { Int: 1 } } }] });
+  await call(server, 'POST', '/collections/mixed_sum/upsert', {
+    records: [
+      { id: '1', attrs: { v: { Int: 2 } } },
+      { id: '2', attrs: { v: { Float: 0.5 } } },
+      { id: '3', attrs: { v: { Int: 1 } } },
+    ],
+  });
   const r = await call(server, 'POST', '/aggregate', { scope: ['mixed_sum'], sum: ['v'] });
   t.deepEqual(r.json.sums, { v: { Float: 3.5 } });
   t.deepEqual((await call(server, 'POST', '/aggregate', { scope: ['shapes'], sum: ['f'] })).json.sums, { f: { Float: 3.5 } });
@@ -182,7 +192,10 @@ test('/aggregate: group_by orders groups by count descending; the missing-attrib
   t.is(r.status, 200);
   t.is(r.json.count, 6);
   const groups = r.json.groups as { value: unknown; count: number; sums: Record<string, unknown> }[];
-  t.deepEqual(groups.map((g) => g.count), [2, 2, 1, 1]);
+  t.deepEqual(
+    groups.map((g) => g.count),
+    [2, 2, 1, 1],
+  );
   const missing = groups.find((g) => g.value === null);
   const nul = groups.find((g) => g.value === 'Null');
   t.truthy(missing, 'the missing-attribute group has value null');
@@ -254,7 +267,9 @@ test('--read-only: filter-index and filter-delete are 403; /list, /aggregate, /s
   const similar = await call(reader, 'POST', '/search/similar', { collection: 'ro', id: 'r0' });
   t.is(similar.status, 200);
   t.is(similar.json.length, 4);
-  const batch = await call(reader, 'POST', '/search/batch', { queries: [{ query: [1, 0, 0, 0] }, { query: [0, 1, 0, 0], filter: [{ ContainsAnyToken: ['t', 'fox'] }] }] });
+  const batch = await call(reader, 'POST', '/search/batch', {
+    queries: [{ query: [1, 0, 0, 0] }, { query: [0, 1, 0, 0], filter: [{ ContainsAnyToken: ['t', 'fox'] }] }],
+  });
   t.is(batch.status, 200);
   t.is(batch.json.results.length, 2);
   t.is((await call(reader, 'GET', '/collections/ro/records')).json.length, 5, 'nothing was deleted');

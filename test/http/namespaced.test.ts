@@ -40,7 +40,14 @@ const names = async (server: Server): Promise<string[]> => (await call(server, '
 test('a store route without the /ns/{namespace} prefix answers 400 naming the fix; the four exempt routes take none', async (t) => {
   const server = await namespaced();
   t.teardown(() => server.stop());
-  for (const [method, route] of [['GET', '/collections'], ['POST', '/search'], ['POST', '/collections/c/upsert'], ['GET', '/stats'], ['GET', '/cluster'], ['POST', '/query']]) {
+  for (const [method, route] of [
+    ['GET', '/collections'],
+    ['POST', '/search'],
+    ['POST', '/collections/c/upsert'],
+    ['GET', '/stats'],
+    ['GET', '/cluster'],
+    ['POST', '/query'],
+  ]) {
     const r = await call(server, method, route, method === 'POST' ? { records: [] } : undefined);
     t.is(r.status, 400, `${method} ${route}`);
     t.regex(r.json.error, /--namespaced: prefix the path with \/ns\/\{namespace\}, e\.g\. \/ns\/acme\//, route);
@@ -55,11 +62,19 @@ test('a store route without the /ns/{namespace} prefix answers 400 naming the fi
 test('/openapi.json describes each store route under /ns/{namespace} with its path parameter, and the unprefixed form as a 400; operationIds stay unique', async (t) => {
   const server = await namespaced();
   t.teardown(() => server.stop());
-  const doc = (await call(server, 'GET', '/openapi.json')).json as { paths: Record<string, Record<string, { operationId: string; parameters?: { name: string }[]; responses: Record<string, unknown> }>> };
+  const doc = (await call(server, 'GET', '/openapi.json')).json as {
+    paths: Record<string, Record<string, { operationId: string; parameters?: { name: string }[]; responses: Record<string, unknown> }>>;
+  };
   const search = doc.paths['/ns/{namespace}/search'].post;
   t.is(search.operationId, 'search');
-  t.deepEqual(search.parameters?.map((p) => p.name), ['namespace']);
-  t.deepEqual(doc.paths['/ns/{namespace}/collections/{name}/upsert'].post.parameters?.map((p) => p.name), ['namespace', 'name']);
+  t.deepEqual(
+    search.parameters?.map((p) => p.name),
+    ['namespace'],
+  );
+  t.deepEqual(
+    doc.paths['/ns/{namespace}/collections/{name}/upsert'].post.parameters?.map((p) => p.name),
+    ['namespace', 'name'],
+  );
   const refused = doc.paths['/search'].post;
   t.is(refused.operationId, 'searchWithoutNamespace');
   t.truthy(refused.responses['400']);
@@ -85,7 +100,10 @@ test('each namespace is its own store: same collection names, separate records, 
   t.deepEqual(await ids(server, 'acme'), ['a1', 'a2']);
   t.deepEqual(await ids(server, 'globex'), ['g1']);
   const hits = (await call(server, 'POST', '/ns/globex/search', { query: [1, 0, 0, 0], top_k: 10 })).json;
-  t.deepEqual(hits.map((h: { id: string }) => h.id), ['g1']);
+  t.deepEqual(
+    hits.map((h: { id: string }) => h.id),
+    ['g1'],
+  );
   t.deepEqual(fs.readdirSync(server.root).sort(), ['acme', 'globex']);
   // Every route, field and error is the unprefixed one's.
   const missing = await call(server, 'POST', '/ns/acme/search', { query: [1, 0, 0] });
@@ -113,7 +131,10 @@ test('GET /namespaces lists each open tenant: name, measured bytes, role, fenced
   await call(server, 'GET', '/ns/a/collections');
   await until(async () => (await call(server, 'GET', '/namespaces')).json.every((e: { bytes: number }) => e.bytes > 0), 'sizes measured');
   const entries = (await call(server, 'GET', '/namespaces')).json;
-  t.deepEqual(entries.map((e: { name: string }) => e.name), ['a', 'b']);
+  t.deepEqual(
+    entries.map((e: { name: string }) => e.name),
+    ['a', 'b'],
+  );
   for (const e of entries) t.like(e, { role: 'Writer', fenced: false, staleness_secs: 0 });
   t.deepEqual(Object.keys(entries[0]).sort(), ['bytes', 'fenced', 'name', 'role', 'staleness_secs']);
   t.deepEqual(fs.readdirSync(server.root).sort(), ['a', 'b']);
@@ -161,7 +182,10 @@ test('concurrent first requests to one tenant open it once', async (t) => {
   // A second open of the same directory would find the writer lock held and serve as a Reader,
   // refusing the creates it got.
   const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => call(server, 'POST', `/ns/fresh/collections/c${i}`, {})));
-  t.deepEqual(answers.map((a) => a.status), Array(16).fill(200));
+  t.deepEqual(
+    answers.map((a) => a.status),
+    Array(16).fill(200),
+  );
   t.is((await call(server, 'GET', '/ns/fresh/collections')).json.length, 16);
   t.like((await call(server, 'GET', '/namespaces')).json, [{ name: 'fresh', role: 'Writer' }]);
 });
@@ -188,7 +212,7 @@ test('metrics label routes by template: no namespace name appears', async (t) =>
   t.regex(metrics, /svc_store_docs 1\n/, 'store gauges add up the open tenants');
 });
 
-test("acknowledged writes in every tenant survive kill -9 and a restart on the same root", async (t) => {
+test('acknowledged writes in every tenant survive kill -9 and a restart on the same root', async (t) => {
   const root = tempDir();
   const first = await namespaced([], root);
   for (const ns of ['one', 'two']) {
@@ -260,7 +284,7 @@ test('an MCP tool call may name its namespace: it works in that tenant; a bad na
   await call(server, 'POST', '/ns/b/collections/only-in-b', {});
   const client = await connect(t, { url: `${server.url}/ns/a` });
   t.deepEqual((await tool(client, 'list_collections', { namespace: 'b' })).json, ['only-in-b']);
-  t.deepEqual((await tool(client, 'list_collections')).json, [], 'without it: the path\'s namespace');
+  t.deepEqual((await tool(client, 'list_collections')).json, [], "without it: the path's namespace");
   const bad = await tool(client, 'list_collections', { namespace: '..' });
   t.true(bad.isError);
   t.regex(bad.text, /namespace "\.\." is not valid/);

@@ -19,18 +19,49 @@ test.after.always(() => server?.stop());
 
 type Operations = Record<string, Record<string, { operationId: string; security?: unknown[]; requestBody?: unknown; responses: Record<string, unknown> }>>;
 const paths = (doc: JsonSchema) => doc.paths as Operations;
-const operations = (doc: JsonSchema) => Object.entries(paths(doc)).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, op })));
+const operations = (doc: JsonSchema) =>
+  Object.entries(paths(doc)).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, op })));
 
 /** Every route of the spec's route table, /mcp by each method the MCP transport serves. */
 const SPEC_ROUTES = [
-  'GET /health', 'GET /ready', 'GET /stats', 'GET /cluster', 'GET /versions', 'GET /metrics',
-  'GET /collections', 'POST /collections/{name}', 'DELETE /collections/{name}', 'GET /collections/{name}/meta', 'PUT /collections/{name}/meta',
-  'POST /collections/{name}/fts-schema', 'POST /collections/{name}/filter-index', 'POST /collections/{name}/vector-names',
-  'GET /aliases', 'PUT /aliases/{name}', 'DELETE /aliases/{name}',
-  'POST /collections/{name}/upsert', 'POST /collections/{name}/delete', 'GET /collections/{name}/records',
-  'POST /search', 'POST /search/similar', 'POST /search/batch', 'POST /text-search', 'POST /hybrid-search', 'POST /suggest',
-  'POST /code-search', 'POST /list', 'POST /aggregate', 'POST /query', 'POST /flush', 'POST /compact', 'POST /refresh',
-  'POST /collections/{name}/remember', 'POST /collections/{name}/recall', 'POST /mcp', 'GET /mcp', 'DELETE /mcp',
+  'GET /health',
+  'GET /ready',
+  'GET /stats',
+  'GET /cluster',
+  'GET /versions',
+  'GET /metrics',
+  'GET /collections',
+  'POST /collections/{name}',
+  'DELETE /collections/{name}',
+  'GET /collections/{name}/meta',
+  'PUT /collections/{name}/meta',
+  'POST /collections/{name}/fts-schema',
+  'POST /collections/{name}/filter-index',
+  'POST /collections/{name}/vector-names',
+  'GET /aliases',
+  'PUT /aliases/{name}',
+  'DELETE /aliases/{name}',
+  'POST /collections/{name}/upsert',
+  'POST /collections/{name}/delete',
+  'GET /collections/{name}/records',
+  'POST /search',
+  'POST /search/similar',
+  'POST /search/batch',
+  'POST /text-search',
+  'POST /hybrid-search',
+  'POST /suggest',
+  'POST /code-search',
+  'POST /list',
+  'POST /aggregate',
+  'POST /query',
+  'POST /flush',
+  'POST /compact',
+  'POST /refresh',
+  'POST /collections/{name}/remember',
+  'POST /collections/{name}/recall',
+  'POST /mcp',
+  'GET /mcp',
+  'DELETE /mcp',
 ];
 
 test('GET /openapi.json answers an OpenAPI 3.1 document that a real validator accepts', async (t) => {
@@ -122,7 +153,9 @@ test('a body TypeScript checks is described by the check itself: what the route 
     const r = await call(server, method, path, body);
     t.is(r.status, status, `${method} ${path} ${JSON.stringify(body)}: ${r.text}`);
     const template = path.replace(/^\/(collections|aliases)\/[^/]+/, '/$1/{name}');
-    const schema = (paths(document)[template][method.toLowerCase()].requestBody as { content: { 'application/json': { schema: JsonSchema } } }).content['application/json'].schema;
+    const schema = (paths(document)[template][method.toLowerCase()].requestBody as { content: { 'application/json': { schema: JsonSchema } } }).content[
+      'application/json'
+    ].schema;
     t.is(ajv.validate(schema, body), status === 200, `${method} ${path} ${JSON.stringify(body)}`);
   }
 });
@@ -131,7 +164,8 @@ test('a package built without features describes no memory, MCP or code route', 
   const bare = await startServer([], {}, { cli: packageBuiltWith('rerank') });
   t.teardown(() => bare.stop());
   const described = operations((await call(bare, 'GET', '/openapi.json')).json).map((o) => o.route);
-  for (const route of ['POST /collections/{name}/remember', 'POST /collections/{name}/recall', 'POST /mcp', 'POST /code-search']) t.false(described.includes(route), route);
+  for (const route of ['POST /collections/{name}/remember', 'POST /collections/{name}/recall', 'POST /mcp', 'POST /code-search'])
+    t.false(described.includes(route), route);
   t.true(described.includes('POST /search'));
 });
 
@@ -141,6 +175,9 @@ test('the contract check refuses an unlisted status, a body off its schema, and 
   t.regex(contractViolation('POST', '/search', '{"query":[1,0,0,0]}', 418, 'application/json', '{}') ?? '', /418, a status the description does not list/);
   t.regex(contractViolation('POST', '/search', '{"query":[1,0,0,0]}', 200, 'application/json', '[{"id":"a"}]') ?? '', /body the description does not allow/);
   t.regex(contractViolation('GET', '/health', undefined, 200, 'application/json', '"ok"') ?? '', /not one of text\/plain/);
-  t.regex(contractViolation('POST', '/search', '{"query":[1,0,0,0],"topk":3}', 200, 'application/json', '[]') ?? '', /accepted a request body the description does not allow/);
+  t.regex(
+    contractViolation('POST', '/search', '{"query":[1,0,0,0],"topk":3}', 200, 'application/json', '[]') ?? '',
+    /accepted a request body the description does not allow/,
+  );
   t.is(contractViolation('GET', '/no/such/route', undefined, 404, 'application/json', '{"error":"no route"}'), null, 'an unknown route is not described');
 });

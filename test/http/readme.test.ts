@@ -16,7 +16,12 @@ function shellBlocks(markdown: string): string[][] {
   const blocks: string[][] = [];
   for (const m of markdown.matchAll(/```sh\n([\s\S]*?)```/g)) {
     if (SKIP.test(markdown.slice(0, m.index))) continue;
-    blocks.push(m[1].replace(/\\\n\s*/g, '').split('\n').filter((line) => line.trim() !== ''));
+    blocks.push(
+      m[1]
+        .replace(/\\\n\s*/g, '')
+        .split('\n')
+        .filter((line) => line.trim() !== ''),
+    );
   }
   return blocks;
 }

@@ -3,7 +3,7 @@
 import test from 'ava';
 import { call, startServer, tempDir, unitRecords } from './helpers';
 
-test('a reader server adopts the writer\'s commits on POST /refresh and shows its lag in /cluster', async (t) => {
+test("a reader server adopts the writer's commits on POST /refresh and shows its lag in /cluster", async (t) => {
   const data = tempDir();
   const writer = await startServer(['--data', data]);
   t.teardown(() => writer.stop());

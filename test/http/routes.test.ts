@@ -20,7 +20,13 @@ test('X-Request-Id is echoed when sent and generated otherwise, on every kind of
 });
 
 test('unknown routes and /namespaces answer 404 with an error body', async (t) => {
-  for (const [method, path] of [['GET', '/nope'], ['PATCH', '/nope'], ['GET', '/namespaces'], ['POST', '/namespaces'], ['GET', '/collections/a/b/c']]) {
+  for (const [method, path] of [
+    ['GET', '/nope'],
+    ['PATCH', '/nope'],
+    ['GET', '/namespaces'],
+    ['POST', '/namespaces'],
+    ['GET', '/collections/a/b/c'],
+  ]) {
     const r = await call(server, method, path);
     t.is(r.status, 404, `${method} ${path}`);
     t.is(typeof r.json?.error, 'string', `${method} ${path}`);
@@ -56,7 +62,16 @@ test('/health and /ready answer 200 ok as plain text', async (t) => {
 test('/cluster has the single-process shape', async (t) => {
   const r = await call(server, 'GET', '/cluster');
   t.is(r.status, 200);
-  t.deepEqual(Object.keys(r.json).sort(), ['cluster', 'commit_version', 'fenced', 'holds_writer_handle', 'lease_owner', 'max_staleness_secs', 'role', 'staleness_secs']);
+  t.deepEqual(Object.keys(r.json).sort(), [
+    'cluster',
+    'commit_version',
+    'fenced',
+    'holds_writer_handle',
+    'lease_owner',
+    'max_staleness_secs',
+    'role',
+    'staleness_secs',
+  ]);
   t.like(r.json, { role: 'Writer', cluster: false, holds_writer_handle: true, fenced: false, lease_owner: null, staleness_secs: 0, max_staleness_secs: null });
   t.true(Number.isInteger(r.json.commit_version));
 });
@@ -134,7 +149,10 @@ test('upsert, search, records and delete round-trip with exact 64-bit integers',
   t.true(records.text.includes(big));
   t.deepEqual(records.json.map((r: { id: string }) => r.id).sort(), ['a', 'b']);
   t.deepEqual((await call(server, 'POST', '/collections/exact/delete', { ids: ['a', 'zzz'] })).json, { deleted: 1 });
-  t.deepEqual((await call(server, 'GET', '/collections/exact/records')).json.map((r: { id: string }) => r.id), ['b']);
+  t.deepEqual(
+    (await call(server, 'GET', '/collections/exact/records')).json.map((r: { id: string }) => r.id),
+    ['b'],
+  );
 });
 
 test('records of a large collection, sent in batches read in parts, stream as one valid JSON array of them as sent', async (t) => {
@@ -158,7 +176,11 @@ test('records of a large collection, sent in batches read in parts, stream as on
 });
 
 test('data routes on a missing collection answer 404 with an error body', async (t) => {
-  for (const [method, path, body] of [['GET', '/collections/missing/meta'], ['GET', '/collections/missing/records'], ['POST', '/collections/missing/delete', { ids: ['x'] }]] as const) {
+  for (const [method, path, body] of [
+    ['GET', '/collections/missing/meta'],
+    ['GET', '/collections/missing/records'],
+    ['POST', '/collections/missing/delete', { ids: ['x'] }],
+  ] as const) {
     const r = await call(server, method, path, body);
     t.is(r.status, 404, `${method} ${path}`);
     t.is(typeof r.json.error, 'string');

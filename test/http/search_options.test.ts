@@ -33,7 +33,12 @@ test.before(async () => {
       { id: 'textonly', attrs: { k: { Int: 5 } } },
     ],
   });
-  await call(server, 'POST', '/collections/sim2/upsert', { records: [{ id: 'src', vector: [1, 0, 0, 0] }, { id: 'other', vector: [0, 1, 0, 0] }] });
+  await call(server, 'POST', '/collections/sim2/upsert', {
+    records: [
+      { id: 'src', vector: [1, 0, 0, 0] },
+      { id: 'other', vector: [0, 1, 0, 0] },
+    ],
+  });
 });
 test.after.always(() => server?.stop());
 
@@ -155,7 +160,12 @@ test.serial('/search/batch: one malformed leg makes the whole call 400 with no p
   const r = await call(server, 'POST', '/search/batch', { queries: [{ query: Q }, { query: Q }, { query: [1, 0] }] });
   isError(t, r, /queries\[2\]/, 'bad last leg');
   t.false('results' in (r.json ?? {}));
-  isError(t, await call(server, 'POST', '/search/batch', { queries: [{ query: Q, filter: [{ Regex: ['g', '('] }] }, { query: Q }] }), /queries\[0\]|Regex/, 'bad filter');
+  isError(
+    t,
+    await call(server, 'POST', '/search/batch', { queries: [{ query: Q, filter: [{ Regex: ['g', '('] }] }, { query: Q }] }),
+    /queries\[0\]|Regex/,
+    'bad filter',
+  );
   t.deepEqual(await snapshot(), before);
 });
 
@@ -175,7 +185,13 @@ test.serial('/search/similar: a source without a stored vector (text-only) is 40
 });
 
 test.serial('/search/similar: a deleted source, or one overwritten without a vector, is 400 naming the id', async (t) => {
-  await call(server, 'POST', '/collections/sim_gone/upsert', { records: [{ id: 'gone-src', vector: Q }, { id: 'flat-src', vector: Q }, { id: 'keep', vector: Q }] });
+  await call(server, 'POST', '/collections/sim_gone/upsert', {
+    records: [
+      { id: 'gone-src', vector: Q },
+      { id: 'flat-src', vector: Q },
+      { id: 'keep', vector: Q },
+    ],
+  });
   await call(server, 'POST', '/collections/sim_gone/delete', { ids: ['gone-src'] });
   await call(server, 'POST', '/collections/sim_gone/upsert', { records: [{ id: 'flat-src', attrs: { k: { Int: 1 } } }] });
   const before = await snapshot();
@@ -230,7 +246,10 @@ test('/search/similar: exclusion is by (collection, id), so the same id in anoth
   t.deepEqual(keys.slice(0, 2), ['sim/dup', 'sim2/src'], 'tie on score 1 broken by collection');
   t.false(keys.includes('sim/src'));
   const onlyOther = await call(server, 'POST', '/search/similar', { collection: 'sim', id: 'src', scope: ['sim2'] });
-  t.deepEqual((onlyOther.json as Hit[]).map((h) => `${h.collection}/${h.id}`), ['sim2/src', 'sim2/other']);
+  t.deepEqual(
+    (onlyOther.json as Hit[]).map((h) => `${h.collection}/${h.id}`),
+    ['sim2/src', 'sim2/other'],
+  );
 });
 
 test('/search/similar equals /search with the source vector minus the source', async (t) => {
@@ -255,7 +274,10 @@ test('/search/batch answers {results: [[Hit]]}, one ranking per query in request
     const alone = await call(server, 'POST', '/search', legs[i]);
     t.deepEqual(r.json.results[i], alone.json, `leg ${i} equals the same body sent to /search`);
   }
-  t.deepEqual(r.json.results[1].map((h: Hit) => h.id), ['dup', 'near', 'far']);
+  t.deepEqual(
+    r.json.results[1].map((h: Hit) => h.id),
+    ['dup', 'near', 'far'],
+  );
 });
 
 test('/search/batch with fuse answers {fused: [Hit]} scored by 1-based RRF (weight / (rrf_k + rank))', async (t) => {
@@ -270,8 +292,20 @@ test('/search/batch with fuse answers {fused: [Hit]} scored by 1-based RRF (weig
   t.is(fused.length, 6);
   const byId = Object.fromEntries(fused.map((h) => [h.id, h.score]));
   // rrf_k defaults to 60; rank 1 scores 1/61.
-  for (const [id, rank] of [['a', 1], ['b', 2], ['c', 3], ['f', 1], ['e', 2], ['d', 3]] as const) t.true(Math.abs(byId[id] - 1 / (60 + rank)) < 1e-6, `${id}: ${byId[id]}`);
-  t.deepEqual(fused.map((h) => h.id), ['a', 'f', 'b', 'e', 'c', 'd'], 'ties broken by (collection, id)');
+  for (const [id, rank] of [
+    ['a', 1],
+    ['b', 2],
+    ['c', 3],
+    ['f', 1],
+    ['e', 2],
+    ['d', 3],
+  ] as const)
+    t.true(Math.abs(byId[id] - 1 / (60 + rank)) < 1e-6, `${id}: ${byId[id]}`);
+  t.deepEqual(
+    fused.map((h) => h.id),
+    ['a', 'f', 'b', 'e', 'c', 'd'],
+    'ties broken by (collection, id)',
+  );
 });
 
 test('/search/batch fuse: a hit in several legs sums its weighted RRF terms, with rrf_k and top_k honoured', async (t) => {
@@ -374,11 +408,16 @@ test('diversity is applied before the page cut (top_k)', async (t) => {
 
 // ---- rank_by ----
 
-const close = (t: ExecutionContext, actual: number, expected: number, label: string) => t.true(Math.abs(actual - expected) < 1e-5, `${label}: ${actual} vs ${expected}`);
+const close = (t: ExecutionContext, actual: number, expected: number, label: string) =>
+  t.true(Math.abs(actual - expected) < 1e-5, `${label}: ${actual} vs ${expected}`);
 
 test('rank_by Decay subtracts lambda x (1 - decay^(age / scale)); records without a usable timestamp pay nothing', async (t) => {
   const base = Object.fromEntries(((await call(server, 'POST', '/search', { query: Q, scope: ['opts'] })).json as Hit[]).map((h) => [h.id, h.score]));
-  const r = await call(server, 'POST', '/search', { query: Q, scope: ['opts'], rank_by: { Decay: { field: 'ts', origin: 2000, scale: 1000, decay: 0.5, lambda: 1 } } });
+  const r = await call(server, 'POST', '/search', {
+    query: Q,
+    scope: ['opts'],
+    rank_by: { Decay: { field: 'ts', origin: 2000, scale: 1000, decay: 0.5, lambda: 1 } },
+  });
   t.is(r.status, 200);
   const got = Object.fromEntries((r.json as Hit[]).map((h) => [h.id, h.score]));
   close(t, got.a, base.a - 0.75, 'a, age 2000 (DateTime)');
@@ -387,7 +426,11 @@ test('rank_by Decay subtracts lambda x (1 - decay^(age / scale)); records withou
   close(t, got.d, base.d, 'd, Str timestamp: missing');
   close(t, got.e, base.e, 'e, no timestamp: missing');
   const order = (r.json as Hit[]).map((h) => h.id);
-  t.deepEqual(order, [...order].sort((x, y) => got[y] - got[x] || (x < y ? -1 : 1)), 'ordered by the decayed score');
+  t.deepEqual(
+    order,
+    [...order].sort((x, y) => got[y] - got[x] || (x < y ? -1 : 1)),
+    'ordered by the decayed score',
+  );
   t.is(order.at(-1), 'a');
 });
 
@@ -401,7 +444,11 @@ test('rank_by Decay: missing sets the factor for records without a timestamp', a
 
 test('rank_by Decay count term: count_lambda x (1 - n / (n + count_scale)); a record with no count pays it all', async (t) => {
   const base = Object.fromEntries(((await call(server, 'POST', '/search', { query: Q, scope: ['opts'] })).json as Hit[]).map((h) => [h.id, h.score]));
-  const r = await call(server, 'POST', '/search', { query: Q, scope: ['opts'], rank_by: { Decay: { field: '', origin: 0, count_field: 'n', count_scale: 10, count_lambda: 0.5 } } });
+  const r = await call(server, 'POST', '/search', {
+    query: Q,
+    scope: ['opts'],
+    rank_by: { Decay: { field: '', origin: 0, count_field: 'n', count_scale: 10, count_lambda: 0.5 } },
+  });
   t.is(r.status, 200, r.text);
   const got = Object.fromEntries((r.json as Hit[]).map((h) => [h.id, h.score]));
   close(t, got.a, base.a - 0.5 * (1 - 10 / 20), 'a, n = 10');

@@ -32,7 +32,13 @@ test('until the store is open: /health 200, /ready 503, data routes 503; then ev
   const ready = await fetch(`${url}/ready`);
   t.is(ready.status, 503);
   t.is(typeof ((await ready.json()) as { error: unknown }).error, 'string');
-  for (const [method, path] of [['GET', '/collections'], ['GET', '/cluster'], ['GET', '/stats'], ['POST', '/collections/c'], ['POST', '/flush']]) {
+  for (const [method, path] of [
+    ['GET', '/collections'],
+    ['GET', '/cluster'],
+    ['GET', '/stats'],
+    ['POST', '/collections/c'],
+    ['POST', '/flush'],
+  ]) {
     t.is(await status(method, path), 503, `${method} ${path}`);
   }
 
@@ -64,7 +70,14 @@ test('close() stops accepting, lets in-flight requests finish, and cancels those
   // A grace period long enough for the finishing request on a loaded machine; the outliving one waits it out.
   const closed = server.close(3000);
   // No new connections: the listening socket is closed (a connection attempt is refused).
-  await until(() => fetch(`${target.url}/health`).then(() => false, () => true), 'the listening socket refuses connections');
+  await until(
+    () =>
+      fetch(`${target.url}/health`).then(
+        () => false,
+        () => true,
+      ),
+    'the listening socket refuses connections',
+  );
   finishing.req.end(body.slice(5));
   t.is((await finishing.response).status, 200);
   const cancelled = await outliving.response;

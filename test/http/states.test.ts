@@ -98,7 +98,13 @@ test('SVC_SLOW_QUERY_MS: a slow vector search logs its short plan (path, total_u
   t.true(Array.isArray(r.json), 'the answer keeps its bare shape');
   let line: { plan?: { path: string; total_us: number; rows_scanned: number } } | undefined;
   while (!line) {
-    line = server.stderr().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.reqId === 'slow-plan' && l.msg === 'slow query');
+    line = server
+      .stderr()
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((l) => l.reqId === 'slow-plan' && l.msg === 'slow query');
     if (!line) await sleep(20);
   }
   t.is(line.plan?.path, 'exact');
@@ -116,7 +122,14 @@ test('SVC_SLOW_QUERY_MS and svc_search_queries_total: a /query statement counts 
   const r = await call(server, 'POST', '/query', { sql: 'SELECT * FROM logged ORDER BY NEAREST([1, 0, 0, 0])' }, { 'X-Request-Id': 'slow-sql' });
   t.is(r.status, 200);
   t.is(await counted(), before + 1);
-  const slowLine = (id: string) => server.stderr().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.reqId === id && l.msg === 'slow query');
+  const slowLine = (id: string) =>
+    server
+      .stderr()
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((l) => l.reqId === id && l.msg === 'slow query');
   await until(() => slowLine('slow-sql') !== undefined, 'the slow-query line');
   const line = slowLine('slow-sql');
   t.is(line?.route, '/query');

@@ -45,12 +45,21 @@ export async function bareSession(server: Pick<Server, 'url'>): Promise<string> 
   const init = await fetch(`${server.url}/mcp`, {
     method: 'POST',
     headers: POST_HEADERS,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'bare', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'bare', version: '1' } },
+    }),
   });
   await init.text();
   const id = init.headers.get('mcp-session-id');
   if (!id) throw new Error(`initialize answered ${init.status} without a session id`);
-  const initialized = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...POST_HEADERS, ...inSession(id) }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  const initialized = await fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers: { ...POST_HEADERS, ...inSession(id) },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   await initialized.text();
   return id;
 }

@@ -51,7 +51,10 @@ test('--max-concurrent-requests counts an open GET stream: beyond it /mcp is she
   t.is(shed.status, 503);
   t.is(shed.headers.get('retry-after'), '1');
   await stream.cancel();
-  await until(async () => (await call(server, 'POST', '/mcp', { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { ...POST_HEADERS, ...inSession(id) })).status === 200, 'the slot freed once the client left its stream');
+  await until(
+    async () => (await call(server, 'POST', '/mcp', { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { ...POST_HEADERS, ...inSession(id) })).status === 200,
+    'the slot freed once the client left its stream',
+  );
   const again = await eventStream(server, id);
   t.is(again.res.status, 200, 'the session may open its GET stream again (the SDK let the old one go)');
   await again.cancel();
@@ -126,18 +129,32 @@ test('protocol versions are negotiated as the SDK does: an unknown one at initia
   const init = await fetch(`${server.url}/mcp`, {
     method: 'POST',
     headers: POST_HEADERS,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 'old', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+    }),
   });
   const event = (await init.text()).split('\n').find((l) => l.startsWith('data: '))!;
   t.is(JSON.parse(event.slice(6)).result.protocolVersion, LATEST_PROTOCOL_VERSION);
   const id = init.headers.get('mcp-session-id')!;
-  const bogus = await call(server, 'POST', '/mcp', { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { ...POST_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '1999-01-01' });
+  const bogus = await call(
+    server,
+    'POST',
+    '/mcp',
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    { ...POST_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '1999-01-01' },
+  );
   t.is(bogus.status, 400);
   t.regex(bogus.json.error.message, /Unsupported protocol version/);
 });
 
 test('a build choosing mcp without memory is refused', (t) => {
-  const run = spawnSync(process.execPath, [path.resolve(__dirname, '../../../scripts/features.js')], { env: { ...process.env, TESSERA_FEATURES: 'rerank,mcp' }, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [path.resolve(__dirname, '../../../scripts/features.js')], {
+    env: { ...process.env, TESSERA_FEATURES: 'rerank,mcp' },
+    encoding: 'utf8',
+  });
   t.is(run.status, 2);
   t.regex(run.stderr, /feature mcp needs feature memory/);
 });

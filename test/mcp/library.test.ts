@@ -27,7 +27,7 @@ test('get answers the live records of the ids asked, in that order, without vect
   t.is((bad as { status?: number }).status, 400);
 });
 
-test('embed uses the store\'s embedder, and without one is the 400 remember gives', async (t) => {
+test("embed uses the store's embedder, and without one is the 400 remember gives", async (t) => {
   const store = await Store.open({ inMemory: true, dimension: 8, embedProvider: 'hash:8' });
   t.teardown(() => store.close());
   const vector = await store.embed('hello world');

@@ -8,7 +8,20 @@ import { connect, tool } from './helpers';
 
 const serverArgs = ['--dimension', '16', '--embed-provider', 'hash:16'];
 
-const TOOL_NAMES = ['remember', 'recall', 'text_search', 'hybrid_search', 'list_collections', 'stats', 'forget', 'get', 'browse', 'related', 'suggest', 'code_search'];
+const TOOL_NAMES = [
+  'remember',
+  'recall',
+  'text_search',
+  'hybrid_search',
+  'list_collections',
+  'stats',
+  'forget',
+  'get',
+  'browse',
+  'related',
+  'suggest',
+  'code_search',
+];
 
 test('initialize names the server; every tool has a description and an object input schema', async (t) => {
   const server = await startServer(serverArgs);
@@ -51,7 +64,12 @@ test('every tool on real data: remember, recall, text and hybrid search, suggest
   t.deepEqual(recalled.json[0].attrs.n, { Int: 3 });
 
   t.is((await call(server, 'POST', '/collections/notes/fts-schema', { fields: ['svc.text'] })).status, 200);
-  const text = await tool(client, 'text_search', { scope: ['notes'], field: 'svc.text', query: 'April', rank_by: { Decay: { field: 'svc.created_at', origin: Date.now() } } });
+  const text = await tool(client, 'text_search', {
+    scope: ['notes'],
+    field: 'svc.text',
+    query: 'April',
+    rank_by: { Decay: { field: 'svc.created_at', origin: Date.now() } },
+  });
   t.deepEqual(
     text.json.map((h: { id: string }) => h.id),
     ['b'],
@@ -88,7 +106,7 @@ test('every tool on real data: remember, recall, text and hybrid search, suggest
   );
 });
 
-test('a refused call is an MCP tool error carrying exactly the HTTP route\'s message', async (t) => {
+test("a refused call is an MCP tool error carrying exactly the HTTP route's message", async (t) => {
   const server = await startServer(serverArgs);
   t.teardown(() => server.stop());
   const client = await connect(t, server);
@@ -112,7 +130,7 @@ test('a refused call is an MCP tool error carrying exactly the HTTP route\'s mes
   t.regex(unknown.text, /expand/);
 });
 
-test('without an embedder remember, recall and hybrid_search are tool errors naming --embed-provider, as remember\'s route says', async (t) => {
+test("without an embedder remember, recall and hybrid_search are tool errors naming --embed-provider, as remember's route says", async (t) => {
   const server = await startServer(['--dimension', '16']);
   t.teardown(() => server.stop());
   const client = await connect(t, server);
@@ -129,7 +147,7 @@ test('without an embedder remember, recall and hybrid_search are tool errors nam
   }
 });
 
-test('--read-only: reads are served; remember, forget and a reinforced recall answer the HTTP layer\'s 403 message', async (t) => {
+test("--read-only: reads are served; remember, forget and a reinforced recall answer the HTTP layer's 403 message", async (t) => {
   const server = await readOnlyServer(serverArgs, (writer) => call(writer, 'POST', '/collections/notes/remember', { id: 'a', text: 'read only recall' }));
   t.teardown(() => server.stop());
   const client = await connect(t, server);
@@ -152,7 +170,10 @@ test('code_search answers a tree ingested with tessera ingest --code, grouped by
   const data = tempDir();
   const src = tempDir();
   mkdirSync(path.join(src, 'lib'));
-  writeFileSync(path.join(src, 'lib', 'parse.ts'), '/** Parses a config file into settings. */\nexport function parseConfig(text: string) {\n  return text.split("\\n");\n}\n');
+  writeFileSync(
+    path.join(src, 'lib', 'parse.ts'),
+    '/** Parses a config file into settings. */\nexport function parseConfig(text: string) {\n  return text.split("\\n");\n}\n',
+  );
   writeFileSync(path.join(src, 'README.md'), '# Usage\n\nRun the tool.\n');
   const ingested = await runCli(['ingest', '--code', src, '--collection', 'code', '--data', data, '--dimension', '16']);
   t.is(ingested.code, 0, ingested.stderr);

@@ -2,14 +2,7 @@
 // errors, the invariants every chunking keeps (checked over seeded random texts), which separator
 // wins, Markdown's headings and fences, Sentence's naive breaks, and code points as the unit.
 import test from 'ava';
-import {
-  type Chunk,
-  type ChunkOptions,
-  ChunkingError,
-  type ChunkStrategy,
-  chunkText,
-  parseChunkOptions,
-} from '../../lib/features/memory/chunking';
+import { type Chunk, type ChunkOptions, ChunkingError, type ChunkStrategy, chunkText, parseChunkOptions } from '../../lib/features/memory/chunking';
 import { prng } from '../core/helpers';
 
 const texts = (chunks: Chunk[]) => chunks.map((c) => c.text);
@@ -82,7 +75,17 @@ WORDS.push('averylongwordwithoutanyspace', '😀'.repeat(10));
 const SEPARATORS = [' ', ' ', ' ', '  ', '\t', '\n', '\n\n', '\n \n', '\r\n', '. ', '! ', '? ', '.', '\u00a0', '\u3000', '   \n\n\n   '];
 const MARKDOWN = ['\n# Heading\n', '\n## Sub heading\n', '\n```\ncode line\n\n# not a heading\n```\n', '\n~~~\n~~~\n'];
 MARKDOWN.push('\n```js\nunclosed ');
-const PAIRS: Array<[number, number]> = [[1, 0], [2, 1], [7, 0], [7, 6], [16, 3], [40, 0], [40, 39], [120, 20], [1000, 100]];
+const PAIRS: Array<[number, number]> = [
+  [1, 0],
+  [2, 1],
+  [7, 0],
+  [7, 6],
+  [16, 3],
+  [40, 0],
+  [40, 39],
+  [120, 20],
+  [1000, 100],
+];
 const STRATEGIES: ChunkStrategy[] = ['Recursive', 'Markdown', 'Sentence'];
 
 /** A random text of words, separators (some long runs) and Markdown pieces; some texts are blank. */
@@ -228,7 +231,12 @@ test('a word longer than max_chars is hard cut at exactly max_chars', (t) => {
 
 test('a hard cut never splits a surrogate pair', (t) => {
   const text = `${'😀𝔘'.repeat(20)}`;
-  for (const [max, overlap] of [[7, 0], [7, 3], [1, 0], [2, 1]]) {
+  for (const [max, overlap] of [
+    [7, 0],
+    [7, 3],
+    [1, 0],
+    [2, 1],
+  ]) {
     const chunks = chunkText(text, { max_chars: max, overlap_chars: overlap });
     for (const c of chunks) {
       t.false(/[\ud800-\udfff]/u.test(c.text), `lone surrogate in ${JSON.stringify(c.text)}`);

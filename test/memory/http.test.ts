@@ -20,7 +20,12 @@ const serverArgs = ['--dimension', '16', '--embed-provider', 'hash:16'];
 test('remember answers {ok, upserted, id, deduped}; recall answers hits found by meaning', async (t) => {
   const server = await startServer(serverArgs);
   t.teardown(() => server.stop());
-  const r = await call(server, 'POST', '/collections/notes/remember', '{"id": "a", "text": "sourdough bread needs a starter", "attrs": {"n": {"Int": 9007199254740993}}}');
+  const r = await call(
+    server,
+    'POST',
+    '/collections/notes/remember',
+    '{"id": "a", "text": "sourdough bread needs a starter", "attrs": {"n": {"Int": 9007199254740993}}}',
+  );
   t.is(r.status, 200);
   t.deepEqual(r.json, { ok: true, upserted: 1, id: 'a', deduped: false });
   await call(server, 'POST', '/collections/notes/remember', { id: 'b', text: 'tax returns are due in April' });
@@ -38,7 +43,12 @@ test('remember and recall bodies the store refuses are 400 naming the field', as
   t.regex(missingId.json.error, /id is required/);
   const broken = await call(server, 'POST', '/collections/notes/recall', '{"query": ');
   t.is(broken.status, 400);
-  const invalid = await call(server, 'POST', '/collections/notes/remember', Buffer.from([...Buffer.from('{"id": "a", "text": "'), 0xff, 0xfe, ...Buffer.from('"}')]));
+  const invalid = await call(
+    server,
+    'POST',
+    '/collections/notes/remember',
+    Buffer.from([...Buffer.from('{"id": "a", "text": "'), 0xff, 0xfe, ...Buffer.from('"}')]),
+  );
   t.is(invalid.status, 400);
   t.regex(invalid.json.error, /not valid UTF-8/);
   const deep = await call(server, 'POST', '/collections/notes/remember', `{"id": "a", "text": "x", "attrs": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
@@ -141,8 +151,10 @@ test('a bad --embed-provider exits 2 before listening, naming the flag', async (
 test('a package built without features answers 404 on remember, recall and /mcp, 400 on rerank, and reports no features', async (t) => {
   const server = await startServer(['--dimension', '16'], {}, { cli: packageBuiltWith('') });
   t.teardown(() => server.stop());
-  for (const route of ['remember', 'recall']) t.is((await call(server, 'POST', `/collections/notes/${route}`, { id: 'a', text: 'x', query: 'x' })).status, 404, route);
-  for (const method of ['POST', 'GET', 'DELETE']) t.is((await call(server, method, '/mcp', method === 'POST' ? { jsonrpc: '2.0', id: 1, method: 'initialize' } : undefined)).status, 404, `${method} /mcp`);
+  for (const route of ['remember', 'recall'])
+    t.is((await call(server, 'POST', `/collections/notes/${route}`, { id: 'a', text: 'x', query: 'x' })).status, 404, route);
+  for (const method of ['POST', 'GET', 'DELETE'])
+    t.is((await call(server, method, '/mcp', method === 'POST' ? { jsonrpc: '2.0', id: 1, method: 'initialize' } : undefined)).status, 404, `${method} /mcp`);
   t.deepEqual((await call(server, 'GET', '/stats')).json.features, []);
   const rerank = await call(server, 'POST', '/search', { query: Array(16).fill(0.5), rerank: { query: 'x' } });
   t.is(rerank.status, 400);
@@ -151,7 +163,9 @@ test('a package built without features answers 404 on remember, recall and /mcp,
 
 test('a provider that fails, answers the wrong dimension or is unreachable makes remember 502 naming it, and writes nothing', async (t) => {
   const failing = await fakeProvider(t, (_call, res) => reply(res, 500, { error: 'model overloaded' }));
-  const narrow = await fakeProvider(t, (call, res) => reply(res, 200, { data: (call.body.input as string[]).map((_, index) => ({ index, embedding: [0.1, 0.2, 0.3] })) }));
+  const narrow = await fakeProvider(t, (call, res) =>
+    reply(res, 200, { data: (call.body.input as string[]).map((_, index) => ({ index, embedding: [0.1, 0.2, 0.3] })) }),
+  );
   const dead = await deadPort();
   const cases: [string, RegExp[]][] = [
     [`openai:m@${failing.url}`, [/openai:m@/, /500/, /model overloaded/]],

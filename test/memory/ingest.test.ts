@@ -14,7 +14,10 @@ test('ingest chunks files and JSONL lines into {id}#{index} records and reports 
   const md = path.join(dir, 'guide.md');
   writeFileSync(md, `# Install\n\n${'Run the installer and wait. '.repeat(8)}\n\n# Use\n\n${'Open the app and search. '.repeat(8)}\n`);
   const jsonl = path.join(dir, 'notes.jsonl');
-  writeFileSync(jsonl, `${JSON.stringify({ id: 'n1', text: 'first note', attrs: { tag: { Str: 't' } } })}\n\n${JSON.stringify({ id: 'n2', text: 'second note' })}\n`);
+  writeFileSync(
+    jsonl,
+    `${JSON.stringify({ id: 'n1', text: 'first note', attrs: { tag: { Str: 't' } } })}\n\n${JSON.stringify({ id: 'n2', text: 'second note' })}\n`,
+  );
   const r = await runCli(['ingest', '--data', data, '--collection', 'kb', ...EMBED, '--max-chars', '120', '--overlap-chars', '10', md, jsonl]);
   t.is(r.code, 0, r.stderr);
   const summary = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
@@ -37,7 +40,10 @@ test('ingest refuses a bad command line with exit 2 and a bad document with exit
   const valued = await runCli(['ingest', '--collection', 'kb', '--embed-provider', 'hash:8', '--jsonl=yes', 'x.jsonl']);
   t.is(valued.code, 2);
   t.regex(valued.stderr, /--jsonl takes no value/);
-  t.regex((await runCli(['ingest', '--collection', 'kb', '--embed-provider', 'hash:8', '--colour', 'x.txt'])).stderr, /unknown flag --colour \(see tessera ingest --help\)/);
+  t.regex(
+    (await runCli(['ingest', '--collection', 'kb', '--embed-provider', 'hash:8', '--colour', 'x.txt'])).stderr,
+    /unknown flag --colour \(see tessera ingest --help\)/,
+  );
   const bad = path.join(dir, 'bad.jsonl');
   writeFileSync(bad, '{"id": "a"}\n');
   const r = await runCli(['ingest', '--data', path.join(dir, 's'), '--collection', 'kb', ...EMBED, bad]);

@@ -132,7 +132,10 @@ test('chunking writes {id}#{index} records with parent, index and char_start; a 
   const r = await store.remember('docs', { id: 'doc', text: long, chunking: { max_chars: 80, overlap_chars: 10 } });
   t.true(r.upserted >= 3);
   const all = await store.list({ scope: ['docs'], order_by: { field: 'svc.chunk_index' } });
-  t.deepEqual(ids(all), Array.from({ length: r.upserted }, (_, i) => `doc#${i}`));
+  t.deepEqual(
+    ids(all),
+    Array.from({ length: r.upserted }, (_, i) => `doc#${i}`),
+  );
   for (const [i, h] of all.entries()) {
     t.deepEqual(attr(h, 'svc.parent_id'), { Str: 'doc' });
     t.is(int(attr(h, 'svc.chunk_index')), BigInt(i));
@@ -285,13 +288,19 @@ test('rollup caps recall at per_parent hits per document (an unchunked memory is
   t.true(plain.filter((h) => h.id.startsWith('garden#')).length > 1, 'without rollup a document fills several hits');
   const [widened] = (await store.recall('notes', { query: 'garden story', top_k: 10, rollup: { neighbours: 1 } })).filter((h) => h.id.startsWith('garden#'));
   const index = Number((widened.attrs['svc.chunk_index'] as { Int: bigint }).Int);
-  const chunks = (await store.list({ scope: ['notes'], filter: [{ Eq: ['svc.parent_id', { Str: 'garden' }] }], order_by: { field: 'svc.chunk_index' } })).map((h) => ({
-    start: Number((h.attrs['svc.char_start'] as { Int: bigint }).Int),
-    text: (h.attrs['svc.text'] as { Str: string }).Str,
-  }));
+  const chunks = (await store.list({ scope: ['notes'], filter: [{ Eq: ['svc.parent_id', { Str: 'garden' }] }], order_by: { field: 'svc.chunk_index' } })).map(
+    (h) => ({
+      start: Number((h.attrs['svc.char_start'] as { Int: bigint }).Int),
+      text: (h.attrs['svc.text'] as { Str: string }).Str,
+    }),
+  );
   const from = chunks[Math.max(0, index - 1)];
   const to = chunks[Math.min(chunks.length - 1, index + 1)];
-  t.is(widened.context, [...garden].slice(from.start, to.start + [...to.text].length).join(''), 'the chunk and one either side, stitched without repeating overlap');
+  t.is(
+    widened.context,
+    [...garden].slice(from.start, to.start + [...to.text].length).join(''),
+    'the chunk and one either side, stitched without repeating overlap',
+  );
   t.regex((await t.throwsAsync(store.recall('notes', { query: 'x', rollup: { neighbours: -1 } })))!.message, /rollup.neighbours/);
   t.regex((await t.throwsAsync(store.recall('notes', { query: 'x', rollup: { per_document: 1 } as never })))!.message, /unknown field 'per_document'/);
 });
@@ -299,7 +308,13 @@ test('rollup caps recall at per_parent hits per document (an unchunked memory is
 test('limit_per with missing "own" makes each record without the field a group of its own; "shared" (the default) one group', async (t) => {
   const store = await Store.open({ path: tempDir('memory'), dimension: 2 });
   t.teardown(() => store.close());
-  await store.upsert('c', { records: [{ id: 'a', vector: [1, 0] }, { id: 'b', vector: [1, 0.1] }, { id: 'c', vector: [1, 0.2], attrs: { g: { Str: 'x' } } }] });
+  await store.upsert('c', {
+    records: [
+      { id: 'a', vector: [1, 0] },
+      { id: 'b', vector: [1, 0.1] },
+      { id: 'c', vector: [1, 0.2], attrs: { g: { Str: 'x' } } },
+    ],
+  });
   const query = [1, 0];
   t.deepEqual(ids(await store.search({ query, limit_per: { field: 'g', max: 1 } })), ['a', 'c']);
   t.deepEqual(ids(await store.search({ query, limit_per: { field: 'g', max: 1, missing: 'own' } })), ['a', 'b', 'c']);
@@ -307,7 +322,13 @@ test('limit_per with missing "own" makes each record without the field a group o
 });
 
 test('recall with rerank re-scores by the rerank provider, reading the recall query when rerank.query is left out', async (t) => {
-  const provider = await fakeProvider(t, (c, res) => reply(res, 200, (c.body.texts as string[]).map((text, index) => ({ index, score: text.includes('lemon') ? 10 : 1 }))));
+  const provider = await fakeProvider(t, (c, res) =>
+    reply(
+      res,
+      200,
+      (c.body.texts as string[]).map((text, index) => ({ index, score: text.includes('lemon') ? 10 : 1 })),
+    ),
+  );
   const { store } = await memoryStore({ rerankProvider: `tei@${provider.url}` });
   t.teardown(() => store.close());
   await store.remember('notes', { id: 'tea', text: 'green tea with honey' });
@@ -360,5 +381,5 @@ test('re-remembering a chunked document prunes a stale tail longer than one look
   t.deepEqual(ids(await store.list({ scope: ['docs'], limit: 1000 })), ['doc#0']);
   const before = store.commitVersion();
   await store.remember('docs', { id: 'doc', text: 'short now', chunking });
-  t.is(store.commitVersion(), before + 1, 'the chunks\' upsert only: no delete when nothing is stale');
+  t.is(store.commitVersion(), before + 1, "the chunks' upsert only: no delete when nothing is stale");
 });

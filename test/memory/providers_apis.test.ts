@@ -68,7 +68,9 @@ test('tei takes an optional model, which only names it in the identity', async (
 });
 
 test('openai summaries: POST /v1/chat/completions with a system prompt and the text, the reply trimmed', async (t) => {
-  const p = await fakeProvider(t, (_call, res) => reply(res, 200, { choices: [{ index: 0, message: { role: 'assistant', content: '  A short summary.\n' } }] }));
+  const p = await fakeProvider(t, (_call, res) =>
+    reply(res, 200, { choices: [{ index: 0, message: { role: 'assistant', content: '  A short summary.\n' } }] }),
+  );
   const summarizer = createSummarizer(`openai:gpt-4o-mini@${p.url}`, { env: { TESSERA_SUMMARIZE_API_KEY: KEY, TESSERA_EMBED_API_KEY: 'other' } });
   t.is(await summarizer.summarize('A long text.'), 'A short summary.');
   const [call] = p.calls;
@@ -132,13 +134,9 @@ test('tei rerank: POST /rerank {query, texts} -> [{index, score}]', async (t) =>
   t.deepEqual(p.calls[0].body, { query: 'q', texts: ['a', 'b'] });
 });
 
-test('tei rerank goes in batches of 32 documents, the scores joined in the documents\' order', async (t) => {
+test("tei rerank goes in batches of 32 documents, the scores joined in the documents' order", async (t) => {
   const p = await fakeProvider(t, (call, res) =>
-    reply(
-      res,
-      200,
-      call.body.texts.map((text: string, index: number) => ({ index, score: vectorOf(text)[0] })).reverse(),
-    ),
+    reply(res, 200, call.body.texts.map((text: string, index: number) => ({ index, score: vectorOf(text)[0] })).reverse()),
   );
   const scores = await createReranker(`tei@${p.url}`).rerank('q', numbered(40));
   t.deepEqual(
@@ -164,9 +162,27 @@ test('no documents make no rerank request', async (t) => {
 
 const PARTIAL_RERANKS: [string, unknown][] = [
   ['a document missing', [{ index: 0, score: 1 }]],
-  ['a document twice', [{ index: 0, score: 1 }, { index: 0, score: 2 }]],
-  ['an index out of range', [{ index: 0, score: 1 }, { index: 5, score: 2 }]],
-  ['a score that is not a number', [{ index: 0, score: 1 }, { index: 1, score: '2' }]],
+  [
+    'a document twice',
+    [
+      { index: 0, score: 1 },
+      { index: 0, score: 2 },
+    ],
+  ],
+  [
+    'an index out of range',
+    [
+      { index: 0, score: 1 },
+      { index: 5, score: 2 },
+    ],
+  ],
+  [
+    'a score that is not a number',
+    [
+      { index: 0, score: 1 },
+      { index: 1, score: '2' },
+    ],
+  ],
   ['not a list', { results: [] }],
 ];
 

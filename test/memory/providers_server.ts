@@ -29,7 +29,14 @@ export async function fakeProvider(t: ExecutionContext, handle: (call: Call, res
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString();
-      const call = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : undefined, at: performance.now(), req };
+      const call = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: text ? JSON.parse(text) : undefined,
+        at: performance.now(),
+        req,
+      };
       calls.push(call);
       handle(call, res);
     });
@@ -62,7 +69,8 @@ export const openaiEmbeddings = (texts: string[]) => ({
 });
 
 /** Resolves when the request's connection closes: the client gave up on it. */
-export const closed = (call: Call): Promise<void> => new Promise((resolve) => (call.req.socket.destroyed ? resolve() : call.req.socket.once('close', () => resolve())));
+export const closed = (call: Call): Promise<void> =>
+  new Promise((resolve) => (call.req.socket.destroyed ? resolve() : call.req.socket.once('close', () => resolve())));
 
 /** What promise rejects with, which need not be an Error (an AbortSignal's default reason is a DOMException). */
 export async function rejection(promise: Promise<unknown>): Promise<unknown> {

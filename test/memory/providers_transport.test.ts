@@ -46,7 +46,10 @@ test('a client keeps at most concurrency requests in flight, across its callers'
   const [a, b] = await Promise.all([embedder.embed(numbered(5)), embedder.embed(numbered(4, 5))]);
   t.is(p.calls.length, total);
   t.is(most, 3);
-  t.deepEqual([...a, ...b].map((v) => v[0]), [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+  t.deepEqual(
+    [...a, ...b].map((v) => v[0]),
+    [0, 1, 2, 3, 4, 5, 6, 7, 8],
+  );
 });
 
 test('a provider that does not answer within timeoutMs fails the call with a ProviderError', async (t) => {
@@ -194,13 +197,76 @@ const MALFORMED: [string, unknown, RegExp][] = [
   ['not JSON', 'oops <html>', /answered something that is not JSON: oops <html>$/],
   ['no data', { object: 'list' }, /answered something that is not \{data: \[\{index, embedding\}\]\} with 2 vectors: \{"object":"list"\}$/],
   ['one vector short', { data: [{ index: 0, embedding: [1] }] }, /not \{data: \[\{index, embedding\}\]\} with 2 vectors/],
-  ['an index twice', { data: [{ index: 0, embedding: [1] }, { index: 0, embedding: [1] }] }, /not \{data: \[\{index, embedding\}\]\} with 2 vectors/],
-  ['an index out of range', { data: [{ index: 0, embedding: [1] }, { index: 2, embedding: [1] }] }, /with 2 vectors/],
-  ['a null component', { data: [{ index: 0, embedding: [1, null] }, { index: 1, embedding: [1, 2] }] }, /of non-empty number arrays/],
-  ['a string component', { data: [{ index: 0, embedding: ['1'] }, { index: 1, embedding: [1] }] }, /of non-empty number arrays/],
-  ['an empty vector', { data: [{ index: 0, embedding: [] }, { index: 1, embedding: [] }] }, /of non-empty number arrays/],
-  ['a number beyond f32', { data: [{ index: 0, embedding: [1e39] }, { index: 1, embedding: [1] }] }, /answered a vector holding a number that is not finite/],
-  ['vectors of two lengths', { data: [{ index: 0, embedding: [1, 2] }, { index: 1, embedding: [1] }] }, /answered vectors of different lengths \(2 and 1\)/],
+  [
+    'an index twice',
+    {
+      data: [
+        { index: 0, embedding: [1] },
+        { index: 0, embedding: [1] },
+      ],
+    },
+    /not \{data: \[\{index, embedding\}\]\} with 2 vectors/,
+  ],
+  [
+    'an index out of range',
+    {
+      data: [
+        { index: 0, embedding: [1] },
+        { index: 2, embedding: [1] },
+      ],
+    },
+    /with 2 vectors/,
+  ],
+  [
+    'a null component',
+    {
+      data: [
+        { index: 0, embedding: [1, null] },
+        { index: 1, embedding: [1, 2] },
+      ],
+    },
+    /of non-empty number arrays/,
+  ],
+  [
+    'a string component',
+    {
+      data: [
+        { index: 0, embedding: ['1'] },
+        { index: 1, embedding: [1] },
+      ],
+    },
+    /of non-empty number arrays/,
+  ],
+  [
+    'an empty vector',
+    {
+      data: [
+        { index: 0, embedding: [] },
+        { index: 1, embedding: [] },
+      ],
+    },
+    /of non-empty number arrays/,
+  ],
+  [
+    'a number beyond f32',
+    {
+      data: [
+        { index: 0, embedding: [1e39] },
+        { index: 1, embedding: [1] },
+      ],
+    },
+    /answered a vector holding a number that is not finite/,
+  ],
+  [
+    'vectors of two lengths',
+    {
+      data: [
+        { index: 0, embedding: [1, 2] },
+        { index: 1, embedding: [1] },
+      ],
+    },
+    /answered vectors of different lengths \(2 and 1\)/,
+  ],
 ];
 
 for (const [what, answer, message] of MALFORMED) {

@@ -9,7 +9,18 @@ import { root } from '../../lib/native';
 // build is serialized across processes by a lock directory.
 export const build = path.resolve(root, process.env.TESSERA_NATIVE_BUILD ?? 'build');
 export const nativeTools = [
-  'kernels_test', 'filter_test', 'filter_index_test', 'columns_test', 'hnsw_test', 'ivf_test', 'compaction_test', 'derived_test', 'expand_test', 'thread_pool_test', 'write_path_test', 'stem_words',
+  'kernels_test',
+  'filter_test',
+  'filter_index_test',
+  'columns_test',
+  'hnsw_test',
+  'ivf_test',
+  'compaction_test',
+  'derived_test',
+  'expand_test',
+  'thread_pool_test',
+  'write_path_test',
+  'stem_words',
 ];
 
 export function buildNativeTools(): void {

@@ -54,13 +54,19 @@ test('the dashboard has queries, and each names at least one metric', (t) => {
 test('every metric the dashboard queries is exposed by a live /metrics', async (t) => {
   const exposed = exposedNames(await scrapedServer(t));
   const referenced = new Set([...queries.flatMap((q) => metricNames(q.expr)), ...variableMetrics]);
-  t.deepEqual([...referenced].filter((name) => !exposed.has(name)), []);
+  t.deepEqual(
+    [...referenced].filter((name) => !exposed.has(name)),
+    [],
+  );
 });
 
 test('every svc_ metric /metrics exposes has a panel', async (t) => {
   const families = [...(await scrapedServer(t)).matchAll(/^# TYPE (svc_\S+) /gm)].map((m) => m[1]);
   const charted = queries.flatMap((q) => metricNames(q.expr));
-  t.deepEqual(families.filter((family) => !charted.some((name) => name === family || name.startsWith(`${family}_`))), []);
+  t.deepEqual(
+    families.filter((family) => !charted.some((name) => name === family || name.startsWith(`${family}_`))),
+    [],
+  );
 });
 
 /** A query with Grafana's variables given values, so it is plain PromQL. */

@@ -35,7 +35,10 @@ test('import then export gives back every record, Int and DateTime exact', async
   t.is(imported.code, 0, imported.stderr);
   t.deepEqual(JSON.parse(lastLine(imported.stdout)).records, LINES.length);
   const exported = await exportedLines(data);
-  t.deepEqual(exported.map((l) => parseExact<Exported>(l)), LINES.map(asExported).sort(byId));
+  t.deepEqual(
+    exported.map((l) => parseExact<Exported>(l)),
+    LINES.map(asExported).sort(byId),
+  );
   const edges = exported.find((l) => l.includes('"int-edges"')) ?? '';
   for (const digits of ['9223372036854775807', '-9223372036854775808', '9007199254740993']) t.true(edges.includes(`{"Int":${digits}}`), digits);
 });

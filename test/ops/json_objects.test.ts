@@ -2,7 +2,7 @@
 // the pieces break, and tells one JSON object on a line from anything else, strings and escapes
 // included.
 import test from 'ava';
-import { ArrayObjects, isOneObject } from '../../lib/json_objects';
+import { ArrayObjects, isOneObject } from '../../lib/cli/json_objects';
 
 // Brackets, braces, quotes and backslashes inside strings must not move a boundary.
 const OBJECTS = ['{"id":"a","attrs":{}}', '{"id":"}{][,","v":[1,[2]]}', '{"id":"q\\"}","s":"\\\\"}', '{"id":"ü😀","a":{"b":{"c":[]}}}'];

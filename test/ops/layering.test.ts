@@ -26,7 +26,7 @@ function tree(files: Record<string, string>): string {
   return dir;
 }
 
-test("lib/ holds to every rule, and the check reads all of it (not one module it could resolve)", (t) => {
+test('lib/ holds to every rule, and the check reads all of it (not one module it could resolve)', (t) => {
   const { status, output } = cruise(ROOT, ['lib/**/*.ts', 'lib/**/*.mts']);
   t.is(status, 0, output);
   const cruised = Number(/(\d+) modules/.exec(output)?.[1]);

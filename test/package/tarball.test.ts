@@ -26,7 +26,9 @@ let userEnv: NodeJS.ProcessEnv;
 
 test.before(() => {
   const out = tempDir();
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }),
+  );
   tarball = path.join(out, packed.filename);
   files = packed.files.map((f: { path: string }) => f.path);
   execFileSync('tar', ['-xzf', tarball, '-C', out, 'package/prebuilds']);
@@ -68,7 +70,13 @@ test('the tarball holds the prebuilds, the native sources with their licenses, a
   ]) {
     t.true(files.includes(license), license);
   }
-  for (const source of ['CMakeLists.txt', 'native/src/store.cc', 'deps/@nozbe/simdjson/src/simdjson.cpp', 'deps/re2/vendor/re2/re2/re2.cc', 'scripts/install_native.js']) {
+  for (const source of [
+    'CMakeLists.txt',
+    'native/src/store.cc',
+    'deps/@nozbe/simdjson/src/simdjson.cpp',
+    'deps/re2/vendor/re2/re2/re2.cc',
+    'scripts/install_native.js',
+  ]) {
     t.true(files.includes(source), source);
   }
   t.deepEqual(
@@ -85,7 +93,11 @@ test('a consumer installs no package that only lends C++ sources, and nothing co
   }
   const compiled = readdirSync(path.join(app, 'node_modules'), { recursive: true, encoding: 'utf8' }).filter((f) => /(^|\/)build\/(Release|Debug)\//.test(f));
   t.deepEqual(compiled, [], 'no package built anything (node-gyp and cmake-js build into build/)');
-  const loaded = execFileSync('node', ['-p', `require('node-gyp-build').resolve(${JSON.stringify(path.join(app, 'node_modules/tessera'))})`], { cwd: app, env: userEnv, encoding: 'utf8' });
+  const loaded = execFileSync('node', ['-p', `require('node-gyp-build').resolve(${JSON.stringify(path.join(app, 'node_modules/tessera'))})`], {
+    cwd: app,
+    env: userEnv,
+    encoding: 'utf8',
+  });
   t.is(path.relative(path.join(app, 'node_modules/tessera'), loaded.trim()), `prebuilds/${host}/tessera${libcTag}.node`);
   t.log(`install took ${installSeconds.toFixed(1)} s`);
 });
@@ -112,7 +124,14 @@ test('TypeScript finds the types from an ESM and from a CommonJS consumer', (t) 
   ].join('\n');
   writeFileSync(path.join(app, 'esm.mts'), uses);
   writeFileSync(path.join(app, 'cjs.cts'), uses);
-  const compilerOptions = { module: 'nodenext', strict: true, noEmit: true, skipLibCheck: true, typeRoots: [path.join(root, 'node_modules/@types')], types: ['node'] };
+  const compilerOptions = {
+    module: 'nodenext',
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    typeRoots: [path.join(root, 'node_modules/@types')],
+    types: ['node'],
+  };
   writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['esm.mts', 'cjs.cts'] }));
   t.notThrows(() => execFileSync(path.join(root, 'node_modules/.bin/tsc'), ['-p', app], { encoding: 'utf8' }));
 });
@@ -129,7 +148,9 @@ if (process.platform === 'linux') {
         [],
         platform,
       );
-      const versions = [...execFileSync('readelf', ['--dyn-syms', '--wide', addon], { encoding: 'utf8' }).matchAll(/@GLIBC_2\.(\d+)/g)].map((m) => Number(m[1]));
+      const versions = [...execFileSync('readelf', ['--dyn-syms', '--wide', addon], { encoding: 'utf8' }).matchAll(/@GLIBC_2\.(\d+)/g)].map((m) =>
+        Number(m[1]),
+      );
       t.true(Math.max(...versions) <= 34, `${platform} needs glibc 2.${Math.max(...versions)}`);
     }
   });
@@ -144,7 +165,10 @@ async function serve(args: string[]): Promise<{ url: string; proc: ChildProcess 
   proc.stdout!.on('data', (d) => (stdout += d));
   proc.stderr!.on('data', (d) => (stderr += d));
   const exited = new Promise((resolve) => proc.on('close', resolve));
-  await Promise.race([until(() => /listening on http:\/\/\S+\n/.test(stdout), 'tessera serve listening', 60_000), exited.then((code) => Promise.reject(new Error(`exited ${code}: ${stderr}`)))]);
+  await Promise.race([
+    until(() => /listening on http:\/\/\S+\n/.test(stdout), 'tessera serve listening', 60_000),
+    exited.then((code) => Promise.reject(new Error(`exited ${code}: ${stderr}`))),
+  ]);
   return { url: /listening on (http:\/\/\S+)\n/.exec(stdout)![1], proc };
 }
 
@@ -175,24 +199,28 @@ test('npx tessera serve answers an upsert, a search and a text search', async (t
 // and on one with every extension. The kernels themselves are checked under qemu by
 // test/native/neon.test.ts (npm test), compiled by the same cross compiler.
 if (host === 'linux-x64') {
-  testNeedingTools(['aarch64-linux-gnu-g++', 'qemu-aarch64'], 'the linux-arm64 prebuild is an AArch64 Node-API addon with the NEON kernels that loads under qemu', (t) => {
-    const addon = path.join(prebuilds, 'linux-arm64/tessera.glibc.node');
-    t.regex(execFileSync('readelf', ['-h', addon], { encoding: 'utf8' }), /Machine:\s+AArch64/);
-    const symbols = execFileSync('readelf', ['--dyn-syms', '--wide', addon], { encoding: 'utf8' });
-    t.regex(symbols, /FUNC\s+GLOBAL\s+DEFAULT\s+\d+\s+napi_register_module_v1$/m);
-    const code = execFileSync('aarch64-linux-gnu-objdump', ['-d', addon], { encoding: 'utf8', maxBuffer: 1 << 30 });
-    t.regex(code, /\bsdot\s+v\d+\.4s/);
-    t.regex(code, /\bfmla\s+v\d+\.4s/);
-    // Stand-ins for the Node-API functions the addon imports from Node (none is called).
-    const work = tempDir();
-    const imports = [...symbols.matchAll(/\sUND\s+((?:napi|node_api)_\w+)$/gm)].map((m) => m[1]);
-    writeFileSync(path.join(work, 'standins.c'), imports.map((name) => `void ${name}(void) {}\n`).join(''));
-    execFileSync('aarch64-linux-gnu-gcc', ['-shared', '-fPIC', path.join(work, 'standins.c'), '-o', path.join(work, 'standins.so')]);
-    execFileSync('aarch64-linux-gnu-gcc', ['-O2', path.join(root, 'test/package/load-addon.c'), '-o', path.join(work, 'load-addon')]);
-    for (const cpu of ['cortex-a57', 'max']) {
-      const args = ['-cpu', cpu, '-L', '/usr/aarch64-linux-gnu', path.join(work, 'load-addon'), path.join(work, 'standins.so'), addon];
-      const out = execFileSync('qemu-aarch64', args, { encoding: 'utf8' });
-      t.is(out.trim(), 'loaded, napi_register_module_v1 found', cpu);
-    }
-  });
+  testNeedingTools(
+    ['aarch64-linux-gnu-g++', 'qemu-aarch64'],
+    'the linux-arm64 prebuild is an AArch64 Node-API addon with the NEON kernels that loads under qemu',
+    (t) => {
+      const addon = path.join(prebuilds, 'linux-arm64/tessera.glibc.node');
+      t.regex(execFileSync('readelf', ['-h', addon], { encoding: 'utf8' }), /Machine:\s+AArch64/);
+      const symbols = execFileSync('readelf', ['--dyn-syms', '--wide', addon], { encoding: 'utf8' });
+      t.regex(symbols, /FUNC\s+GLOBAL\s+DEFAULT\s+\d+\s+napi_register_module_v1$/m);
+      const code = execFileSync('aarch64-linux-gnu-objdump', ['-d', addon], { encoding: 'utf8', maxBuffer: 1 << 30 });
+      t.regex(code, /\bsdot\s+v\d+\.4s/);
+      t.regex(code, /\bfmla\s+v\d+\.4s/);
+      // Stand-ins for the Node-API functions the addon imports from Node (none is called).
+      const work = tempDir();
+      const imports = [...symbols.matchAll(/\sUND\s+((?:napi|node_api)_\w+)$/gm)].map((m) => m[1]);
+      writeFileSync(path.join(work, 'standins.c'), imports.map((name) => `void ${name}(void) {}\n`).join(''));
+      execFileSync('aarch64-linux-gnu-gcc', ['-shared', '-fPIC', path.join(work, 'standins.c'), '-o', path.join(work, 'standins.so')]);
+      execFileSync('aarch64-linux-gnu-gcc', ['-O2', path.join(root, 'test/package/load-addon.c'), '-o', path.join(work, 'load-addon')]);
+      for (const cpu of ['cortex-a57', 'max']) {
+        const args = ['-cpu', cpu, '-L', '/usr/aarch64-linux-gnu', path.join(work, 'load-addon'), path.join(work, 'standins.so'), addon];
+        const out = execFileSync('qemu-aarch64', args, { encoding: 'utf8' });
+        t.is(out.trim(), 'loaded, napi_register_module_v1 found', cpu);
+      }
+    },
+  );
 }

@@ -12,7 +12,13 @@ const scoreOf = (text: string) => Number(/score (-?\d+)/.exec(text)?.[1] ?? 0);
 
 /** A TEI-style reranker scoring each text by its number; its calls are recorded. */
 async function reranker(t: ExecutionContext) {
-  return fakeProvider(t, (c: Call, res) => reply(res, 200, (c.body.texts as string[]).map((text, index) => ({ index, score: scoreOf(text) }))));
+  return fakeProvider(t, (c: Call, res) =>
+    reply(
+      res,
+      200,
+      (c.body.texts as string[]).map((text, index) => ({ index, score: scoreOf(text) })),
+    ),
+  );
 }
 
 /** Records r0..r7 on a line (r0 nearest the query [1, 0]); r3 carries no text, r1's number is highest. */
@@ -50,10 +56,17 @@ test('rerank re-scores the top_k x overscan candidates with the provider and ans
   const { store, provider } = await storeWith(t);
   const hits = await store.search({ query, top_k: 2, rerank: { ...rerank, overscan: 3 } });
   t.deepEqual(ids(hits), ['r1', 'r4']);
-  t.deepEqual(hits.map((h) => h.score), [9, 7]);
+  t.deepEqual(
+    hits.map((h) => h.score),
+    [9, 7],
+  );
   t.is(provider.calls.length, 1);
   t.is(provider.calls[0].body.query, 'q');
-  t.deepEqual(provider.calls[0].body.texts, ['first score 1', 'second score 9', 'third score 5', 'fifth score 7', 'sixth score 3'], '6 candidates, r3 has no text');
+  t.deepEqual(
+    provider.calls[0].body.texts,
+    ['first score 1', 'second score 9', 'third score 5', 'fifth score 7', 'sixth score 3'],
+    '6 candidates, r3 has no text',
+  );
 });
 
 test('candidates without usable text keep their score and follow the reranked ones in original order', async (t) => {
@@ -136,17 +149,25 @@ test('expand on a reranked page widens the reranked hits', async (t) => {
   const { store } = await storeWith(t);
   const hits = await store.search({ query, top_k: 2, rerank, expand: { parent_field: 'g', index_field: 'n', text_field: 'body' } });
   t.deepEqual(ids(hits), ['r1', 'r6']);
-  t.true(hits.every((h) => h.context === undefined), 'records without chunk attributes get no context');
+  t.true(
+    hits.every((h) => h.context === undefined),
+    'records without chunk attributes get no context',
+  );
 });
 
 test('over HTTP: --rerank-provider serves rerank on /search; without it the route answers 400 naming the flag', async (t) => {
   const provider = await reranker(t);
   const server = await startServer(['--dimension', '2', '--rerank-provider', `tei@${provider.url}`]);
   t.teardown(() => server.stop());
-  await call(server, 'POST', '/collections/c/upsert', { records: RECORDS.filter((r) => r.body).map((r, i) => ({ id: r.id, vector: [1, i * 0.1], attrs: { body: { Str: r.body } } })) });
+  await call(server, 'POST', '/collections/c/upsert', {
+    records: RECORDS.filter((r) => r.body).map((r, i) => ({ id: r.id, vector: [1, i * 0.1], attrs: { body: { Str: r.body } } })),
+  });
   const r = await call(server, 'POST', '/search', { query, top_k: 2, rerank });
   t.is(r.status, 200);
-  t.deepEqual(r.json.map((h: Hit) => h.id), ['r1', 'r6']);
+  t.deepEqual(
+    r.json.map((h: Hit) => h.id),
+    ['r1', 'r6'],
+  );
   const plain = await startServer(['--dimension', '2']);
   t.teardown(() => plain.stop());
   const refused = await call(plain, 'POST', '/search', { query, rerank });

@@ -90,7 +90,8 @@ function typed(s: Store, kind: Kind, bytes: Buffer): Promise<Buffer> {
 }
 
 /** A plan's timings differ run to run: emptied, the rest of the answer must still be the same bytes. */
-const withoutTimings = (b: Buffer): Buffer => (b.subarray(0, 8).toString() === '{"hits":' ? Buffer.from(b.toString('utf8').replace(/"timings":\{[^{}]*\}/, '"timings":{}')) : b);
+const withoutTimings = (b: Buffer): Buffer =>
+  b.subarray(0, 8).toString() === '{"hits":' ? Buffer.from(b.toString('utf8').replace(/"timings":\{[^{}]*\}/, '"timings":{}')) : b;
 
 function sameBytes(t: ExecutionContext, viaSql: Buffer, viaRoute: Buffer, label: string): boolean {
   const a = withoutTimings(viaSql);
@@ -131,7 +132,11 @@ async function compilesTo(t: ExecutionContext, sql: string, kind: Kind, body: Bo
   t.is(form.route, `/${kind}`, label);
   const scope = body.scope as string[] | undefined;
   const every = await store.collections();
-  t.deepEqual(form.collections, scope === undefined || scope.length === 0 ? every : scope.map((c) => (ALIAS as Record<string, string>)[c] ?? c), `${label}: collections`);
+  t.deepEqual(
+    form.collections,
+    scope === undefined || scope.length === 0 ? every : scope.map((c) => (ALIAS as Record<string, string>)[c] ?? c),
+    `${label}: collections`,
+  );
   for (const [field, value] of Object.entries(body)) {
     if (field === 'scope') continue;
     // ORDER BY k without DESC states the ascending order the route defaults to.
@@ -173,9 +178,23 @@ const eq = (k: string, v: Value): Predicate => ({ Eq: [k, v] });
 
 // ---- §5 FROM ----
 
-test('§5 FROM a, b is scope [a, b]', same, `SELECT * FROM papers, "docs-2024" WHERE g = 'x'`, 'list', { scope: ['papers', 'docs-2024'], filter: [eq('g', { Str: 'x' })] }, 5);
+test(
+  '§5 FROM a, b is scope [a, b]',
+  same,
+  `SELECT * FROM papers, "docs-2024" WHERE g = 'x'`,
+  'list',
+  { scope: ['papers', 'docs-2024'], filter: [eq('g', { Str: 'x' })] },
+  5,
+);
 test('§5 a collection name that starts with a digit is quoted', same, `SELECT * FROM "2024-notes"`, 'list', { scope: ['2024-notes'] }, 20);
-test('§5 an alias in FROM resolves as it does on the typed route', same, `SELECT title FROM pub ORDER BY NEAREST(${V})`, 'search', { query: Q, scope: ['pub'], include_attributes: ['title'] }, 10);
+test(
+  '§5 an alias in FROM resolves as it does on the typed route',
+  same,
+  `SELECT title FROM pub ORDER BY NEAREST(${V})`,
+  'search',
+  { query: Q, scope: ['pub'], include_attributes: ['title'] },
+  10,
+);
 test('§5 without FROM a statement reads every collection', same, `SELECT * ORDER BY NEAREST(${V}) LIMIT 30`, 'search', { query: Q, top_k: 30 }, 30);
 
 test('§5 the alias answers what its target answers', async (t) => {
@@ -191,15 +210,43 @@ test('§5 without FROM the hits come from every collection', async (t) => {
 
 // ---- §4 SELECT list ----
 
-test('§4 SELECT * EXCEPT (a, b) is exclude_attributes', same, `SELECT * EXCEPT (body, "say ""hi""", text, mixed) FROM papers`, 'list', { scope: ['papers'], exclude_attributes: ['body', 'say "hi"', 'text', 'mixed'] }, 40);
-test('§4 SELECT a, b is include_attributes (quoted, dotted and empty names too)', same, `SELECT title, year, "page-count", a.b, "", "naïve" FROM papers`, 'list', { scope: ['papers'], include_attributes: ['title', 'year', 'page-count', 'a.b', '', 'naïve'] }, 40);
-test('§2 keywords stand as names where only a name can', same, `SELECT count FROM papers WHERE not = 1`, 'list', { scope: ['papers'], include_attributes: ['count'], filter: [eq('not', { Int: 1 })] });
-test('§2 "" in a quoted name is one quote', same, `SELECT "say ""hi""" WHERE "say ""hi""" = 'hé "x"'`, 'list', { include_attributes: ['say "hi"'], filter: [eq('say "hi"', { Str: 'hé "x"' })] });
+test(
+  '§4 SELECT * EXCEPT (a, b) is exclude_attributes',
+  same,
+  `SELECT * EXCEPT (body, "say ""hi""", text, mixed) FROM papers`,
+  'list',
+  { scope: ['papers'], exclude_attributes: ['body', 'say "hi"', 'text', 'mixed'] },
+  40,
+);
+test(
+  '§4 SELECT a, b is include_attributes (quoted, dotted and empty names too)',
+  same,
+  `SELECT title, year, "page-count", a.b, "", "naïve" FROM papers`,
+  'list',
+  { scope: ['papers'], include_attributes: ['title', 'year', 'page-count', 'a.b', '', 'naïve'] },
+  40,
+);
+test('§2 keywords stand as names where only a name can', same, `SELECT count FROM papers WHERE not = 1`, 'list', {
+  scope: ['papers'],
+  include_attributes: ['count'],
+  filter: [eq('not', { Int: 1 })],
+});
+test('§2 "" in a quoted name is one quote', same, `SELECT "say ""hi""" WHERE "say ""hi""" = 'hé "x"'`, 'list', {
+  include_attributes: ['say "hi"'],
+  filter: [eq('say "hi"', { Str: 'hé "x"' })],
+});
 
 // ---- §6 WHERE: every predicate form ----
 
 test('§3 a quote in a string is written twice', same, `SELECT * WHERE venue = 'O''Reilly'`, 'list', { filter: [eq('venue', { Str: "O'Reilly" })] }, 5);
-test('§3 strings hold any Unicode', same, `SELECT * WHERE venue = '会议' OR "naïve" = 'straße'`, 'list', { filter: [{ Any: [eq('venue', { Str: '会议' }), eq('naïve', { Str: 'straße' })] }] }, 5);
+test(
+  '§3 strings hold any Unicode',
+  same,
+  `SELECT * WHERE venue = '会议' OR "naïve" = 'straße'`,
+  'list',
+  { filter: [{ Any: [eq('venue', { Str: '会议' }), eq('naïve', { Str: 'straße' })] }] },
+  5,
+);
 test('§6 = with a dotted name', same, `SELECT * WHERE a.b = TRUE`, 'list', { filter: [eq('a.b', { Bool: true })] });
 test('§6 = with the empty name', same, `SELECT * WHERE "" = 1`, 'list', { filter: [eq('', { Int: 1 })] });
 test('§6 != is Ne', same, `SELECT * WHERE g != 'x'`, 'list', { filter: [{ Ne: ['g', { Str: 'x' }] }] }, 20);
@@ -208,16 +255,46 @@ test('§6 < on Int', same, `SELECT * WHERE year < 2018`, 'list', { filter: [{ Lt
 test('§6 <= on Int', same, `SELECT * WHERE year <= 2018`, 'list', { filter: [{ Le: ['year', { Int: 2018 }] }] });
 test('§6 > on Float', same, `SELECT * WHERE f > 0.2`, 'list', { filter: [{ Gt: ['f', { Float: 0.2 }] }] });
 test('§6 >= on Str', same, `SELECT * WHERE title >= 'run'`, 'list', { filter: [{ Ge: ['title', { Str: 'run' }] }] });
-test('§6 IN', same, `SELECT * WHERE venue IN ('SIGIR', 'arXiv', NULL)`, 'list', { filter: [{ In: ['venue', [{ Str: 'SIGIR' }, { Str: 'arXiv' }, 'Null']] }] }, 10);
+test(
+  '§6 IN',
+  same,
+  `SELECT * WHERE venue IN ('SIGIR', 'arXiv', NULL)`,
+  'list',
+  { filter: [{ In: ['venue', [{ Str: 'SIGIR' }, { Str: 'arXiv' }, 'Null']] }] },
+  10,
+);
 test('§6 NOT IN', same, `SELECT * WHERE g NOT IN ('x', 'y')`, 'list', { filter: [{ NotIn: ['g', [{ Str: 'x' }, { Str: 'y' }]] }] });
 test('§6 IN with Values of every type', same, `SELECT * WHERE mixed IN ('river', 42, 0.25, TRUE, NULL, TIMESTAMP 0, ['ann'], 9223372036854775807)`, 'list', {
-  filter: [{ In: ['mixed', [{ Str: 'river' }, { Int: 42 }, { Float: 0.25 }, { Bool: true }, 'Null', { DateTime: 0 }, { List: ['ann'] }, { Int: 2n ** 63n - 1n }]] }],
+  filter: [
+    { In: ['mixed', [{ Str: 'river' }, { Int: 42 }, { Float: 0.25 }, { Bool: true }, 'Null', { DateTime: 0 }, { List: ['ann'] }, { Int: 2n ** 63n - 1n }]] },
+  ],
 });
-test('§6 BETWEEN is Ge and Le at the top', same, `SELECT * WHERE year BETWEEN 2017 AND 2019`, 'list', { filter: [{ Ge: ['year', { Int: 2017 }] }, { Le: ['year', { Int: 2019 }] }] }, 5);
-test('§6 BETWEEN below an OR is All [Ge, Le]', same, `SELECT * WHERE year BETWEEN 2017 AND 2019 OR ok = TRUE`, 'list', {
-  filter: [{ Any: [{ All: [{ Ge: ['year', { Int: 2017 }] }, { Le: ['year', { Int: 2019 }] }] }, eq('ok', { Bool: true })] }],
-}, 5);
-test('§6 NOT BETWEEN is Not', same, `SELECT * WHERE year NOT BETWEEN 2017 AND 2019`, 'list', { filter: [{ Not: { All: [{ Ge: ['year', { Int: 2017 }] }, { Le: ['year', { Int: 2019 }] }] } }] }, 5);
+test(
+  '§6 BETWEEN is Ge and Le at the top',
+  same,
+  `SELECT * WHERE year BETWEEN 2017 AND 2019`,
+  'list',
+  { filter: [{ Ge: ['year', { Int: 2017 }] }, { Le: ['year', { Int: 2019 }] }] },
+  5,
+);
+test(
+  '§6 BETWEEN below an OR is All [Ge, Le]',
+  same,
+  `SELECT * WHERE year BETWEEN 2017 AND 2019 OR ok = TRUE`,
+  'list',
+  {
+    filter: [{ Any: [{ All: [{ Ge: ['year', { Int: 2017 }] }, { Le: ['year', { Int: 2019 }] }] }, eq('ok', { Bool: true })] }],
+  },
+  5,
+);
+test(
+  '§6 NOT BETWEEN is Not',
+  same,
+  `SELECT * WHERE year NOT BETWEEN 2017 AND 2019`,
+  'list',
+  { filter: [{ Not: { All: [{ Ge: ['year', { Int: 2017 }] }, { Le: ['year', { Int: 2019 }] }] } }] },
+  5,
+);
 test('§6 IS NULL is Eq Null', same, `SELECT * WHERE venue IS NULL`, 'list', { filter: [eq('venue', 'Null')] }, 5);
 test('§6 = NULL is Eq Null too', same, `SELECT * WHERE venue = NULL`, 'list', { filter: [eq('venue', 'Null')] }, 5);
 test('§6 IS NOT NULL is Ne Null', same, `SELECT * WHERE venue IS NOT NULL`, 'list', { filter: [{ Ne: ['venue', 'Null'] }] }, 5);
@@ -237,19 +314,48 @@ test('§6 ~ is Regex, (?i) for case', same, `SELECT * WHERE venue ~ '(?i)sigir|A
 test('§6 NOT REGEXP is Not', same, `SELECT * WHERE title NOT REGEXP '.*a.*'`, 'list', { filter: [{ Not: { Regex: ['title', '.*a.*'] } }] });
 test('§6 CONTAINS', same, `SELECT * WHERE tags CONTAINS 'o''reilly'`, 'list', { filter: [{ Contains: ['tags', { Str: "o'reilly" }] }] }, 3);
 test('§6 NOT CONTAINS', same, `SELECT * WHERE tags NOT CONTAINS 'ann'`, 'list', { filter: [{ NotContains: ['tags', { Str: 'ann' }] }] }, 10);
-test('§6 CONTAINS ANY', same, `SELECT * WHERE tags CONTAINS ANY ('ünï', 'x y')`, 'list', { filter: [{ ContainsAny: ['tags', [{ Str: 'ünï' }, { Str: 'x y' }]] }] }, 5);
+test(
+  '§6 CONTAINS ANY',
+  same,
+  `SELECT * WHERE tags CONTAINS ANY ('ünï', 'x y')`,
+  'list',
+  { filter: [{ ContainsAny: ['tags', [{ Str: 'ünï' }, { Str: 'x y' }]] }] },
+  5,
+);
 test('§6 FUZZY', same, `SELECT * WHERE FUZZY(venue, 'SIGIRR', 1)`, 'list', { filter: [{ Fuzzy: ['venue', 'SIGIRR', 1] }] }, 5);
-test('§6 CONTAINS_ALL_TOKENS', same, `SELECT * WHERE CONTAINS_ALL_TOKENS(title, 'river delta')`, 'list', { filter: [{ ContainsAllTokens: ['title', 'river delta'] }] });
-test('§6 CONTAINS_ANY_TOKEN', same, `SELECT * WHERE contains_any_token(body, 'straße 中文')`, 'list', { filter: [{ ContainsAnyToken: ['body', 'straße 中文'] }] }, 5);
-test('§6 CONTAINS_TOKEN_SEQUENCE', same, `SELECT * WHERE CONTAINS_TOKEN_SEQUENCE(text, 'part 3')`, 'list', { filter: [{ ContainsTokenSequence: ['text', 'part 3'] }] }, 3);
-test('§6 AND at the top is the filter array; OR is Any, NOT is Not, AND below an OR is All', same,
-  `SELECT * WHERE (g = 'x' OR venue = 'SIGIR') AND NOT ok = TRUE AND (year > 2020 OR (f = 0.25 AND tags CONTAINS 'ann') OR NOT (g = 'y'))`, 'list', {
+test('§6 CONTAINS_ALL_TOKENS', same, `SELECT * WHERE CONTAINS_ALL_TOKENS(title, 'river delta')`, 'list', {
+  filter: [{ ContainsAllTokens: ['title', 'river delta'] }],
+});
+test(
+  '§6 CONTAINS_ANY_TOKEN',
+  same,
+  `SELECT * WHERE contains_any_token(body, 'straße 中文')`,
+  'list',
+  { filter: [{ ContainsAnyToken: ['body', 'straße 中文'] }] },
+  5,
+);
+test(
+  '§6 CONTAINS_TOKEN_SEQUENCE',
+  same,
+  `SELECT * WHERE CONTAINS_TOKEN_SEQUENCE(text, 'part 3')`,
+  'list',
+  { filter: [{ ContainsTokenSequence: ['text', 'part 3'] }] },
+  3,
+);
+test(
+  '§6 AND at the top is the filter array; OR is Any, NOT is Not, AND below an OR is All',
+  same,
+  `SELECT * WHERE (g = 'x' OR venue = 'SIGIR') AND NOT ok = TRUE AND (year > 2020 OR (f = 0.25 AND tags CONTAINS 'ann') OR NOT (g = 'y'))`,
+  'list',
+  {
     filter: [
       { Any: [eq('g', { Str: 'x' }), eq('venue', { Str: 'SIGIR' })] },
       { Not: eq('ok', { Bool: true }) },
       { Any: [{ Gt: ['year', { Int: 2020 }] }, { All: [eq('f', { Float: 0.25 }), { Contains: ['tags', { Str: 'ann' }] }] }, { Not: eq('g', { Str: 'y' }) }] },
     ],
-  }, 3);
+  },
+  3,
+);
 test('§6 NOT NOT is Not of Not', same, `SELECT * WHERE NOT NOT g = 'x'`, 'list', { filter: [{ Not: { Not: eq('g', { Str: 'x' }) } }] }, 5);
 
 // ---- §3 literals ----
@@ -257,28 +363,92 @@ test('§6 NOT NOT is Not of Not', same, `SELECT * WHERE NOT NOT g = 'x'`, 'list'
 test('§3 TRUE and FALSE are Bool', same, `SELECT * WHERE ok = FALSE`, 'list', { filter: [eq('ok', { Bool: false })] }, 5);
 test('§3 -0.0 is a Float and equals 0.0', same, `SELECT * WHERE f = -0.0`, 'list', '{"filter":[{"Eq":["f",{"Float":-0.0}]}]}', 5);
 test('§3 5.0 is a Float (2.0 matches Float 2)', same, `SELECT * WHERE f = 2.0`, 'list', { filter: [eq('f', { Float: 2 })] }, 2);
-test('§3 an exponent makes a Float', same, `SELECT * WHERE f = 1e300 OR f = -2.5e-7 OR f = .25`, 'list', {
-  filter: [{ Any: [eq('f', { Float: 1e300 }), eq('f', { Float: -2.5e-7 }), eq('f', { Float: 0.25 })] }],
-}, 5);
-test('§3 TIMESTAMP with an ISO date is midnight UTC', same, `SELECT * WHERE ts >= TIMESTAMP '2024-04-01' AND ts < TIMESTAMP '2024-05-01T00:00:00Z'`, 'list', {
-  filter: [{ Ge: ['ts', { DateTime: ORIGIN - 30 * DAY }] }, { Lt: ['ts', { DateTime: ORIGIN }] }],
-}, 5);
-test('§3 TIMESTAMP with an offset and milliseconds', same, `SELECT * WHERE ts > TIMESTAMP '2024-04-10T05:30:00.250+05:30'`, 'list', {
-  filter: [{ Gt: ['ts', { DateTime: ORIGIN - 21 * DAY + 250 }] }],
-}, 5);
-test('§3 TIMESTAMP with epoch milliseconds', same, `SELECT * WHERE ts < TIMESTAMP ${ORIGIN - 40 * DAY}`, 'list', { filter: [{ Lt: ['ts', { DateTime: ORIGIN - 40 * DAY }] }] }, 3);
+test(
+  '§3 an exponent makes a Float',
+  same,
+  `SELECT * WHERE f = 1e300 OR f = -2.5e-7 OR f = .25`,
+  'list',
+  {
+    filter: [{ Any: [eq('f', { Float: 1e300 }), eq('f', { Float: -2.5e-7 }), eq('f', { Float: 0.25 })] }],
+  },
+  5,
+);
+test(
+  '§3 TIMESTAMP with an ISO date is midnight UTC',
+  same,
+  `SELECT * WHERE ts >= TIMESTAMP '2024-04-01' AND ts < TIMESTAMP '2024-05-01T00:00:00Z'`,
+  'list',
+  {
+    filter: [{ Ge: ['ts', { DateTime: ORIGIN - 30 * DAY }] }, { Lt: ['ts', { DateTime: ORIGIN }] }],
+  },
+  5,
+);
+test(
+  '§3 TIMESTAMP with an offset and milliseconds',
+  same,
+  `SELECT * WHERE ts > TIMESTAMP '2024-04-10T05:30:00.250+05:30'`,
+  'list',
+  {
+    filter: [{ Gt: ['ts', { DateTime: ORIGIN - 21 * DAY + 250 }] }],
+  },
+  5,
+);
+test(
+  '§3 TIMESTAMP with epoch milliseconds',
+  same,
+  `SELECT * WHERE ts < TIMESTAMP ${ORIGIN - 40 * DAY}`,
+  'list',
+  { filter: [{ Lt: ['ts', { DateTime: ORIGIN - 40 * DAY }] }] },
+  3,
+);
 const twoTags = (VALUES_BY_KEY.get('tags') as { List: string[] }[]).find((v) => v.List.length === 2)!.List;
-test(`§3 ['a', 'b'] is a List`, same, `SELECT * WHERE tags = [${twoTags.map((s) => `'${s.replaceAll("'", "''")}'`).join(', ')}]`, 'list', { filter: [eq('tags', { List: twoTags })] });
+test(`§3 ['a', 'b'] is a List`, same, `SELECT * WHERE tags = [${twoTags.map((s) => `'${s.replaceAll("'", "''")}'`).join(', ')}]`, 'list', {
+  filter: [eq('tags', { List: twoTags })],
+});
 test(`§3 [] is the empty List`, same, `SELECT * WHERE tags = []`, 'list', { filter: [eq('tags', { List: [] })] }, 5);
 
 // ---- §3 Int64 edges: exact past 2^53, refused outside Int64 ----
 
-test('§3 -9223372036854775808 is Int64 min, exactly', same, 'SELECT * WHERE n = -9223372036854775808', 'list', '{"filter":[{"Eq":["n",{"Int":-9223372036854775808}]}]}', 2);
-test('§3 9223372036854775807 is Int64 max, exactly', same, 'SELECT * WHERE n = 9223372036854775807', 'list', '{"filter":[{"Eq":["n",{"Int":9223372036854775807}]}]}', 2);
-test('§3 9007199254740993 is not rounded to 2^53', same, 'SELECT * WHERE n = 9007199254740993', 'list', '{"filter":[{"Eq":["n",{"Int":9007199254740993}]}]}', 2);
-test('§3 ranges past 2^53 compare exactly', same, 'SELECT n WHERE n > 9007199254740992 AND n < 9223372036854775807', 'list', '{"include_attributes":["n"],"filter":[{"Gt":["n",{"Int":9007199254740992}]},{"Lt":["n",{"Int":9223372036854775807}]}]}', 2);
-test('§3 Int64 edges in IN and in a DateTime', same, 'SELECT * WHERE n IN (-9223372036854775808, 9007199254740993) OR mixed = TIMESTAMP 9223372036854775807', 'list',
-  '{"filter":[{"Any":[{"In":["n",[{"Int":-9223372036854775808},{"Int":9007199254740993}]]},{"Eq":["mixed",{"DateTime":9223372036854775807}]}]}]}', 4);
+test(
+  '§3 -9223372036854775808 is Int64 min, exactly',
+  same,
+  'SELECT * WHERE n = -9223372036854775808',
+  'list',
+  '{"filter":[{"Eq":["n",{"Int":-9223372036854775808}]}]}',
+  2,
+);
+test(
+  '§3 9223372036854775807 is Int64 max, exactly',
+  same,
+  'SELECT * WHERE n = 9223372036854775807',
+  'list',
+  '{"filter":[{"Eq":["n",{"Int":9223372036854775807}]}]}',
+  2,
+);
+test(
+  '§3 9007199254740993 is not rounded to 2^53',
+  same,
+  'SELECT * WHERE n = 9007199254740993',
+  'list',
+  '{"filter":[{"Eq":["n",{"Int":9007199254740993}]}]}',
+  2,
+);
+test(
+  '§3 ranges past 2^53 compare exactly',
+  same,
+  'SELECT n WHERE n > 9007199254740992 AND n < 9223372036854775807',
+  'list',
+  '{"include_attributes":["n"],"filter":[{"Gt":["n",{"Int":9007199254740992}]},{"Lt":["n",{"Int":9223372036854775807}]}]}',
+  2,
+);
+test(
+  '§3 Int64 edges in IN and in a DateTime',
+  same,
+  'SELECT * WHERE n IN (-9223372036854775808, 9007199254740993) OR mixed = TIMESTAMP 9223372036854775807',
+  'list',
+  '{"filter":[{"Any":[{"In":["n",[{"Int":-9223372036854775808},{"Int":9007199254740993}]]},{"Eq":["mixed",{"DateTime":9223372036854775807}]}]}]}',
+  4,
+);
 
 test('§3 9007199254740993 matches exactly the records holding it', async (t) => {
   const hits = parseExact<{ attrs: { n: Value } }[]>(await store.queryJson('SELECT n WHERE n = 9007199254740993'));
@@ -297,136 +467,563 @@ for (const literal of ['9223372036854775808', '-9223372036854775809', '999999999
 
 // ---- §11 list ----
 
-test('§11 LIMIT and OFFSET page a list', same, `SELECT title FROM papers LIMIT 7 OFFSET 4`, 'list', { scope: ['papers'], include_attributes: ['title'], limit: 7, offset: 4 }, 7);
-test('§11 ORDER BY k ASC is order_by ascending', same, `SELECT title FROM papers ORDER BY title ASC`, 'list', { scope: ['papers'], include_attributes: ['title'], order_by: { field: 'title', descending: false } }, 40);
+test(
+  '§11 LIMIT and OFFSET page a list',
+  same,
+  `SELECT title FROM papers LIMIT 7 OFFSET 4`,
+  'list',
+  { scope: ['papers'], include_attributes: ['title'], limit: 7, offset: 4 },
+  7,
+);
+test(
+  '§11 ORDER BY k ASC is order_by ascending',
+  same,
+  `SELECT title FROM papers ORDER BY title ASC`,
+  'list',
+  { scope: ['papers'], include_attributes: ['title'], order_by: { field: 'title', descending: false } },
+  40,
+);
 test('§11 ORDER BY k is ascending', same, `SELECT ts ORDER BY ts LIMIT 50`, 'list', { include_attributes: ['ts'], order_by: { field: 'ts' }, limit: 50 }, 50);
-test('§11 ORDER BY k DESC over Int64 edges', same, `SELECT n ORDER BY n DESC LIMIT 1000`, 'list', { include_attributes: ['n'], order_by: { field: 'n', descending: true }, limit: 1000 }, 100);
-test('§11 ORDER BY a quoted name, DESC, paged', same, `SELECT * FROM "docs-2024", pub ORDER BY "page-count" DESC LIMIT 10 OFFSET 2`, 'list', {
-  scope: ['docs-2024', 'pub'], order_by: { field: 'page-count', descending: true }, limit: 10, offset: 2,
-}, 10);
+test(
+  '§11 ORDER BY k DESC over Int64 edges',
+  same,
+  `SELECT n ORDER BY n DESC LIMIT 1000`,
+  'list',
+  { include_attributes: ['n'], order_by: { field: 'n', descending: true }, limit: 1000 },
+  100,
+);
+test(
+  '§11 ORDER BY a quoted name, DESC, paged',
+  same,
+  `SELECT * FROM "docs-2024", pub ORDER BY "page-count" DESC LIMIT 10 OFFSET 2`,
+  'list',
+  {
+    scope: ['docs-2024', 'pub'],
+    order_by: { field: 'page-count', descending: true },
+    limit: 10,
+    offset: 2,
+  },
+  10,
+);
 
 // ---- §8 NEAREST ----
 
-test('§8 NEAREST is /search; LIMIT is top_k, OFFSET offset', same, `SELECT * FROM papers WHERE g = 'x' ORDER BY NEAREST(${V}) DESC LIMIT 5 OFFSET 3`, 'search', {
-  query: Q, scope: ['papers'], filter: [eq('g', { Str: 'x' })], top_k: 5, offset: 3,
-}, 5);
-test('§8 OPTIONS min_score', same, `SELECT * ORDER BY NEAREST(${V}) LIMIT 100 OPTIONS (min_score = 0.2)`, 'search', { query: Q, top_k: 100, min_score: 0.2 }, 5);
+test(
+  '§8 NEAREST is /search; LIMIT is top_k, OFFSET offset',
+  same,
+  `SELECT * FROM papers WHERE g = 'x' ORDER BY NEAREST(${V}) DESC LIMIT 5 OFFSET 3`,
+  'search',
+  {
+    query: Q,
+    scope: ['papers'],
+    filter: [eq('g', { Str: 'x' })],
+    top_k: 5,
+    offset: 3,
+  },
+  5,
+);
+test(
+  '§8 OPTIONS min_score',
+  same,
+  `SELECT * ORDER BY NEAREST(${V}) LIMIT 100 OPTIONS (min_score = 0.2)`,
+  'search',
+  { query: Q, top_k: 100, min_score: 0.2 },
+  5,
+);
 test('§8 OPTIONS exact', same, `SELECT * ORDER BY NEAREST(${V}) OPTIONS (exact = TRUE)`, 'search', { query: Q, exact: true }, 10);
-test('§8 OPTIONS limit_per', same, `SELECT g ORDER BY NEAREST(${V}) LIMIT 20 OPTIONS (limit_per = {field: 'g', max: 2})`, 'search', { query: Q, top_k: 20, include_attributes: ['g'], limit_per: { field: 'g', max: 2 } }, 6);
-test('§8 OPTIONS limit_per with a quoted key and missing: own', same, `SELECT * ORDER BY NEAREST(${V}) LIMIT 20 OPTIONS (limit_per = {'field': 'say "hi"', max: 1, missing: 'own'})`, 'search', {
-  query: Q, top_k: 20, limit_per: { field: 'say "hi"', max: 1, missing: 'own' },
-}, 10);
+test(
+  '§8 OPTIONS limit_per',
+  same,
+  `SELECT g ORDER BY NEAREST(${V}) LIMIT 20 OPTIONS (limit_per = {field: 'g', max: 2})`,
+  'search',
+  { query: Q, top_k: 20, include_attributes: ['g'], limit_per: { field: 'g', max: 2 } },
+  6,
+);
+test(
+  '§8 OPTIONS limit_per with a quoted key and missing: own',
+  same,
+  `SELECT * ORDER BY NEAREST(${V}) LIMIT 20 OPTIONS (limit_per = {'field': 'say "hi"', max: 1, missing: 'own'})`,
+  'search',
+  {
+    query: Q,
+    top_k: 20,
+    limit_per: { field: 'say "hi"', max: 1, missing: 'own' },
+  },
+  10,
+);
 test('§8 OPTIONS diversity', same, `SELECT * ORDER BY NEAREST(${V}) LIMIT 15 OPTIONS (diversity = 0.3)`, 'search', { query: Q, top_k: 15, diversity: 0.3 }, 15);
-test('§3 rank_by = Decay(...) is the tagged object, TIMESTAMP its epoch milliseconds', same,
-  `SELECT * ORDER BY NEAREST(${V}) LIMIT 20 OPTIONS (rank_by = Decay(field => 'ts', origin => TIMESTAMP '2024-05-01', scale => 604800000, decay => 0.5, lambda => 0.3))`, 'search', {
-    query: Q, top_k: 20, rank_by: { Decay: { field: 'ts', origin: ORIGIN, scale: 604800000, decay: 0.5, lambda: 0.3 } },
-  }, 20);
-test('§8 rank_by as an object, with the count term', same,
-  `SELECT * ORDER BY NEAREST(${V}) OPTIONS (rank_by = {Decay: {field: '', origin: ${ORIGIN}, count_field: 'page-count', count_scale: 20, count_lambda: 0.5, missing: 0.8}})`, 'search', {
-    query: Q, rank_by: { Decay: { field: '', origin: ORIGIN, count_field: 'page-count', count_scale: 20, count_lambda: 0.5, missing: 0.8 } },
-  }, 10);
-test('§8 OPTIONS expand', same, `SELECT title ORDER BY NEAREST(${V}) OPTIONS (expand = {radius: 1, parent_field: 'doc', index_field: 'part', text_field: 'text'})`, 'search', {
-  query: Q, include_attributes: ['title'], expand: { radius: 1, ...CHUNK_FIELDS },
-}, 10);
-test('§8 NEAREST names, name_weights and pool', same, `SELECT * ORDER BY NEAREST(${V}, names => ['title_vec', 'body_vec'], name_weights => {title_vec: 2.0, 'body_vec': 0.5}, pool => 'Sum') LIMIT 25`, 'search', {
-  query: Q, top_k: 25, names: VECTOR_NAMES, name_weights: { title_vec: 2, body_vec: 0.5 }, pool: 'Sum',
-}, 25);
-test('§8 NEAREST names alone (pool Max)', same, `SELECT * FROM pub ORDER BY NEAREST(${V}, names => ['body_vec'])`, 'search', { query: Q, scope: ['pub'], names: ['body_vec'] }, 10);
-test('§8 OPTIONS plan (timings emptied on both sides)', same, `SELECT * ORDER BY NEAREST(${V}) LIMIT 5 OPTIONS (plan = TRUE, min_score = -1)`, 'search', { query: Q, top_k: 5, plan: true, min_score: -1 }, 5);
+test(
+  '§3 rank_by = Decay(...) is the tagged object, TIMESTAMP its epoch milliseconds',
+  same,
+  `SELECT * ORDER BY NEAREST(${V}) LIMIT 20 OPTIONS (rank_by = Decay(field => 'ts', origin => TIMESTAMP '2024-05-01', scale => 604800000, decay => 0.5, lambda => 0.3))`,
+  'search',
+  {
+    query: Q,
+    top_k: 20,
+    rank_by: { Decay: { field: 'ts', origin: ORIGIN, scale: 604800000, decay: 0.5, lambda: 0.3 } },
+  },
+  20,
+);
+test(
+  '§8 rank_by as an object, with the count term',
+  same,
+  `SELECT * ORDER BY NEAREST(${V}) OPTIONS (rank_by = {Decay: {field: '', origin: ${ORIGIN}, count_field: 'page-count', count_scale: 20, count_lambda: 0.5, missing: 0.8}})`,
+  'search',
+  {
+    query: Q,
+    rank_by: { Decay: { field: '', origin: ORIGIN, count_field: 'page-count', count_scale: 20, count_lambda: 0.5, missing: 0.8 } },
+  },
+  10,
+);
+test(
+  '§8 OPTIONS expand',
+  same,
+  `SELECT title ORDER BY NEAREST(${V}) OPTIONS (expand = {radius: 1, parent_field: 'doc', index_field: 'part', text_field: 'text'})`,
+  'search',
+  {
+    query: Q,
+    include_attributes: ['title'],
+    expand: { radius: 1, ...CHUNK_FIELDS },
+  },
+  10,
+);
+test(
+  '§8 NEAREST names, name_weights and pool',
+  same,
+  `SELECT * ORDER BY NEAREST(${V}, names => ['title_vec', 'body_vec'], name_weights => {title_vec: 2.0, 'body_vec': 0.5}, pool => 'Sum') LIMIT 25`,
+  'search',
+  {
+    query: Q,
+    top_k: 25,
+    names: VECTOR_NAMES,
+    name_weights: { title_vec: 2, body_vec: 0.5 },
+    pool: 'Sum',
+  },
+  25,
+);
+test(
+  '§8 NEAREST names alone (pool Max)',
+  same,
+  `SELECT * FROM pub ORDER BY NEAREST(${V}, names => ['body_vec'])`,
+  'search',
+  { query: Q, scope: ['pub'], names: ['body_vec'] },
+  10,
+);
+test(
+  '§8 OPTIONS plan (timings emptied on both sides)',
+  same,
+  `SELECT * ORDER BY NEAREST(${V}) LIMIT 5 OPTIONS (plan = TRUE, min_score = -1)`,
+  'search',
+  { query: Q, top_k: 5, plan: true, min_score: -1 },
+  5,
+);
 test('§8 OPTIONS plan = FALSE keeps the bare array', same, `SELECT * ORDER BY NEAREST(${V}) OPTIONS (plan = FALSE)`, 'search', { query: Q, plan: false }, 10);
 test('§8 OPTIONS expand = NULL is no expand', same, `SELECT * ORDER BY NEAREST(${V}) OPTIONS (expand = NULL)`, 'search', { query: Q, expand: null }, 10);
-test('§8 every option at once', same,
+test(
+  '§8 every option at once',
+  same,
   `SELECT * EXCEPT (body) FROM papers, "docs-2024" WHERE year >= 2016 ORDER BY NEAREST(${V}, names => ['title_vec'], pool => 'Max') LIMIT 8 OFFSET 1 ` +
     `OPTIONS (min_score = -1, exact = TRUE, rank_by = Decay(field => 'ts', origin => ${ORIGIN}), limit_per = {field: 'g', max: 3}, diversity = 0.8, expand = {radius: 0, parent_field: 'doc', index_field: 'part', text_field: 'text'}, plan = FALSE)`,
-  'search', {
-    query: Q, scope: ['papers', 'docs-2024'], exclude_attributes: ['body'], filter: [{ Ge: ['year', { Int: 2016 }] }], names: ['title_vec'], pool: 'Max', top_k: 8, offset: 1,
-    min_score: -1, exact: true, rank_by: { Decay: { field: 'ts', origin: ORIGIN } }, limit_per: { field: 'g', max: 3 }, diversity: 0.8, expand: { radius: 0, ...CHUNK_FIELDS }, plan: false,
-  }, 8);
+  'search',
+  {
+    query: Q,
+    scope: ['papers', 'docs-2024'],
+    exclude_attributes: ['body'],
+    filter: [{ Ge: ['year', { Int: 2016 }] }],
+    names: ['title_vec'],
+    pool: 'Max',
+    top_k: 8,
+    offset: 1,
+    min_score: -1,
+    exact: true,
+    rank_by: { Decay: { field: 'ts', origin: ORIGIN } },
+    limit_per: { field: 'g', max: 3 },
+    diversity: 0.8,
+    expand: { radius: 0, ...CHUNK_FIELDS },
+    plan: false,
+  },
+  8,
+);
 
 // ---- §9 BM25 ----
 
-test('§9 one BM25 is field + query', same, `SELECT title ORDER BY BM25(title, 'river')`, 'text-search', { field: 'title', query: 'river', include_attributes: ['title'] }, 10);
-test('§9 BM25 prefix => TRUE', same, `SELECT title ORDER BY BM25(title, 'dense ri', prefix => TRUE) LIMIT 30`, 'text-search', { field: 'title', query: 'dense ri', prefix: true, include_attributes: ['title'], top_k: 30 }, 10);
-test('§9 BM25 + BM25 is clauses, combine Sum', same, `SELECT * FROM papers ORDER BY BM25(title, 'river') + BM25(body, 'del', prefix => TRUE) LIMIT 20`, 'text-search', {
-  scope: ['papers'], clauses: [{ field: 'title', query: 'river' }, { field: 'body', query: 'del', prefix: true }], top_k: 20,
-}, 10);
-test('§9 GREATEST(BM25, BM25) is clauses, combine Max', same, `SELECT * ORDER BY GREATEST(BM25(title, 'graph'), BM25(text, 'part 2')) LIMIT 20`, 'text-search', {
-  clauses: [{ field: 'title', query: 'graph' }, { field: 'text', query: 'part 2' }], combine: 'Max', top_k: 20,
-}, 10);
-test('§9 GREATEST of one BM25 is field + query, combine Max', same, `SELECT * ORDER BY GREATEST(BM25(body, 'sparse'))`, 'text-search', { field: 'body', query: 'sparse', combine: 'Max' }, 10);
-test('§9 LIMIT, OFFSET and WHERE', same, `SELECT * FROM "2024-notes" WHERE part >= 1 ORDER BY BM25(text, 'part') DESC LIMIT 4 OFFSET 2`, 'text-search', {
-  scope: ['2024-notes'], filter: [{ Ge: ['part', { Int: 1 }] }], field: 'text', query: 'part', top_k: 4, offset: 2,
-}, 4);
-test('§9 OPTIONS min_score is a raw BM25 floor', same, `SELECT * ORDER BY BM25(body, 'river search') LIMIT 100 OPTIONS (min_score = 1.5)`, 'text-search', { field: 'body', query: 'river search', top_k: 100, min_score: 1.5 }, 5);
-test('§9 OPTIONS rank_by', same, `SELECT * ORDER BY BM25(body, 'graph') OPTIONS (rank_by = Decay(field => 'ts', origin => TIMESTAMP '2024-05-01T00:00:00Z', scale => 86400000, decay => 0.25))`, 'text-search', {
-  field: 'body', query: 'graph', rank_by: { Decay: { field: 'ts', origin: ORIGIN, scale: DAY, decay: 0.25 } },
-}, 10);
-test('§9 OPTIONS limit_per and diversity', same, `SELECT * ORDER BY BM25(body, 'index') LIMIT 12 OPTIONS (limit_per = {field: 'venue', max: 2}, diversity = 0.5)`, 'text-search', {
-  field: 'body', query: 'index', top_k: 12, limit_per: { field: 'venue', max: 2 }, diversity: 0.5,
-}, 5);
-test('§9 OPTIONS expand', same, `SELECT doc, part FROM papers ORDER BY BM25(text, 'river') OPTIONS (expand = {radius: 2, parent_field: 'doc', index_field: 'part', text_field: 'text'})`, 'text-search', {
-  scope: ['papers'], include_attributes: ['doc', 'part'], field: 'text', query: 'river', expand: { radius: 2, ...CHUNK_FIELDS },
-}, 5);
-test('§9 OPTIONS explain', same, `SELECT * ORDER BY BM25(title, 'river') + BM25(body, 'gra', prefix => TRUE) OPTIONS (explain = TRUE)`, 'text-search', {
-  clauses: [{ field: 'title', query: 'river' }, { field: 'body', query: 'gra', prefix: true }], explain: true,
-}, 10);
-test('§9 OPTIONS highlight {}', same, `SELECT * ORDER BY BM25(body, 'café straße') OPTIONS (highlight = {})`, 'text-search', { field: 'body', query: 'café straße', highlight: {} }, 10);
-test('§9 OPTIONS highlight with sizes, and explain', same, `SELECT title ORDER BY BM25(body, '中文 naïve') OPTIONS (highlight = {max_fragments: 2, fragment_chars: 24}, explain = TRUE)`, 'text-search', {
-  field: 'body', query: '中文 naïve', include_attributes: ['title'], highlight: { max_fragments: 2, fragment_chars: 24 }, explain: true,
-}, 10);
+test(
+  '§9 one BM25 is field + query',
+  same,
+  `SELECT title ORDER BY BM25(title, 'river')`,
+  'text-search',
+  { field: 'title', query: 'river', include_attributes: ['title'] },
+  10,
+);
+test(
+  '§9 BM25 prefix => TRUE',
+  same,
+  `SELECT title ORDER BY BM25(title, 'dense ri', prefix => TRUE) LIMIT 30`,
+  'text-search',
+  { field: 'title', query: 'dense ri', prefix: true, include_attributes: ['title'], top_k: 30 },
+  10,
+);
+test(
+  '§9 BM25 + BM25 is clauses, combine Sum',
+  same,
+  `SELECT * FROM papers ORDER BY BM25(title, 'river') + BM25(body, 'del', prefix => TRUE) LIMIT 20`,
+  'text-search',
+  {
+    scope: ['papers'],
+    clauses: [
+      { field: 'title', query: 'river' },
+      { field: 'body', query: 'del', prefix: true },
+    ],
+    top_k: 20,
+  },
+  10,
+);
+test(
+  '§9 GREATEST(BM25, BM25) is clauses, combine Max',
+  same,
+  `SELECT * ORDER BY GREATEST(BM25(title, 'graph'), BM25(text, 'part 2')) LIMIT 20`,
+  'text-search',
+  {
+    clauses: [
+      { field: 'title', query: 'graph' },
+      { field: 'text', query: 'part 2' },
+    ],
+    combine: 'Max',
+    top_k: 20,
+  },
+  10,
+);
+test(
+  '§9 GREATEST of one BM25 is field + query, combine Max',
+  same,
+  `SELECT * ORDER BY GREATEST(BM25(body, 'sparse'))`,
+  'text-search',
+  { field: 'body', query: 'sparse', combine: 'Max' },
+  10,
+);
+test(
+  '§9 LIMIT, OFFSET and WHERE',
+  same,
+  `SELECT * FROM "2024-notes" WHERE part >= 1 ORDER BY BM25(text, 'part') DESC LIMIT 4 OFFSET 2`,
+  'text-search',
+  {
+    scope: ['2024-notes'],
+    filter: [{ Ge: ['part', { Int: 1 }] }],
+    field: 'text',
+    query: 'part',
+    top_k: 4,
+    offset: 2,
+  },
+  4,
+);
+test(
+  '§9 OPTIONS min_score is a raw BM25 floor',
+  same,
+  `SELECT * ORDER BY BM25(body, 'river search') LIMIT 100 OPTIONS (min_score = 1.5)`,
+  'text-search',
+  { field: 'body', query: 'river search', top_k: 100, min_score: 1.5 },
+  5,
+);
+test(
+  '§9 OPTIONS rank_by',
+  same,
+  `SELECT * ORDER BY BM25(body, 'graph') OPTIONS (rank_by = Decay(field => 'ts', origin => TIMESTAMP '2024-05-01T00:00:00Z', scale => 86400000, decay => 0.25))`,
+  'text-search',
+  {
+    field: 'body',
+    query: 'graph',
+    rank_by: { Decay: { field: 'ts', origin: ORIGIN, scale: DAY, decay: 0.25 } },
+  },
+  10,
+);
+test(
+  '§9 OPTIONS limit_per and diversity',
+  same,
+  `SELECT * ORDER BY BM25(body, 'index') LIMIT 12 OPTIONS (limit_per = {field: 'venue', max: 2}, diversity = 0.5)`,
+  'text-search',
+  {
+    field: 'body',
+    query: 'index',
+    top_k: 12,
+    limit_per: { field: 'venue', max: 2 },
+    diversity: 0.5,
+  },
+  5,
+);
+test(
+  '§9 OPTIONS expand',
+  same,
+  `SELECT doc, part FROM papers ORDER BY BM25(text, 'river') OPTIONS (expand = {radius: 2, parent_field: 'doc', index_field: 'part', text_field: 'text'})`,
+  'text-search',
+  {
+    scope: ['papers'],
+    include_attributes: ['doc', 'part'],
+    field: 'text',
+    query: 'river',
+    expand: { radius: 2, ...CHUNK_FIELDS },
+  },
+  5,
+);
+test(
+  '§9 OPTIONS explain',
+  same,
+  `SELECT * ORDER BY BM25(title, 'river') + BM25(body, 'gra', prefix => TRUE) OPTIONS (explain = TRUE)`,
+  'text-search',
+  {
+    clauses: [
+      { field: 'title', query: 'river' },
+      { field: 'body', query: 'gra', prefix: true },
+    ],
+    explain: true,
+  },
+  10,
+);
+test(
+  '§9 OPTIONS highlight {}',
+  same,
+  `SELECT * ORDER BY BM25(body, 'café straße') OPTIONS (highlight = {})`,
+  'text-search',
+  { field: 'body', query: 'café straße', highlight: {} },
+  10,
+);
+test(
+  '§9 OPTIONS highlight with sizes, and explain',
+  same,
+  `SELECT title ORDER BY BM25(body, '中文 naïve') OPTIONS (highlight = {max_fragments: 2, fragment_chars: 24}, explain = TRUE)`,
+  'text-search',
+  {
+    field: 'body',
+    query: '中文 naïve',
+    include_attributes: ['title'],
+    highlight: { max_fragments: 2, fragment_chars: 24 },
+    explain: true,
+  },
+  10,
+);
 
 // ---- §10 RRF ----
 
-test('§10 RRF(NEAREST, BM25) is /hybrid-search; the BM25 query is text', same, `SELECT * ORDER BY RRF(NEAREST(${V}), BM25(body, 'river'))`, 'hybrid-search', { vector: Q, field: 'body', text: 'river' }, 10);
-test('§10 k, candidates and the weights', same, `SELECT * FROM papers, "2024-notes" ORDER BY RRF(NEAREST(${V}), BM25(title, 'graph', prefix => TRUE), k => 10, candidates => 30, vector_weight => 0.5, text_weight => 2.0) LIMIT 15 OFFSET 2`, 'hybrid-search', {
-  vector: Q, scope: ['papers', '2024-notes'], field: 'title', text: 'graph', prefix: true, rrf_k: 10, candidates: 30, vector_weight: 0.5, text_weight: 2, top_k: 15, offset: 2,
-}, 15);
-test('§10 rrf_k is k', same, `SELECT * ORDER BY RRF(NEAREST(${V}), BM25(body, 'index'), rrf_k => 1)`, 'hybrid-search', { vector: Q, field: 'body', text: 'index', rrf_k: 1 }, 10);
-test('§10 a text head of clauses (+ and GREATEST)', same, `SELECT * ORDER BY RRF(NEAREST(${V}), GREATEST(BM25(title, 'river'), BM25(text, 'part'))) LIMIT 20`, 'hybrid-search', {
-  vector: Q, clauses: [{ field: 'title', query: 'river' }, { field: 'text', query: 'part' }], combine: 'Max', top_k: 20,
-}, 20);
-test('§10 clauses added up', same, `SELECT * ORDER BY RRF(NEAREST(${V}), BM25(title, 'river') + BM25(body, 'den', prefix => TRUE))`, 'hybrid-search', {
-  vector: Q, clauses: [{ field: 'title', query: 'river' }, { field: 'body', query: 'den', prefix: true }],
-}, 10);
-test('§10 OPTIONS limit_per, diversity and expand', same,
+test(
+  '§10 RRF(NEAREST, BM25) is /hybrid-search; the BM25 query is text',
+  same,
+  `SELECT * ORDER BY RRF(NEAREST(${V}), BM25(body, 'river'))`,
+  'hybrid-search',
+  { vector: Q, field: 'body', text: 'river' },
+  10,
+);
+test(
+  '§10 k, candidates and the weights',
+  same,
+  `SELECT * FROM papers, "2024-notes" ORDER BY RRF(NEAREST(${V}), BM25(title, 'graph', prefix => TRUE), k => 10, candidates => 30, vector_weight => 0.5, text_weight => 2.0) LIMIT 15 OFFSET 2`,
+  'hybrid-search',
+  {
+    vector: Q,
+    scope: ['papers', '2024-notes'],
+    field: 'title',
+    text: 'graph',
+    prefix: true,
+    rrf_k: 10,
+    candidates: 30,
+    vector_weight: 0.5,
+    text_weight: 2,
+    top_k: 15,
+    offset: 2,
+  },
+  15,
+);
+test(
+  '§10 rrf_k is k',
+  same,
+  `SELECT * ORDER BY RRF(NEAREST(${V}), BM25(body, 'index'), rrf_k => 1)`,
+  'hybrid-search',
+  { vector: Q, field: 'body', text: 'index', rrf_k: 1 },
+  10,
+);
+test(
+  '§10 a text head of clauses (+ and GREATEST)',
+  same,
+  `SELECT * ORDER BY RRF(NEAREST(${V}), GREATEST(BM25(title, 'river'), BM25(text, 'part'))) LIMIT 20`,
+  'hybrid-search',
+  {
+    vector: Q,
+    clauses: [
+      { field: 'title', query: 'river' },
+      { field: 'text', query: 'part' },
+    ],
+    combine: 'Max',
+    top_k: 20,
+  },
+  20,
+);
+test(
+  '§10 clauses added up',
+  same,
+  `SELECT * ORDER BY RRF(NEAREST(${V}), BM25(title, 'river') + BM25(body, 'den', prefix => TRUE))`,
+  'hybrid-search',
+  {
+    vector: Q,
+    clauses: [
+      { field: 'title', query: 'river' },
+      { field: 'body', query: 'den', prefix: true },
+    ],
+  },
+  10,
+);
+test(
+  '§10 OPTIONS limit_per, diversity and expand',
+  same,
   `SELECT * WHERE ok = TRUE ORDER BY RRF(NEAREST(${V}), BM25(body, 'search')) LIMIT 10 OPTIONS (limit_per = {field: 'doc', max: 1}, diversity = 0.7, expand = {radius: 1, parent_field: 'doc', index_field: 'part', text_field: 'text'})`,
-  'hybrid-search', { vector: Q, filter: [eq('ok', { Bool: true })], field: 'body', text: 'search', top_k: 10, limit_per: { field: 'doc', max: 1 }, diversity: 0.7, expand: { radius: 1, ...CHUNK_FIELDS } }, 5);
-test('§10 OPTIONS explain and highlight', same, `SELECT title ORDER BY RRF(NEAREST(${V}), BM25(body, 'river delta')) OPTIONS (explain = TRUE, highlight = {max_fragments: 1})`, 'hybrid-search', {
-  vector: Q, field: 'body', text: 'river delta', include_attributes: ['title'], explain: true, highlight: { max_fragments: 1 },
-}, 10);
-test('§10 OPTIONS plan (timings emptied on both sides)', same, `SELECT * ORDER BY RRF(NEAREST(${V}), BM25(title, 'dense')) OPTIONS (plan = TRUE)`, 'hybrid-search', { vector: Q, field: 'title', text: 'dense', plan: true }, 10);
+  'hybrid-search',
+  {
+    vector: Q,
+    filter: [eq('ok', { Bool: true })],
+    field: 'body',
+    text: 'search',
+    top_k: 10,
+    limit_per: { field: 'doc', max: 1 },
+    diversity: 0.7,
+    expand: { radius: 1, ...CHUNK_FIELDS },
+  },
+  5,
+);
+test(
+  '§10 OPTIONS explain and highlight',
+  same,
+  `SELECT title ORDER BY RRF(NEAREST(${V}), BM25(body, 'river delta')) OPTIONS (explain = TRUE, highlight = {max_fragments: 1})`,
+  'hybrid-search',
+  {
+    vector: Q,
+    field: 'body',
+    text: 'river delta',
+    include_attributes: ['title'],
+    explain: true,
+    highlight: { max_fragments: 1 },
+  },
+  10,
+);
+test(
+  '§10 OPTIONS plan (timings emptied on both sides)',
+  same,
+  `SELECT * ORDER BY RRF(NEAREST(${V}), BM25(title, 'dense')) OPTIONS (plan = TRUE)`,
+  'hybrid-search',
+  { vector: Q, field: 'title', text: 'dense', plan: true },
+  10,
+);
 
 // ---- §12 aggregates ----
 
 test('§12 COUNT(*) alone', same, `SELECT COUNT(*)`, 'aggregate', {}, 100);
-test('§12 COUNT(*) and SUMs with FROM and WHERE', same, `SELECT COUNT(*), SUM(year), SUM(f), SUM("page-count") FROM papers, pub WHERE ok = TRUE`, 'aggregate', {
-  scope: ['papers', 'pub'], filter: [eq('ok', { Bool: true })], sum: ['year', 'f', 'page-count'],
-}, 5);
-test('§12 GROUP BY, with the key in the SELECT list and ORDER BY COUNT(*) DESC', same, `SELECT g, COUNT(*), SUM(part) GROUP BY g ORDER BY COUNT(*) DESC`, 'aggregate', { sum: ['part'], group_by: 'g' }, 100);
-test('§12 GROUP BY a key of every Value type', same, `SELECT COUNT(*) FROM "docs-2024" GROUP BY mixed`, 'aggregate', { scope: ['docs-2024'], group_by: 'mixed' }, 30);
-test('§12 SUM over Int64 edges', same, `SELECT SUM(n), COUNT(*) WHERE n IN (9007199254740993, 1, -1)`, 'aggregate', '{"filter":[{"In":["n",[{"Int":9007199254740993},{"Int":1},{"Int":-1}]]}],"sum":["n"]}', 5);
+test(
+  '§12 COUNT(*) and SUMs with FROM and WHERE',
+  same,
+  `SELECT COUNT(*), SUM(year), SUM(f), SUM("page-count") FROM papers, pub WHERE ok = TRUE`,
+  'aggregate',
+  {
+    scope: ['papers', 'pub'],
+    filter: [eq('ok', { Bool: true })],
+    sum: ['year', 'f', 'page-count'],
+  },
+  5,
+);
+test(
+  '§12 GROUP BY, with the key in the SELECT list and ORDER BY COUNT(*) DESC',
+  same,
+  `SELECT g, COUNT(*), SUM(part) GROUP BY g ORDER BY COUNT(*) DESC`,
+  'aggregate',
+  { sum: ['part'], group_by: 'g' },
+  100,
+);
+test(
+  '§12 GROUP BY a key of every Value type',
+  same,
+  `SELECT COUNT(*) FROM "docs-2024" GROUP BY mixed`,
+  'aggregate',
+  { scope: ['docs-2024'], group_by: 'mixed' },
+  30,
+);
+test(
+  '§12 SUM over Int64 edges',
+  same,
+  `SELECT SUM(n), COUNT(*) WHERE n IN (9007199254740993, 1, -1)`,
+  'aggregate',
+  '{"filter":[{"In":["n",[{"Int":9007199254740993},{"Int":1},{"Int":-1}]]}],"sum":["n"]}',
+  5,
+);
 
-test('§12 the groups of a GROUP BY statement are the typed route\'s', async (t) => {
+test("§12 the groups of a GROUP BY statement are the typed route's", async (t) => {
   const answer = parseExact<{ groups: unknown[] }>(await store.queryJson(`SELECT COUNT(*) GROUP BY venue`));
   t.true(answer.groups.length >= 7);
 });
 
 // ---- the routes' own refusals come through unchanged ----
 
-test('a route refusal: diversity outside [0, 1]', refusedAlike, `SELECT * ORDER BY NEAREST(${V}) OPTIONS (diversity = 1.5)`, 'search', { query: Q, diversity: 1.5 }, /diversity/);
-test('a route refusal: an unparseable REGEXP', refusedAlike, `SELECT * WHERE title REGEXP '(' ORDER BY BM25(body, 'x')`, 'text-search', { filter: [{ Regex: ['title', '('] }], field: 'body', query: 'x' }, /Regex/);
+test(
+  'a route refusal: diversity outside [0, 1]',
+  refusedAlike,
+  `SELECT * ORDER BY NEAREST(${V}) OPTIONS (diversity = 1.5)`,
+  'search',
+  { query: Q, diversity: 1.5 },
+  /diversity/,
+);
+test(
+  'a route refusal: an unparseable REGEXP',
+  refusedAlike,
+  `SELECT * WHERE title REGEXP '(' ORDER BY BM25(body, 'x')`,
+  'text-search',
+  { filter: [{ Regex: ['title', '('] }], field: 'body', query: 'x' },
+  /Regex/,
+);
 test('a route refusal: a FUZZY budget above 8', refusedAlike, `SELECT * WHERE FUZZY(title, 'x', 9)`, 'list', { filter: [{ Fuzzy: ['title', 'x', 9] }] }, /8/);
-test('a route refusal: offset + top_k above 10000', refusedAlike, `SELECT * ORDER BY RRF(NEAREST(${V}), BM25(body, 'x')) LIMIT 9995 OFFSET 6`, 'hybrid-search', { vector: Q, field: 'body', text: 'x', top_k: 9995, offset: 6 }, /10000/);
-test('a route refusal: a vector of the wrong dimension', refusedAlike, `SELECT * ORDER BY NEAREST([1, 0, 0])`, 'search', { query: [1, 0, 0] }, /dimension|length/);
-test('a route refusal: a malformed Decay', refusedAlike, `SELECT * ORDER BY BM25(body, 'x') OPTIONS (rank_by = Decay(field => 'ts', origin => 0, decay => 1.5))`, 'text-search', {
-  field: 'body', query: 'x', rank_by: { Decay: { field: 'ts', origin: 0, decay: 1.5 } },
-}, /decay/);
-test('a route refusal: rerank without a provider', refusedAlike, `SELECT * ORDER BY NEAREST(${V}) OPTIONS (rerank = {query: 'x'})`, 'search', { query: Q, rerank: { query: 'x' } }, /rerank-provider/);
-test('a route refusal: an undeclared named vector', refusedAlike, `SELECT * ORDER BY NEAREST(${V}, names => ['nope'])`, 'search', { query: Q, names: ['nope'] }, /nope/);
+test(
+  'a route refusal: offset + top_k above 10000',
+  refusedAlike,
+  `SELECT * ORDER BY RRF(NEAREST(${V}), BM25(body, 'x')) LIMIT 9995 OFFSET 6`,
+  'hybrid-search',
+  { vector: Q, field: 'body', text: 'x', top_k: 9995, offset: 6 },
+  /10000/,
+);
+test(
+  'a route refusal: a vector of the wrong dimension',
+  refusedAlike,
+  `SELECT * ORDER BY NEAREST([1, 0, 0])`,
+  'search',
+  { query: [1, 0, 0] },
+  /dimension|length/,
+);
+test(
+  'a route refusal: a malformed Decay',
+  refusedAlike,
+  `SELECT * ORDER BY BM25(body, 'x') OPTIONS (rank_by = Decay(field => 'ts', origin => 0, decay => 1.5))`,
+  'text-search',
+  {
+    field: 'body',
+    query: 'x',
+    rank_by: { Decay: { field: 'ts', origin: 0, decay: 1.5 } },
+  },
+  /decay/,
+);
+test(
+  'a route refusal: rerank without a provider',
+  refusedAlike,
+  `SELECT * ORDER BY NEAREST(${V}) OPTIONS (rerank = {query: 'x'})`,
+  'search',
+  { query: Q, rerank: { query: 'x' } },
+  /rerank-provider/,
+);
+test(
+  'a route refusal: an undeclared named vector',
+  refusedAlike,
+  `SELECT * ORDER BY NEAREST(${V}, names => ['nope'])`,
+  'search',
+  { query: Q, names: ['nope'] },
+  /nope/,
+);
 test('a route refusal: a list limit above 10000', refusedAlike, `SELECT * LIMIT 10001`, 'list', { limit: 10001 }, /10000/);
 
-test('§1 a script answers a JSON array of each statement\'s typed answer', async (t) => {
-  const script = await store.queryJson(`SELECT COUNT(*) GROUP BY g; SELECT title ORDER BY BM25(title, 'river') LIMIT 3;\nSELECT * FROM pub ORDER BY NEAREST(${V}) LIMIT 2;`);
+test("§1 a script answers a JSON array of each statement's typed answer", async (t) => {
+  const script = await store.queryJson(
+    `SELECT COUNT(*) GROUP BY g; SELECT title ORDER BY BM25(title, 'river') LIMIT 3;\nSELECT * FROM pub ORDER BY NEAREST(${V}) LIMIT 2;`,
+  );
   const parts = await Promise.all([
     store.aggregateJson(stringifyExact({ group_by: 'g' })),
     store.textSearchJson(stringifyExact({ field: 'title', query: 'river', include_attributes: ['title'], top_k: 3 })),
@@ -438,13 +1035,18 @@ test('§1 a script answers a JSON array of each statement\'s typed answer', asyn
 // ---- answers worked out from the fixture (the compiled filter means what the docs say) ----
 
 const ids = (answer: Buffer) => parseExact<{ collection: string; id: string }[]>(answer).map((h) => `${h.collection}/${h.id}`);
-const fixtureIds = (keep: (attrs: Record<string, Value>) => boolean) => FIXTURE.filter((r) => keep(r.record.attrs ?? {})).map((r) => `${r.collection}/${r.record.id}`);
+const fixtureIds = (keep: (attrs: Record<string, Value>) => boolean) =>
+  FIXTURE.filter((r) => keep(r.record.attrs ?? {})).map((r) => `${r.collection}/${r.record.id}`);
 
 test('§6 IS MISSING lists exactly the records without the key, IS NOT MISSING the others, for every Value type', async (t) => {
   for (const key of ['venue', 'mixed', 'tags', 'f', 'ts', 'n', 'ok', 'say "hi"', '', 'nope']) {
     const name = `"${key.replaceAll('"', '""')}"`;
     t.deepEqual(ids(await store.queryJson(`SELECT * WHERE ${name} IS MISSING LIMIT 10000`)).sort(), fixtureIds((a) => !(key in a)).sort(), `${key} IS MISSING`);
-    t.deepEqual(ids(await store.queryJson(`SELECT * WHERE ${name} IS NOT MISSING LIMIT 10000`)).sort(), fixtureIds((a) => key in a).sort(), `${key} IS NOT MISSING`);
+    t.deepEqual(
+      ids(await store.queryJson(`SELECT * WHERE ${name} IS NOT MISSING LIMIT 10000`)).sort(),
+      fixtureIds((a) => key in a).sort(),
+      `${key} IS NOT MISSING`,
+    );
   }
 });
 
@@ -459,7 +1061,9 @@ test('§6 k != v is false where k is missing; NOT k = v is true there', async (t
 
 test('§6 LIKE reads a glob special (* ? [ ]) literally', async (t) => {
   const codes = async (pattern: string) =>
-    parseExact<{ attrs: { code: { Str: string } } }[]>(await store.queryJson(`SELECT code FROM "2024-notes" WHERE code LIKE '${pattern}'`)).map((h) => h.attrs.code.Str).sort();
+    parseExact<{ attrs: { code: { Str: string } } }[]>(await store.queryJson(`SELECT code FROM "2024-notes" WHERE code LIKE '${pattern}'`))
+      .map((h) => h.attrs.code.Str)
+      .sort();
   t.deepEqual(await codes('x*y'), ['x*y']);
   t.deepEqual(await codes('x?y'), ['x?y']);
   t.deepEqual(await codes('x[1]y'), ['x[1]y']);
@@ -469,18 +1073,58 @@ test('§6 LIKE reads a glob special (* ? [ ]) literally', async (t) => {
 });
 
 // LIKE has no escape character: a backslash in it matches itself (the glob's escape is escaped).
-test('§6 LIKE reads a backslash literally', same, `SELECT code FROM "2024-notes" WHERE code LIKE 'C:\\dir\\%'`, 'list', {
-  scope: ['2024-notes'], include_attributes: ['code'], filter: [{ Glob: ['code', 'C:\\\\dir\\\\*'] }],
-}, 1);
+test(
+  '§6 LIKE reads a backslash literally',
+  same,
+  `SELECT code FROM "2024-notes" WHERE code LIKE 'C:\\dir\\%'`,
+  'list',
+  {
+    scope: ['2024-notes'],
+    include_attributes: ['code'],
+    filter: [{ Glob: ['code', 'C:\\\\dir\\\\*'] }],
+  },
+  1,
+);
 
 // Years before 100 are those years, not 19xx (Date.UTC's reading).
-test('§3 TIMESTAMP in the years 0 to 99 is that year', same, `SELECT * WHERE ts = TIMESTAMP '0050-06-15T00:00:00Z'`, 'list', {
-  filter: [eq('ts', { DateTime: ANCIENT })],
-}, 1);
+test(
+  '§3 TIMESTAMP in the years 0 to 99 is that year',
+  same,
+  `SELECT * WHERE ts = TIMESTAMP '0050-06-15T00:00:00Z'`,
+  'list',
+  {
+    filter: [eq('ts', { DateTime: ANCIENT })],
+  },
+  1,
+);
 
 // ---- randomized: typed requests rendered to SQL ----
 
-const KEYS = ['title', 'body', 'year', 'n', 'f', 'ok', 'ts', 'tags', 'venue', 'mixed', 'g', 'doc', 'part', 'text', 'page-count', 'say "hi"', 'naïve', 'a.b', '', 'not', 'count', 'nope', 'code'];
+const KEYS = [
+  'title',
+  'body',
+  'year',
+  'n',
+  'f',
+  'ok',
+  'ts',
+  'tags',
+  'venue',
+  'mixed',
+  'g',
+  'doc',
+  'part',
+  'text',
+  'page-count',
+  'say "hi"',
+  'naïve',
+  'a.b',
+  '',
+  'not',
+  'count',
+  'nope',
+  'code',
+];
 const TEXT_FIELDS = ['title', 'body', 'text', 'title', 'body', 'text', 'title', 'body', 'text', 'code', 'venue'];
 const GROUP_FIELDS = ['g', 'venue', 'doc', 'ok', 'nope', 'say "hi"', 'mixed', 'tags'];
 const SCOPES = ['papers', 'docs-2024', '2024-notes', 'pub', 'ghost'];
@@ -730,17 +1374,58 @@ function randomStatements(kind: Kind): string[] {
 test('the random statements use every spelling the grammar offers', (t) => {
   const all = (Object.keys(GENERATORS) as Kind[]).flatMap(randomStatements).join('\n;\n');
   const spellings: [string, RegExp][] = [
-    ['lower-case keywords', /\bselect\b/], ['comments', /\/\*|--/], ['FROM', /\bFROM\b/i], ['a quoted name', /"[^"]*"/], ['"" in a name', /""/],
-    ["'' in a string", /''/], ['!=', /!=/], ['<>', /<>/], ['IN', /\bIN \(/i], ['NOT IN', /\bNOT IN\b/i], ['BETWEEN', /\sBETWEEN\s/i],
-    ['NOT BETWEEN', /\bNOT BETWEEN\b/i], ['IS NULL', /\bIS NULL\b/i], ['IS NOT NULL', /\bIS NOT NULL\b/i], ['IS MISSING', /\bIS MISSING\b/i],
-    ['IS NOT MISSING', /\bIS NOT MISSING\b/i], ['LIKE', /\sLIKE\s/i], ['ILIKE', /\bILIKE\b/i], ['GLOB', /\sGLOB\s/i], ['IGLOB', /\bIGLOB\b/i],
-    ['NOT before a pattern', /\bNOT (I?LIKE|I?GLOB|REGEXP|~)/i], ['REGEXP', /\bREGEXP\b/i], ['~', / ~ /], ['CONTAINS ANY', /\bCONTAINS ANY\b/i],
-    ['NOT CONTAINS', /\bNOT CONTAINS\b/i], ['FUZZY', /\bFUZZY\(/i], ['token functions', /\bCONTAINS_TOKEN_SEQUENCE\(/i], ['OR', /\bOR\b/i], ['NOT (', /\bNOT \(/i],
-    ['TIMESTAMP ISO', /\bTIMESTAMP '/i], ['TIMESTAMP with an offset', /\+05:30'/], ['TIMESTAMP digits', /\bTIMESTAMP -?\d/i], ['a Float with an exponent', /\d[eE][+-]?\d/],
-    ['-0.0', /-0\.0|-0e0|-\.0/], ['Int64 max', /9223372036854775807/], ['a List', /\['/], ['NEAREST arguments', /names =>/], ['GREATEST', /\bGREATEST\(/i],
-    ['BM25 +', /\) \+ BM25/i], ['prefix =>', /prefix =>/], ['RRF k =>', /, k =>/], ['RRF rrf_k =>', /rrf_k =>/], ['Decay(...)', /Decay\(field =>/],
-    ['{Decay: ...}', /\{'?Decay'?:/], ['OPTIONS', /\bOPTIONS \(/i], ['DESC', /\bDESC\b/i], ['ASC', /\bASC\b/i], ['GROUP BY', /\bGROUP BY\b/i],
-    ['ORDER BY COUNT(*)', /ORDER BY COUNT\(\*\)/i], ['EXCEPT', /\bEXCEPT\b/i], ['OFFSET', /\bOFFSET\b/i], ['a vector spelled .5', /[[, ]-?\.\d/],
+    ['lower-case keywords', /\bselect\b/],
+    ['comments', /\/\*|--/],
+    ['FROM', /\bFROM\b/i],
+    ['a quoted name', /"[^"]*"/],
+    ['"" in a name', /""/],
+    ["'' in a string", /''/],
+    ['!=', /!=/],
+    ['<>', /<>/],
+    ['IN', /\bIN \(/i],
+    ['NOT IN', /\bNOT IN\b/i],
+    ['BETWEEN', /\sBETWEEN\s/i],
+    ['NOT BETWEEN', /\bNOT BETWEEN\b/i],
+    ['IS NULL', /\bIS NULL\b/i],
+    ['IS NOT NULL', /\bIS NOT NULL\b/i],
+    ['IS MISSING', /\bIS MISSING\b/i],
+    ['IS NOT MISSING', /\bIS NOT MISSING\b/i],
+    ['LIKE', /\sLIKE\s/i],
+    ['ILIKE', /\bILIKE\b/i],
+    ['GLOB', /\sGLOB\s/i],
+    ['IGLOB', /\bIGLOB\b/i],
+    ['NOT before a pattern', /\bNOT (I?LIKE|I?GLOB|REGEXP|~)/i],
+    ['REGEXP', /\bREGEXP\b/i],
+    ['~', / ~ /],
+    ['CONTAINS ANY', /\bCONTAINS ANY\b/i],
+    ['NOT CONTAINS', /\bNOT CONTAINS\b/i],
+    ['FUZZY', /\bFUZZY\(/i],
+    ['token functions', /\bCONTAINS_TOKEN_SEQUENCE\(/i],
+    ['OR', /\bOR\b/i],
+    ['NOT (', /\bNOT \(/i],
+    ['TIMESTAMP ISO', /\bTIMESTAMP '/i],
+    ['TIMESTAMP with an offset', /\+05:30'/],
+    ['TIMESTAMP digits', /\bTIMESTAMP -?\d/i],
+    ['a Float with an exponent', /\d[eE][+-]?\d/],
+    ['-0.0', /-0\.0|-0e0|-\.0/],
+    ['Int64 max', /9223372036854775807/],
+    ['a List', /\['/],
+    ['NEAREST arguments', /names =>/],
+    ['GREATEST', /\bGREATEST\(/i],
+    ['BM25 +', /\) \+ BM25/i],
+    ['prefix =>', /prefix =>/],
+    ['RRF k =>', /, k =>/],
+    ['RRF rrf_k =>', /rrf_k =>/],
+    ['Decay(...)', /Decay\(field =>/],
+    ['{Decay: ...}', /\{'?Decay'?:/],
+    ['OPTIONS', /\bOPTIONS \(/i],
+    ['DESC', /\bDESC\b/i],
+    ['ASC', /\bASC\b/i],
+    ['GROUP BY', /\bGROUP BY\b/i],
+    ['ORDER BY COUNT(*)', /ORDER BY COUNT\(\*\)/i],
+    ['EXCEPT', /\bEXCEPT\b/i],
+    ['OFFSET', /\bOFFSET\b/i],
+    ['a vector spelled .5', /[[, ]-?\.\d/],
   ];
   for (const [what, spelling] of spellings) t.regex(all, spelling, what);
 });
@@ -808,17 +1493,41 @@ async function sameOverHttp(t: ExecutionContext, sql: string, kind: Kind, body: 
   return viaRoute;
 }
 
-test.serial('HTTP: POST /query answers the typed routes\' bytes and statuses', async (t) => {
+test.serial("HTTP: POST /query answers the typed routes' bytes and statuses", async (t) => {
   const pairs: [string, Kind, Body | string][] = [
-    [`SELECT title, n FROM pub WHERE n >= 9007199254740993 ORDER BY NEAREST(${V}) LIMIT 5`, 'search', '{"query":[0.5,-0.25,1,0.125,0,0.75,-0.5,0.3],"scope":["pub"],"filter":[{"Ge":["n",{"Int":9007199254740993}]}],"include_attributes":["title","n"],"top_k":5}'],
+    [
+      `SELECT title, n FROM pub WHERE n >= 9007199254740993 ORDER BY NEAREST(${V}) LIMIT 5`,
+      'search',
+      '{"query":[0.5,-0.25,1,0.125,0,0.75,-0.5,0.3],"scope":["pub"],"filter":[{"Ge":["n",{"Int":9007199254740993}]}],"include_attributes":["title","n"],"top_k":5}',
+    ],
     [`SELECT * ORDER BY NEAREST(${V}) OPTIONS (plan = TRUE)`, 'search', { query: Q, plan: true }],
-    [`SELECT * ORDER BY BM25(title, 'river') + BM25(body, 'gra', prefix => TRUE) OPTIONS (explain = TRUE, highlight = {})`, 'text-search', {
-      clauses: [{ field: 'title', query: 'river' }, { field: 'body', query: 'gra', prefix: true }], explain: true, highlight: {},
-    }],
-    [`SELECT * FROM "2024-notes", "docs-2024" ORDER BY RRF(NEAREST(${V}), BM25(text, 'part'), k => 5)`, 'hybrid-search', { scope: ['2024-notes', 'docs-2024'], vector: Q, field: 'text', text: 'part', rrf_k: 5 }],
-    [`SELECT * EXCEPT (body) WHERE venue IS NOT NULL AND NOT tags CONTAINS 'ann' ORDER BY "page-count" DESC LIMIT 20`, 'list', {
-      exclude_attributes: ['body'], filter: [{ Ne: ['venue', 'Null'] }, { Not: { Contains: ['tags', { Str: 'ann' }] } }], order_by: { field: 'page-count', descending: true }, limit: 20,
-    }],
+    [
+      `SELECT * ORDER BY BM25(title, 'river') + BM25(body, 'gra', prefix => TRUE) OPTIONS (explain = TRUE, highlight = {})`,
+      'text-search',
+      {
+        clauses: [
+          { field: 'title', query: 'river' },
+          { field: 'body', query: 'gra', prefix: true },
+        ],
+        explain: true,
+        highlight: {},
+      },
+    ],
+    [
+      `SELECT * FROM "2024-notes", "docs-2024" ORDER BY RRF(NEAREST(${V}), BM25(text, 'part'), k => 5)`,
+      'hybrid-search',
+      { scope: ['2024-notes', 'docs-2024'], vector: Q, field: 'text', text: 'part', rrf_k: 5 },
+    ],
+    [
+      `SELECT * EXCEPT (body) WHERE venue IS NOT NULL AND NOT tags CONTAINS 'ann' ORDER BY "page-count" DESC LIMIT 20`,
+      'list',
+      {
+        exclude_attributes: ['body'],
+        filter: [{ Ne: ['venue', 'Null'] }, { Not: { Contains: ['tags', { Str: 'ann' }] } }],
+        order_by: { field: 'page-count', descending: true },
+        limit: 20,
+      },
+    ],
     [`SELECT g, COUNT(*), SUM(n) GROUP BY g`, 'aggregate', { sum: ['n'], group_by: 'g' }],
   ];
   for (const [sql, kind, body] of pairs) {
@@ -828,7 +1537,7 @@ test.serial('HTTP: POST /query answers the typed routes\' bytes and statuses', a
   }
 });
 
-test.serial('HTTP: a route\'s refusal comes through POST /query with its status and message', async (t) => {
+test.serial("HTTP: a route's refusal comes through POST /query with its status and message", async (t) => {
   const answer = await sameOverHttp(t, `SELECT * ORDER BY NEAREST(${V}) OPTIONS (diversity = -0.5)`, 'search', { query: Q, diversity: -0.5 });
   t.is(answer.status, 400);
   t.regex(answer.text, /diversity/);

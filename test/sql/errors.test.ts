@@ -14,7 +14,10 @@ const HERE = '‸';
 
 /** docs/sql.md's section titles, by number, as its `## §N Title` headings spell them. */
 const TITLES = new Map(
-  [...readFileSync(path.resolve(__dirname, '../../../docs/sql.md'), 'utf8').matchAll(/^## §(\d+) (.+)$/gm)].map((m) => [Number(m[1]), m[2].replace(/ \(`[^`]*`\)$/, '')]),
+  [...readFileSync(path.resolve(__dirname, '../../../docs/sql.md'), 'utf8').matchAll(/^## §(\d+) (.+)$/gm)].map((m) => [
+    Number(m[1]),
+    m[2].replace(/ \(`[^`]*`\)$/, ''),
+  ]),
 );
 
 const SQL_ERROR = /^SQL error at byte (\d+): ([\s\S]+) \(docs\/sql\.md §(\d+) ([^()]+)\)$/;
@@ -23,9 +26,17 @@ let server: Server;
 test.before(async () => {
   server = await startServer();
   const papers = [
-    { id: 'p1', vector: [1, 0, 0, 0], attrs: { title: { Str: 'Vector search at scale' }, year: { Int: 2021 }, venue: { Str: 'arXiv' }, tags: { List: ['ann', 'hnsw'] } } },
+    {
+      id: 'p1',
+      vector: [1, 0, 0, 0],
+      attrs: { title: { Str: 'Vector search at scale' }, year: { Int: 2021 }, venue: { Str: 'arXiv' }, tags: { List: ['ann', 'hnsw'] } },
+    },
     { id: 'p2', vector: [0, 1, 0, 0], attrs: { title: { Str: 'BM25 revisited' }, year: { Int: 2019 }, venue: { Str: 'SIGIR' }, tags: { List: ['bm25'] } } },
-    { id: 'p3', vector: [0, 0, 1, 0], attrs: { title: { Str: 'Hybrid retrieval, naïvely' }, year: { Int: 2023 }, venue: { Str: 'arXiv' }, tags: { List: ['ann', 'bm25'] } } },
+    {
+      id: 'p3',
+      vector: [0, 0, 1, 0],
+      attrs: { title: { Str: 'Hybrid retrieval, naïvely' }, year: { Int: 2023 }, venue: { Str: 'arXiv' }, tags: { List: ['ann', 'bm25'] } },
+    },
   ];
   for (const r of [
     await call(server, 'POST', '/collections/papers/upsert', { records: papers }),
@@ -412,9 +423,24 @@ test('§13 LIMIT and OFFSET take non-negative integers', async (t) => {
 
 /** Each ranked kind's statement head and the OPTIONS docs/sql.md §8, §9 and §10 list for it. */
 const KINDS = [
-  { kind: 'search', head: 'NEAREST([1, 0, 0, 0])', takes: ['min_score', 'exact', 'rank_by', 'limit_per', 'diversity', 'expand', 'rerank', 'plan'], not: ['explain', 'highlight', 'top_k', 'scope', 'names', 'bogus'] },
-  { kind: 'text-search', head: "BM25(title, 'vector')", takes: ['min_score', 'rank_by', 'limit_per', 'diversity', 'expand', 'rerank', 'explain', 'highlight'], not: ['plan', 'exact', 'prefix', 'combine', 'offset'] },
-  { kind: 'hybrid-search', head: "RRF(NEAREST([1, 0, 0, 0]), BM25(title, 'vector'))", takes: ['limit_per', 'diversity', 'expand', 'rerank', 'explain', 'highlight', 'plan'], not: ['min_score', 'rank_by', 'exact', 'rrf_k', 'candidates', 'filter'] },
+  {
+    kind: 'search',
+    head: 'NEAREST([1, 0, 0, 0])',
+    takes: ['min_score', 'exact', 'rank_by', 'limit_per', 'diversity', 'expand', 'rerank', 'plan'],
+    not: ['explain', 'highlight', 'top_k', 'scope', 'names', 'bogus'],
+  },
+  {
+    kind: 'text-search',
+    head: "BM25(title, 'vector')",
+    takes: ['min_score', 'rank_by', 'limit_per', 'diversity', 'expand', 'rerank', 'explain', 'highlight'],
+    not: ['plan', 'exact', 'prefix', 'combine', 'offset'],
+  },
+  {
+    kind: 'hybrid-search',
+    head: "RRF(NEAREST([1, 0, 0, 0]), BM25(title, 'vector'))",
+    takes: ['limit_per', 'diversity', 'expand', 'rerank', 'explain', 'highlight', 'plan'],
+    not: ['min_score', 'rank_by', 'exact', 'rrf_k', 'candidates', 'filter'],
+  },
 ];
 
 /** A value of the right shape for each option, and what it compiles to. */
@@ -476,23 +502,88 @@ test('§14 OPTIONS need a name = value list', async (t) => {
 
 /** Statements their route refuses, and the equivalent typed request. */
 const ROUTE_400S: [string, string, string, Record<string, unknown>][] = [
-  ['diversity outside [0, 1]', 'SELECT * FROM papers ORDER BY NEAREST([1, 0, 0, 0]) OPTIONS (diversity = 7)', '/search', { query: [1, 0, 0, 0], scope: ['papers'], diversity: 7 }],
-  ['offset + top_k above 10000 (vector)', 'SELECT * FROM papers ORDER BY NEAREST([1, 0, 0, 0]) LIMIT 10000 OFFSET 1', '/search', { query: [1, 0, 0, 0], scope: ['papers'], top_k: 10000, offset: 1 }],
-  ['offset + top_k above 10000 (text)', "SELECT * FROM papers ORDER BY BM25(title, 'vector') LIMIT 9999 OFFSET 2", '/text-search', { field: 'title', query: 'vector', scope: ['papers'], top_k: 9999, offset: 2 }],
-  ['offset + top_k above 10000 (hybrid)', "SELECT * FROM papers ORDER BY RRF(NEAREST([1, 0, 0, 0]), BM25(title, 'vector')) LIMIT 10001", '/hybrid-search', { vector: [1, 0, 0, 0], field: 'title', text: 'vector', scope: ['papers'], top_k: 10001 }],
+  [
+    'diversity outside [0, 1]',
+    'SELECT * FROM papers ORDER BY NEAREST([1, 0, 0, 0]) OPTIONS (diversity = 7)',
+    '/search',
+    { query: [1, 0, 0, 0], scope: ['papers'], diversity: 7 },
+  ],
+  [
+    'offset + top_k above 10000 (vector)',
+    'SELECT * FROM papers ORDER BY NEAREST([1, 0, 0, 0]) LIMIT 10000 OFFSET 1',
+    '/search',
+    { query: [1, 0, 0, 0], scope: ['papers'], top_k: 10000, offset: 1 },
+  ],
+  [
+    'offset + top_k above 10000 (text)',
+    "SELECT * FROM papers ORDER BY BM25(title, 'vector') LIMIT 9999 OFFSET 2",
+    '/text-search',
+    { field: 'title', query: 'vector', scope: ['papers'], top_k: 9999, offset: 2 },
+  ],
+  [
+    'offset + top_k above 10000 (hybrid)',
+    "SELECT * FROM papers ORDER BY RRF(NEAREST([1, 0, 0, 0]), BM25(title, 'vector')) LIMIT 10001",
+    '/hybrid-search',
+    { vector: [1, 0, 0, 0], field: 'title', text: 'vector', scope: ['papers'], top_k: 10001 },
+  ],
   ['an unparseable REGEXP', "SELECT * FROM papers WHERE title REGEXP '(unclosed'", '/list', { scope: ['papers'], filter: [{ Regex: ['title', '(unclosed'] }] }],
-  ['an unparseable ~ under NOT in a vector search', "SELECT * FROM papers WHERE NOT title ~ '[z-a]' ORDER BY NEAREST([1, 0, 0, 0])", '/search', { query: [1, 0, 0, 0], scope: ['papers'], filter: [{ Not: { Regex: ['title', '[z-a]'] } }] }],
+  [
+    'an unparseable ~ under NOT in a vector search',
+    "SELECT * FROM papers WHERE NOT title ~ '[z-a]' ORDER BY NEAREST([1, 0, 0, 0])",
+    '/search',
+    { query: [1, 0, 0, 0], scope: ['papers'], filter: [{ Not: { Regex: ['title', '[z-a]'] } }] },
+  ],
   ['a FUZZY budget of 9', "SELECT * FROM papers WHERE FUZZY(title, 'vectr', 9)", '/list', { scope: ['papers'], filter: [{ Fuzzy: ['title', 'vectr', 9] }] }],
-  ['a FUZZY budget of 9 in an aggregate', "SELECT COUNT(*) FROM papers WHERE year > 1 AND FUZZY(title, 'vectr', 9)", '/aggregate', { scope: ['papers'], filter: [{ Gt: ['year', { Int: 1 }] }, { Fuzzy: ['title', 'vectr', 9] }] }],
+  [
+    'a FUZZY budget of 9 in an aggregate',
+    "SELECT COUNT(*) FROM papers WHERE year > 1 AND FUZZY(title, 'vectr', 9)",
+    '/aggregate',
+    { scope: ['papers'], filter: [{ Gt: ['year', { Int: 1 }] }, { Fuzzy: ['title', 'vectr', 9] }] },
+  ],
   ['a vector of the wrong dimension', 'SELECT * FROM papers ORDER BY NEAREST([1, 0, 0])', '/search', { query: [1, 0, 0], scope: ['papers'] }],
   ['an empty vector', 'SELECT * FROM papers ORDER BY NEAREST([])', '/search', { query: [], scope: ['papers'] }],
-  ['a hybrid vector of the wrong dimension', "SELECT * FROM papers ORDER BY RRF(NEAREST([1, 0, 0, 0, 0]), BM25(title, 'vector'))", '/hybrid-search', { vector: [1, 0, 0, 0, 0], field: 'title', text: 'vector', scope: ['papers'] }],
-  ['a malformed rank_by', "SELECT * FROM papers ORDER BY NEAREST([1, 0, 0, 0]) OPTIONS (rank_by = Decay(field => 'year', origin => 0, scale => 0))", '/search', { query: [1, 0, 0, 0], scope: ['papers'], rank_by: { Decay: { field: 'year', origin: 0, scale: 0 } } }],
-  ['a negative vector_weight', "SELECT * FROM papers ORDER BY RRF(NEAREST([1, 0, 0, 0]), BM25(title, 'vector'), vector_weight => -1)", '/hybrid-search', { vector: [1, 0, 0, 0], field: 'title', text: 'vector', scope: ['papers'], vector_weight: -1 }],
-  ['limit_per.max of 0', "SELECT * FROM papers ORDER BY NEAREST([1, 0, 0, 0]) OPTIONS (limit_per = {field: 'venue', max: 0})", '/search', { query: [1, 0, 0, 0], scope: ['papers'], limit_per: { field: 'venue', max: 0 } }],
-  ['an undeclared named vector', "SELECT * FROM papers ORDER BY NEAREST([1, 0, 0, 0], names => ['nope'])", '/search', { query: [1, 0, 0, 0], scope: ['papers'], names: ['nope'] }],
-  ['rerank without a rerank provider', "SELECT * FROM papers ORDER BY BM25(title, 'vector') OPTIONS (rerank = {query: 'vector'})", '/text-search', { field: 'title', query: 'vector', scope: ['papers'], rerank: { query: 'vector' } }],
-  ['a misspelt pool', "SELECT * FROM papers ORDER BY NEAREST([1, 0, 0, 0], pool => 'Median')", '/search', { query: [1, 0, 0, 0], scope: ['papers'], pool: 'Median' }],
+  [
+    'a hybrid vector of the wrong dimension',
+    "SELECT * FROM papers ORDER BY RRF(NEAREST([1, 0, 0, 0, 0]), BM25(title, 'vector'))",
+    '/hybrid-search',
+    { vector: [1, 0, 0, 0, 0], field: 'title', text: 'vector', scope: ['papers'] },
+  ],
+  [
+    'a malformed rank_by',
+    "SELECT * FROM papers ORDER BY NEAREST([1, 0, 0, 0]) OPTIONS (rank_by = Decay(field => 'year', origin => 0, scale => 0))",
+    '/search',
+    { query: [1, 0, 0, 0], scope: ['papers'], rank_by: { Decay: { field: 'year', origin: 0, scale: 0 } } },
+  ],
+  [
+    'a negative vector_weight',
+    "SELECT * FROM papers ORDER BY RRF(NEAREST([1, 0, 0, 0]), BM25(title, 'vector'), vector_weight => -1)",
+    '/hybrid-search',
+    { vector: [1, 0, 0, 0], field: 'title', text: 'vector', scope: ['papers'], vector_weight: -1 },
+  ],
+  [
+    'limit_per.max of 0',
+    "SELECT * FROM papers ORDER BY NEAREST([1, 0, 0, 0]) OPTIONS (limit_per = {field: 'venue', max: 0})",
+    '/search',
+    { query: [1, 0, 0, 0], scope: ['papers'], limit_per: { field: 'venue', max: 0 } },
+  ],
+  [
+    'an undeclared named vector',
+    "SELECT * FROM papers ORDER BY NEAREST([1, 0, 0, 0], names => ['nope'])",
+    '/search',
+    { query: [1, 0, 0, 0], scope: ['papers'], names: ['nope'] },
+  ],
+  [
+    'rerank without a rerank provider',
+    "SELECT * FROM papers ORDER BY BM25(title, 'vector') OPTIONS (rerank = {query: 'vector'})",
+    '/text-search',
+    { field: 'title', query: 'vector', scope: ['papers'], rerank: { query: 'vector' } },
+  ],
+  [
+    'a misspelt pool',
+    "SELECT * FROM papers ORDER BY NEAREST([1, 0, 0, 0], pool => 'Median')",
+    '/search',
+    { query: [1, 0, 0, 0], scope: ['papers'], pool: 'Median' },
+  ],
 ];
 
 for (const [name, sql, route, body] of ROUTE_400S) {

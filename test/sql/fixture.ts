@@ -12,7 +12,11 @@ export const COLLECTIONS = ['papers', 'docs-2024', '2024-notes'] as const;
 export const ALIAS = { pub: 'papers' };
 export const VECTOR_NAMES = ['title_vec', 'body_vec'];
 /** Full-text fields per collection. */
-export const FTS: Record<string, string[]> = { papers: ['title', 'body', 'text'], 'docs-2024': ['title', 'body', 'text'], '2024-notes': ['title', 'text', 'code'] };
+export const FTS: Record<string, string[]> = {
+  papers: ['title', 'body', 'text'],
+  'docs-2024': ['title', 'body', 'text'],
+  '2024-notes': ['title', 'text', 'code'],
+};
 /** expand reads these chunk attributes (callers cannot write the svc.* ones). */
 export const CHUNK_FIELDS = { parent_field: 'doc', index_field: 'part', text_field: 'text' };
 
@@ -22,7 +26,28 @@ export const DAY = 86_400_000;
 /** 0050-06-15T00:00:00Z */
 export const ANCIENT = -60575040000000;
 
-export const WORDS = ['river', 'delta', 'vector', 'search', 'graph', 'index', 'memory', 'neural', 'sparse', 'dense', 'query', 'token', 'café', 'naïve', 'straße', '中文', 'rust', 'running', 'run', 'ann'];
+export const WORDS = [
+  'river',
+  'delta',
+  'vector',
+  'search',
+  'graph',
+  'index',
+  'memory',
+  'neural',
+  'sparse',
+  'dense',
+  'query',
+  'token',
+  'café',
+  'naïve',
+  'straße',
+  '中文',
+  'rust',
+  'running',
+  'run',
+  'ann',
+];
 export const TAGS = ['ann', 'bm25', 'graph', 'db', "o'reilly", 'ünï', 'x y'];
 export const VENUES: Value[] = [{ Str: 'arXiv' }, { Str: 'SIGIR' }, { Str: "O'Reilly" }, { Str: 'NeurIPS' }, { Str: 'Café "Q"' }, { Str: '会议' }, 'Null'];
 export const INT64_MIN = -(2n ** 63n);
@@ -144,7 +169,10 @@ function build(): FixtureRecord[] {
   // Notes: half of them text-only (no vector: only BM25 and the attribute routes see them).
   for (let i = 0; i < 20; i++) out.push({ collection: '2024-notes', record: record(rand, `n${String(i).padStart(2, '0')}`, i, i % 2 === 0) });
   SPECIAL_CODES.forEach((code, i) => {
-    out.push({ collection: '2024-notes', record: { id: `code${i}`, vector: randomVector(rand, DIM), attrs: { code: { Str: code }, title: { Str: `code ${code}` } } } });
+    out.push({
+      collection: '2024-notes',
+      record: { id: `code${i}`, vector: randomVector(rand, DIM), attrs: { code: { Str: code }, title: { Str: `code ${code}` } } },
+    });
   });
   // A DateTime in the year 50, for TIMESTAMP literals before the year 100.
   out.push({ collection: '2024-notes', record: { id: 'ancient', attrs: { ts: { DateTime: ANCIENT }, title: { Str: 'ancient river' } } } });

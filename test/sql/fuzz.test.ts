@@ -15,9 +15,27 @@ let server: Server;
 test.before(async () => {
   server = await startServer();
   const papers = [
-    { id: 'p1', vector: [1, 0, 0, 0], attrs: { title: { Str: 'Vector search at scale' }, year: { Int: 2021 }, venue: { Str: 'arXiv' }, tags: { List: ['ann', 'hnsw'] }, ts: { DateTime: 1714566600000 } } },
-    { id: 'p2', vector: [0, 1, 0, 0], attrs: { title: { Str: 'BM25 retrieval revisited' }, year: { Int: 2019 }, venue: { Str: 'SIGIR' }, tags: { List: ['bm25'] }, 'page-count': { Int: 12 } } },
-    { id: 'p3', vector: [0.6, 0.8, 0, 0], attrs: { title: { Str: 'Hybrid retrieval, naïvely' }, year: { Int: 2023 }, score: { Float: 4.5 }, tags: { List: ['ann', 'bm25'] }, gone: 'Null' } },
+    {
+      id: 'p1',
+      vector: [1, 0, 0, 0],
+      attrs: {
+        title: { Str: 'Vector search at scale' },
+        year: { Int: 2021 },
+        venue: { Str: 'arXiv' },
+        tags: { List: ['ann', 'hnsw'] },
+        ts: { DateTime: 1714566600000 },
+      },
+    },
+    {
+      id: 'p2',
+      vector: [0, 1, 0, 0],
+      attrs: { title: { Str: 'BM25 retrieval revisited' }, year: { Int: 2019 }, venue: { Str: 'SIGIR' }, tags: { List: ['bm25'] }, 'page-count': { Int: 12 } },
+    },
+    {
+      id: 'p3',
+      vector: [0.6, 0.8, 0, 0],
+      attrs: { title: { Str: 'Hybrid retrieval, naïvely' }, year: { Int: 2023 }, score: { Float: 4.5 }, tags: { List: ['ann', 'bm25'] }, gone: 'Null' },
+    },
     { id: 'p4', attrs: { title: { Str: 'text only' }, 'svc.parent_id': { Str: 'd' }, 'svc.chunk_index': { Int: 0 }, 'svc.text': { Str: 'text only' } } },
   ];
   for (const r of [
@@ -35,25 +53,160 @@ test.after.always(() => server?.stop());
 // ---- the vocabulary ----
 
 const KEYWORDS = [
-  'SELECT', 'FROM', 'WHERE', 'GROUP', 'BY', 'ORDER', 'LIMIT', 'OFFSET', 'OPTIONS', 'EXCEPT', 'COUNT', 'SUM', 'AND', 'OR', 'NOT', 'IN', 'IS', 'NULL',
-  'MISSING', 'BETWEEN', 'LIKE', 'ILIKE', 'GLOB', 'IGLOB', 'REGEXP', 'CONTAINS', 'ANY', 'TRUE', 'FALSE', 'TIMESTAMP', 'NEAREST', 'BM25', 'GREATEST',
-  'RRF', 'ASC', 'DESC', 'FUZZY', 'CONTAINS_ALL_TOKENS', 'CONTAINS_ANY_TOKEN', 'CONTAINS_TOKEN_SEQUENCE', 'DELETE', 'DROP', 'UPDATE', 'Decay',
+  'SELECT',
+  'FROM',
+  'WHERE',
+  'GROUP',
+  'BY',
+  'ORDER',
+  'LIMIT',
+  'OFFSET',
+  'OPTIONS',
+  'EXCEPT',
+  'COUNT',
+  'SUM',
+  'AND',
+  'OR',
+  'NOT',
+  'IN',
+  'IS',
+  'NULL',
+  'MISSING',
+  'BETWEEN',
+  'LIKE',
+  'ILIKE',
+  'GLOB',
+  'IGLOB',
+  'REGEXP',
+  'CONTAINS',
+  'ANY',
+  'TRUE',
+  'FALSE',
+  'TIMESTAMP',
+  'NEAREST',
+  'BM25',
+  'GREATEST',
+  'RRF',
+  'ASC',
+  'DESC',
+  'FUZZY',
+  'CONTAINS_ALL_TOKENS',
+  'CONTAINS_ANY_TOKEN',
+  'CONTAINS_TOKEN_SEQUENCE',
+  'DELETE',
+  'DROP',
+  'UPDATE',
+  'Decay',
 ];
 const NAMES = [
-  'title', 'year', 'venue', 'tags', 'ts', 'score', 'gone', 'svc.expires_at', 'meta.v2', 'papers', 'notes', 'cur', 'nowhere', 'docs-2024', '_x', 'k',
-  'rrf_k', 'names', 'name_weights', 'pool', 'prefix', 'min_score', 'exact', 'rank_by', 'limit_per', 'diversity', 'expand', 'rerank', 'plan', 'explain',
-  'highlight', 'candidates', 'vector_weight', 'text_weight', 'field', 'origin', 'scale', 'radius', 'query', 'max', 'title_vec',
+  'title',
+  'year',
+  'venue',
+  'tags',
+  'ts',
+  'score',
+  'gone',
+  'svc.expires_at',
+  'meta.v2',
+  'papers',
+  'notes',
+  'cur',
+  'nowhere',
+  'docs-2024',
+  '_x',
+  'k',
+  'rrf_k',
+  'names',
+  'name_weights',
+  'pool',
+  'prefix',
+  'min_score',
+  'exact',
+  'rank_by',
+  'limit_per',
+  'diversity',
+  'expand',
+  'rerank',
+  'plan',
+  'explain',
+  'highlight',
+  'candidates',
+  'vector_weight',
+  'text_weight',
+  'field',
+  'origin',
+  'scale',
+  'radius',
+  'query',
+  'max',
+  'title_vec',
 ];
 const QUOTED = ['"page-count"', '"say ""hi"""', '"ü✓𝄞"', '"', '""', '"papers"', '"\u0000"', '"a\nb"', '"svc.text"'];
 const STRINGS = [
-  "'vector'", "'it''s'", "'ünï𝄞'", "'\u0000'", "'\n'", "'('", "'%_'", "'", "''", "'\u0001'", "'\ud800'", "'\udc00x'", "'2024-05-01T12:30:00Z'",
-  "'2024-02-30'", "'Sum'", "'Max'", "'[z-a]'", "'(?i)v.*'", "'arXiv'", "'\\'", "'\u202e'",
+  "'vector'",
+  "'it''s'",
+  "'ünï𝄞'",
+  "'\u0000'",
+  "'\n'",
+  "'('",
+  "'%_'",
+  "'",
+  "''",
+  "'\u0001'",
+  "'\ud800'",
+  "'\udc00x'",
+  "'2024-05-01T12:30:00Z'",
+  "'2024-02-30'",
+  "'Sum'",
+  "'Max'",
+  "'[z-a]'",
+  "'(?i)v.*'",
+  "'arXiv'",
+  "'\\'",
+  "'\u202e'",
 ];
 const NUMBERS = [
-  '0', '1', '-1', '2', '8', '9', '42', '2021', '9223372036854775807', '-9223372036854775808', '9223372036854775808', '-9223372036854775809', '1e999',
-  '-1e999', '1e-999', '.5', '4.5', '-0.0', '1e3', '00', '0x10', '1.2.3', '99999999999999999999999999', '1.', '1e', '10000', '10001', '-.5e-3',
+  '0',
+  '1',
+  '-1',
+  '2',
+  '8',
+  '9',
+  '42',
+  '2021',
+  '9223372036854775807',
+  '-9223372036854775808',
+  '9223372036854775808',
+  '-9223372036854775809',
+  '1e999',
+  '-1e999',
+  '1e-999',
+  '.5',
+  '4.5',
+  '-0.0',
+  '1e3',
+  '00',
+  '0x10',
+  '1.2.3',
+  '99999999999999999999999999',
+  '1.',
+  '1e',
+  '10000',
+  '10001',
+  '-.5e-3',
 ];
-const VECTORS = ['[1, 0, 0, 0]', '[0.1, -2, 3e-4, 1]', '[1,0,0]', '[]', '[1e999, 0, 0, 0]', '[.5, 1., 0, 0]', '[1, 2, 3, 4, 5]', "['a', 'b']", '[[1]]', '[-0, -0.0, 0e0, 1E+2]'];
+const VECTORS = [
+  '[1, 0, 0, 0]',
+  '[0.1, -2, 3e-4, 1]',
+  '[1,0,0]',
+  '[]',
+  '[1e999, 0, 0, 0]',
+  '[.5, 1., 0, 0]',
+  '[1, 2, 3, 4, 5]',
+  "['a', 'b']",
+  '[[1]]',
+  '[-0, -0.0, 0e0, 1E+2]',
+];
 const PUNCT = ['(', ')', '[', ']', '{', '}', ',', ';', '=', '!=', '<>', '<', '<=', '>', '>=', '~', '+', '*', '-', '.', '=>', ':', '"', "'", '\\', '%', '`'];
 const COMMENTS = ['-- c\n', '/* c */', '/*', '--', '*/', '/* ü */', '-- ü'];
 const CONTROL = ['\u0001', '\u00010', '\u000199', '\ud800', '\udfff', '\u0000', '\t', '\r\n', '\u2028', '\ufeff', '\u0085'];
@@ -89,8 +242,8 @@ function tokenStream(rand: () => number): string {
 /** Valid statements of every kind and most clauses, each answering 200. */
 const VALID = [
   'SELECT * FROM papers',
-  'SELECT title, year FROM papers WHERE year >= 2020 AND tags CONTAINS \'ann\' AND NOT venue = \'arXiv\' ORDER BY NEAREST([0.12, -0.03, 0.88, 0.41]) LIMIT 10 OPTIONS (min_score = 0.3, limit_per = {field: \'venue\', max: 2})',
-  "SELECT * EXCEPT (tags, \"page-count\") FROM papers, cur WHERE year BETWEEN 2019 AND 2022 OR title LIKE 'Vec%' ORDER BY year DESC LIMIT 2 OFFSET 1",
+  "SELECT title, year FROM papers WHERE year >= 2020 AND tags CONTAINS 'ann' AND NOT venue = 'arXiv' ORDER BY NEAREST([0.12, -0.03, 0.88, 0.41]) LIMIT 10 OPTIONS (min_score = 0.3, limit_per = {field: 'venue', max: 2})",
+  'SELECT * EXCEPT (tags, "page-count") FROM papers, cur WHERE year BETWEEN 2019 AND 2022 OR title LIKE \'Vec%\' ORDER BY year DESC LIMIT 2 OFFSET 1',
   "SELECT * FROM papers WHERE FUZZY(title, 'vectr', 2) AND CONTAINS_ALL_TOKENS(title, 'vector search') ORDER BY BM25(title, 'vector', prefix => TRUE)",
   "SELECT * FROM papers ORDER BY GREATEST(BM25(title, 'retrieval'), BM25(tags, 'ann')) OPTIONS (explain = TRUE, highlight = {max_fragments: 2})",
   "SELECT title FROM papers ORDER BY BM25(title, 'hybrid') + BM25(tags, 'bm25') LIMIT 3 OPTIONS (rank_by = Decay(field => 'ts', origin => TIMESTAMP '2024-05-01'))",
@@ -98,8 +251,8 @@ const VALID = [
   'SELECT venue, COUNT(*), SUM(year), SUM(score) FROM papers WHERE year IS NOT MISSING GROUP BY venue ORDER BY COUNT(*) DESC',
   'SELECT COUNT(*) FROM papers WHERE gone IS NULL OR ts > TIMESTAMP 1714566600000',
   "SELECT * FROM papers WHERE tags CONTAINS ANY ('ann', 'x') AND venue NOT IN ('SIGIR') AND title ~ '(?i)v.*' AND title NOT GLOB '*x[yz]?'",
-  'SELECT * FROM papers ORDER BY NEAREST([1, 0, 0, 0], names => [\'title_vec\', \'default\'], name_weights => {title_vec: 2.0}, pool => \'Sum\')',
-  "SELECT * FROM papers ORDER BY NEAREST([0.5, 0.5, 0.5, 0.5]) OPTIONS (exact = TRUE, diversity = 0.5, expand = {radius: 1}, plan = FALSE)",
+  "SELECT * FROM papers ORDER BY NEAREST([1, 0, 0, 0], names => ['title_vec', 'default'], name_weights => {title_vec: 2.0}, pool => 'Sum')",
+  'SELECT * FROM papers ORDER BY NEAREST([0.5, 0.5, 0.5, 0.5]) OPTIONS (exact = TRUE, diversity = 0.5, expand = {radius: 1}, plan = FALSE)',
   'SELECT count FROM select WHERE not = 1',
   'SELECT * WHERE "svc.text" IS MISSING AND year <> 5 AND score = 4.5 AND year = -9223372036854775808 -- trailing\n',
   '/* lead */ SELECT title FROM "papers" WHERE title ILIKE \'%ü_\' ; SELECT COUNT(*) ;',
@@ -235,7 +388,10 @@ async function stillServing(t: ExecutionContext): Promise<void> {
 
 function generated(name: string, seed: number, make: (rand: () => number) => string): Case[] {
   const rand = prng(seed);
-  return Array.from({ length: REQUESTS }, (_, i) => ({ label: `${name} seed ${seed} #${i}`, body: { sql: make(rand), ...(rand() < 0.25 ? { compile_only: true } : {}) } }));
+  return Array.from({ length: REQUESTS }, (_, i) => ({
+    label: `${name} seed ${seed} #${i}`,
+    body: { sql: make(rand), ...(rand() < 0.25 ? { compile_only: true } : {}) },
+  }));
 }
 
 // ---- (a) and (b) ----
@@ -316,16 +472,52 @@ const MB5 = 5 << 20;
 /** 5 MB statements: under the default --max-body-bytes (64MiB), past the parser's bound unless the bulk is a vector. */
 const HUGE: [string, string, number][] = [
   ['a 5 MB string literal', `SELECT * FROM papers WHERE title = '${'x'.repeat(MB5)}'`, 400],
-  ['a 5 MB IN list', `SELECT * FROM papers WHERE venue IN (${Array(Math.floor(MB5 / 7)).fill("'arXiv'").join(', ')})`, 400],
-  ['a 5 MB OR chain', `SELECT * FROM papers WHERE ${Array(Math.floor(MB5 / 13)).fill('year = 2021').join(' OR ')}`, 400],
-  ['a 5 MB SELECT list', `SELECT ${Array(Math.floor(MB5 / 7)).fill('title').join(', ')} FROM papers`, 400],
-  ['a 200 KB IN list (under the parsed-text bound)', `SELECT * FROM papers WHERE venue IN (${Array(Math.floor(200_000 / 9)).fill("'arXiv'").join(', ')})`, 200],
-  ['a 5 MB vector', `SELECT * FROM papers ORDER BY NEAREST([${Array(Math.floor(MB5 / 5)).fill('0.5').join(', ')}])`, 400],
-  ['a 5 MB vector not in JSON spelling', `SELECT * FROM papers ORDER BY NEAREST([${Array(Math.floor(MB5 / 4)).fill('.5').join(', ')}])`, 400],
+  [
+    'a 5 MB IN list',
+    `SELECT * FROM papers WHERE venue IN (${Array(Math.floor(MB5 / 7))
+      .fill("'arXiv'")
+      .join(', ')})`,
+    400,
+  ],
+  [
+    'a 5 MB OR chain',
+    `SELECT * FROM papers WHERE ${Array(Math.floor(MB5 / 13))
+      .fill('year = 2021')
+      .join(' OR ')}`,
+    400,
+  ],
+  [
+    'a 5 MB SELECT list',
+    `SELECT ${Array(Math.floor(MB5 / 7))
+      .fill('title')
+      .join(', ')} FROM papers`,
+    400,
+  ],
+  [
+    'a 200 KB IN list (under the parsed-text bound)',
+    `SELECT * FROM papers WHERE venue IN (${Array(Math.floor(200_000 / 9))
+      .fill("'arXiv'")
+      .join(', ')})`,
+    200,
+  ],
+  [
+    'a 5 MB vector',
+    `SELECT * FROM papers ORDER BY NEAREST([${Array(Math.floor(MB5 / 5))
+      .fill('0.5')
+      .join(', ')}])`,
+    400,
+  ],
+  [
+    'a 5 MB vector not in JSON spelling',
+    `SELECT * FROM papers ORDER BY NEAREST([${Array(Math.floor(MB5 / 4))
+      .fill('.5')
+      .join(', ')}])`,
+    400,
+  ],
   ['1 MB of garbage after a valid head', `SELECT * FROM papers WHERE ${'(]'.repeat(1 << 19)}`, 400],
 ];
 
-test.serial('(c) 5 MB statements answer their 400 (the parsed-text bound, or their route\'s) under the default --max-body-bytes', async (t) => {
+test.serial("(c) 5 MB statements answer their 400 (the parsed-text bound, or their route's) under the default --max-body-bytes", async (t) => {
   t.timeout(120_000);
   for (const [label, sql, status] of HUGE) {
     const r = await call(server, 'POST', '/query', { sql }).catch((e: Error) => e);

@@ -12,14 +12,48 @@ export type Kind = 'search' | 'text-search' | 'hybrid-search' | 'list' | 'aggreg
 export type Body = Record<string, unknown>;
 
 /** Every word the grammar gives a meaning somewhere; a name spelled like one is quoted. */
-const KEYWORDS = new Set(
-  [
-    'and', 'any', 'asc', 'between', 'bm25', 'by', 'contains', 'count', 'desc', 'except', 'false', 'from', 'glob', 'greatest',
-    'group', 'iglob', 'ilike', 'in', 'is', 'like', 'limit', 'missing', 'nearest', 'not', 'null', 'offset', 'options', 'or',
-    'order', 'regexp', 'rrf', 'select', 'sum', 'timestamp', 'true', 'where', 'fuzzy', 'contains_all_tokens',
-    'contains_any_token', 'contains_token_sequence',
-  ],
-);
+const KEYWORDS = new Set([
+  'and',
+  'any',
+  'asc',
+  'between',
+  'bm25',
+  'by',
+  'contains',
+  'count',
+  'desc',
+  'except',
+  'false',
+  'from',
+  'glob',
+  'greatest',
+  'group',
+  'iglob',
+  'ilike',
+  'in',
+  'is',
+  'like',
+  'limit',
+  'missing',
+  'nearest',
+  'not',
+  'null',
+  'offset',
+  'options',
+  'or',
+  'order',
+  'regexp',
+  'rrf',
+  'select',
+  'sum',
+  'timestamp',
+  'true',
+  'where',
+  'fuzzy',
+  'contains_all_tokens',
+  'contains_any_token',
+  'contains_token_sequence',
+]);
 
 /** §2: a word with optional dotted parts needs no quotes. */
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
@@ -51,7 +85,7 @@ export class Renderer {
     const r = this.rand();
     if (r < 0.86) return ' ';
     if (r < 0.9) return '\n\t';
-    if (r < 0.95) return " /* it's [1, 2] \"q\" -- */ ";
+    if (r < 0.95) return ' /* it\'s [1, 2] "q" -- */ ';
     return " -- a comment with 'quotes' and [3, 4]\n";
   }
 
@@ -150,7 +184,8 @@ export class Renderer {
         }
         if (iv === 'All') {
           const range = this.betweenParts(ia as Predicate[]);
-          if (range !== null && this.chance(0.5)) return `${range.key}${w()}${kw('not')}${w()}${kw('between')}${w()}${range.low}${w()}${kw('and')}${w()}${range.high}`;
+          if (range !== null && this.chance(0.5))
+            return `${range.key}${w()}${kw('not')}${w()}${kw('between')}${w()}${range.low}${w()}${kw('and')}${w()}${range.high}`;
         }
         if ((iv === 'Glob' || iv === 'IGlob' || iv === 'Regex') && this.chance(0.5)) {
           const [k, pattern] = ia as [string, string];
@@ -166,7 +201,9 @@ export class Renderer {
       case 'ContainsAllTokens':
       case 'ContainsAnyToken':
       case 'ContainsTokenSequence': {
-        const fn = { ContainsAllTokens: 'contains_all_tokens', ContainsAnyToken: 'contains_any_token', ContainsTokenSequence: 'contains_token_sequence' }[variant];
+        const fn = { ContainsAllTokens: 'contains_all_tokens', ContainsAnyToken: 'contains_any_token', ContainsTokenSequence: 'contains_token_sequence' }[
+          variant
+        ];
         const [k, text] = args as [string, string];
         return `${kw(fn)}(${w()}${this.key(k)},${w()}${this.str(text)}${w()})`;
       }
@@ -278,7 +315,9 @@ export class Renderer {
     if (entries.length === 1 && WORD.test(entries[0][0])) {
       const [tag, inner] = entries[0];
       if (typeof inner === 'object' && inner !== null && !Array.isArray(inner) && Object.keys(inner).every((k) => WORD.test(k)) && this.chance(0.6))
-        return `${tag}(${Object.entries(inner).map(([k, x]) => `${k}${w()}=>${w()}${this.plain(x, k)}`).join(`,${w()}`)})`;
+        return `${tag}(${Object.entries(inner)
+          .map(([k, x]) => `${k}${w()}=>${w()}${this.plain(x, k)}`)
+          .join(`,${w()}`)})`;
     }
     return `{${entries.map(([k, x]) => `${WORD.test(k) && this.chance(0.7) ? k : this.str(k)}:${w()}${this.plain(x, k)}`).join(`,${w()}`)}}`;
   }
@@ -301,7 +340,9 @@ export class Renderer {
 
   /** Named function arguments `, name => value` (§8 to §10), in a random order. */
   private named(args: [string, unknown][]): string {
-    return this.shuffled(args).map(([name, v]) => `,${this.w()}${name}${this.w()}=>${this.w()}${this.plain(v, name)}`).join('');
+    return this.shuffled(args)
+      .map(([name, v]) => `,${this.w()}${name}${this.w()}=>${this.w()}${this.plain(v, name)}`)
+      .join('');
   }
 
   private bm25(field: string, query: string, prefix: unknown): string {
@@ -311,7 +352,8 @@ export class Renderer {
   /** §9's text head from the route's field + query (+ prefix) or clauses, with combine. */
   private textHead(b: Body, queryKey: 'query' | 'text'): string {
     const clauses = b.clauses as { field: string; query: string; prefix?: boolean }[] | undefined;
-    const heads = clauses === undefined ? [this.bm25(b.field as string, b[queryKey] as string, b.prefix)] : clauses.map((c) => this.bm25(c.field, c.query, c.prefix));
+    const heads =
+      clauses === undefined ? [this.bm25(b.field as string, b[queryKey] as string, b.prefix)] : clauses.map((c) => this.bm25(c.field, c.query, c.prefix));
     if (b.combine === 'Max') return `${this.kw('greatest')}(${heads.join(`,${this.w()}`)})`;
     return heads.join(`${this.w()}+${this.w()}`);
   }
@@ -319,7 +361,8 @@ export class Renderer {
   private projection(b: Body): string {
     if (Array.isArray(b.include_attributes)) return (b.include_attributes as string[]).map((k) => this.key(k)).join(`,${this.w()}`);
     const star = `*`;
-    if (Array.isArray(b.exclude_attributes)) return `${star}${this.w()}${this.kw('except')}${this.w()}(${(b.exclude_attributes as string[]).map((k) => this.key(k)).join(`,${this.w()}`)})`;
+    if (Array.isArray(b.exclude_attributes))
+      return `${star}${this.w()}${this.kw('except')}${this.w()}(${(b.exclude_attributes as string[]).map((k) => this.key(k)).join(`,${this.w()}`)})`;
     return star;
   }
 

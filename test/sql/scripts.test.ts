@@ -13,9 +13,21 @@ let server: Server;
 test.before(async () => {
   server = await startServer();
   const papers = [
-    { id: 'p1', vector: [1, 0, 0, 0], attrs: { title: { Str: 'Vector search at scale' }, year: { Int: 2021 }, venue: { Str: 'arXiv' }, tags: { List: ['ann', 'hnsw'] } } },
-    { id: 'p2', vector: [0, 1, 0, 0], attrs: { title: { Str: 'BM25 retrieval revisited' }, year: { Int: 2019 }, venue: { Str: 'SIGIR' }, tags: { List: ['bm25'] } } },
-    { id: 'p3', vector: [0.6, 0.8, 0, 0], attrs: { title: { Str: 'Hybrid vector retrieval' }, year: { Int: 2023 }, venue: { Str: 'arXiv' }, tags: { List: ['ann', 'bm25'] } } },
+    {
+      id: 'p1',
+      vector: [1, 0, 0, 0],
+      attrs: { title: { Str: 'Vector search at scale' }, year: { Int: 2021 }, venue: { Str: 'arXiv' }, tags: { List: ['ann', 'hnsw'] } },
+    },
+    {
+      id: 'p2',
+      vector: [0, 1, 0, 0],
+      attrs: { title: { Str: 'BM25 retrieval revisited' }, year: { Int: 2019 }, venue: { Str: 'SIGIR' }, tags: { List: ['bm25'] } },
+    },
+    {
+      id: 'p3',
+      vector: [0.6, 0.8, 0, 0],
+      attrs: { title: { Str: 'Hybrid vector retrieval' }, year: { Int: 2023 }, venue: { Str: 'arXiv' }, tags: { List: ['ann', 'bm25'] } },
+    },
   ];
   const notes = [
     { id: 'n1', vector: [0, 0, 1, 0], attrs: { text: { Str: 'a note on vectors' }, year: { Int: 2022 } } },
@@ -66,7 +78,7 @@ async function runAlone(t: ExecutionContext, statements: string[]): Promise<stri
 
 // ---- running a script ----
 
-test('a script answers a JSON array of its statements\' answers in order, each byte-identical to the statement run alone', async (t) => {
+test("a script answers a JSON array of its statements' answers in order, each byte-identical to the statement run alone", async (t) => {
   const alone = await runAlone(t, STATEMENTS);
   const r = await query(t, { sql: STATEMENTS.join(';\n') });
   t.is(r.status, 200, r.text);
@@ -74,7 +86,7 @@ test('a script answers a JSON array of its statements\' answers in order, each b
   t.is(r.json.length, STATEMENTS.length);
 });
 
-test('a script\'s answers follow the order of its statements', async (t) => {
+test("a script's answers follow the order of its statements", async (t) => {
   const order = [4, 0, 3, 1, 2, 0];
   const alone = await runAlone(t, STATEMENTS);
   const r = await query(t, { sql: order.map((i) => STATEMENTS[i]).join('; ') });
@@ -102,7 +114,7 @@ test('a body sent again answers what it answered the first time; the same statem
   t.is((await query(t, { sql: WRONG_DIMENSION })).status, 400);
 });
 
-test('a trailing ; is allowed: one statement and ; answers that statement\'s response, not an array', async (t) => {
+test("a trailing ; is allowed: one statement and ; answers that statement's response, not an array", async (t) => {
   const [alone] = await runAlone(t, [STATEMENTS[0]]);
   for (const sql of [`${STATEMENTS[0]};`, `${STATEMENTS[0]} ;\n`, `${STATEMENTS[0]}; -- that is all\n`, `${STATEMENTS[0]} /* ✓ */ ; /* done */`]) {
     const r = await query(t, { sql });
@@ -158,9 +170,22 @@ const COMPILED: [string, unknown][] = [
       route: '/search',
       collections: ['papers'],
       options: {
-        query: [0.5, -0.5, 0, 1], top_k: 10, offset: 0, filter: [], min_score: null, exact: false, rank_by: null,
+        query: [0.5, -0.5, 0, 1],
+        top_k: 10,
+        offset: 0,
+        filter: [],
+        min_score: null,
+        exact: false,
+        rank_by: null,
         // name_weights: the spec's "none" (every name weighs 1.0), spelled as the empty map.
-        limit_per: null, diversity: null, expand: null, rerank: null, plan: false, names: [], name_weights: {}, pool: 'Max',
+        limit_per: null,
+        diversity: null,
+        expand: null,
+        rerank: null,
+        plan: false,
+        names: [],
+        name_weights: {},
+        pool: 'Max',
       },
     },
   ],
@@ -171,8 +196,21 @@ const COMPILED: [string, unknown][] = [
       route: '/text-search',
       collections: ['papers'],
       options: {
-        field: 'title', query: 'vector', prefix: false, combine: 'Sum', top_k: 10, offset: 0, filter: [],
-        min_score: null, rank_by: null, limit_per: null, diversity: null, expand: null, rerank: null, explain: false, highlight: null,
+        field: 'title',
+        query: 'vector',
+        prefix: false,
+        combine: 'Sum',
+        top_k: 10,
+        offset: 0,
+        filter: [],
+        min_score: null,
+        rank_by: null,
+        limit_per: null,
+        diversity: null,
+        expand: null,
+        rerank: null,
+        explain: false,
+        highlight: null,
       },
     },
   ],
@@ -183,15 +221,29 @@ const COMPILED: [string, unknown][] = [
       route: '/hybrid-search',
       collections: ['papers'],
       options: {
-        vector: [0, 1, 0, 0], field: 'title', text: 'bm25', prefix: false, combine: 'Sum', top_k: 10, offset: 0, filter: [],
-        rrf_k: 60, candidates: 100, vector_weight: 1, text_weight: 1, limit_per: null, diversity: null, expand: null, rerank: null, explain: false, highlight: null, plan: false,
+        vector: [0, 1, 0, 0],
+        field: 'title',
+        text: 'bm25',
+        prefix: false,
+        combine: 'Sum',
+        top_k: 10,
+        offset: 0,
+        filter: [],
+        rrf_k: 60,
+        candidates: 100,
+        vector_weight: 1,
+        text_weight: 1,
+        limit_per: null,
+        diversity: null,
+        expand: null,
+        rerank: null,
+        explain: false,
+        highlight: null,
+        plan: false,
       },
     },
   ],
-  [
-    'SELECT * FROM papers',
-    { kind: 'list', route: '/list', collections: ['papers'], options: { filter: [], offset: 0, limit: 100, order_by: null } },
-  ],
+  ['SELECT * FROM papers', { kind: 'list', route: '/list', collections: ['papers'], options: { filter: [], offset: 0, limit: 100, order_by: null } }],
   ['SELECT COUNT(*) FROM papers', { kind: 'aggregate', route: '/aggregate', collections: ['papers'], options: { filter: [], sum: [], group_by: null } }],
 ];
 
@@ -204,11 +256,23 @@ for (const [sql, form] of COMPILED) {
   });
 }
 
-test('compile_only: the statement\'s own clauses replace the defaults', async (t) => {
+test("compile_only: the statement's own clauses replace the defaults", async (t) => {
   const cases: [string, Record<string, unknown>][] = [
-    ['SELECT title, year FROM papers WHERE year >= 2020 ORDER BY year DESC LIMIT 5 OFFSET 2', { include_attributes: ['title', 'year'], filter: [{ Ge: ['year', { Int: 2020 }] }], order_by: { field: 'year', descending: true }, limit: 5, offset: 2 }],
-    ['SELECT * EXCEPT (tags) FROM papers ORDER BY NEAREST([1, 0, 0, 0], pool => \'Sum\') LIMIT 3', { exclude_attributes: ['tags'], pool: 'Sum', top_k: 3 }],
-    ["SELECT * FROM papers ORDER BY GREATEST(BM25(title, 'vec', prefix => TRUE), BM25(title, 'bm'))", { clauses: [{ field: 'title', query: 'vec', prefix: true }, { field: 'title', query: 'bm' }], combine: 'Max' }],
+    [
+      'SELECT title, year FROM papers WHERE year >= 2020 ORDER BY year DESC LIMIT 5 OFFSET 2',
+      { include_attributes: ['title', 'year'], filter: [{ Ge: ['year', { Int: 2020 }] }], order_by: { field: 'year', descending: true }, limit: 5, offset: 2 },
+    ],
+    ["SELECT * EXCEPT (tags) FROM papers ORDER BY NEAREST([1, 0, 0, 0], pool => 'Sum') LIMIT 3", { exclude_attributes: ['tags'], pool: 'Sum', top_k: 3 }],
+    [
+      "SELECT * FROM papers ORDER BY GREATEST(BM25(title, 'vec', prefix => TRUE), BM25(title, 'bm'))",
+      {
+        clauses: [
+          { field: 'title', query: 'vec', prefix: true },
+          { field: 'title', query: 'bm' },
+        ],
+        combine: 'Max',
+      },
+    ],
     ["SELECT * FROM papers ORDER BY RRF(NEAREST([1, 0, 0, 0]), BM25(title, 'x'), k => 5, candidates => 20)", { rrf_k: 5, candidates: 20 }],
     ['SELECT venue, COUNT(*), SUM(year) FROM papers GROUP BY venue', { sum: ['year'], group_by: 'venue' }],
   ];
@@ -267,7 +331,10 @@ test('compile_only never runs a search: statements their route would refuse stil
 test('compile_only still refuses a statement that does not compile', async (t) => {
   const r = await query(t, { sql: `${STATEMENTS[0]}; DELETE FROM papers`, compile_only: true });
   t.is(r.status, 400);
-  t.is(r.json?.error, `SQL error at byte ${Buffer.byteLength(STATEMENTS[0]) + 2}: only SELECT statements are accepted; got DELETE (nothing was changed) (docs/sql.md §1 Statements and scripts)`);
+  t.is(
+    r.json?.error,
+    `SQL error at byte ${Buffer.byteLength(STATEMENTS[0]) + 2}: only SELECT statements are accepted; got DELETE (nothing was changed) (docs/sql.md §1 Statements and scripts)`,
+  );
 });
 
 test('compile_only: options plus scope sent to route answer what the statement answers', async (t) => {
@@ -351,7 +418,7 @@ test('store.query rejects a script that does not compile with StoreError 400, ru
   t.deepEqual(ran, []);
 });
 
-test('store.query rejects a run-time error with the route\'s StoreError, numbered when the script has several statements', async (t) => {
+test("store.query rejects a run-time error with the route's StoreError, numbered when the script has several statements", async (t) => {
   const { store } = await libraryStore();
   const direct = await rejectsWith(t, store.search({ query: [1, 0] }), 400);
   const alone = await rejectsWith(t, store.query('SELECT * FROM c ORDER BY NEAREST([1, 0])'), 400);

@@ -49,7 +49,15 @@ const SCHEMA: Record<string, FtsFieldEntry[]> = { c: ['body'] };
 const one = (field: string, query: string, prefix = false): TextClause[] => [{ field, query, prefix }];
 
 /** Runs one single-clause query and compares the whole ranking with the oracle. */
-async function expectSingle(t: ExecutionContext, store: Store, corpus: Doc[], schemas: Record<string, FtsFieldEntry[]>, field: string, query: string, label = query) {
+async function expectSingle(
+  t: ExecutionContext,
+  store: Store,
+  corpus: Doc[],
+  schemas: Record<string, FtsFieldEntry[]>,
+  field: string,
+  query: string,
+  label = query,
+) {
   const hits = await store.textSearch({ field, query, top_k: 100 });
   assertRanking(t, hits, oracleText(corpus, schemas, { clauses: one(field, query) }), label);
   return hits;
@@ -65,7 +73,7 @@ test('single term: BM25 with the default k1 1.2 and b 0.75 over the collection-w
   const index = indexField(ANIMALS, 'c', 'body');
   t.is(index.n, 6);
   const d1 = index.docs.get('c\u0000d1')!;
-  const expected = Math.log(1 + (6 - 3 + 0.5) / (3 + 0.5)) * (1 * 2.2) / (1 + 1.2 * (1 - 0.75 + (0.75 * d1.dl) / index.avgdl));
+  const expected = (Math.log(1 + (6 - 3 + 0.5) / (3 + 0.5)) * (1 * 2.2)) / (1 + 1.2 * (1 - 0.75 + (0.75 * d1.dl) / index.avgdl));
   assertClose(t, hits.find((h) => h.id === 'd1')?.score, expected, 'd1 by hand');
 });
 
@@ -83,7 +91,12 @@ test('a query term that appears twice counts once', async (t) => {
 });
 
 test('non-default k1 and b change the score as the formula says (including b 0 and k1 0)', async (t) => {
-  for (const entry of [{ field: 'body', k1: 2, b: 0.3 }, { field: 'body', k1: 0.5, b: 1 }, { field: 'body', k1: 1.2, b: 0 }, { field: 'body', k1: 0, b: 0.75 }]) {
+  for (const entry of [
+    { field: 'body', k1: 2, b: 0.3 },
+    { field: 'body', k1: 0.5, b: 1 },
+    { field: 'body', k1: 1.2, b: 0 },
+    { field: 'body', k1: 0, b: 0.75 },
+  ]) {
     const schemas = { c: [entry] };
     const store = await storeOf(ANIMALS, schemas);
     await expectSingle(t, store, ANIMALS, schemas, 'body', 'brown dog fox lazy', JSON.stringify(entry));
@@ -103,7 +116,10 @@ const ARTICLE_SCHEMA: Record<string, FtsFieldEntry[]> = { a: ['title', { field: 
 
 test('two fields with clauses: combine Sum (the default) adds the matched clause scores', async (t) => {
   const store = await storeOf(ARTICLES, ARTICLE_SCHEMA);
-  const clauses = [{ field: 'title', query: 'lion zebra' }, { field: 'body', query: 'zebra' }];
+  const clauses = [
+    { field: 'title', query: 'lion zebra' },
+    { field: 'body', query: 'zebra' },
+  ];
   const hits = await store.textSearch({ clauses, top_k: 100 });
   assertRanking(t, hits, oracleText(ARTICLES, ARTICLE_SCHEMA, { clauses }), 'Sum default');
   t.deepEqual(await store.textSearch({ clauses, combine: 'Sum', top_k: 100 }), hits, 'explicit Sum');
@@ -112,14 +128,20 @@ test('two fields with clauses: combine Sum (the default) adds the matched clause
 
 test('two fields with clauses: combine Max takes the strongest matched clause', async (t) => {
   const store = await storeOf(ARTICLES, ARTICLE_SCHEMA);
-  const clauses = [{ field: 'title', query: 'lion zebra savanna' }, { field: 'body', query: 'zebra lion' }];
+  const clauses = [
+    { field: 'title', query: 'lion zebra savanna' },
+    { field: 'body', query: 'zebra lion' },
+  ];
   assertRanking(t, await store.textSearch({ clauses, combine: 'Max', top_k: 100 }), oracleText(ARTICLES, ARTICLE_SCHEMA, { clauses, combine: 'Max' }), 'Max');
 });
 
 test('a clause naming a field the collection has not declared matches nothing there, with no error', async (t) => {
   const store = await storeOf(ARTICLES, { a: ['title'] });
   t.deepEqual(await store.textSearch({ field: 'body', query: 'zebra' }), []);
-  const clauses = [{ field: 'body', query: 'zebra' }, { field: 'title', query: 'zebra' }];
+  const clauses = [
+    { field: 'body', query: 'zebra' },
+    { field: 'title', query: 'zebra' },
+  ];
   assertRanking(t, await store.textSearch({ clauses }), oracleText(ARTICLES, { a: ['title'] }, { clauses }), 'undeclared body clause');
 });
 
@@ -170,8 +192,15 @@ test('deleted and overwritten documents are not counted in N, df or avgdl', asyn
 
 test('a document overwritten with no indexable text leaves N', async (t) => {
   const store = await storeOf(ANIMALS, SCHEMA);
-  await store.upsert('c', { records: [{ id: 'd6', attrs: { body: { Int: 1 } } }, { id: 'd5', attrs: { body: str('the and') } }] });
-  const live = ANIMALS.map((d) => (d.id === 'd6' ? { ...d, attrs: { body: { Int: 1 } as Value } } : d.id === 'd5' ? { ...d, attrs: { body: str('the and') } } : d));
+  await store.upsert('c', {
+    records: [
+      { id: 'd6', attrs: { body: { Int: 1 } } },
+      { id: 'd5', attrs: { body: str('the and') } },
+    ],
+  });
+  const live = ANIMALS.map((d) =>
+    d.id === 'd6' ? { ...d, attrs: { body: { Int: 1 } as Value } } : d.id === 'd5' ? { ...d, attrs: { body: str('the and') } } : d,
+  );
   t.is(indexField(live, 'c', 'body').n, 4);
   await expectSingle(t, store, live, SCHEMA, 'body', 'fox dog quick');
 });
@@ -181,7 +210,10 @@ test('tie order: equal scores rank by collection, then id (not insertion order)'
   const store = await storeOf(corpus, { b: ['body'], a: ['body'] });
   const hits = await store.textSearch({ field: 'body', query: 'apples' });
   t.deepEqual(where(hits), ['a/x', 'a/y', 'b/x', 'b/y']);
-  t.true(hits.every((h) => h.score === hits[0].score), 'all four tie exactly');
+  t.true(
+    hits.every((h) => h.score === hits[0].score),
+    'all four tie exactly',
+  );
 });
 
 // ---- the analyzer ------------------------------------------------------------------------------------
@@ -203,7 +235,8 @@ test('stemming: "running" finds "runs", and "quickly" finds "quick"', async (t) 
 test('tokens are maximal runs of letters and digits; apostrophes and punctuation separate them; case is ignored', async (t) => {
   const corpus = bodies('c', { p1: "don't-stop e-mail x86_64 ROCK'n'roll", p2: 'Dont stop email x86 64 rock n roll', p3: 'ΣΟΦΙΑ Москва' });
   const store = await storeOf(corpus, SCHEMA);
-  for (const query of ['don', 't', 'mail', 'x86', '64', 'rock', 'ROLL', 'dont', 'email', 'σοφια', 'москва', 'МОСКВА']) await expectSingle(t, store, corpus, SCHEMA, 'body', query);
+  for (const query of ['don', 't', 'mail', 'x86', '64', 'rock', 'ROLL', 'dont', 'email', 'σοφια', 'москва', 'МОСКВА'])
+    await expectSingle(t, store, corpus, SCHEMA, 'body', query);
   t.deepEqual(ids(await store.textSearch({ field: 'body', query: 'mail' })), ['p1']);
   t.deepEqual(ids(await store.textSearch({ field: 'body', query: 'σοφια' })), ['p3'], 'Greek lowercased');
   t.deepEqual(ids(await store.textSearch({ field: 'body', query: 'москва' })), ['p3'], 'Cyrillic lowercased');
@@ -288,7 +321,16 @@ test('a closed and reopened store answers the same (schema, sealed and logged do
   await write(first, ANIMALS.slice(4));
   await write(first, ARTICLES);
   await first.setFtsSchema('a', ARTICLE_SCHEMA.a);
-  const queries = [{ field: 'body', query: 'fox dog' }, { clauses: [{ field: 'title', query: 'zebra' }, { field: 'body', query: 'lion', prefix: true }], explain: true }];
+  const queries = [
+    { field: 'body', query: 'fox dog' },
+    {
+      clauses: [
+        { field: 'title', query: 'zebra' },
+        { field: 'body', query: 'lion', prefix: true },
+      ],
+      explain: true,
+    },
+  ];
   const before = await Promise.all(queries.map((q) => first.textSearch({ ...q, top_k: 100 })));
   await first.close();
   const second = await Store.open({ path: dir });
@@ -320,7 +362,15 @@ test('declaring [] drops the schema: every clause then matches nothing, with no 
   const store = await storeOf(ARTICLES, ARTICLE_SCHEMA);
   await store.setFtsSchema('a', []);
   t.deepEqual(await store.textSearch({ field: 'body', query: 'zebra' }), []);
-  t.deepEqual(await store.textSearch({ clauses: [{ field: 'title', query: 'zebra' }, { field: 'body', query: 'lion' }] }), []);
+  t.deepEqual(
+    await store.textSearch({
+      clauses: [
+        { field: 'title', query: 'zebra' },
+        { field: 'body', query: 'lion' },
+      ],
+    }),
+    [],
+  );
   await store.setFtsSchema('a', ['title']);
   t.not((await store.textSearch({ field: 'title', query: 'zebra' })).length, 0, 'declaring again indexes the documents again');
 });
@@ -377,13 +427,21 @@ function floorBetween(scores: number[], from: number): number {
 }
 
 test('scope: each collection is scored with its own stats; scope picks the collections; one merged ranking', async (t) => {
-  const corpus = [...bodies('a', { a1: 'fox', a2: 'fox dog', a3: 'cat' }), ...bodies('b', { b1: 'fox', b2: 'fox fox', b3: 'fox cat', b4: 'cat dog' }), ...bodies('none', { n1: 'fox' })];
+  const corpus = [
+    ...bodies('a', { a1: 'fox', a2: 'fox dog', a3: 'cat' }),
+    ...bodies('b', { b1: 'fox', b2: 'fox fox', b3: 'fox cat', b4: 'cat dog' }),
+    ...bodies('none', { n1: 'fox' }),
+  ];
   const schemas = { a: ['body'], b: ['body'] };
   const store = await storeOf(corpus, schemas);
   const all = await store.textSearch({ field: 'body', query: 'fox', top_k: 100 });
   assertRanking(t, all, oracleText(corpus, schemas, { clauses: one('body', 'fox') }), 'all collections');
   t.deepEqual(await store.textSearch({ field: 'body', query: 'fox', top_k: 100, scope: [] }), all, 'empty scope is every collection');
-  t.not(all.find((h) => h.collection === 'a' && h.id === 'a1')!.score, all.find((h) => h.collection === 'b' && h.id === 'b1')!.score, 'the same text scores differently per collection');
+  t.not(
+    all.find((h) => h.collection === 'a' && h.id === 'a1')!.score,
+    all.find((h) => h.collection === 'b' && h.id === 'b1')!.score,
+    'the same text scores differently per collection',
+  );
   const onlyB = await store.textSearch({ field: 'body', query: 'fox', top_k: 100, scope: ['b'] });
   assertRanking(t, onlyB, oracleText(corpus, schemas, { clauses: one('body', 'fox'), scope: ['b'] }), 'scope b');
   t.deepEqual(await store.textSearch({ field: 'body', query: 'fox', scope: ['none'] }), [], 'a collection without a schema');
@@ -392,9 +450,17 @@ test('scope: each collection is scored with its own stats; scope picks the colle
 test('filter: applied before scoring, but the stats stay collection-wide', async (t) => {
   const store = await storeOf(MANY, SCHEMA);
   const hits = await store.textSearch({ field: 'body', query: 'fox dog', top_k: 100, filter: [{ Eq: ['g', str('x')] }] });
-  assertRanking(t, hits, oracleText(MANY, SCHEMA, { clauses: one('body', 'fox dog'), keep: (d) => (d.attrs?.g as { Str: string } | undefined)?.Str === 'x' }), 'filtered');
+  assertRanking(
+    t,
+    hits,
+    oracleText(MANY, SCHEMA, { clauses: one('body', 'fox dog'), keep: (d) => (d.attrs?.g as { Str: string } | undefined)?.Str === 'x' }),
+    'filtered',
+  );
   const unfiltered = new Map((await store.textSearch({ field: 'body', query: 'fox dog', top_k: 100 })).map((h) => [h.id, h.score]));
-  t.true(hits.every((h) => unfiltered.get(h.id) === h.score), 'filtered scores equal unfiltered scores');
+  t.true(
+    hits.every((h) => unfiltered.get(h.id) === h.score),
+    'filtered scores equal unfiltered scores',
+  );
   await rejectsWith(t, store.textSearch({ field: 'body', query: 'fox', filter: [{ Regex: ['g', '('] }] }), 400, 'invalid filter');
 });
 
@@ -414,9 +480,17 @@ test('offset and top_k tile the ranking; top_k defaults to 10; an offset past th
 test('min_score is a floor on the raw BM25 score', async (t) => {
   const store = await storeOf(MANY, SCHEMA);
   const full = oracleText(MANY, SCHEMA, { clauses: one('body', 'fox') });
-  const floor = floorBetween(full.map((h) => h.score), 5);
+  const floor = floorBetween(
+    full.map((h) => h.score),
+    5,
+  );
   const hits = await store.textSearch({ field: 'body', query: 'fox', top_k: 100, min_score: floor });
-  assertRanking(t, hits, full.filter((h) => h.score >= floor), 'floor');
+  assertRanking(
+    t,
+    hits,
+    full.filter((h) => h.score >= floor),
+    'floor',
+  );
   t.true(hits.length > 0 && hits.length < full.length);
   t.is((await store.textSearch({ field: 'body', query: 'fox', top_k: 100, min_score: full[0].score * 2 })).length, 0);
   t.is((await store.textSearch({ field: 'body', query: 'fox', top_k: 100, min_score: 0 })).length, 13, 'every BM25 score is positive');
@@ -427,9 +501,17 @@ test('rank_by Decay subtracts its penalty from the BM25 score, and min_score flo
   const rank_by = { field: 'ts', origin: 1_200_000, scale: 50_000, decay: 0.5, lambda: 0.8, missing: 0.25 };
   const expected = oracleText(MANY, SCHEMA, { clauses: one('body', 'fox'), rank_by });
   assertRanking(t, await store.textSearch({ field: 'body', query: 'fox', top_k: 100, rank_by: { Decay: rank_by } }), expected, 'rank_by');
-  const floor = floorBetween(expected.map((h) => h.score), 6);
+  const floor = floorBetween(
+    expected.map((h) => h.score),
+    6,
+  );
   const floored = await store.textSearch({ field: 'body', query: 'fox', top_k: 100, rank_by: { Decay: rank_by }, min_score: floor });
-  assertRanking(t, floored, expected.filter((h) => h.score >= floor), 'rank_by then min_score');
+  assertRanking(
+    t,
+    floored,
+    expected.filter((h) => h.score >= floor),
+    'rank_by then min_score',
+  );
   await rejectsWith(t, store.textSearch({ field: 'body', query: 'fox', rank_by: { Decay: { ...rank_by, scale: 0 } } }), 400, 'bad rank_by');
 });
 
@@ -448,11 +530,17 @@ test('projection: include_attributes / exclude_attributes shape attrs only; Int 
   const m03 = full.find((h) => h.id === 'm03')!;
   t.deepEqual(m03.attrs, { body: str('fox fox fox fox dog'), g: str('x'), ts: { DateTime: 1_030_000n }, n: { Int: 3n } });
   const included = await store.textSearch({ field: 'body', query: 'fox', top_k: 100, include_attributes: ['n'] });
-  t.deepEqual(included.map((h) => [h.id, h.score]), full.map((h) => [h.id, h.score]));
+  t.deepEqual(
+    included.map((h) => [h.id, h.score]),
+    full.map((h) => [h.id, h.score]),
+  );
   t.deepEqual(included.find((h) => h.id === 'm03')!.attrs, { n: { Int: 3n } });
   t.deepEqual(included.find((h) => h.id === 'nog')!.attrs, {});
   const excluded = await store.textSearch({ field: 'body', query: 'fox', top_k: 100, exclude_attributes: ['body', 'ts'] });
-  t.deepEqual(excluded.map((h) => [h.id, h.score]), full.map((h) => [h.id, h.score]));
+  t.deepEqual(
+    excluded.map((h) => [h.id, h.score]),
+    full.map((h) => [h.id, h.score]),
+  );
   t.deepEqual(excluded.find((h) => h.id === 'm03')!.attrs, { g: str('x'), n: { Int: 3n } });
   await rejectsWith(t, store.textSearch({ field: 'body', query: 'fox', include_attributes: ['n'], exclude_attributes: ['g'] }), 400, 'both');
 });
@@ -489,7 +577,10 @@ test('randomized corpora written in batches, sealed, deleted and overwritten sco
     const rand = prng(seed);
     const schemas: Record<string, FtsFieldEntry[]> = {
       a: [{ field: 'body', k1: 0.5 + rand() * 1.5, b: rand() }, 'title'],
-      b: [{ field: 'body', ascii_folding: true, max_token_len: 8 }, { field: 'title', k1: 2, b: 0.2 }],
+      b: [
+        { field: 'body', ascii_folding: true, max_token_len: 8 },
+        { field: 'title', k1: 2, b: 0.2 },
+      ],
     };
     const store = await Store.open({ path: tempDir('text-random'), dimension: 4 });
     t.teardown(() => store.close());
@@ -525,7 +616,10 @@ test('randomized corpora written in batches, sealed, deleted and overwritten sco
         kind === 0
           ? [{ field: 'body', query: phrase(rand, 3) }]
           : kind === 1
-            ? [{ field: 'title', query: phrase(rand, 2) }, { field: 'body', query: phrase(rand, 2) }]
+            ? [
+                { field: 'title', query: phrase(rand, 2) },
+                { field: 'body', query: phrase(rand, 2) },
+              ]
             : [{ field: 'body', query: phrase(rand, 2).slice(0, -1), prefix: true }];
       const combine = rand() < 0.5 ? ('Sum' as const) : ('Max' as const);
       const hits = await store.textSearch({ clauses, combine, top_k: 300, explain: true });
@@ -533,7 +627,11 @@ test('randomized corpora written in batches, sealed, deleted and overwritten sco
       assertRanking(t, hits, expected, `seed ${seed} query ${q} ${JSON.stringify(clauses)} ${combine}`);
       for (const e of expected.slice(0, 20)) {
         const notes = hits.find((h) => h.collection === e.collection && h.id === e.id)?.annotations?.clauses ?? [];
-        t.deepEqual(notes.map((n) => [n.field, n.expansion]), e.clauses.map((n) => [n.field, n.expansion]), `seed ${seed} query ${q} ${e.collection}/${e.id}`);
+        t.deepEqual(
+          notes.map((n) => [n.field, n.expansion]),
+          e.clauses.map((n) => [n.field, n.expansion]),
+          `seed ${seed} query ${q} ${e.collection}/${e.id}`,
+        );
       }
     }
   }
@@ -541,7 +639,16 @@ test('randomized corpora written in batches, sealed, deleted and overwritten sco
 
 // ---- prefix expansion --------------------------------------------------------------------------------
 
-const RUNS = bodies('c', { r1: 'running shoes', r2: 'the runner', r3: 'runs daily', r4: 'ran away', r5: 'rune stones', r6: 'theme park', r7: 'lazy afternoon', r8: 'shoe shop' });
+const RUNS = bodies('c', {
+  r1: 'running shoes',
+  r2: 'the runner',
+  r3: 'runs daily',
+  r4: 'ran away',
+  r5: 'rune stones',
+  r6: 'theme park',
+  r7: 'lazy afternoon',
+  r8: 'shoe shop',
+});
 
 test('prefix: the final token expands to terms starting with it or stems of surface words starting with it', async (t) => {
   const store = await storeOf(RUNS, SCHEMA);
@@ -559,9 +666,16 @@ test('prefix: earlier tokens match exactly (analyzed as usual); only the final o
   const hits = await store.textSearch({ field: 'body', query: 'shoes ru', prefix: true, top_k: 100 });
   assertRanking(t, hits, oracleText(RUNS, SCHEMA, { clauses: one('body', 'shoes ru', true) }), 'shoes ru*');
   t.deepEqual(ids(hits).sort(), ['r1', 'r2', 'r3', 'r5', 'r8']);
-  t.deepEqual(ids(await store.textSearch({ field: 'body', query: 'sh runner', prefix: true, top_k: 100 })), ['r2'], '"sh" is not expanded when it is not final');
+  t.deepEqual(
+    ids(await store.textSearch({ field: 'body', query: 'sh runner', prefix: true, top_k: 100 })),
+    ['r2'],
+    '"sh" is not expanded when it is not final',
+  );
   // "running" (stem run) is also among the expansions of "ru": it counts once.
-  t.deepEqual(await store.textSearch({ field: 'body', query: 'running ru', prefix: true, top_k: 100 }), await store.textSearch({ field: 'body', query: 'ru', prefix: true, top_k: 100 }));
+  t.deepEqual(
+    await store.textSearch({ field: 'body', query: 'running ru', prefix: true, top_k: 100 }),
+    await store.textSearch({ field: 'body', query: 'ru', prefix: true, top_k: 100 }),
+  );
 });
 
 test('prefix: the final token is never dropped as a stopword ("the" expands to "theme")', async (t) => {
@@ -596,7 +710,10 @@ test('prefix in a clause expands only that clause; the shorthand prefix flag is 
   });
   const schemas = { c: ['title', 'body'] };
   const store = await storeOf(corpus, schemas);
-  const clauses = [{ field: 'title', query: 'runn', prefix: true }, { field: 'body', query: 'runn' }];
+  const clauses = [
+    { field: 'title', query: 'runn', prefix: true },
+    { field: 'body', query: 'runn' },
+  ];
   const hits = await store.textSearch({ clauses, prefix: true, top_k: 100 } as never);
   assertRanking(t, hits, oracleText(corpus, schemas, { clauses }), 'clause prefix');
   t.deepEqual(ids(hits).sort(), ['x1', 'x2']);
@@ -635,11 +752,17 @@ test('prefix: the expansion is capped at 256 terms keeping the commonest; explai
 
 // ---- explain ------------------------------------------------------------------------------------------
 
-test('explain: one {field, score} per matched clause, in query order, scores being each clause\'s raw BM25', async (t) => {
+test("explain: one {field, score} per matched clause, in query order, scores being each clause's raw BM25", async (t) => {
   const store = await storeOf(ARTICLES, ARTICLE_SCHEMA);
   for (const clauses of [
-    [{ field: 'title', query: 'zebra lion' }, { field: 'body', query: 'zebra' }],
-    [{ field: 'body', query: 'zebra' }, { field: 'title', query: 'zebra lion' }],
+    [
+      { field: 'title', query: 'zebra lion' },
+      { field: 'body', query: 'zebra' },
+    ],
+    [
+      { field: 'body', query: 'zebra' },
+      { field: 'title', query: 'zebra lion' },
+    ],
   ]) {
     for (const combine of ['Sum', 'Max'] as const) {
       const hits = await store.textSearch({ clauses, combine, explain: true, top_k: 100 });
@@ -648,7 +771,11 @@ test('explain: one {field, score} per matched clause, in query order, scores bei
       for (const e of expected) {
         const h = hits.find((x) => x.id === e.id);
         const notes = h?.annotations?.clauses ?? [];
-        t.deepEqual(notes.map((n) => n.field), e.clauses.map((n) => n.field), `${e.id}: clause order`);
+        t.deepEqual(
+          notes.map((n) => n.field),
+          e.clauses.map((n) => n.field),
+          `${e.id}: clause order`,
+        );
         notes.forEach((n, i) => {
           assertClose(t, n.score, e.clauses[i]?.score ?? NaN, `${e.id} ${n.field}`);
           t.false('expansion' in n, 'no expansion on a non-prefix clause');
@@ -665,12 +792,18 @@ test('explain: a prefix clause carries expansion {matched, scored}; a plain clau
   });
   const schemas = { c: ['title', 'body'] };
   const store = await storeOf(corpus, schemas);
-  const clauses = [{ field: 'body', query: 'shoe ru', prefix: true }, { field: 'title', query: 'running walking' }];
+  const clauses = [
+    { field: 'body', query: 'shoe ru', prefix: true },
+    { field: 'title', query: 'running walking' },
+  ];
   const hits = await store.textSearch({ clauses, explain: true, top_k: 10 });
   const expected = oracleText(corpus, schemas, { clauses });
   assertRanking(t, hits, expected, 'prefix explain');
   const x1 = hits.find((h) => h.id === 'x1')!.annotations!.clauses!;
-  t.deepEqual(x1.map((n) => n.field), ['body', 'title']);
+  t.deepEqual(
+    x1.map((n) => n.field),
+    ['body', 'title'],
+  );
   t.deepEqual(x1[0].expansion, { matched: 2, scored: 2 }, 'runner and run');
   t.false('expansion' in x1[1]);
   t.deepEqual(clauseTerms(indexField(corpus, 'c', 'body'), clauses[0]).expansion, { matched: 2, scored: 2 });
@@ -697,7 +830,16 @@ const chars = (s: string) => [...s].length;
  * in `terms`); every matching word lying wholly inside the fragment has a span. Returns the
  * fragments' byte ranges in the stored text.
  */
-function checkFragments(t: ExecutionContext, stored: string, fragments: { text: string; spans: [number, number][] }[], terms: Set<string>, opts: FtsFieldEntry, fragmentChars: number, label: string, mustHoldMatch = true): [number, number][] {
+function checkFragments(
+  t: ExecutionContext,
+  stored: string,
+  fragments: { text: string; spans: [number, number][] }[],
+  terms: Set<string>,
+  opts: FtsFieldEntry,
+  fragmentChars: number,
+  label: string,
+  mustHoldMatch = true,
+): [number, number][] {
   const o = fieldOptions(opts);
   const words = tokenize(stored);
   const whole = utf8(stored);
@@ -737,7 +879,14 @@ test('highlight {}: one fragment per clause field, byte spans over multibyte tex
   t.true(start >= 0);
   const absolute = f.spans.map(([s, e]) => [s + start, e + start]);
   // naïve = 6 bytes, space, café = 5 bytes, space, 東京 = 6 bytes, space, Café = 5 bytes
-  t.deepEqual(absolute, [[7, 12], [13, 19], [20, 25]].filter(([s]) => s >= start));
+  t.deepEqual(
+    absolute,
+    [
+      [7, 12],
+      [13, 19],
+      [20, 25],
+    ].filter(([s]) => s >= start),
+  );
   t.deepEqual(absolute.length, 3, 'the short text fits one default fragment whole from the first match');
   t.false('clauses' in (hit.annotations ?? {}), 'highlight alone adds no clauses');
 });
@@ -748,7 +897,10 @@ test('highlight with ascii_folding: the span covers the word as the document spe
   const store = await storeOf(corpus, schemas);
   const [hit] = await store.textSearch({ field: 'body', query: 'naive', highlight: {} });
   const f = hit.annotations!.highlights![0].fragments[0];
-  t.deepEqual(f.spans.map(([s, e]) => utf8(f.text).subarray(s, e).toString('utf8')), ['Naïve']);
+  t.deepEqual(
+    f.spans.map(([s, e]) => utf8(f.text).subarray(s, e).toString('utf8')),
+    ['Naïve'],
+  );
 });
 
 test('highlight: fragments never exceed fragment_chars characters, never cut a codepoint, and spans cover whole matching words', async (t) => {
@@ -781,7 +933,10 @@ test('highlight: a clause field with a matching word has its entry even when fra
   const corpus = bodies('c', { x: 'Running foxes' });
   const store = await storeOf(corpus, SCHEMA);
   const [hit] = await store.textSearch({ field: 'body', query: 'run fox', highlight: { fragment_chars: 1 } });
-  t.deepEqual(hit.annotations?.highlights?.map((h) => h.field), ['body']);
+  t.deepEqual(
+    hit.annotations?.highlights?.map((h) => h.field),
+    ['body'],
+  );
   for (const f of hit.annotations?.highlights?.[0]?.fragments ?? []) t.true(chars(f.text) <= 1 && f.spans.length === 0, JSON.stringify(f));
 });
 
@@ -795,11 +950,18 @@ test('highlight: fragments are chosen greedily by how many matching words they h
   const [hit] = await store.textSearch({ field: 'body', query: 'alpha beta gamma', highlight: { fragment_chars: 40, max_fragments: 3 } });
   const frags = hit.annotations!.highlights![0].fragments;
   checkFragments(t, text, frags, terms, 'body', 40, 'greedy');
-  t.deepEqual(frags.map((f) => f.spans.length), [3, 1, 1]);
+  t.deepEqual(
+    frags.map((f) => f.spans.length),
+    [3, 1, 1],
+  );
   t.true(frags[1].text.includes('alpha'), 'of the one-match fragments the earlier comes first');
   t.true(frags[2].text.includes('gamma') && !frags[2].text.includes('alpha'));
   const [top] = await store.textSearch({ field: 'body', query: 'alpha beta gamma', highlight: { fragment_chars: 40 } });
-  t.deepEqual(top.annotations!.highlights![0].fragments.map((f) => f.spans.length), [3], 'max_fragments 1 keeps the best');
+  t.deepEqual(
+    top.annotations!.highlights![0].fragments.map((f) => f.spans.length),
+    [3],
+    'max_fragments 1 keeps the best',
+  );
 });
 
 test('highlight works when the field is excluded by projection', async (t) => {
@@ -810,7 +972,11 @@ test('highlight works when the field is excluded by projection', async (t) => {
     t.false('body' in hit.attrs, JSON.stringify(projection));
     const f = hit.annotations?.highlights?.[0]?.fragments[0];
     t.truthy(f, JSON.stringify(projection));
-    if (f) t.deepEqual(f.spans.map(([s, e]) => utf8(f.text).subarray(s, e).toString()), ['fox']);
+    if (f)
+      t.deepEqual(
+        f.spans.map(([s, e]) => utf8(f.text).subarray(s, e).toString()),
+        ['fox'],
+      );
   }
 });
 
@@ -820,22 +986,44 @@ test('highlight: one entry per clause field in which the hit has a matching word
     y: { title: str('Cooking'), body: str('runs of pasta') },
   });
   const store = await storeOf(corpus, { c: ['title', 'body'] });
-  const clauses = [{ field: 'title', query: 'runn', prefix: true }, { field: 'body', query: 'running' }];
+  const clauses = [
+    { field: 'title', query: 'runn', prefix: true },
+    { field: 'body', query: 'running' },
+  ];
   const hits = await store.textSearch({ clauses, highlight: { max_fragments: 5 }, explain: true });
   const x = hits.find((h) => h.id === 'x')!;
-  t.deepEqual(x.annotations?.highlights?.map((h) => h.field), ['title', 'body']);
+  t.deepEqual(
+    x.annotations?.highlights?.map((h) => h.field),
+    ['title', 'body'],
+  );
   const title = x.annotations!.highlights![0].fragments[0];
-  t.deepEqual(title.spans.map(([s, e]) => utf8(title.text).subarray(s, e).toString()), ['Runners']);
+  t.deepEqual(
+    title.spans.map(([s, e]) => utf8(title.text).subarray(s, e).toString()),
+    ['Runners'],
+  );
   const bodySpans = x.annotations!.highlights![1].fragments.flatMap((f) => f.spans.map(([s, e]) => utf8(f.text).subarray(s, e).toString()));
   t.deepEqual(bodySpans.sort(), ['run', 'runs'], '"runner" is not the stem run');
   const y = hits.find((h) => h.id === 'y')!;
-  t.deepEqual(y.annotations?.highlights?.map((h) => h.field), ['body']);
-  t.deepEqual(y.annotations?.clauses?.map((c) => c.field), ['body']);
+  t.deepEqual(
+    y.annotations?.highlights?.map((h) => h.field),
+    ['body'],
+  );
+  t.deepEqual(
+    y.annotations?.clauses?.map((c) => c.field),
+    ['body'],
+  );
 });
 
 test('highlight options are validated: max_fragments 1..100, fragment_chars 1..10000', async (t) => {
   const store = await storeOf(ANIMALS, SCHEMA);
-  for (const highlight of [{ max_fragments: 0 }, { max_fragments: 101 }, { fragment_chars: 0 }, { fragment_chars: 10_001 }, { max_fragments: 1.5 }, { bogus: 1 } as never]) {
+  for (const highlight of [
+    { max_fragments: 0 },
+    { max_fragments: 101 },
+    { fragment_chars: 0 },
+    { fragment_chars: 10_001 },
+    { max_fragments: 1.5 },
+    { bogus: 1 } as never,
+  ]) {
     await rejectsWith(t, store.textSearch({ field: 'body', query: 'fox', highlight }), 400, JSON.stringify(highlight));
   }
   t.is((await store.textSearch({ field: 'body', query: 'fox', highlight: { max_fragments: 100, fragment_chars: 10_000 } })).length, 3);

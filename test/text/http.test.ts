@@ -11,16 +11,26 @@ type Hit = { collection: string; id: string; score: number; attrs: Record<string
 let server: Server;
 
 const DOCS = [
-  { id: 'p1', vector: [1, 0, 0, 0], attrs: { body: { Str: 'Running shoes for trail runners' }, title: { Str: 'Shoes' }, n: { Int: 1 }, ts: { DateTime: 1000 } } },
+  {
+    id: 'p1',
+    vector: [1, 0, 0, 0],
+    attrs: { body: { Str: 'Running shoes for trail runners' }, title: { Str: 'Shoes' }, n: { Int: 1 }, ts: { DateTime: 1000 } },
+  },
   { id: 'p2', vector: [0.9, 0.1, 0, 0], attrs: { body: { Str: 'A quiet café by the river' }, title: { Str: 'Café' }, n: { Int: 2 }, ts: { DateTime: 2000 } } },
-  { id: 'p3', vector: [0, 1, 0, 0], attrs: { body: { Str: 'The runner runs along the river' }, title: { Str: 'River run' }, n: { Int: 3 }, ts: { DateTime: 3000 } } },
+  {
+    id: 'p3',
+    vector: [0, 1, 0, 0],
+    attrs: { body: { Str: 'The runner runs along the river' }, title: { Str: 'River run' }, n: { Int: 3 }, ts: { DateTime: 3000 } },
+  },
   { id: 'p4', attrs: { body: { Str: 'Text only: rivers and running water' }, n: { Int: 4 } } },
 ];
 
 test.before(async () => {
   server = await startServer();
   await call(server, 'POST', '/collections/docs/upsert', { records: DOCS });
-  const r = await call(server, 'POST', '/collections/docs/fts-schema', { fields: ['title', { field: 'body', k1: 1.2, b: 0.75, language: 'english', ascii_folding: true, max_token_len: 40 }] });
+  const r = await call(server, 'POST', '/collections/docs/fts-schema', {
+    fields: ['title', { field: 'body', k1: 1.2, b: 0.75, language: 'english', ascii_folding: true, max_token_len: 40 }],
+  });
   if (r.status !== 200) throw new Error(`fts-schema failed: ${r.status} ${r.text}`);
   await call(server, 'PUT', '/aliases/docs_alias', { target: 'docs' });
 });
@@ -31,7 +41,12 @@ async function snapshot() {
   const [records, versions, search] = await Promise.all([
     call(server, 'GET', '/collections/docs/records'),
     call(server, 'GET', '/versions'),
-    call(server, 'POST', '/text-search', { clauses: [{ field: 'body', query: 'river running' }, { field: 'title', query: 'river shoes' }] }),
+    call(server, 'POST', '/text-search', {
+      clauses: [
+        { field: 'body', query: 'river running' },
+        { field: 'title', query: 'river shoes' },
+      ],
+    }),
   ]);
   return { records: records.text, version: versions.json.commit_version, search: search.text };
 }
@@ -81,10 +96,17 @@ test.serial('POST /text-search returns hits shaped like /search, ranked by BM25 
 
 test.serial('POST /text-search: clauses, combine, folding, prefix, explain and highlight over the wire', async (t) => {
   const folded = await call(server, 'POST', '/text-search', { field: 'body', query: 'CAFE' });
-  t.deepEqual((folded.json as Hit[]).map((h) => h.id), ['p2'], 'body folds');
+  t.deepEqual(
+    (folded.json as Hit[]).map((h) => h.id),
+    ['p2'],
+    'body folds',
+  );
   t.deepEqual((await call(server, 'POST', '/text-search', { field: 'title', query: 'CAFE' })).json, [], 'title does not');
   const r = await call(server, 'POST', '/text-search', {
-    clauses: [{ field: 'title', query: 'riv', prefix: true }, { field: 'body', query: 'river' }],
+    clauses: [
+      { field: 'title', query: 'riv', prefix: true },
+      { field: 'body', query: 'river' },
+    ],
     combine: 'Max',
     explain: true,
     highlight: { max_fragments: 2, fragment_chars: 50 },
@@ -93,16 +115,25 @@ test.serial('POST /text-search: clauses, combine, folding, prefix, explain and h
   t.is(r.status, 200);
   const hits = r.json as Hit[];
   const p3 = hits.find((h) => h.id === 'p3')!;
-  t.deepEqual(p3.annotations.clauses.map((c: { field: string }) => c.field), ['title', 'body']);
+  t.deepEqual(
+    p3.annotations.clauses.map((c: { field: string }) => c.field),
+    ['title', 'body'],
+  );
   t.deepEqual(p3.annotations.clauses[0].expansion, { matched: 1, scored: 1 });
   const best = Math.max(...p3.annotations.clauses.map((c: { score: number }) => c.score));
   t.true(Math.abs(p3.score - best) <= 1e-4 * best, 'combine Max');
   t.false('body' in p3.attrs);
   const bodyHl = p3.annotations.highlights.find((h: { field: string }) => h.field === 'body');
   const f = bodyHl.fragments[0];
-  t.deepEqual(f.spans.map(([s, e]: [number, number]) => Buffer.from(f.text).subarray(s, e).toString()), ['river']);
+  t.deepEqual(
+    f.spans.map(([s, e]: [number, number]) => Buffer.from(f.text).subarray(s, e).toString()),
+    ['river'],
+  );
   const p2 = hits.find((h) => h.id === 'p2')!;
-  t.deepEqual(p2.annotations.clauses.map((c: { field: string }) => c.field), ['body']);
+  t.deepEqual(
+    p2.annotations.clauses.map((c: { field: string }) => c.field),
+    ['body'],
+  );
 });
 
 test.serial('POST /hybrid-search fuses the vector and text legs with RRF', async (t) => {
@@ -212,7 +243,11 @@ test.serial('/hybrid-search on a dimension-0 store is 400 naming the vector', as
   t.teardown(() => kw.stop());
   await call(kw, 'POST', '/collections/k/upsert', { records: [{ id: 'a', attrs: { body: { Str: 'river' } } }] });
   t.deepEqual((await call(kw, 'POST', '/collections/k/fts-schema', { fields: ['body'] })).json, { ok: true });
-  t.deepEqual(((await call(kw, 'POST', '/text-search', { field: 'body', query: 'river' })).json as Hit[]).map((h) => h.id), ['a'], 'text search works');
+  t.deepEqual(
+    ((await call(kw, 'POST', '/text-search', { field: 'body', query: 'river' })).json as Hit[]).map((h) => h.id),
+    ['a'],
+    'text search works',
+  );
   isError(t, await call(kw, 'POST', '/hybrid-search', { vector: [], field: 'body', text: 'river' }), [/vector/], 'empty vector');
   isError(t, await call(kw, 'POST', '/hybrid-search', { vector: [1, 0, 0, 0], field: 'body', text: 'river' }), [/vector/], 'a vector');
 });
@@ -284,13 +319,26 @@ test('acknowledged fts-schema declarations and documents survive SIGKILL; search
   ok(await call(first, 'POST', '/collections/c/fts-schema', { fields: [] }));
   const queries = [
     ['/text-search', { field: 'body', query: 'river running', top_k: 20 }],
-    ['/text-search', { clauses: [{ field: 'title', query: 'river' }, { field: 'body', query: 'run' }], explain: true, top_k: 20 }],
+    [
+      '/text-search',
+      {
+        clauses: [
+          { field: 'title', query: 'river' },
+          { field: 'body', query: 'run' },
+        ],
+        explain: true,
+        top_k: 20,
+      },
+    ],
     ['/hybrid-search', { vector: [1, 0, 0, 0], field: 'body', text: 'runner', top_k: 20 }],
     ['/suggest', { field: 'body', prefix: 'ri' }],
   ] as const;
   const before = await Promise.all(queries.map(([path, body]) => call(first, 'POST', path, body)));
   t.true((before[0].json as Hit[]).some((h) => h.collection === 'a') && (before[0].json as Hit[]).some((h) => h.collection === 'b'));
-  t.false((before[0].json as Hit[]).some((h) => h.collection === 'c'), 'c was dropped');
+  t.false(
+    (before[0].json as Hit[]).some((h) => h.collection === 'c'),
+    'c was dropped',
+  );
   t.is(await first.stop('SIGKILL'), null);
 
   const second = await startServer(['--data', data]);

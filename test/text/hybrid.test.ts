@@ -45,7 +45,9 @@ async function fuse(store: Store, body: HybridSearchRequest): Promise<Fused[]> {
   const common = { top_k: candidates, ...(body.scope ? { scope: body.scope } : {}), ...(body.filter ? { filter: body.filter } : {}) };
   const vectorLeg = await store.search({ query: body.vector!, ...common });
   const textLeg: Hit[] = await store.textSearch({
-    ...(body.clauses ? { clauses: body.clauses, ...(body.combine ? { combine: body.combine } : {}) } : { field: body.field, query: body.text, ...(body.prefix ? { prefix: body.prefix } : {}) }),
+    ...(body.clauses
+      ? { clauses: body.clauses, ...(body.combine ? { combine: body.combine } : {}) }
+      : { field: body.field, query: body.text, ...(body.prefix ? { prefix: body.prefix } : {}) }),
     ...common,
   });
   const k = body.rrf_k ?? 60;
@@ -74,13 +76,22 @@ test('RRF: the fused score sums 1 / (60 + rank) over the legs that returned the 
   const store = await storeOf(DOCS, SCHEMAS);
   const hits = await expectFused(t, store, { vector: Q, field: 'body', text: 'river lantern', top_k: 50 }, 'defaults');
   const f = await fuse(store, { vector: Q, field: 'body', text: 'river lantern', top_k: 50 });
-  t.true(f.some((x) => x.vector && !x.text) && f.some((x) => x.text && !x.vector) && f.some((x) => x.text && x.vector), 'the corpus exercises one-leg and two-leg documents');
+  t.true(
+    f.some((x) => x.vector && !x.text) && f.some((x) => x.text && !x.vector) && f.some((x) => x.text && x.vector),
+    'the corpus exercises one-leg and two-leg documents',
+  );
   t.deepEqual(await store.hybridSearch({ vector: Q, field: 'body', text: 'river lantern' }), hits.slice(0, 10), 'top_k defaults to 10');
 });
 
 test('rrf_k and candidates: each leg runs candidates deep; rrf_k 0 is allowed', async (t) => {
   const store = await storeOf(DOCS, SCHEMAS);
-  for (const [rrf_k, candidates] of [[0, 100], [5, 100], [60, 3], [1, 10], [1000, 1]]) {
+  for (const [rrf_k, candidates] of [
+    [0, 100],
+    [5, 100],
+    [60, 3],
+    [1, 10],
+    [1000, 1],
+  ]) {
     await expectFused(t, store, { vector: Q, field: 'body', text: 'forest copper', top_k: 30, rrf_k, candidates }, `rrf_k ${rrf_k} candidates ${candidates}`);
   }
   const shallow = await store.hybridSearch({ vector: Q, field: 'body', text: 'forest copper', top_k: 30, candidates: 3 });
@@ -91,7 +102,13 @@ test('weights scale each leg; both 1.0 equals unweighted fusion; a weight of 0 l
   const store = await storeOf(DOCS, SCHEMAS);
   const base = { vector: Q, field: 'body', text: 'harbor meadow', top_k: 40 };
   t.deepEqual(await store.hybridSearch({ ...base, vector_weight: 1, text_weight: 1 }), await store.hybridSearch(base));
-  for (const [vector_weight, text_weight] of [[2, 0.5], [0.1, 3], [0, 1], [1, 0], [0, 0]]) {
+  for (const [vector_weight, text_weight] of [
+    [2, 0.5],
+    [0.1, 3],
+    [0, 1],
+    [1, 0],
+    [0, 0],
+  ]) {
     await expectFused(t, store, { ...base, vector_weight, text_weight }, `weights ${vector_weight}/${text_weight}`);
   }
 });
@@ -106,7 +123,7 @@ test('offset pages the fused ranking, not a leg', async (t) => {
   t.deepEqual(await store.hybridSearch({ ...base, offset: 1_000, top_k: 5 }), []);
 });
 
-test('explain: vector and text carry each leg\'s 0-based rank and own score, plus the text clauses', async (t) => {
+test("explain: vector and text carry each leg's 0-based rank and own score, plus the text clauses", async (t) => {
   const store = await storeOf(DOCS, SCHEMAS);
   const body = { vector: Q, field: 'body', text: 'copper river', explain: true, top_k: 40 };
   const hits = await expectFused(t, store, body, 'explain');
@@ -121,7 +138,11 @@ test('explain: vector and text carry each leg\'s 0-based rank and own score, plu
     t.is('vector' in a, !!e.vector, `${h.id}: vector key only when the vector leg returned it`);
     t.is('text' in a, !!e.text, `${h.id}: text key only when the text leg returned it`);
     if (e.text) {
-      t.deepEqual(a.clauses?.map((c) => c.field), ['body'], `${h.id} clauses`);
+      t.deepEqual(
+        a.clauses?.map((c) => c.field),
+        ['body'],
+        `${h.id} clauses`,
+      );
       t.true(Math.abs(a.clauses![0].score - e.text.score) <= 1e-4 * e.text.score);
     }
   }
@@ -141,7 +162,10 @@ test('filter applies to both legs, and scope to both', async (t) => {
 
 test('clauses with combine and prefix make the text leg', async (t) => {
   const store = await storeOf(DOCS, SCHEMAS);
-  const clauses = [{ field: 'title', query: 'lant', prefix: true }, { field: 'body', query: 'meadow' }];
+  const clauses = [
+    { field: 'title', query: 'lant', prefix: true },
+    { field: 'body', query: 'meadow' },
+  ];
   for (const combine of ['Sum', 'Max'] as const) await expectFused(t, store, { vector: Q, clauses, combine, top_k: 40 }, `clauses ${combine}`);
   await expectFused(t, store, { vector: Q, field: 'title', text: 'cop', prefix: true, top_k: 40 }, 'shorthand prefix');
 });
@@ -170,12 +194,19 @@ test('highlight works on hybrid hits the text leg matched', async (t) => {
   t.true(withText.length > 0);
   for (const h of withText) {
     const f = h.annotations!.highlights![0].fragments[0];
-    t.true(f.spans.every(([s, e]) => Buffer.from(f.text).subarray(s, e).toString().toLowerCase() === 'lantern'), h.id);
+    t.true(
+      f.spans.every(([s, e]) => Buffer.from(f.text).subarray(s, e).toString().toLowerCase() === 'lantern'),
+      h.id,
+    );
   }
 });
 
 test('a dimension-0 store answers 400 for hybrid search (vector is required and cannot be served)', async (t) => {
-  const store = await storeOf(DOCS.map(({ vector: _, ...d }) => d), SCHEMAS, 0);
+  const store = await storeOf(
+    DOCS.map(({ vector: _, ...d }) => d),
+    SCHEMAS,
+    0,
+  );
   await rejectsWith(t, store.hybridSearch({ vector: Q, field: 'body', text: 'river' }), 400, 'dimension 0 with a vector');
   await rejectsWith(t, store.hybridSearch({ vector: [], field: 'body', text: 'river' }), 400, 'dimension 0 with []');
   await rejectsWith(t, store.hybridSearch({ field: 'body', text: 'river' } as HybridSearchRequest), 400, 'dimension 0 without a vector');
@@ -212,5 +243,9 @@ test('validation: each malformed /hybrid-search body is 400', async (t) => {
   for (const [label, body] of bad) await rejectsWith(t, store.hybridSearch(Buffer.from(body)), 400, label);
   const empty = await rejectsWith(t, store.hybridSearch(Buffer.from(`{${v},"clauses":[]}`)), 400);
   t.regex(empty.message, /or use field \+ text$/, 'the fix is spelled as this route spells it');
-  t.is((await store.hybridSearch(Buffer.from(`{${v},"field":"body","text":"river","candidates":10000,"offset":9990,"top_k":10}`))).length, 0, 'the limits themselves are accepted');
+  t.is(
+    (await store.hybridSearch(Buffer.from(`{${v},"field":"body","text":"river","candidates":10000,"offset":9990,"top_k":10}`))).length,
+    0,
+    'the limits themselves are accepted',
+  );
 });

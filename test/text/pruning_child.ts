@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   for (let batch = 0; batch < 12; batch++) {
     const c = batch % 3 === 0 ? 'b' : 'a';
     const records = Array.from({ length: 400 }, (_, i) => ({
-      id: `d${(batch * 400 + i) % 3000}`,  // some ids repeat: overwrites leave deleted rows behind
+      id: `d${(batch * 400 + i) % 3000}`, // some ids repeat: overwrites leave deleted rows behind
       attrs: { t: { Str: phrase(2 + Math.floor(rnd() * 25)) }, u: { Str: phrase(1 + Math.floor(rnd() * 4)) } },
     }));
     await store.upsert(c, { records });
@@ -28,7 +28,13 @@ async function main(): Promise<void> {
     const top_k = [1, 3, 10, 40][q % 4];
     const body =
       q % 3 === 0
-        ? { clauses: [{ field: 't', query: words }, { field: 'u', query: words.split(' ')[0] }], top_k }
+        ? {
+            clauses: [
+              { field: 't', query: words },
+              { field: 'u', query: words.split(' ')[0] },
+            ],
+            top_k,
+          }
         : { field: 't', query: words, top_k, offset: q % 5, ...(q % 7 === 0 ? { min_score: 3 } : {}) };
     const hits = await store.textSearch(body);
     rankings.push(hits.map((h) => `${h.collection}/${h.id}:${h.score}`).join(','));

@@ -56,7 +56,10 @@ function oracleSuggest(all: Doc[], schemas: Record<string, FtsFieldEntry[]>, q: 
       const toks = tokenize(q.prefix);
       if (!toks.length || /[^\p{L}\p{Nd}]$/u.test(q.prefix)) continue;
       const final = surface(toks[toks.length - 1].word, opts);
-      const earlier = toks.slice(0, -1).map((tk) => term(tk.word, opts)).filter((x): x is string => x !== null);
+      const earlier = toks
+        .slice(0, -1)
+        .map((tk) => term(tk.word, opts))
+        .filter((x): x is string => x !== null);
       const holders = [...index.docs.entries()].filter(([k, d]) => {
         const id = k.split('\u0000')[1];
         const doc = all.find((x) => x.collection === c && x.id === id)!;
@@ -76,16 +79,21 @@ function oracleSuggest(all: Doc[], schemas: Record<string, FtsFieldEntry[]>, q: 
         merged.set(s, { df: (m?.df ?? 0) + df, dist });
       }
     }
-    return [...merged.entries()]
-      .sort(([a, x], [b, y]) => x.dist - y.dist || y.df - x.df || byteOrder(a, b))
-      .map(([t, { df }]) => ({ term: t, df }));
+    return [...merged.entries()].sort(([a, x], [b, y]) => x.dist - y.dist || y.df - x.df || byteOrder(a, b)).map(([t, { df }]) => ({ term: t, df }));
   };
   let found = rows(false);
   if (!found.length && q.fuzzy !== false) found = rows(true);
   return { suggestions: found.slice(0, 256).slice(0, limit), matched: found.length };
 }
 
-async function expectSuggest(t: ExecutionContext, store: Store, all: Doc[], schemas: Record<string, FtsFieldEntry[]>, q: SuggestRequest, keep?: (d: Doc) => boolean): Promise<SuggestResult> {
+async function expectSuggest(
+  t: ExecutionContext,
+  store: Store,
+  all: Doc[],
+  schemas: Record<string, FtsFieldEntry[]>,
+  q: SuggestRequest,
+  keep?: (d: Doc) => boolean,
+): Promise<SuggestResult> {
   const got = await store.suggest(q);
   const { filter: _, ...rest } = q;
   t.deepEqual(got, oracleSuggest(all, schemas, { ...rest, keep }), JSON.stringify(q));
@@ -122,7 +130,11 @@ test('completions are surface words, ordered by df descending then term ascendin
 test('the final token is lowercased; surface words are lowercased and unstemmed', async (t) => {
   const store = await storeOf(CORPUS, SCHEMA);
   t.deepEqual(await store.suggest({ field: 'body', prefix: 'RUNN' }), {
-    suggestions: [{ term: 'running', df: 5 }, { term: 'runner', df: 2 }, { term: 'runners', df: 2 }],
+    suggestions: [
+      { term: 'running', df: 5 },
+      { term: 'runner', df: 2 },
+      { term: 'runners', df: 2 },
+    ],
     matched: 3,
   });
 });
@@ -137,24 +149,51 @@ test('stopwords are not completions', async (t) => {
 test('filter conditions each df; a completion whose documents are all excluded is absent', async (t) => {
   const store = await storeOf(CORPUS, SCHEMA);
   const filter = [{ Eq: ['color', str('green')] as [string, { Str: string }] }];
-  const r = await expectSuggest(t, store, CORPUS, SCHEMA, { field: 'body', prefix: 'ru', filter }, (d) => (d.attrs?.color as { Str: string } | undefined)?.Str === 'green');
-  t.deepEqual(r.suggestions.map((s) => s.term), ['run', 'running', 'runs', 'rune']);
+  const r = await expectSuggest(
+    t,
+    store,
+    CORPUS,
+    SCHEMA,
+    { field: 'body', prefix: 'ru', filter },
+    (d) => (d.attrs?.color as { Str: string } | undefined)?.Str === 'green',
+  );
+  t.deepEqual(
+    r.suggestions.map((s) => s.term),
+    ['run', 'running', 'runs', 'rune'],
+  );
   t.true(r.suggestions.every((s) => s.df <= 2));
   const red = await store.suggest({ field: 'body', prefix: 'ru', filter: [{ Eq: ['color', str('red')] }] });
-  t.deepEqual(red, { suggestions: [{ term: 'rum', df: 1 }, { term: 'run', df: 1 }, { term: 'running', df: 1 }, { term: 'runs', df: 1 }], matched: 4 });
+  t.deepEqual(red, {
+    suggestions: [
+      { term: 'rum', df: 1 },
+      { term: 'run', df: 1 },
+      { term: 'running', df: 1 },
+      { term: 'runs', df: 1 },
+    ],
+    matched: 4,
+  });
   await rejectsWith(t, store.suggest({ field: 'body', prefix: 'ru', filter: [{ Regex: ['color', '('] }] }), 400, 'invalid filter');
 });
 
 test('earlier words narrow each df to documents holding all of their stems', async (t) => {
   const store = await storeOf(CORPUS, SCHEMA);
   t.deepEqual(await expectSuggest(t, store, CORPUS, SCHEMA, { field: 'body', prefix: 'red ru' }), {
-    suggestions: [{ term: 'rum', df: 1 }, { term: 'run', df: 1 }, { term: 'running', df: 1 }, { term: 'runs', df: 1 }],
+    suggestions: [
+      { term: 'rum', df: 1 },
+      { term: 'run', df: 1 },
+      { term: 'running', df: 1 },
+      { term: 'runs', df: 1 },
+    ],
     matched: 4,
   });
   // "Runs" holds the stem of "running", so s1, s5 (running) and no others with shoes.
   t.deepEqual(await expectSuggest(t, store, CORPUS, SCHEMA, { field: 'body', prefix: 'Runs sh' }), { suggestions: [{ term: 'shoes', df: 2 }], matched: 1 });
   t.deepEqual(await expectSuggest(t, store, CORPUS, SCHEMA, { field: 'body', prefix: 'red shoes ru' }), {
-    suggestions: [{ term: 'run', df: 1 }, { term: 'running', df: 1 }, { term: 'runs', df: 1 }],
+    suggestions: [
+      { term: 'run', df: 1 },
+      { term: 'running', df: 1 },
+      { term: 'runs', df: 1 },
+    ],
     matched: 3,
   });
   t.deepEqual(await store.suggest({ field: 'body', prefix: 'purple ru' }), { suggestions: [], matched: 0 }, 'an earlier word nobody holds');
@@ -177,7 +216,13 @@ test('a prefix ending in a separator completes nothing', async (t) => {
 
 test('matched counts every completion while limit cuts the list; the default limit is 10', async (t) => {
   const store = await storeOf(CORPUS, SCHEMA);
-  t.deepEqual(await store.suggest({ field: 'body', prefix: 'ru', limit: 2 }), { suggestions: [{ term: 'run', df: 5 }, { term: 'running', df: 5 }], matched: 7 });
+  t.deepEqual(await store.suggest({ field: 'body', prefix: 'ru', limit: 2 }), {
+    suggestions: [
+      { term: 'run', df: 5 },
+      { term: 'running', df: 5 },
+    ],
+    matched: 7,
+  });
   const words = Array.from({ length: 15 }, (_, i) => `word${String.fromCharCode(97 + i)}x`);
   const many = bodies('m', { d: words.join(' ') });
   const s2 = await storeOf(many, { m: ['body'] });
@@ -214,8 +259,14 @@ test('at most 256 completions are listed (the commonest); matched counts them al
   const r = await store.suggest({ field: 'body', prefix: 'vox', limit: 10_000 });
   t.is(r.matched, 300);
   t.is(r.suggestions.length, 256);
-  t.true(r.suggestions.every((s) => s.df === 2), 'the commonest are kept');
-  t.deepEqual(r.suggestions.map((s) => s.term), [...words.slice(0, 256)].sort());
+  t.true(
+    r.suggestions.every((s) => s.df === 2),
+    'the commonest are kept',
+  );
+  t.deepEqual(
+    r.suggestions.map((s) => s.term),
+    [...words.slice(0, 256)].sort(),
+  );
   const five = await store.suggest({ field: 'body', prefix: 'vox', limit: 5 });
   t.deepEqual(five, { suggestions: r.suggestions.slice(0, 5), matched: 300 });
 });
@@ -226,7 +277,10 @@ test('deleted documents do not count; a completion left with df 0 is absent', as
   const live = CORPUS.filter((d) => d.id !== 's6' && d.id !== 's4');
   const r = await expectSuggest(t, store, live, SCHEMA, { field: 'body', prefix: 'ru' });
   t.false(r.suggestions.some((s) => s.term === 'rum' || s.term === 'rune'));
-  t.deepEqual(r.suggestions.find((s) => s.term === 'run'), { term: 'run', df: 4 });
+  t.deepEqual(
+    r.suggestions.find((s) => s.term === 'run'),
+    { term: 'run', df: 4 },
+  );
 });
 
 test('with ascii_folding the prefix and the surface words are folded', async (t) => {
@@ -234,12 +288,21 @@ test('with ascii_folding the prefix and the surface words are folded', async (t)
   const corpus = bodies('c', { a: 'Café crème', b: 'cafe society', c: 'cafés' });
   const store = await storeOf(corpus, schemas);
   t.deepEqual(await expectSuggest(t, store, corpus, schemas, { field: 'body', prefix: 'CAFÉ' }), {
-    suggestions: [{ term: 'cafe', df: 3 }, { term: 'cafes', df: 3 }],
+    suggestions: [
+      { term: 'cafe', df: 3 },
+      { term: 'cafes', df: 3 },
+    ],
     matched: 2,
   });
   // Unfolded, "café" and "cafés" share the stem café (df 2) and "cafe" is apart.
   const plain = await storeOf(corpus, SCHEMA);
-  t.deepEqual(await plain.suggest({ field: 'body', prefix: 'café', fuzzy: false }), { suggestions: [{ term: 'café', df: 2 }, { term: 'cafés', df: 2 }], matched: 2 });
+  t.deepEqual(await plain.suggest({ field: 'body', prefix: 'café', fuzzy: false }), {
+    suggestions: [
+      { term: 'café', df: 2 },
+      { term: 'cafés', df: 2 },
+    ],
+    matched: 2,
+  });
   t.deepEqual(await plain.suggest({ field: 'body', prefix: 'cafe', fuzzy: false }), { suggestions: [{ term: 'cafe', df: 1 }], matched: 1 });
 });
 
@@ -274,7 +337,10 @@ test('fuzzy: a token of 4 to 7 characters is retried within one edit', async (t)
 
 test('fuzzy: a token of 8 or more characters is retried within two edits', async (t) => {
   const store = await storeOf(TYPOS, SCHEMA);
-  t.deepEqual(await expectSuggest(t, store, TYPOS, SCHEMA, { field: 'body', prefix: 'magnxfxc' }), { suggestions: [{ term: 'magnificent', df: 1 }], matched: 1 });
+  t.deepEqual(await expectSuggest(t, store, TYPOS, SCHEMA, { field: 'body', prefix: 'magnxfxc' }), {
+    suggestions: [{ term: 'magnificent', df: 1 }],
+    matched: 1,
+  });
   t.deepEqual(await store.suggest({ field: 'body', prefix: 'mxgnxfxc' }), { suggestions: [], matched: 0 }, 'three edits');
 });
 
@@ -282,7 +348,11 @@ test('fuzzy: ranked by edit distance, then df descending, then term', async (t) 
   const store = await storeOf(TYPOS, SCHEMA);
   // magnificent is 1 edit away (df 1); magnifier and magnifies share the stem magnifi (df 3) at 2 edits.
   t.deepEqual(await expectSuggest(t, store, TYPOS, SCHEMA, { field: 'body', prefix: 'magnifxce' }), {
-    suggestions: [{ term: 'magnificent', df: 1 }, { term: 'magnifier', df: 3 }, { term: 'magnifies', df: 3 }],
+    suggestions: [
+      { term: 'magnificent', df: 1 },
+      { term: 'magnifier', df: 3 },
+      { term: 'magnifies', df: 3 },
+    ],
     matched: 3,
   });
   await expectSuggest(t, store, TYPOS, SCHEMA, { field: 'body', prefix: 'candlestx' });
@@ -294,7 +364,11 @@ test('fuzzy: tokens past 64 characters are not retried; 64 characters get two ed
   const store = await storeOf(corpus, SCHEMA);
   const typo = (n: number) => `${long.slice(0, 10)}Z${long.slice(11, n)}`;
   t.is(typo(64).length, 64);
-  t.deepEqual(await store.suggest({ field: 'body', prefix: long.slice(0, 65) }), { suggestions: [{ term: long, df: 1 }], matched: 1 }, 'exact prefixes of any length complete');
+  t.deepEqual(
+    await store.suggest({ field: 'body', prefix: long.slice(0, 65) }),
+    { suggestions: [{ term: long, df: 1 }], matched: 1 },
+    'exact prefixes of any length complete',
+  );
   t.deepEqual(await store.suggest({ field: 'body', prefix: typo(64) }), { suggestions: [{ term: long, df: 1 }], matched: 1 }, '64 characters, one edit');
   t.deepEqual(await store.suggest({ field: 'body', prefix: typo(65) }), { suggestions: [], matched: 0 }, '65 characters');
 });
@@ -320,12 +394,28 @@ test('fuzzy: the filter and earlier-word conditions still apply', async (t) => {
   });
   const store = await storeOf(corpus, SCHEMA);
   t.deepEqual(await expectSuggest(t, store, corpus, SCHEMA, { field: 'body', prefix: 'red magnifxce' }), {
-    suggestions: [{ term: 'magnificent', df: 1 }, { term: 'magnifier', df: 1 }],
+    suggestions: [
+      { term: 'magnificent', df: 1 },
+      { term: 'magnifier', df: 1 },
+    ],
     matched: 2,
   });
   t.deepEqual(
-    await expectSuggest(t, store, corpus, SCHEMA, { field: 'body', prefix: 'magnifxce', filter: [{ Eq: ['k', str('x')] }] }, (d) => (d.attrs?.k as { Str: string } | undefined)?.Str === 'x'),
-    { suggestions: [{ term: 'magnificent', df: 1 }, { term: 'magnifier', df: 1 }], matched: 2 },
+    await expectSuggest(
+      t,
+      store,
+      corpus,
+      SCHEMA,
+      { field: 'body', prefix: 'magnifxce', filter: [{ Eq: ['k', str('x')] }] },
+      (d) => (d.attrs?.k as { Str: string } | undefined)?.Str === 'x',
+    ),
+    {
+      suggestions: [
+        { term: 'magnificent', df: 1 },
+        { term: 'magnifier', df: 1 },
+      ],
+      matched: 2,
+    },
   );
   t.deepEqual(await store.suggest({ field: 'body', prefix: 'blue magnifxce', filter: [{ Eq: ['k', str('y')] }] }), { suggestions: [], matched: 0 });
 });
@@ -337,10 +427,21 @@ test('across collections a shared surface form is one row whose df is the sum', 
   const schemas = { c: ['body'], k: ['body'] };
   const store = await storeOf(corpus, schemas);
   const r = await expectSuggest(t, store, corpus, schemas, { field: 'body', prefix: 'ru' });
-  t.deepEqual(r.suggestions.slice(0, 3), [{ term: 'running', df: 7 }, { term: 'run', df: 5 }, { term: 'runs', df: 5 }]);
-  t.deepEqual(r.suggestions.find((s) => s.term === 'rum'), { term: 'rum', df: 2 });
+  t.deepEqual(r.suggestions.slice(0, 3), [
+    { term: 'running', df: 7 },
+    { term: 'run', df: 5 },
+    { term: 'runs', df: 5 },
+  ]);
+  t.deepEqual(
+    r.suggestions.find((s) => s.term === 'rum'),
+    { term: 'rum', df: 2 },
+  );
   t.deepEqual(await store.suggest({ field: 'body', prefix: 'ru', scope: ['k'] }), {
-    suggestions: [{ term: 'running', df: 2 }, { term: 'ruby', df: 1 }, { term: 'rum', df: 1 }],
+    suggestions: [
+      { term: 'running', df: 2 },
+      { term: 'ruby', df: 1 },
+      { term: 'rum', df: 1 },
+    ],
     matched: 3,
   });
 });
@@ -353,7 +454,10 @@ test('a missing collection, or one without a schema for the field, contributes n
   t.deepEqual(await store.suggest({ field: 'body', prefix: 'ru', scope: ['plain', 'other'] }), none);
   t.deepEqual(await store.suggest({ field: 'title', prefix: 'ru', scope: ['c'] }), none);
   t.deepEqual(await store.suggest({ field: 'nothing', prefix: 'ru' }), none);
-  t.deepEqual(await store.suggest({ field: 'body', prefix: 'ru', scope: ['ghost', 'c', 'plain'] }), await store.suggest({ field: 'body', prefix: 'ru', scope: ['c'] }));
+  t.deepEqual(
+    await store.suggest({ field: 'body', prefix: 'ru', scope: ['ghost', 'c', 'plain'] }),
+    await store.suggest({ field: 'body', prefix: 'ru', scope: ['c'] }),
+  );
   t.deepEqual(await store.suggest({ field: 'body', prefix: 'ru' }), await store.suggest({ field: 'body', prefix: 'ru', scope: ['c'] }), 'all collections');
   const empty = await Store.open({ inMemory: true, dimension: 0 });
   t.deepEqual(await empty.suggest({ field: 'body', prefix: 'ru' }), none, 'an empty store');
@@ -369,7 +473,7 @@ test('suggest reads the schema declared after the data, and a dropped schema con
   t.deepEqual(await store.suggest({ field: 'body', prefix: 'ru' }), { suggestions: [], matched: 0 });
 });
 
-test('randomized corpora: every suggestion list and matched count is the oracle\'s', async (t) => {
+test("randomized corpora: every suggestion list and matched count is the oracle's", async (t) => {
   let answered = 0;
   let fuzzyAnswered = 0;
   for (const seed of [4, 5]) {
@@ -393,7 +497,13 @@ test('randomized corpora: every suggestion list and matched count is the oracle\
       const filtered = rand() < 0.3;
       const scope = rand() < 0.3 ? ['a', 'b'] : undefined;
       const limit = [undefined, 3, 100][Math.floor(rand() * 3)];
-      const body = { field, prefix, ...(scope ? { scope } : {}), ...(limit !== undefined ? { limit } : {}), ...(filtered ? { filter: [{ Eq: ['g', str('x')] as [string, { Str: string }] }] } : {}) };
+      const body = {
+        field,
+        prefix,
+        ...(scope ? { scope } : {}),
+        ...(limit !== undefined ? { limit } : {}),
+        ...(filtered ? { filter: [{ Eq: ['g', str('x')] as [string, { Str: string }] }] } : {}),
+      };
       const r = await expectSuggest(t, store, live, schemas, body, filtered ? (d) => (d.attrs?.g as { Str: string } | undefined)?.Str === 'x' : undefined);
       if (r.suggestions.length) answered++;
       if (r.suggestions.length && q % 4 === 3) fuzzyAnswered++;

@@ -165,7 +165,10 @@ export const idf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df 
 export function clauseTerms(index: FieldIndex, clause: TextClause): { terms: string[]; expansion?: { matched: number; scored: number } } {
   const toks = tokenize(clause.query);
   if (!clause.prefix || toks.length === 0) return { terms: [...new Set(analyze(clause.query, index.opts))] };
-  const earlier = toks.slice(0, -1).map((t) => term(t.word, index.opts)).filter((t): t is string => t !== null);
+  const earlier = toks
+    .slice(0, -1)
+    .map((t) => term(t.word, index.opts))
+    .filter((t): t is string => t !== null);
   const p = surface(toks[toks.length - 1].word, index.opts);
   const expanded = new Set<string>();
   for (const t of index.df.keys()) if (t.startsWith(p)) expanded.add(t);
@@ -274,7 +277,12 @@ const close = (a: number, b: number, rel = 1e-4) => Math.abs(a - b) <= rel * Mat
  * relative, the same (collection, id) at each position except across a near tie (the core scores in
  * f32), and the hits themselves in (score desc, collection, id) order.
  */
-export function assertRanking(t: ExecutionContext, hits: { collection: string; id: string; score: number }[], expected: { collection: string; id: string; score: number }[], label = ''): void {
+export function assertRanking(
+  t: ExecutionContext,
+  hits: { collection: string; id: string; score: number }[],
+  expected: { collection: string; id: string; score: number }[],
+  label = '',
+): void {
   const where = (h: { collection: string; id: string }) => `${h.collection}/${h.id}`;
   const got = hits.map((h) => `${where(h)}=${h.score}`).join(' ');
   const want = expected.map((h) => `${where(h)}=${h.score}`).join(' ');
@@ -283,7 +291,8 @@ export function assertRanking(t: ExecutionContext, hits: { collection: string; i
   for (let i = 0; i < hits.length; i++) {
     const h = hits[i];
     const e = expected[i];
-    if (!close(h.score, e.score)) return void t.fail(`${label}: position ${i} scores ${h.score} (${where(h)}), expected ${e.score} (${where(e)})\n got  ${got}\n want ${want}`);
+    if (!close(h.score, e.score))
+      return void t.fail(`${label}: position ${i} scores ${h.score} (${where(h)}), expected ${e.score} (${where(e)})\n got  ${got}\n want ${want}`);
     if (h.collection !== e.collection || h.id !== e.id) {
       const mine = oracle.get(key(h.collection, h.id));
       if (mine === undefined || !close(mine, e.score, 1e-5))
@@ -318,7 +327,9 @@ export function bodies(collection: string, rows: Record<string, string>, field =
 /** Upserts the documents, one batch per collection (vectors where the document has one). */
 export async function write(store: Store, all: Doc[]): Promise<void> {
   for (const c of [...new Set(all.map((d) => d.collection))]) {
-    const records = all.filter((d) => d.collection === c).map((d) => ({ id: d.id, ...(d.vector ? { vector: d.vector } : {}), ...(d.attrs ? { attrs: d.attrs } : {}) }));
+    const records = all
+      .filter((d) => d.collection === c)
+      .map((d) => ({ id: d.id, ...(d.vector ? { vector: d.vector } : {}), ...(d.attrs ? { attrs: d.attrs } : {}) }));
     await store.upsert(c, { records });
   }
 }
@@ -335,10 +346,48 @@ export async function storeOf(all: Doc[], schemas: Record<string, FtsFieldEntry[
 
 /** Words with shared stems, stopwords, accents and shared prefixes, for randomized corpora. */
 export const VOCAB = [
-  'run', 'runs', 'running', 'runner', 'runners', 'fox', 'foxes', 'lazy', 'dog', 'dogs', 'quick', 'quickly',
-  'brown', 'bear', 'bears', 'river', 'rivers', 'stone', 'stones', 'bridge', 'market', 'markets', 'marketing',
-  'generate', 'generation', 'general', 'the', 'and', 'of', 'a', 'to', 'café', 'cafe', 'naïve', 'über',
-  'ship', 'shipping', 'shipped', 'shop', 'shopping', 'magnificent', 'magnifier',
+  'run',
+  'runs',
+  'running',
+  'runner',
+  'runners',
+  'fox',
+  'foxes',
+  'lazy',
+  'dog',
+  'dogs',
+  'quick',
+  'quickly',
+  'brown',
+  'bear',
+  'bears',
+  'river',
+  'rivers',
+  'stone',
+  'stones',
+  'bridge',
+  'market',
+  'markets',
+  'marketing',
+  'generate',
+  'generation',
+  'general',
+  'the',
+  'and',
+  'of',
+  'a',
+  'to',
+  'café',
+  'cafe',
+  'naïve',
+  'über',
+  'ship',
+  'shipping',
+  'shipped',
+  'shop',
+  'shopping',
+  'magnificent',
+  'magnifier',
 ];
 
 /** A random phrase of 1..max VOCAB words, sometimes capitalized, with mixed separators. */

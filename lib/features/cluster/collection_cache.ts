@@ -211,7 +211,10 @@ export class CollectionCache {
       point.files.map(async (name) => {
         const owner = ownerOf(owners, name);
         if (owner === undefined || !sizes.has(owner)) return;
-        const size = await fs.stat(path.join(this.options.dir, name)).then((st) => st.size, () => 0);
+        const size = await fs.stat(path.join(this.options.dir, name)).then(
+          (st) => st.size,
+          () => 0,
+        );
         sizes.set(owner, (sizes.get(owner) ?? 0) + size);
       }),
     );
@@ -310,7 +313,16 @@ export class CollectionCache {
     if (!record) return;
     let bytes = 0;
     for (const [collection, named] of filesByCollection(record)) {
-      const sizes = await Promise.all(named.map(([name, key]) => (left[name] === key ? fs.stat(path.join(this.options.dir, name)).then((s) => s.size, () => -1) : -1)));
+      const sizes = await Promise.all(
+        named.map(([name, key]) =>
+          left[name] === key
+            ? fs.stat(path.join(this.options.dir, name)).then(
+                (s) => s.size,
+                () => -1,
+              )
+            : -1,
+        ),
+      );
       const size = sizes.reduce((a, b) => (a < 0 || b < 0 ? -1 : a + b), 0);
       if (size < 0 || bytes + size > this.options.bytes) continue;
       bytes += size;
@@ -340,7 +352,14 @@ export class CollectionCache {
   private async sizes(): Promise<Map<string, number>> {
     const files = this.restored ? filesByCollection(this.restored.record) : new Map<string, [string, string][]>();
     const bytesOf = async (collection: string) => {
-      const sizes = await Promise.all((files.get(collection) ?? []).map(([name]) => fs.stat(path.join(this.options.dir, name)).then((s) => s.size, () => 0)));
+      const sizes = await Promise.all(
+        (files.get(collection) ?? []).map(([name]) =>
+          fs.stat(path.join(this.options.dir, name)).then(
+            (s) => s.size,
+            () => 0,
+          ),
+        ),
+      );
       return sizes.reduce((a, b) => a + b, 0);
     };
     return new Map(await Promise.all([...this.held].map(async (n) => [n, await bytesOf(n)] as const)));

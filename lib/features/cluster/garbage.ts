@@ -78,11 +78,15 @@ export class GarbageCollector {
         if (!signal.aborted) this.counters.refused++;
         return;
       }
-      await eachLimited(doomed.slice(i, i + DELETE_BATCH).filter((key) => !spared(key)), TRANSFER_CONCURRENCY, async (key) => {
-        await objects.delete(key, { signal });
-        this.unnamedSince.delete(key);
-        this.counters.deleted++;
-      });
+      await eachLimited(
+        doomed.slice(i, i + DELETE_BATCH).filter((key) => !spared(key)),
+        TRANSFER_CONCURRENCY,
+        async (key) => {
+          await objects.delete(key, { signal });
+          this.unnamedSince.delete(key);
+          this.counters.deleted++;
+        },
+      );
     }
   }
 
@@ -106,7 +110,10 @@ export class GarbageCollector {
       if (signal.aborted) return null;
       published = this.options.published();
       [current, lease] = await Promise.all([
-        objects.head(currentKey(prefix), { signal }).then((info) => info.etag, () => null),
+        objects.head(currentKey(prefix), { signal }).then(
+          (info) => info.etag,
+          () => null,
+        ),
         this.options.verifyLease().catch(() => false),
       ]);
       // This writer's own publish landing during the check is no reason to stop: check again.

@@ -249,9 +249,12 @@ export class WriterLease extends EventEmitter {
   }
 
   private scheduleRenewal(delayMs: number): void {
-    this.renewTimer = setTimeout(() => {
-      this.renewing = this.renew().finally(() => (this.renewing = undefined));
-    }, Math.max(0, delayMs));
+    this.renewTimer = setTimeout(
+      () => {
+        this.renewing = this.renew().finally(() => (this.renewing = undefined));
+      },
+      Math.max(0, delayMs),
+    );
     this.renewTimer.unref();
   }
 

@@ -45,7 +45,6 @@ export interface ClusterOptions {
   pollMs?: number;
 }
 
-
 export class ClusterNode {
   /** This process's lease owner id. */
   private readonly owner = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
@@ -61,10 +60,12 @@ export class ClusterNode {
 
   constructor(private readonly options: ClusterOptions) {
     this.waitingFor = `joining the cluster at ${options.location}`;
-    this.lease = options.reader ? null : new WriterLease({ store: options.objects, key: `${options.prefix}/lease.json`, owner: this.owner, ttlMs: options.leaseTtlMs });
+    this.lease = options.reader
+      ? null
+      : new WriterLease({ store: options.objects, key: `${options.prefix}/lease.json`, owner: this.owner, ttlMs: options.leaseTtlMs });
     const { objects, prefix, dir, cacheBytes } = options;
     if (cacheBytes !== undefined && !options.reader && (options.open.historyVersions ?? 0) > 0)
-      throw new StoreError(400, 'cacheBytes bounds a writer that keeps no history: historyVersions needs every collection\'s files');
+      throw new StoreError(400, "cacheBytes bounds a writer that keeps no history: historyVersions needs every collection's files");
     this.cache = cacheBytes === undefined ? null : new CollectionCache({ objects, prefix, dir, bytes: cacheBytes });
   }
 
@@ -133,7 +134,9 @@ export class ClusterNode {
         gcGraceMs: this.options.gcGraceMs,
       });
       this.shipper = shipper;
-      lease.on('fenced', (by: string | null) => shipper.fence(`this writer was superseded${by ? ` by ${by}` : ''} (fenced); send writes to the current writer`));
+      lease.on('fenced', (by: string | null) =>
+        shipper.fence(`this writer was superseded${by ? ` by ${by}` : ''} (fenced); send writes to the current writer`),
+      );
       // Publishing under this epoch at once: the state this writer serves is in the object store.
       await shipper.sync();
       signal?.throwIfAborted();
@@ -162,9 +165,13 @@ export class ClusterNode {
       const restored = this.restored;
       if (restored === null) return null;
       // A claim is a publish: only under a lease this writer holds, at an epoch past the state's.
-      if (!lease.held() && !(await lease.renewNow())) throw new StoreError(503, `the writer lease of ${this.options.location} was lost while this writer restored`);
+      if (!lease.held() && !(await lease.renewNow()))
+        throw new StoreError(503, `the writer lease of ${this.options.location} was lost while this writer restored`);
       if (restored.record.epoch >= lease.epoch)
-        throw new StoreError(500, `the writer lease of ${this.options.location} is at epoch ${lease.epoch}, not past the published state's ${restored.record.epoch}: its lease object was deleted or replaced; refusing to publish under a reused epoch`);
+        throw new StoreError(
+          500,
+          `the writer lease of ${this.options.location} is at epoch ${lease.epoch}, not past the published state's ${restored.record.epoch}: its lease object was deleted or replaced; refusing to publish under a reused epoch`,
+        );
       const claimed = await claimCurrent(objects, prefix, restored, lease.epoch);
       if (claimed) {
         this.restored = claimed;

@@ -154,7 +154,12 @@ export class ObjectStore {
   private wholeSize(c: Call, reply: Reply): number {
     if (reply.status !== 206) return reply.length;
     const total = /\/(\d+)$/.exec(String(reply.headers['content-range'] ?? ''));
-    if (total === null) throw new ObjectStoreError(`object store at ${this.url.origin}: ${this.what(c)}: 206 with no total size in Content-Range (${reply.headers['content-range'] ?? 'absent'})`, 206, 'NoContentRange');
+    if (total === null)
+      throw new ObjectStoreError(
+        `object store at ${this.url.origin}: ${this.what(c)}: 206 with no total size in Content-Range (${reply.headers['content-range'] ?? 'absent'})`,
+        206,
+        'NoContentRange',
+      );
     return Number(total[1]);
   }
 
@@ -163,8 +168,21 @@ export class ObjectStore {
    * in memory: a restore's ranges of 16 MiB each cost an allocation and a page fault every 4 KiB
    * otherwise. Resolves the whole object's size.
    */
-  async getInto(key: string, range: { start: number; end: number }, handle: FileHandle, position: number, options: CallOptions = {}): Promise<{ etag: string; size: number }> {
-    const c: Call = { method: 'GET', key, headers: { range: `bytes=${range.start}-${range.end}` }, idempotent: true, into: { handle, position }, signal: options.signal };
+  async getInto(
+    key: string,
+    range: { start: number; end: number },
+    handle: FileHandle,
+    position: number,
+    options: CallOptions = {},
+  ): Promise<{ etag: string; size: number }> {
+    const c: Call = {
+      method: 'GET',
+      key,
+      headers: { range: `bytes=${range.start}-${range.end}` },
+      idempotent: true,
+      into: { handle, position },
+      signal: options.signal,
+    };
     const reply = await this.call(c);
     return { etag: unquote(reply.headers.etag), size: this.wholeSize(c, reply) };
   }
@@ -181,7 +199,10 @@ export class ObjectStore {
 
   /** One page of ListObjectsV2 under `prefix`, in key order. */
   async list(prefix: string, options: ListOptions & { continuationToken?: string } = {}): Promise<ListPage> {
-    const query: [string, string][] = [['list-type', '2'], ['prefix', prefix]];
+    const query: [string, string][] = [
+      ['list-type', '2'],
+      ['prefix', prefix],
+    ];
     if (options.continuationToken) query.push(['continuation-token', options.continuationToken]);
     else if (options.startAfter !== undefined) query.push(['start-after', options.startAfter]);
     if (options.maxKeys !== undefined) query.push(['max-keys', String(options.maxKeys)]);
@@ -222,7 +243,8 @@ export class ObjectStore {
         failure = e;
         sent = !notSentCodes.has(e.code);
       }
-      if (sent && !c.idempotent) throw new OutcomeUnknown(`${failure.message}; the conditional write may or may not have landed`, failure.status, failure.code, { cause: failure });
+      if (sent && !c.idempotent)
+        throw new OutcomeUnknown(`${failure.message}; the conditional write may or may not have landed`, failure.status, failure.code, { cause: failure });
       if (attempt >= this.retries) throw failure;
       await sleep(Math.min(2000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2));
     }
@@ -260,7 +282,16 @@ export class ObjectStore {
     const what = this.what(c);
     return new Promise((resolve, reject) => {
       const req = request(
-        { protocol: this.url.protocol, hostname: this.url.hostname, port: this.url.port, method: c.method, path: query ? `${path}?${query}` : path, headers, agent: this.agent, signal: c.signal },
+        {
+          protocol: this.url.protocol,
+          hostname: this.url.hostname,
+          port: this.url.port,
+          method: c.method,
+          path: query ? `${path}?${query}` : path,
+          headers,
+          agent: this.agent,
+          signal: c.signal,
+        },
         (res) => {
           const status = res.statusCode ?? 0;
           const into = status < 300 ? c.into : undefined;
@@ -282,7 +313,10 @@ export class ObjectStore {
           res.on('end', () => {
             clearTimeout(timer);
             const body = into ? Buffer.alloc(0) : Buffer.concat(chunks);
-            writing.then(() => resolve({ status, headers: res.headers, body, length: into ? written : body.length }), () => undefined);
+            writing.then(
+              () => resolve({ status, headers: res.headers, body, length: into ? written : body.length }),
+              () => undefined,
+            );
           });
           res.on('error', fail);
         },

@@ -55,13 +55,28 @@ const everyFile: FileFilter = () => () => true;
  * same object keys: by the previous restore, or by RESTORED.json (a restart's, or what a restore
  * abandoned after its files landed recorded).
  */
-export async function fetchFiles(objects: ObjectStore, record: CurrentRecord, dir: string, want: (name: string) => boolean, previous: Restored | null, signal?: AbortSignal): Promise<void> {
+export async function fetchFiles(
+  objects: ObjectStore,
+  record: CurrentRecord,
+  dir: string,
+  want: (name: string) => boolean,
+  previous: Restored | null,
+  signal?: AbortSignal,
+): Promise<void> {
   const had = { ...previous?.record.files, ...(await readRestoredKeys(dir)) };
-  const exists = (name: string) => fs.stat(path.join(dir, name)).then(() => true, () => false);
+  const exists = (name: string) =>
+    fs.stat(path.join(dir, name)).then(
+      () => true,
+      () => false,
+    );
   const missing = await Promise.all(
     Object.entries(record.files).map(async ([name, key]) => (!want(name) || (had[name] === key && (await exists(name))) ? null : { name, key })),
   );
-  await eachLimited(missing.filter((m) => m !== null), TRANSFER_CONCURRENCY, ({ name, key }) => fetchFile(objects, key, path.join(dir, name), signal));
+  await eachLimited(
+    missing.filter((m) => m !== null),
+    TRANSFER_CONCURRENCY,
+    ({ name, key }) => fetchFile(objects, key, path.join(dir, name), signal),
+  );
 }
 
 /**
@@ -154,7 +169,12 @@ export interface RestoreOptions {
  * published. A writer that published anew and collected what the restore was reading makes it
  * start over from there.
  */
-export async function restore(objects: ObjectStore, prefix: string, dir: string, { previous = null, wanted = everyFile, signal, reading }: RestoreOptions = {}): Promise<Restored | null> {
+export async function restore(
+  objects: ObjectStore,
+  prefix: string,
+  dir: string,
+  { previous = null, wanted = everyFile, signal, reading }: RestoreOptions = {},
+): Promise<Restored | null> {
   for (;;) {
     const current = await readCurrent(objects, prefix, signal);
     if (current === null) return null;
@@ -167,7 +187,14 @@ export async function restore(objects: ObjectStore, prefix: string, dir: string,
   }
 }
 
-async function restoreFrom(objects: ObjectStore, current: Published, dir: string, previous: Restored | null, wanted: FileFilter, signal?: AbortSignal): Promise<Restored> {
+async function restoreFrom(
+  objects: ObjectStore,
+  current: Published,
+  dir: string,
+  previous: Restored | null,
+  wanted: FileFilter,
+  signal?: AbortSignal,
+): Promise<Restored> {
   const { record } = current;
   await fs.mkdir(dir, { recursive: true });
   // The state restored before, when this one continues it.
@@ -179,7 +206,9 @@ async function restoreFrom(objects: ObjectStore, current: Published, dir: string
   }
   // A continued state reads its last restored part on from where the previous restore stopped,
   // then any parts after it; any other reads every part from the start.
-  const parts = base ? record.logs.slice(base.record.logs.length - 1).map((part, i) => ({ ...part, from: i === 0 ? base.chunks : 0 })) : record.logs.map((part) => ({ ...part, from: 0 }));
+  const parts = base
+    ? record.logs.slice(base.record.logs.length - 1).map((part, i) => ({ ...part, from: i === 0 ? base.chunks : 0 }))
+    : record.logs.map((part) => ({ ...part, from: 0 }));
   const read: Buffer[] = [];
   let chunks = 0;
   for (const part of parts) {

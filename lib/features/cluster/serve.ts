@@ -35,7 +35,12 @@ function notDurable(err: unknown): unknown {
   if (err instanceof Fenced) return new HttpError(503, err.message, { retryable: false });
   if (err instanceof Unconfirmed) return new HttpError(503, err.message, { retryable: true }, { 'Retry-After': '1' });
   if (err instanceof ObjectStoreError) {
-    return new HttpError(503, `the write was applied here but is not acknowledged: the object store failed (${err.message}); retrying it is safe`, { retryable: true }, { 'Retry-After': '1' });
+    return new HttpError(
+      503,
+      `the write was applied here but is not acknowledged: the object store failed (${err.message}); retrying it is safe`,
+      { retryable: true },
+      { 'Retry-After': '1' },
+    );
   }
   return err;
 }
@@ -49,7 +54,8 @@ export function durableRoutes(routes: Route[], node: ClusterNode): Route[] {
       handle: async (req) => {
         const writes = route.access === 'write' || route.writeWhen?.(req) === true || route.writeTimeoutWhen?.(req) === true;
         if (!writes) return route.handle(req);
-        if (node.fenced) throw new HttpError(503, 'this writer was superseded (fenced): every write is refused; send writes to the current writer', { retryable: false });
+        if (node.fenced)
+          throw new HttpError(503, 'this writer was superseded (fenced): every write is refused; send writes to the current writer', { retryable: false });
         const reply = await route.handle(req);
         try {
           await node.durable();
@@ -73,23 +79,30 @@ export function objectStoreFailures(routes: Route[]): Route[] {
     if (!transient(err)) throw err;
     throw new HttpError(503, `the object store failed (${(err as Error).message}); nothing changed here, retry`, { retryable: true }, { 'Retry-After': '1' });
   };
-  return routes.map((route): Route => ({
-    ...route,
-    // A reply answered at once stays so: only a failure takes the detour.
-    handle: (req) => {
-      try {
-        const reply = route.handle(req);
-        return reply instanceof Promise ? reply.catch(retryable) : reply;
-      } catch (err) {
-        return retryable(err);
-      }
-    },
-  }));
+  return routes.map(
+    (route): Route => ({
+      ...route,
+      // A reply answered at once stays so: only a failure takes the detour.
+      handle: (req) => {
+        try {
+          const reply = route.handle(req);
+          return reply instanceof Promise ? reply.catch(retryable) : reply;
+        } catch (err) {
+          return retryable(err);
+        }
+      },
+    }),
+  );
 }
 
 /** The lease counters /metrics reports (0 outside cluster mode): acquired, renewed, lost, fenced. */
 export function leaseMetrics(registry: Registry, lease: () => WriterLease | null): void {
-  const kinds = { acquired: 'Writer leases acquired', renewed: 'Writer lease renewals that landed', lost: 'Times the writer lease lapsed unconfirmed', fenced: 'Times this writer found itself superseded' };
+  const kinds = {
+    acquired: 'Writer leases acquired',
+    renewed: 'Writer lease renewals that landed',
+    lost: 'Times the writer lease lapsed unconfirmed',
+    fenced: 'Times this writer found itself superseded',
+  };
   for (const [kind, help] of Object.entries(kinds) as [keyof WriterLease['counters'], string][])
     countedElsewhere(registry, `svc_lease_${kind}_total`, help, () => lease()?.counters[kind] ?? 0);
 }
@@ -97,8 +110,18 @@ export function leaseMetrics(registry: Registry, lease: () => WriterLease | null
 /** A writer's sweep (0 elsewhere): objects it deleted, sweeps it stopped because CURRENT or the lease was no longer its own, sweeps that failed. */
 export function sweepMetrics(registry: Registry, garbage: () => GarbageCollector | null): void {
   countedElsewhere(registry, 'svc_gc_deleted_total', 'Objects no published state named that this writer deleted', () => garbage()?.counters.deleted ?? 0);
-  countedElsewhere(registry, 'svc_gc_refused_total', 'Sweeps this writer stopped before deleting: CURRENT or the writer lease was no longer its own', () => garbage()?.counters.refused ?? 0);
-  countedElsewhere(registry, 'svc_gc_failed_total', 'Sweeps that failed: the object store refused or failed a listing or a delete (repeated after the next publish)', () => garbage()?.counters.failed ?? 0);
+  countedElsewhere(
+    registry,
+    'svc_gc_refused_total',
+    'Sweeps this writer stopped before deleting: CURRENT or the writer lease was no longer its own',
+    () => garbage()?.counters.refused ?? 0,
+  );
+  countedElsewhere(
+    registry,
+    'svc_gc_failed_total',
+    'Sweeps that failed: the object store refused or failed a listing or a delete (repeated after the next publish)',
+    () => garbage()?.counters.failed ?? 0,
+  );
 }
 
 /** A --cache-bytes member's cache (0 otherwise): bytes held, collections fetched and removed. */
@@ -111,6 +134,11 @@ export function cacheMetrics(registry: Registry, cache: () => CollectionCache | 
       this.set(cache()?.heldBytes ?? 0);
     },
   });
-  countedElsewhere(registry, 'svc_cache_fetches_total', 'Collections a --cache-bytes member fetched on a call that needed them', () => cache()?.counters.fetched ?? 0);
+  countedElsewhere(
+    registry,
+    'svc_cache_fetches_total',
+    'Collections a --cache-bytes member fetched on a call that needed them',
+    () => cache()?.counters.fetched ?? 0,
+  );
   countedElsewhere(registry, 'svc_cache_evictions_total', 'Collections a --cache-bytes member removed past its bound', () => cache()?.counters.evicted ?? 0);
 }

@@ -236,7 +236,14 @@ export class Shipper {
     const seq = bytes ? await this.putChunks(log, 0, bytes, true) : 0;
     const base = this.options.base;
     const predecessor = from > 0 && base ? base.record.logs.map((part, i, all) => (i === all.length - 1 ? { ...part, chunks: base.chunks } : part)) : [];
-    await this.putCurrent({ format: 1, epoch: this.options.epoch, generation: point.generation, manifest: point.manifest, files, logs: [...predecessor, { prefix: log }] });
+    await this.putCurrent({
+      format: 1,
+      epoch: this.options.epoch,
+      generation: point.generation,
+      manifest: point.manifest,
+      files,
+      logs: [...predecessor, { prefix: log }],
+    });
     this.generation = point.generation;
     this.log = log;
     this.seq = seq;
@@ -352,7 +359,8 @@ function checkComplete(manifest: string, files: Record<string, string>): void {
   for (const { segments } of collections) {
     for (const { id, deletions } of segments) {
       for (const name of [`seg-${id}.rows`, ...(deletions ? [deletions] : [])])
-        if (files[name] === undefined) throw new Error(`refusing to publish: the manifest names ${name}, which is neither in the store directory nor shipped before`);
+        if (files[name] === undefined)
+          throw new Error(`refusing to publish: the manifest names ${name}, which is neither in the store directory nor shipped before`);
     }
   }
 }

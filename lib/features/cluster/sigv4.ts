@@ -44,7 +44,10 @@ export function canonicalQuery(query: RequestToSign['query']): string {
 
 /** `20150830T123600Z` for a date. */
 export function amzDate(date: Date): string {
-  return date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 function hmac(key: string | Buffer, data: string): Buffer {

@@ -65,7 +65,17 @@ export async function chunkFile(path: string, text: string, options: CodeChunkOp
   const at = new Offsets(text);
   return chunkText(text, { strategy, max_chars: max, overlap_chars: options.overlap_chars ?? 100 }).map((c) => {
     const start = at.utf16(c.char_start);
-    return { index: c.index, path, language: null, symbol: null, kind: null, ...at.lines(start, start + c.text.length), doc: '', text: c.text, char_start: c.char_start };
+    return {
+      index: c.index,
+      path,
+      language: null,
+      symbol: null,
+      kind: null,
+      ...at.lines(start, start + c.text.length),
+      doc: '',
+      text: c.text,
+      char_start: c.char_start,
+    };
   });
 }
 
@@ -86,7 +96,17 @@ async function astChunks(path: string, text: string, def: LanguageDef, max: numb
   for (const p of pieces.sort((a, b) => a.start - b.start)) {
     for (const [start, end] of cut(text, p.start, p.end, max, p.whole)) {
       const { doc, symbol, kind } = p;
-      chunks.push({ index: chunks.length, path, language: def.name, symbol, kind, ...at.lines(start, end), doc, text: text.slice(start, end), char_start: at.codePoints(start) });
+      chunks.push({
+        index: chunks.length,
+        path,
+        language: def.name,
+        symbol,
+        kind,
+        ...at.lines(start, end),
+        doc,
+        text: text.slice(start, end),
+        char_start: at.codePoints(start),
+      });
     }
   }
   return chunks;

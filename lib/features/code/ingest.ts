@@ -56,7 +56,14 @@ interface Stored {
   hashes: Set<string>;
 }
 
-export async function ingestTree(store: CodeStore, memory: Memory, collection: string, dir: string, options: IngestCodeOptions, o?: CallOptions): Promise<IngestCodeResult> {
+export async function ingestTree(
+  store: CodeStore,
+  memory: Memory,
+  collection: string,
+  dir: string,
+  options: IngestCodeOptions,
+  o?: CallOptions,
+): Promise<IngestCodeResult> {
   const refusal = store.writeRefusal();
   if (refusal) throw refusal;
   const embedder = store.dimension > 0 ? memory.configuredEmbedder : null;
@@ -68,7 +75,8 @@ export async function ingestTree(store: CodeStore, memory: Memory, collection: s
   } catch (e) {
     throw e instanceof ChunkingError ? new StoreError(400, e.message) : e;
   }
-  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new StoreError(400, `${dir} is not a directory: ingestCode takes the root of a source tree`);
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+    throw new StoreError(400, `${dir} is not a directory: ingestCode takes the root of a source tree`);
   const walk = walkTree(dir, options.max_file_bytes ?? DEFAULT_MAX_FILE_BYTES);
   await prepare(store, collection, o);
   const stored = await storedFiles(store, collection, o);
@@ -84,8 +92,19 @@ export async function ingestTree(store: CodeStore, memory: Memory, collection: s
   let writing: Promise<void> = Promise.resolve();
   const write = async (files: typeof pending) => {
     const chunks = files.flatMap((f) => f.chunks.map((chunk) => ({ chunk, hash: f.hash })));
-    const vectors = embedder ? await provided(embedder.embed(chunks.map((c) => embeddedText(c.chunk)), signalOf(o))) : null;
-    const records: StampedRecord[] = chunks.map(({ chunk, hash }, i) => ({ id: `${chunk.path}#${chunk.index}`, ...(vectors ? { vector: vectors[i] } : {}), attrs: chunkAttrs(chunk, hash) }));
+    const vectors = embedder
+      ? await provided(
+          embedder.embed(
+            chunks.map((c) => embeddedText(c.chunk)),
+            signalOf(o),
+          ),
+        )
+      : null;
+    const records: StampedRecord[] = chunks.map(({ chunk, hash }, i) => ({
+      id: `${chunk.path}#${chunk.index}`,
+      ...(vectors ? { vector: vectors[i] } : {}),
+      attrs: chunkAttrs(chunk, hash),
+    }));
     if (records.length > 0) result.chunks += (await store.upsertStamped(collection, { records }, o)).upserted;
   };
   const flush = async () => {

@@ -55,7 +55,8 @@ export function checkCodeSearch(raw: unknown): CodeSearchRequest {
   const req: CodeSearchRequest = { collection: body.collection, query: body.query };
   if (body.limit !== undefined && body.limit !== null) {
     const l = body.limit;
-    if (typeof l !== 'number' || !Number.isInteger(l) || l < 0 || l > MAX_LIMIT) throw bad(`limit must be a whole number of files from 0 to ${MAX_LIMIT}, got ${shown(l)}`);
+    if (typeof l !== 'number' || !Number.isInteger(l) || l < 0 || l > MAX_LIMIT)
+      throw bad(`limit must be a whole number of files from 0 to ${MAX_LIMIT}, got ${shown(l)}`);
     req.limit = l;
   }
   if (body.filter !== undefined && body.filter !== null) {

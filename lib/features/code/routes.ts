@@ -5,12 +5,23 @@ import type { StoreSlot } from '../../api/slot';
 import type { Route } from '../../http/route';
 import { CODE_SEARCH_BODY } from './requests';
 
-const SYMBOL = closed(
-  { symbol: orNull(STRING), kind: orNull(STRING), start_line: COUNT, end_line: COUNT, score: NUMBER },
-  ['symbol', 'kind', 'start_line', 'end_line', 'score'],
-);
+const SYMBOL = closed({ symbol: orNull(STRING), kind: orNull(STRING), start_line: COUNT, end_line: COUNT, score: NUMBER }, [
+  'symbol',
+  'kind',
+  'start_line',
+  'end_line',
+  'score',
+]);
 const FILES = closed(
-  { files: listOf(closed({ path: STRING, language: { ...orNull(STRING), description: 'null for markdown or generically chunked files' }, symbols: listOf(SYMBOL) }, ['path', 'language', 'symbols'])) },
+  {
+    files: listOf(
+      closed({ path: STRING, language: { ...orNull(STRING), description: 'null for markdown or generically chunked files' }, symbols: listOf(SYMBOL) }, [
+        'path',
+        'language',
+        'symbols',
+      ]),
+    ),
+  },
   ['files'],
 );
 

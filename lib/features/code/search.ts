@@ -40,7 +40,8 @@ async function ranker(store: CodeStore, memory: Memory, req: CodeSearchRequest, 
   const bm25: Ranker = (topK) => store.textSearch({ ...common, clauses, combine: 'Sum', top_k: topK }, o);
   if (req.vector === false || (req.vector === undefined && !(await vectorsUsable(store, memory, req.collection, o)))) return bm25;
   const embedder = memory.embedder();
-  if (store.dimension === 0) throw new StoreError(400, 'vector search needs a store with a dimension; this store is keyword-only (dimension 0): send vector: false');
+  if (store.dimension === 0)
+    throw new StoreError(400, 'vector search needs a store with a dimension; this store is keyword-only (dimension 0): send vector: false');
   await memory.checkEmbedder(req.collection, embedder, o);
   const [vector] = await provided(embedder.embed([req.query], signalOf(o)));
   if (req.vector === true) return (topK) => store.search({ ...common, query: vector, top_k: topK }, o);
@@ -54,7 +55,6 @@ async function vectorsUsable(store: CodeStore, memory: Memory, collection: strin
   return (await store.getMeta(collection, o))[EMBEDDER_KEY] === embedder.identity;
 }
 
-
 /** Hits (best first) grouped by path: files in order of their best hit, symbols in hit order. */
 function grouped(hits: Hit[]): CodeSearchResponse['files'] {
   const files = new Map<string, CodeSearchResponse['files'][number]>();
@@ -66,7 +66,13 @@ function grouped(hits: Hit[]): CodeSearchResponse['files'] {
       file = { path, language: str(h.attrs.language), symbols: [] };
       files.set(path, file);
     }
-    const symbol: CodeSymbolHit = { symbol: str(h.attrs.symbol), kind: str(h.attrs.kind), start_line: int(h.attrs.start_line), end_line: int(h.attrs.end_line), score: h.score };
+    const symbol: CodeSymbolHit = {
+      symbol: str(h.attrs.symbol),
+      kind: str(h.attrs.kind),
+      start_line: int(h.attrs.start_line),
+      end_line: int(h.attrs.end_line),
+      score: h.score,
+    };
     file.symbols.push(symbol);
   }
   return [...files.values()];

@@ -131,7 +131,8 @@ function declarator(node: Node): { name?: string; isFunction: boolean } {
 /** The outermost wrapper whose only business is this symbol (export, decorators, template, typedef group). */
 function wrapped(node: Node, def: LanguageDef): Node {
   let outer = node;
-  while (outer.parent && def.wrappers.includes(outer.parent.type) && outer.parent.namedChildren.filter((c) => c && def.symbols[c.type]).length <= 1) outer = outer.parent;
+  while (outer.parent && def.wrappers.includes(outer.parent.type) && outer.parent.namedChildren.filter((c) => c && def.symbols[c.type]).length <= 1)
+    outer = outer.parent;
   return outer;
 }
 

@@ -38,7 +38,11 @@ function callsWritingTool(req: Request): boolean {
 
 /** The Fetch-API request the transport reads: method, path, the headers it needs, the body. */
 function webRequest(method: Method, req: Request): globalThis.Request {
-  return new globalThis.Request(new URL(req.path, 'http://localhost'), { method, headers: req.headers, body: method === 'POST' ? (req.bytes as Uint8Array<ArrayBuffer>) : undefined });
+  return new globalThis.Request(new URL(req.path, 'http://localhost'), {
+    method,
+    headers: req.headers,
+    body: method === 'POST' ? (req.bytes as Uint8Array<ArrayBuffer>) : undefined,
+  });
 }
 
 /**

@@ -22,7 +22,10 @@ const RPC_ERROR = closed(
 );
 const RPC_FAILURE = { description: 'Refused by the MCP transport', schema: RPC_ERROR };
 /** A session id the server does not know; a build without feature mcp answers the plain 404 of an absent route. */
-const UNKNOWN_SESSION = { description: 'Unknown session (a build without feature mcp: no such route)', schema: { anyOf: [RPC_ERROR, { $ref: '#/components/schemas/Error' }] } };
+const UNKNOWN_SESSION = {
+  description: 'Unknown session (a build without feature mcp: no such route)',
+  schema: { anyOf: [RPC_ERROR, { $ref: '#/components/schemas/Error' }] },
+};
 const MESSAGES = { type: ['object', 'array'], description: 'A JSON-RPC message, or a batch of them' };
 
 /** Model Context Protocol (Streamable HTTP) by method: POST a message, GET the event stream, DELETE the session. */

@@ -35,7 +35,13 @@ const failure = (message: string): CallToolResult => ({ content: [{ type: 'text'
 /** On a --namespaced server every tool also takes the namespace to work in (spec, "/mcp"). */
 const NAMESPACE = z.string().describe('the namespace to work in (default: the one the /ns/{namespace}/mcp path names)').optional();
 
-async function call(tool: Tool, slot: StoreSlot, { readOnly }: FeatureOptions, { namespace, ...args }: Record<string, unknown>, req: Request): Promise<CallToolResult> {
+async function call(
+  tool: Tool,
+  slot: StoreSlot,
+  { readOnly }: FeatureOptions,
+  { namespace, ...args }: Record<string, unknown>,
+  req: Request,
+): Promise<CallToolResult> {
   try {
     if (readOnly && tool.writes(args)) throw readOnlyRefusal();
     req.writes = tool.writes(args);
@@ -57,7 +63,11 @@ export function mcpServer(slot: StoreSlot, options: FeatureOptions): McpServer {
     server.registerTool(
       tool.name,
       // Strict: an argument the tool does not know is refused, never silently dropped.
-      { description: tool.description, inputSchema: z.strictObject(slot.using ? { ...tool.input, namespace: NAMESPACE } : tool.input), annotations: { readOnlyHint: tool.readOnly } },
+      {
+        description: tool.description,
+        inputSchema: z.strictObject(slot.using ? { ...tool.input, namespace: NAMESPACE } : tool.input),
+        annotations: { readOnlyHint: tool.readOnly },
+      },
       (args: Record<string, unknown>, extra) => call(tool, slot, options, args, carried(extra.authInfo)),
     );
   }

@@ -32,10 +32,12 @@ const rerank = z
     overscan: z.number().int().optional(),
     text_attr: z.string().optional(),
   })
-  .describe('re-score the best top_k x overscan (default 10) candidates with the server\'s cross-encoder (needs --rerank-provider); text read from text_attr (default "svc.text")');
+  .describe(
+    're-score the best top_k x overscan (default 10) candidates with the server\'s cross-encoder (needs --rerank-provider); text read from text_attr (default "svc.text")',
+  );
 const expand = z
   .object({ radius: z.number().int().optional(), parent_field: z.string().optional(), index_field: z.string().optional(), text_field: z.string().optional() })
-  .describe('add each chunk hit\'s text and `radius` neighbouring chunks as `context`');
+  .describe("add each chunk hit's text and `radius` neighbouring chunks as `context`");
 const textLeg = {
   field: z.string().describe('the full-text field to search (with the query text); or send clauses').optional(),
   clauses: z
@@ -44,7 +46,7 @@ const textLeg = {
     .optional(),
   combine: z.enum(['Sum', 'Max']).describe('how matched clauses add up (default Sum)').optional(),
   prefix: z.boolean().describe('complete the last word as a prefix (default false)').optional(),
-  explain: z.boolean().describe('report each clause\'s BM25 score in annotations').optional(),
+  explain: z.boolean().describe("report each clause's BM25 score in annotations").optional(),
   highlight: z
     .object({ max_fragments: z.number().int().optional(), fragment_chars: z.number().int().optional() })
     .describe('{} for highlighted fragments in annotations')
@@ -93,12 +95,22 @@ const STORE_TOOLS: readonly Tool[] = [
       collection,
       id: z.string().describe('required: the record id to remember the text under').optional(),
       text: z.string().describe('required: the text to remember').optional(),
-      attrs: z.record(z.string(), z.record(z.string(), z.unknown())).describe('your metadata, values tagged: {"topic": {"Str": "billing"}, "n": {"Int": 3}}').optional(),
+      attrs: z
+        .record(z.string(), z.record(z.string(), z.unknown()))
+        .describe('your metadata, values tagged: {"topic": {"Str": "billing"}, "n": {"Int": 3}}')
+        .optional(),
       ttl_seconds: z.number().describe('forget it this many seconds after the write (default never)').optional(),
-      dedupe_threshold: z.number().describe('cosine floor: when an existing memory is at least this similar, update it instead of adding a near-duplicate').optional(),
+      dedupe_threshold: z
+        .number()
+        .describe('cosine floor: when an existing memory is at least this similar, update it instead of adding a near-duplicate')
+        .optional(),
       mode: z.enum(['raw', 'summarize']).describe('raw embeds the text; summarize embeds a generated summary (needs --summarize-provider)').optional(),
       chunking: z
-        .object({ strategy: z.enum(['Recursive', 'Markdown', 'Sentence']).optional(), max_chars: z.number().int().optional(), overlap_chars: z.number().int().optional() })
+        .object({
+          strategy: z.enum(['Recursive', 'Markdown', 'Sentence']).optional(),
+          max_chars: z.number().int().optional(),
+          overlap_chars: z.number().int().optional(),
+        })
         .describe('split long text into chunk records {id}#{index} (defaults 1000 / 100 characters)')
         .optional(),
     },
@@ -213,12 +225,13 @@ const STORE_TOOLS: readonly Tool[] = [
   }),
   tool({
     name: 'related',
-    description: 'Records similar in meaning to a stored record (`collection`, `id`), the record itself excluded. Answers hits [{collection, id, score, attrs}].',
+    description:
+      'Records similar in meaning to a stored record (`collection`, `id`), the record itself excluded. Answers hits [{collection, id, score, attrs}].',
     input: {
       collection,
       id: z.string().describe('the stored record to start from'),
       top_k: topK.optional(),
-      scope: scope.describe('collections to search (default: the record\'s own)').optional(),
+      scope: scope.describe("collections to search (default: the record's own)").optional(),
       filter: filter.optional(),
       min_score: z.number().describe('similarity floor for a hit').optional(),
     },
@@ -226,7 +239,8 @@ const STORE_TOOLS: readonly Tool[] = [
   }),
   tool({
     name: 'suggest',
-    description: 'Complete the last word of `prefix` from the words of a full-text field, most common first, with typo tolerance. Answers {suggestions: [{term, df}], matched}.',
+    description:
+      'Complete the last word of `prefix` from the words of a full-text field, most common first, with typo tolerance. Answers {suggestions: [{term, df}], matched}.',
     input: {
       field: z.string().describe('the full-text field'),
       prefix: z.string().describe('the phrase typed so far'),

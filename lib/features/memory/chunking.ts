@@ -69,8 +69,7 @@ export function parseChunkOptions(value: unknown): Required<ChunkOptions> {
     throw new ChunkingError(`chunking must be an object such as {"strategy":"Recursive","max_chars":1000}; got ${show(value)}`);
   const fields = value as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
-    if (!Object.hasOwn(DEFAULTS, key))
-      throw new ChunkingError(`chunking.${key} is not a chunking option: use strategy, max_chars or overlap_chars`);
+    if (!Object.hasOwn(DEFAULTS, key)) throw new ChunkingError(`chunking.${key} is not a chunking option: use strategy, max_chars or overlap_chars`);
   }
   // An absent field (or one a TypeScript caller left undefined) takes its default; JSON null does not.
   const given = (name: keyof ChunkOptions): unknown => (fields[name] === undefined ? DEFAULTS[name] : fields[name]);
@@ -80,9 +79,7 @@ export function parseChunkOptions(value: unknown): Required<ChunkOptions> {
   const max = size('max_chars', given('max_chars'), 1);
   const overlap = size('overlap_chars', given('overlap_chars'), 0);
   if (overlap >= max)
-    throw new ChunkingError(
-      `chunking.overlap_chars (${overlap}) must be less than chunking.max_chars (${max}): lower overlap_chars or raise max_chars`,
-    );
+    throw new ChunkingError(`chunking.overlap_chars (${overlap}) must be less than chunking.max_chars (${max}): lower overlap_chars or raise max_chars`);
   return { strategy: strategy as ChunkStrategy, max_chars: max, overlap_chars: overlap };
 }
 

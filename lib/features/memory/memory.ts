@@ -104,7 +104,14 @@ export class Memory {
       limit_per: { field: 'svc.parent_id', max: rollup.per_parent ?? 1, missing: 'own' },
       expand: { radius: rollup.neighbours ?? 0 },
     };
-    const body: SearchBody = { ...passed, ...rolled, query: vector, scope: [name], top_k: top_k || DEFAULT_TOP_K, filter: [...(filter ?? []), notExpired(now)] };
+    const body: SearchBody = {
+      ...passed,
+      ...rolled,
+      query: vector,
+      scope: [name],
+      top_k: top_k || DEFAULT_TOP_K,
+      filter: [...(filter ?? []), notExpired(now)],
+    };
     const run = (b: Record<string, unknown>) => this.store.searchJson(b as SearchBody, o);
     const answer = rerank ? await reranked({ ...body, rerank }, run, rerankerOrRefuse(this.providers.reranker), req.query, signalOf(o)) : await run(body);
     // Only the ids are read here, so a plain parse serves (attribute values are not used).
@@ -156,7 +163,10 @@ export class Memory {
     if (this.checkedAt.get(name) === version) return;
     const recorded = (await this.metaOrNone(name, o))[EMBEDDER_KEY];
     if (recorded !== undefined && recorded !== embedder.identity)
-      throw new StoreError(400, `collection '${name}' was embedded by ${recorded}; this store embeds with ${embedder.identity}, whose vectors are not comparable`);
+      throw new StoreError(
+        400,
+        `collection '${name}' was embedded by ${recorded}; this store embeds with ${embedder.identity}, whose vectors are not comparable`,
+      );
     if (this.checkedAt.size > 10_000) this.checkedAt.clear();
     this.checkedAt.set(name, version);
   }
@@ -180,12 +190,23 @@ export class Memory {
 
   /** The stamps every remember write carries; created_at is carried forward by a dedupe update. */
   private stamps(text: string, now: number, req: RememberRequest, createdAt: Value | undefined): Record<string, Value> {
-    const attrs: Record<string, Value> = { ...callerAttrs(req.attrs), 'svc.text': str(text), 'svc.created_at': createdAt ?? dateTime(now), 'svc.updated_at': dateTime(now) };
+    const attrs: Record<string, Value> = {
+      ...callerAttrs(req.attrs),
+      'svc.text': str(text),
+      'svc.created_at': createdAt ?? dateTime(now),
+      'svc.updated_at': dateTime(now),
+    };
     if (req.ttl_seconds !== undefined) attrs['svc.expires_at'] = dateTime(now + Math.round(req.ttl_seconds * 1000));
     return attrs;
   }
 
-  private async rememberWhole(name: string, req: RememberRequest, embedder: Embedder, summarizer: Summarizer | null, o?: CallOptions): Promise<RememberResponse> {
+  private async rememberWhole(
+    name: string,
+    req: RememberRequest,
+    embedder: Embedder,
+    summarizer: Summarizer | null,
+    o?: CallOptions,
+  ): Promise<RememberResponse> {
     const summary = summarizer ? await provided(summarizer.summarize(req.text, signalOf(o))) : null;
     const [vector] = await provided(embedder.embed([summary ?? req.text], signalOf(o)));
     const write = async (): Promise<RememberResponse> => {
@@ -256,7 +277,11 @@ export class Memory {
   private async chunksFrom(name: string, id: string, from: number, o?: CallOptions): Promise<string[]> {
     const found: string[] = [];
     for (let first = from; ; first += CHUNK_PROBE) {
-      const page = await this.store.get(name, Array.from({ length: CHUNK_PROBE }, (_, i) => `${id}#${first + i}`), o);
+      const page = await this.store.get(
+        name,
+        Array.from({ length: CHUNK_PROBE }, (_, i) => `${id}#${first + i}`),
+        o,
+      );
       found.push(...page.map((r) => r.id));
       if (page.length < CHUNK_PROBE) return found;
     }

@@ -79,7 +79,10 @@ export const RECALL_BODY = closed(
     filter: orNull(ref('Filter')),
     diversity: orNull({ type: 'number', minimum: 0, maximum: 1 }),
     rollup: orNull(
-      closed({ per_parent: orNull({ ...COUNT, maximum: 10000, default: 1, description: '0 reads as 1' }), neighbours: orNull({ ...COUNT, maximum: 100, default: 0 }) }),
+      closed({
+        per_parent: orNull({ ...COUNT, maximum: 10000, default: 1, description: '0 reads as 1' }),
+        neighbours: orNull({ ...COUNT, maximum: 100, default: 0 }),
+      }),
     ),
     rerank: orNull(ref('Rerank')),
     reinforce: orNull({ ...BOOLEAN, default: false, description: 'Stamp svc.access_count and svc.last_accessed on the hits (a write)' }),
@@ -97,8 +100,7 @@ function objectBody(body: unknown, route: string): Record<string, unknown> {
 }
 
 function onlyKeys(body: Record<string, unknown>, route: string, allowed: readonly string[]): void {
-  for (const key of Object.keys(body))
-    if (!allowed.includes(key)) throw bad(`unknown field '${key}' in the ${route} body; accepted: ${allowed.join(', ')}`);
+  for (const key of Object.keys(body)) if (!allowed.includes(key)) throw bad(`unknown field '${key}' in the ${route} body; accepted: ${allowed.join(', ')}`);
 }
 
 function positiveSeconds(value: unknown, field: string): number {
@@ -141,7 +143,8 @@ export function checkRemember(raw: unknown): RememberRequest {
 }
 
 function wholeNumber(value: unknown, field: string, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) throw bad(`${field} must be a whole number from 0 to ${max}, got ${shown(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max)
+    throw bad(`${field} must be a whole number from 0 to ${max}, got ${shown(value)}`);
   return value;
 }
 

@@ -30,7 +30,10 @@ export const memoryRoutes = (slot: StoreSlot): Route[] => [
       request: REMEMBER_BODY,
       errors: [502],
       responses: {
-        200: { description: 'Written', schema: closed({ ok: { const: true }, upserted: COUNT, id: STRING, deduped: BOOLEAN }, ['ok', 'upserted', 'id', 'deduped']) },
+        200: {
+          description: 'Written',
+          schema: closed({ ok: { const: true }, upserted: COUNT, id: STRING, deduped: BOOLEAN }, ['ok', 'upserted', 'id', 'deduped']),
+        },
       },
     },
     (store, name, body, o) => store.remember(name, body, o),

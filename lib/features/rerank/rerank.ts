@@ -31,7 +31,8 @@ export const mayRerank = (body: Uint8Array): boolean =>
 
 /** rerank's options, checked; `fallback` is the route's own query text where the spec lets `query` be omitted. */
 export function checkRerank(value: unknown, fallback: string | undefined): Required<RerankOptions> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw bad('rerank must be an object: {"query": "...", "overscan"?: 10, "text_attr"?: "svc.text"}');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw bad('rerank must be an object: {"query": "...", "overscan"?: 10, "text_attr"?: "svc.text"}');
   const r = value as Record<string, unknown>;
   for (const key of Object.keys(r)) if (!RERANK_KEYS.includes(key)) throw bad(`unknown field 'rerank.${key}'; accepted: ${RERANK_KEYS.join(', ')}`);
   if (r.query !== undefined && r.query !== null && typeof r.query !== 'string') throw bad('rerank.query must be a string');
@@ -62,8 +63,10 @@ function checkLimitPer(value: unknown): LimitPer {
   if (typeof value !== 'object' || value === null || typeof lp.field !== 'string' || lp.field === '')
     throw bad('limit_per.field is required: the attribute whose values are capped');
   if (typeof lp.max !== 'number' || !Number.isInteger(lp.max) || lp.max < 1) throw bad('limit_per.max must be a whole number of at least 1');
-  if (lp.missing !== undefined && lp.missing !== 'shared' && lp.missing !== 'own') throw bad('limit_per.missing must be "shared" (one group) or "own" (a group each)');
-  for (const key of Object.keys(value)) if (!['field', 'max', 'missing'].includes(key)) throw bad(`unknown field 'limit_per.${key}'; accepted: field, max, missing`);
+  if (lp.missing !== undefined && lp.missing !== 'shared' && lp.missing !== 'own')
+    throw bad('limit_per.missing must be "shared" (one group) or "own" (a group each)');
+  for (const key of Object.keys(value))
+    if (!['field', 'max', 'missing'].includes(key)) throw bad(`unknown field 'limit_per.${key}'; accepted: field, max, missing`);
   return { field: lp.field, max: lp.max, missing: lp.missing };
 }
 
@@ -84,7 +87,8 @@ function project(hit: Hit, include: string[] | undefined, exclude: string[] | un
 }
 
 /** The spec's order: score descending, then collection, then id. */
-const byScore = (a: Hit, b: Hit) => b.score - a.score || (a.collection < b.collection ? -1 : a.collection > b.collection ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byScore = (a: Hit, b: Hit) =>
+  b.score - a.score || (a.collection < b.collection ? -1 : a.collection > b.collection ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
  * Answers `body` (a parsed ranked-route request carrying `rerank`) through `run`, which ranks a
@@ -116,10 +120,21 @@ export async function reranked(
     return typeof v === 'object' && v !== null && 'Str' in v && v.Str !== '' ? v.Str : null;
   };
   const readable = candidates.filter((h) => textOf(h) !== null);
-  const scores = readable.length === 0 ? [] : await provided(reranker.rerank(options.query, readable.map((h) => textOf(h) as string), signal));
+  const scores =
+    readable.length === 0
+      ? []
+      : await provided(
+          reranker.rerank(
+            options.query,
+            readable.map((h) => textOf(h) as string),
+            signal,
+          ),
+        );
   const rescored = readable.map((h, i) => ({ ...h, score: scores[i] })).sort(byScore);
   let ordered = [...rescored, ...candidates.filter((h) => textOf(h) === null)];
   if (limitPer) ordered = capPerValue(ordered, limitPer);
-  const page = ordered.slice(offset, offset + topK).map((h) => project(h, include_attributes as string[] | undefined, exclude_attributes as string[] | undefined));
+  const page = ordered
+    .slice(offset, offset + topK)
+    .map((h) => project(h, include_attributes as string[] | undefined, exclude_attributes as string[] | undefined));
   return stringifyExact(Array.isArray(answer) ? page : { hits: page, plan: answer.plan });
 }

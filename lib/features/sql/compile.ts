@@ -76,7 +76,13 @@ export function compileStatement(s: Statement, byte: (at: number) => number): Co
     const seen = new Set<string>();
     for (const o of s.options) {
       if (!allowed.includes(o.name))
-        fail(o.at, allowed.length === 0 ? `a ${kind} statement takes no OPTIONS; remove ${o.name}` : `OPTIONS ${o.name} does not apply to ${kind}; it takes ${allowed.join(', ')}`, 14);
+        fail(
+          o.at,
+          allowed.length === 0
+            ? `a ${kind} statement takes no OPTIONS; remove ${o.name}`
+            : `OPTIONS ${o.name} does not apply to ${kind}; it takes ${allowed.join(', ')}`,
+          14,
+        );
       if (seen.has(o.name)) fail(o.at, `OPTIONS sets ${o.name} twice; set each of ${allowed.join(', ')} at most once`, 14);
       seen.add(o.name);
       body[o.name] = o.value;
@@ -96,7 +102,13 @@ function compileAggregate(s: Statement, fail: Fail): Compiled {
     for (const item of s.select.items) {
       if (item.kind === 'sum') sum.push(item.key.name);
       else if (item.kind === 'attr' && item.key.name !== group)
-        fail(item.at, group === undefined ? `${item.key.name} is neither aggregated nor grouped; add GROUP BY ${item.key.name} or select COUNT(*) and SUM(attr) only` : `${item.key.name} is neither aggregated nor the GROUP BY key (${group})`, 12);
+        fail(
+          item.at,
+          group === undefined
+            ? `${item.key.name} is neither aggregated nor grouped; add GROUP BY ${item.key.name} or select COUNT(*) and SUM(attr) only`
+            : `${item.key.name} is neither aggregated nor the GROUP BY key (${group})`,
+          12,
+        );
     }
   }
   if (s.order !== null && !(s.order.kind === 'count' && s.order.direction !== 'ASC'))

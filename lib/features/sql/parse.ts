@@ -89,7 +89,11 @@ export function parseScript(sql: string): Parsed {
   };
   const byteOffset = (at: number) => Buffer.byteLength(sql.slice(0, original(at)), 'utf8');
   if (text.length > MAX_PARSED_CHARS)
-    throw new SqlError(byteOffset(MAX_PARSED_CHARS), `the script is ${text.length} characters long, numeric arrays aside; at most ${MAX_PARSED_CHARS} are read: split it into several requests`, 1);
+    throw new SqlError(
+      byteOffset(MAX_PARSED_CHARS),
+      `the script is ${text.length} characters long, numeric arrays aside; at most ${MAX_PARSED_CHARS} are read: split it into several requests`,
+      1,
+    );
   const marks: number[] = [];
   try {
     const statements = parse(text, { marks, vectors });

@@ -210,4 +210,3 @@ async function compiledForms(store: QueryStore, prepared: Prepared[], o?: CallOp
     return { kind, route: ROUTES[kind].path, collections, options: { ...DEFAULTS[kind], ...options } };
   });
 }
-

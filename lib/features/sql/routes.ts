@@ -46,7 +46,10 @@ export const sqlRoutes = (slot: StoreSlot, queries: QueryAccounting): Route[] =>
       // A statement's OPTIONS may rerank, calling the rerank provider.
       errors: [502],
       responses: {
-        200: { description: "A single statement's answer (byte-identical to its typed route's), or a script's answers in order", schema: { anyOf: [STATEMENT_ANSWER, listOf(STATEMENT_ANSWER)] } },
+        200: {
+          description: "A single statement's answer (byte-identical to its typed route's), or a script's answers in order",
+          schema: { anyOf: [STATEMENT_ANSWER, listOf(STATEMENT_ANSWER)] },
+        },
       },
     },
     handle: (req) => {

@@ -145,7 +145,15 @@ function renderStats(stats) {
   const entries = [
     ['dimension', stats.dimension],
     ['distance', stats.distance],
-    ['index', ann ? `${ann.kind} (${Object.entries(ann).filter(([k]) => k !== 'kind').map(([k, v]) => `${k} ${v}`).join(', ')})` : 'exact scan'],
+    [
+      'index',
+      ann
+        ? `${ann.kind} (${Object.entries(ann)
+            .filter(([k]) => k !== 'kind')
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')})`
+        : 'exact scan',
+    ],
     ['quantization', stats.quantization ? `${stats.quantization.kind}, rescore ${stats.quantization.rescore}` : 'none'],
     ['records', f.doc_count],
     ['rows', f.rows === undefined ? undefined : `${f.rows} (${f.dead_rows} reclaimable)`],
@@ -197,7 +205,14 @@ async function loadStore() {
   try {
     if (namespace !== null) await showNamespaces();
     const [stats, names, aliases] = await Promise.all([read('GET', '/stats'), read('GET', '/collections'), read('GET', '/aliases')]);
-    const counts = await Promise.all(names.map((name) => read('POST', '/aggregate', { scope: [name] }).then((a) => String(a.count), () => '?')));
+    const counts = await Promise.all(
+      names.map((name) =>
+        read('POST', '/aggregate', { scope: [name] }).then(
+          (a) => String(a.count),
+          () => '?',
+        ),
+      ),
+    );
     renderCollections(names, counts, aliases);
     renderStats(stats);
     known.dimension = stats.dimension;
@@ -415,9 +430,7 @@ function addSample(now) {
   // The first scrape, or one after the server restarted, only sets the baseline.
   if (previous && now.requests >= previous.requests) {
     keep(series.rate, (now.requests - previous.requests) / (now.at - previous.at));
-    const cumulative = [...now.buckets]
-      .map(([le, count]) => [Number(le), count - (previous.buckets.get(le) ?? 0)])
-      .sort((a, b) => a[0] - b[0]);
+    const cumulative = [...now.buckets].map(([le, count]) => [Number(le), count - (previous.buckets.get(le) ?? 0)]).sort((a, b) => a[0] - b[0]);
     const ms = (seconds) => (seconds === null ? null : seconds * 1000);
     keep(series.p50, ms(quantile(0.5, cumulative)));
     keep(series.p99, ms(quantile(0.99, cumulative)));
@@ -504,13 +517,24 @@ function caption(element, keys) {
 
 function redraw() {
   plot($('rate-plot'), [{ values: series.rate, color: '--series-1' }], '/s');
-  plot($('latency-plot'), [{ values: series.p50, color: '--series-1' }, { values: series.p99, color: '--series-2' }], 'ms');
+  plot(
+    $('latency-plot'),
+    [
+      { values: series.p50, color: '--series-1' },
+      { values: series.p99, color: '--series-2' },
+    ],
+    'ms',
+  );
   const rate = series.rate.at(-1);
   if (rate !== undefined) caption($('rate-now'), [[`${figure(rate)} requests/s (all routes but /metrics)`, 'key-1']]);
   const p50 = series.p50.at(-1);
   const p99 = series.p99.at(-1);
   if (p50 === null) caption($('latency-now'), [['latency: no requests in the last second', '']]);
-  else if (p50 !== undefined) caption($('latency-now'), [[`p50 ${figure(p50)} ms`, 'key-1'], [`p99 ${figure(p99)} ms`, 'key-2']]);
+  else if (p50 !== undefined)
+    caption($('latency-now'), [
+      [`p50 ${figure(p50)} ms`, 'key-1'],
+      [`p99 ${figure(p99)} ms`, 'key-2'],
+    ]);
 }
 
 async function poll() {

@@ -20,11 +20,7 @@ export const httpIdentity = (spec: { kind: string; model?: string; url: string }
   `${spec.kind}${spec.model === undefined ? '' : `:${spec.model}`}@${spec.url}`;
 
 const usage = (kind: string, rule: KindRule): string =>
-  rule.form === 'number'
-    ? `${kind} or ${kind}:${rule.name}`
-    : rule.model === 'required'
-      ? `${kind}:MODEL@URL`
-      : `${kind}@URL or ${kind}:MODEL@URL`;
+  rule.form === 'number' ? `${kind} or ${kind}:${rule.name}` : rule.model === 'required' ? `${kind}:MODEL@URL` : `${kind}@URL or ${kind}:MODEL@URL`;
 
 /** Parses SPEC text for role against the kinds that role has; throws ProviderSpecError. */
 export function parseSpec(role: Role, text: string, kinds: Record<string, KindRule>): Spec {

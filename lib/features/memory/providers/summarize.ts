@@ -2,8 +2,7 @@
 import type { HttpClient } from './transport';
 import type { Summarizer } from './types';
 
-const SUMMARY_PROMPT =
-  'Summarize the text the user sends in a few concise sentences, in the language of the text. Answer with the summary only.';
+const SUMMARY_PROMPT = 'Summarize the text the user sends in a few concise sentences, in the language of the text. Answer with the summary only.';
 
 /** The chat messages asking for a summary of text. */
 export const summaryMessages = (text: string) => [

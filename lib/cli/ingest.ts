@@ -4,11 +4,11 @@
 // to stdout.
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { anyText, command, type FlagSpec, flagHelp, integer, oneOf, readFlags, size, UsageError } from './cli_flags';
-import { openWriter } from './cli_store';
-import type { ChunkStrategy } from './features/memory/chunking';
+import { anyText, command, type FlagSpec, flagHelp, integer, oneOf, readFlags, size, UsageError } from './flags';
+import { openWriter } from './open_store';
+import type { ChunkStrategy } from '../features/memory/chunking';
 import { Progress } from './progress';
-import type { Value } from './types';
+import type { Value } from '../types';
 
 const STRATEGIES: readonly ChunkStrategy[] = ['Recursive', 'Markdown', 'Sentence'];
 /** Documents remembered at once: embedding calls overlap, writes share group commits. */
@@ -39,7 +39,13 @@ const FLAGS: Flag[] = [
   { name: '--embed-provider', key: 'embedProvider', parse: anyText, arg: 'SPEC', help: 'embedder, as tessera serve takes it (required, except with --code)' },
   { name: '--code', key: 'code', parse: anyText, arg: 'DIR', help: 'ingest the source tree DIR as symbol chunks (README "Code search"); takes no FILE' },
   { name: '--max-file-bytes', key: 'maxFileBytes', parse: size, arg: 'SIZE', help: 'with --code: skip larger files (default 1MiB)' },
-  { name: '--strategy', key: 'strategy', parse: oneOf(STRATEGIES), arg: 'S', help: 'Recursive | Markdown | Sentence (default Markdown for .md files, else Recursive)' },
+  {
+    name: '--strategy',
+    key: 'strategy',
+    parse: oneOf(STRATEGIES),
+    arg: 'S',
+    help: 'Recursive | Markdown | Sentence (default Markdown for .md files, else Recursive)',
+  },
   { name: '--max-chars', key: 'maxChars', parse: integer(1), arg: 'N', help: 'chunk size in characters (default 1000)' },
   { name: '--overlap-chars', key: 'overlapChars', parse: integer(0), arg: 'N', help: 'characters a chunk repeats of the previous one (default 100)' },
   { name: '--jsonl', key: 'jsonl', help: 'read every file as JSONL lines {"id", "text", "attrs"?} (default: only *.jsonl files)' },
@@ -110,7 +116,8 @@ function documentsOf(file: string, config: IngestConfig): Document[] {
     } catch {
       throw new Error(`${where}: not a JSON line`);
     }
-    if (typeof doc.id !== 'string' || doc.id === '' || typeof doc.text !== 'string') throw new Error(`${where}: a line needs a string "id" and a string "text"`);
+    if (typeof doc.id !== 'string' || doc.id === '' || typeof doc.text !== 'string')
+      throw new Error(`${where}: a line needs a string "id" and a string "text"`);
     return [{ id: doc.id, text: doc.text, attrs: doc.attrs as Record<string, Value> | undefined, strategy }];
   });
 }

@@ -1,37 +1,25 @@
-#!/usr/bin/env node
-// The `tessera` command line: parses `tessera serve` flags, starts the HTTP server, opens the
-// store behind it, and shuts both down cleanly on SIGTERM or SIGINT.
+// `tessera serve`: its flags, then the server: listen first (probes answer while the store
+// opens), open the store (one, namespaced tenants, or a cluster member), and shut both down
+// cleanly on SIGTERM or SIGINT.
 import { mkdirSync } from 'node:fs';
-import { Namespaces, OneStore, apiRoutes, storeErrorStatus } from './api';
-import { authenticate, refuseWrites, shed } from './http/hooks';
-import { LOG_LEVELS, type LogLevel, accessLog, createLogger } from './http/log';
-import { createRegistry, httpMetrics } from './http/metrics';
-import { HttpServer } from './http/server';
-import { malformedJson } from './json_syntax';
-import { StoreError } from './store/errors';
-import { Store } from './store/store';
-import { TenantStores } from './store/tenants';
-import { DEFAULT_GC_GRACE_MS } from './features/cluster/garbage';
-import { ClusterNode } from './features/cluster/node';
-import { awsEnvironment, ObjectStore } from './features/cluster/object_store';
-import { ClusterSlot, cacheMetrics, durableRoutes, leaseMetrics, objectStoreFailures, sweepMetrics } from './features/cluster/serve';
-import type { Distance, IndexSettingInfo, OpenOptions } from './types';
-import { anyText, type Command, DISTANCES, duration, durationOrZero, exit, type FlagSpec, flagHelp, integer, oneOf, readFlags, size, UsageError } from './cli_flags';
-import { exportCommand } from './export';
-import { importCommand } from './import';
-import { ingestCommand } from './ingest';
-import { statsCommand } from './stats';
+import { Namespaces, OneStore, apiRoutes, storeErrorStatus } from '../api';
+import { authenticate, refuseWrites, shed } from '../http/hooks';
+import { LOG_LEVELS, type LogLevel, accessLog, createLogger } from '../http/log';
+import { createRegistry, httpMetrics } from '../http/metrics';
+import { HttpServer } from '../http/server';
+import { malformedJson } from '../json_syntax';
+import { StoreError } from '../store/errors';
+import { Store } from '../store/store';
+import { TenantStores } from '../store/tenants';
+import { DEFAULT_GC_GRACE_MS } from '../features/cluster/garbage';
+import { ClusterNode } from '../features/cluster/node';
+import { awsEnvironment, ObjectStore } from '../features/cluster/object_store';
+import { ClusterSlot, cacheMetrics, durableRoutes, leaseMetrics, objectStoreFailures, sweepMetrics } from '../features/cluster/serve';
+import type { Distance, IndexSettingInfo, OpenOptions } from '../types';
+import { anyText, crash, DISTANCES, duration, durationOrZero, exit, flagHelp, type FlagSpec, integer, oneOf, readFlags, size, UsageError } from './flags';
 
 /** How long in-flight requests may run on after SIGTERM/SIGINT before they are cancelled. */
 const SHUTDOWN_GRACE_MS = 10_000;
-
-/** The commands beside serve, by name. */
-const COMMANDS = new Map<string, Command>([
-  ['ingest', ingestCommand],
-  ['import', importCommand],
-  ['export', exportCommand],
-  ['stats', statsCommand],
-]);
 
 interface ServeConfig {
   data: string;
@@ -70,7 +58,6 @@ interface ServeConfig {
   rerankProvider?: string;
   logLevel: LogLevel;
 }
-
 
 interface Flag extends FlagSpec {
   /** Config key it sets. */
@@ -119,41 +106,182 @@ function indexFlags(settings: IndexSettingInfo[]): Flag[] {
 const FLAGS: Flag[] = [
   { name: '--data', key: 'data', parse: anyText, arg: 'DIR', help: 'store directory, created on first open (default ./data)' },
   { name: '--in-memory', key: 'inMemory', value: true, help: 'no files at all; role InMemory (default off)' },
-  { name: '--namespaced', key: 'namespaced', value: true, help: 'serve many tenant stores under --data, one per /ns/{namespace} path prefix, each opened on first use (default off)' },
-  { name: '--cluster', key: 'cluster', parse: anyText, arg: 's3://BUCKET/PREFIX', help: 'cluster mode: the store lives in this object-store bucket and prefix, --data is its local copy; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN, AWS_REGION) (default off)' },
-  { name: '--cluster-endpoint', key: 'clusterEndpoint', parse: anyText, arg: 'URL', help: 'with --cluster: the S3-compatible endpoint, path-style, e.g. http://127.0.0.1:7480 (default: none; --cluster needs it)' },
-  { name: '--lease-ttl', key: 'leaseTtlMs', parse: duration, arg: 'DUR', help: "with --cluster: the writer lease's time to live; renewed every third of it (default 10s)" },
-  { name: '--gc-grace', key: 'gcGraceMs', parse: durationOrZero, arg: 'DUR', help: "with --cluster: a writer deletes an object no published state names only once it has been unnamed for DUR, so a reader loading an older state finds its objects (default 5m)" },
-  { name: '--standby', key: 'standby', value: true, help: 'with --cluster: wait for the writer lease instead of refusing to start while another holds it (default off)' },
-  { name: '--cluster-reader', key: 'clusterReader', value: true, help: 'with --cluster: serve the published state read-only; POST /refresh pulls newer (default off)' },
-  { name: '--cache-bytes', key: 'cacheBytes', parse: size, arg: 'SIZE', help: "with --cluster: keep at most SIZE of segment files in --data, fetching a collection's files on the first call that needs them and removing the collections used longest ago past SIZE (default: no bound, the whole store restored at start)" },
-  { name: '--warm-bytes', key: 'warmBytes', parse: size, arg: 'SIZE', help: 'with --namespaced: open tenant stores whose files add up past SIZE are closed, least recently used first, and reopened on their next request (default 1GiB)' },
+  {
+    name: '--namespaced',
+    key: 'namespaced',
+    value: true,
+    help: 'serve many tenant stores under --data, one per /ns/{namespace} path prefix, each opened on first use (default off)',
+  },
+  {
+    name: '--cluster',
+    key: 'cluster',
+    parse: anyText,
+    arg: 's3://BUCKET/PREFIX',
+    help: 'cluster mode: the store lives in this object-store bucket and prefix, --data is its local copy; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN, AWS_REGION) (default off)',
+  },
+  {
+    name: '--cluster-endpoint',
+    key: 'clusterEndpoint',
+    parse: anyText,
+    arg: 'URL',
+    help: 'with --cluster: the S3-compatible endpoint, path-style, e.g. http://127.0.0.1:7480 (default: none; --cluster needs it)',
+  },
+  {
+    name: '--lease-ttl',
+    key: 'leaseTtlMs',
+    parse: duration,
+    arg: 'DUR',
+    help: "with --cluster: the writer lease's time to live; renewed every third of it (default 10s)",
+  },
+  {
+    name: '--gc-grace',
+    key: 'gcGraceMs',
+    parse: durationOrZero,
+    arg: 'DUR',
+    help: 'with --cluster: a writer deletes an object no published state names only once it has been unnamed for DUR, so a reader loading an older state finds its objects (default 5m)',
+  },
+  {
+    name: '--standby',
+    key: 'standby',
+    value: true,
+    help: 'with --cluster: wait for the writer lease instead of refusing to start while another holds it (default off)',
+  },
+  {
+    name: '--cluster-reader',
+    key: 'clusterReader',
+    value: true,
+    help: 'with --cluster: serve the published state read-only; POST /refresh pulls newer (default off)',
+  },
+  {
+    name: '--cache-bytes',
+    key: 'cacheBytes',
+    parse: size,
+    arg: 'SIZE',
+    help: "with --cluster: keep at most SIZE of segment files in --data, fetching a collection's files on the first call that needs them and removing the collections used longest ago past SIZE (default: no bound, the whole store restored at start)",
+  },
+  {
+    name: '--warm-bytes',
+    key: 'warmBytes',
+    parse: size,
+    arg: 'SIZE',
+    help: 'with --namespaced: open tenant stores whose files add up past SIZE are closed, least recently used first, and reopened on their next request (default 1GiB)',
+  },
   { name: '--host', key: 'host', parse: anyText, arg: 'ADDR', help: 'address to listen on (default 127.0.0.1)' },
   { name: '--port', key: 'port', parse: integer(0, 65535), arg: 'N', help: 'port to listen on; 0 picks a free one (default 8080)' },
-  { name: '--dimension', key: 'dimension', parse: integer(0, 65536), arg: 'N', help: "dimension of a new store, 0 = keyword-only; an existing store's must match (default: none, so creating a store needs it)" },
+  {
+    name: '--dimension',
+    key: 'dimension',
+    parse: integer(0, 65536),
+    arg: 'N',
+    help: "dimension of a new store, 0 = keyword-only; an existing store's must match (default: none, so creating a store needs it)",
+  },
   { name: '--distance', key: 'distance', parse: oneOf(DISTANCES), arg: 'M', help: 'Cosine | Euclidean | DotProduct, pinned like dimension (default Cosine)' },
-  { name: '--token', key: 'token', parse: anyText, arg: 'T', help: 'bearer token required on all but /health, /ready, /metrics; also env TESSERA_TOKEN (default: no auth)' },
+  {
+    name: '--token',
+    key: 'token',
+    parse: anyText,
+    arg: 'T',
+    help: 'bearer token required on all but /health, /ready, /metrics; also env TESSERA_TOKEN (default: no auth)',
+  },
   { name: '--read-only', key: 'readOnly', value: true, help: 'refuse every write with 403; never takes the writer lock (default off)' },
-  { name: '--console-without-token', key: 'consoleWithoutToken', value: true, help: "serve the web console's page and files (/console) without --token, like /health; the API it calls still needs it (default off: 401 without the token)" },
-  { name: '--max-body-bytes', key: 'maxBodyBytes', parse: size, arg: 'SIZE', help: 'larger request bodies answer 413; SIZE like 1048576, 512KiB, 64MiB (default 64MiB)' },
-  { name: '--max-vector-bytes', key: 'maxVectorBytes', parse: size, arg: 'SIZE', help: "upserts that would take the store's vector bytes (footprint.vector_bytes + named vectors) past it answer 507 and write nothing (default: no limit; sealed vectors are mmap'd files, so bound it when memory must be)" },
-  { name: '--max-concurrent-requests', key: 'maxConcurrentRequests', parse: integer(1), arg: 'N', help: 'beyond it requests are shed with 503 + Retry-After: 1; probes are never shed (default 256)' },
-  { name: '--read-timeout', key: 'readTimeoutMs', parse: duration, arg: 'DUR', help: 'reads running longer answer 504 and are cancelled; DUR like 250ms, 5s, 2m (default 30s)' },
-  { name: '--write-timeout', key: 'writeTimeoutMs', parse: duration, arg: 'DUR', help: 'writes running longer answer 504 and are cancelled, unless they had already committed (default 2m)' },
-  { name: '--history-versions', key: 'historyVersions', parse: integer(0), arg: 'N', help: 'keep the last N commit versions readable for --at-version (default 0 = off)' },
-  { name: '--at-version', key: 'atVersion', parse: integer(0), arg: 'V', help: 'serve that past commit version read-only, beside the writer (default: the latest)' },
-  { name: '--max-staleness', key: 'maxStalenessMs', parse: duration, arg: 'DUR', help: 'a reader not refreshed (POST /refresh) within DUR is stale: /ready answers 503 (default: no bound)' },
+  {
+    name: '--console-without-token',
+    key: 'consoleWithoutToken',
+    value: true,
+    help: "serve the web console's page and files (/console) without --token, like /health; the API it calls still needs it (default off: 401 without the token)",
+  },
+  {
+    name: '--max-body-bytes',
+    key: 'maxBodyBytes',
+    parse: size,
+    arg: 'SIZE',
+    help: 'larger request bodies answer 413; SIZE like 1048576, 512KiB, 64MiB (default 64MiB)',
+  },
+  {
+    name: '--max-vector-bytes',
+    key: 'maxVectorBytes',
+    parse: size,
+    arg: 'SIZE',
+    help: "upserts that would take the store's vector bytes (footprint.vector_bytes + named vectors) past it answer 507 and write nothing (default: no limit; sealed vectors are mmap'd files, so bound it when memory must be)",
+  },
+  {
+    name: '--max-concurrent-requests',
+    key: 'maxConcurrentRequests',
+    parse: integer(1),
+    arg: 'N',
+    help: 'beyond it requests are shed with 503 + Retry-After: 1; probes are never shed (default 256)',
+  },
+  {
+    name: '--read-timeout',
+    key: 'readTimeoutMs',
+    parse: duration,
+    arg: 'DUR',
+    help: 'reads running longer answer 504 and are cancelled; DUR like 250ms, 5s, 2m (default 30s)',
+  },
+  {
+    name: '--write-timeout',
+    key: 'writeTimeoutMs',
+    parse: duration,
+    arg: 'DUR',
+    help: 'writes running longer answer 504 and are cancelled, unless they had already committed (default 2m)',
+  },
+  {
+    name: '--history-versions',
+    key: 'historyVersions',
+    parse: integer(0),
+    arg: 'N',
+    help: 'keep the last N commit versions readable for --at-version (default 0 = off)',
+  },
+  {
+    name: '--at-version',
+    key: 'atVersion',
+    parse: integer(0),
+    arg: 'V',
+    help: 'serve that past commit version read-only, beside the writer (default: the latest)',
+  },
+  {
+    name: '--max-staleness',
+    key: 'maxStalenessMs',
+    parse: duration,
+    arg: 'DUR',
+    help: 'a reader not refreshed (POST /refresh) within DUR is stale: /ready answers 503 (default: no bound)',
+  },
   { name: '--query-threads', key: 'queryThreads', parse: integer(1, 1024), arg: 'N', help: 'core thread pool size (default: number of CPUs)' },
   { name: '--mmap', key: 'mmap', value: true, help: 'map sealed segment files (default on)' },
   { name: '--no-mmap', key: 'mmap', value: false, help: 'read sealed segment files into memory instead' },
   ...indexFlags(Store.indexSettings()),
-  { name: '--embed-provider', key: 'embedProvider', parse: anyText, arg: 'SPEC', help: 'embedder of remember/recall: hash:DIM (offline, lexical), openai:MODEL@URL, ollama:MODEL@URL, tei@URL (README "Providers"; default none)' },
-  { name: '--rerank-provider', key: 'rerankProvider', parse: anyText, arg: 'SPEC', help: 'cross-encoder of rerank: cohere:MODEL@URL, jina:MODEL@URL, tei@URL (default none)' },
-  { name: '--summarize-provider', key: 'summarizeProvider', parse: anyText, arg: 'SPEC', help: "summarizer of remember's summarize mode: extractive[:N] (offline), openai:MODEL@URL, ollama:MODEL@URL (default none)" },
-  { name: '--log-level', key: 'logLevel', parse: oneOf(LOG_LEVELS), arg: 'LEVEL', help: `${LOG_LEVELS.join(' | ')}; logs are JSON lines on stderr (default info)` },
+  {
+    name: '--embed-provider',
+    key: 'embedProvider',
+    parse: anyText,
+    arg: 'SPEC',
+    help: 'embedder of remember/recall: hash:DIM (offline, lexical), openai:MODEL@URL, ollama:MODEL@URL, tei@URL (README "Providers"; default none)',
+  },
+  {
+    name: '--rerank-provider',
+    key: 'rerankProvider',
+    parse: anyText,
+    arg: 'SPEC',
+    help: 'cross-encoder of rerank: cohere:MODEL@URL, jina:MODEL@URL, tei@URL (default none)',
+  },
+  {
+    name: '--summarize-provider',
+    key: 'summarizeProvider',
+    parse: anyText,
+    arg: 'SPEC',
+    help: "summarizer of remember's summarize mode: extractive[:N] (offline), openai:MODEL@URL, ollama:MODEL@URL (default none)",
+  },
+  {
+    name: '--log-level',
+    key: 'logLevel',
+    parse: oneOf(LOG_LEVELS),
+    arg: 'LEVEL',
+    help: `${LOG_LEVELS.join(' | ')}; logs are JSON lines on stderr (default info)`,
+  },
 ];
 
-const USAGE = `usage: tessera serve [flags]
+/** `tessera serve --help`, ending with the other commands' lines. */
+export const serveUsage = (otherCommands: string) => `usage: tessera serve [flags]
 
 Serves a Tessera store over HTTP. Prints "listening on http://HOST:PORT" once accepting;
 SIGTERM or SIGINT stops accepting, lets in-flight requests finish for up to ${SHUTDOWN_GRACE_MS / 1000}s
@@ -172,12 +300,10 @@ environment:
   ${''.padEnd(34)} TESSERA_RERANK_API_KEY for the others)
 
 other commands (each with --help):
-${[...COMMANDS].map(([name, c]) => `  ${`tessera ${name}`.padEnd(34)} ${c.summary}`).join('\n')}
+${otherCommands}
 `;
 
-const COMMAND_LINES = `usage: ${['serve', ...COMMANDS.keys()].map((name) => `tessera ${name} [flags]`).join(' | ')}`;
-
-function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
+export function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
   const config: ServeConfig = {
     data: './data',
     inMemory: false,
@@ -220,10 +346,11 @@ function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig {
     if (stray) throw new UsageError(`${stray} needs --cluster s3://BUCKET/PREFIX`);
   } else {
     for (const flag of ['--in-memory', '--namespaced', '--at-version', '--read-only'])
-      if (given.has(flag)) throw new UsageError(`--cluster and ${flag} exclude each other${flag === '--read-only' ? ' (a read-only cluster member is --cluster-reader)' : ''}`);
+      if (given.has(flag))
+        throw new UsageError(`--cluster and ${flag} exclude each other${flag === '--read-only' ? ' (a read-only cluster member is --cluster-reader)' : ''}`);
     if (config.standby && config.clusterReader) throw new UsageError('--standby waits for the writer lease; a --cluster-reader never takes it');
     if (given.has('--cache-bytes') && !config.clusterReader && given.has('--history-versions'))
-      throw new UsageError('--cache-bytes bounds a writer that keeps no history; --history-versions needs every collection\'s files');
+      throw new UsageError("--cache-bytes bounds a writer that keeps no history; --history-versions needs every collection's files");
     if (!config.clusterEndpoint) throw new UsageError('--cluster needs --cluster-endpoint URL, e.g. http://127.0.0.1:7480');
     clusterLocation(config.cluster);
   }
@@ -239,7 +366,7 @@ function clusterLocation(location: string): { bucket: string; prefix: string } {
 
 const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
-async function serve(config: ServeConfig): Promise<void> {
+export async function serve(config: ServeConfig): Promise<void> {
   const logger = createLogger(config.logLevel);
   const registry = createRegistry();
   const options: OpenOptions = {
@@ -264,7 +391,9 @@ async function serve(config: ServeConfig): Promise<void> {
   // root is no store itself, and a cluster member's directory takes the published store's header:
   // their settings are checked as a new store's would be.
   const settingsOnly = config.namespaced || config.cluster !== undefined;
-  await Store.check(settingsOnly ? { ...tenantOptions, inMemory: true, dimension: config.dimension ?? 0 } : options).catch((err: Error) => refused(config, err, 2));
+  await Store.check(settingsOnly ? { ...tenantOptions, inMemory: true, dimension: config.dimension ?? 0 } : options).catch((err: Error) =>
+    refused(config, err, 2),
+  );
 
   const tenants = config.namespaced ? tenantStores(config, tenantOptions, logger) : null;
   const node = config.cluster ? clusterNode(config, tenantOptions) : null;
@@ -385,31 +514,3 @@ function refused(config: ServeConfig, err: Error, code: number): never {
   const where = config.cluster ? `join the cluster store at ${config.cluster}` : `open the store ${config.inMemory ? 'in memory' : `at ${config.data}`}`;
   exit(`cannot ${where}: ${err.message}`, code);
 }
-
-
-/** A bug: the stack is worth the extra lines. */
-const crash = (err: unknown): never => exit((err as Error)?.stack ?? String(err), 1);
-
-function main(argv: string[]): void {
-  const [name, ...rest] = argv;
-  const wantsHelp = rest.includes('--help') || rest.includes('-h');
-  if (name === '--help' || name === '-h' || name === 'help' || (name === 'serve' && wantsHelp)) {
-    process.stdout.write(USAGE);
-    return;
-  }
-  const other = name === undefined ? undefined : COMMANDS.get(name);
-  if (other) {
-    if (wantsHelp) process.stdout.write(other.usage);
-    else other.run(rest);
-    return;
-  }
-  try {
-    if (name !== 'serve') throw new UsageError(name === undefined ? `missing command; ${COMMAND_LINES}` : `unknown command "${name}"; ${COMMAND_LINES}`);
-    serve(parseServe(rest, process.env)).catch(crash);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    exit(err.message, 2);
-  }
-}
-
-main(process.argv.slice(2));

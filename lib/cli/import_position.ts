@@ -5,7 +5,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { UsageError } from './cli_flags';
+import { UsageError } from './flags';
 
 /** What the position is of: the same file resumes only into the same collection of the same store. */
 export interface ImportTarget {
@@ -42,7 +42,8 @@ export class ImportPosition {
   /** Where the last run left off, refused (a UsageError) when it was for another target or the file changed before it. */
   static async resume(file: string, target: ImportTarget): Promise<ImportPosition> {
     const sidecar = positionFile(file);
-    if (!existsSync(sidecar)) throw new UsageError(`--resume: no saved position ${sidecar} (an import of ${file} finished, or never started); run without --resume`);
+    if (!existsSync(sidecar))
+      throw new UsageError(`--resume: no saved position ${sidecar} (an import of ${file} finished, or never started); run without --resume`);
     let saved: Saved;
     try {
       saved = JSON.parse(readFileSync(sidecar, 'utf8'));

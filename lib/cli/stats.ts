@@ -1,6 +1,6 @@
 // `tessera stats`: the store's stats, the JSON GET /stats answers, read without a server.
-import { anyText, command, type FlagSpec, flagHelp, readFlags } from './cli_flags';
-import { openReader } from './cli_store';
+import { anyText, command, type FlagSpec, flagHelp, readFlags } from './flags';
+import { openReader } from './open_store';
 
 interface StatsConfig {
   data: string;

@@ -3,11 +3,11 @@
 // from one snapshot. What it writes, `tessera import` reads back.
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { anyText, command, type FlagSpec, flagHelp, readFlags, UsageError } from './cli_flags';
-import { openReader } from './cli_store';
+import { anyText, command, type FlagSpec, flagHelp, readFlags, UsageError } from './flags';
+import { openReader } from './open_store';
 import { ArrayObjects } from './json_objects';
-import type { RecordsCursor } from './store/cursor';
-import { StoreError } from './store/errors';
+import type { RecordsCursor } from '../store/cursor';
+import { StoreError } from '../store/errors';
 
 interface ExportConfig {
   data: string;

@@ -1,8 +1,8 @@
 // How the commands beside serve open a store: as its writer, refusing to share it with a server
 // (ingest, import); or read-only, which never takes the writer lock, so it runs beside a server
 // and sees what that server had made durable when it opened (export, stats).
-import { Store } from './store/store';
-import type { OpenOptions } from './types';
+import { Store } from '../store/store';
+import type { OpenOptions } from '../types';
 
 /** The store a command writes: refused when a server (or another writer) holds it. */
 export async function openWriter(options: OpenOptions & { path: string }): Promise<Store> {

@@ -1,7 +1,7 @@
 // What the `tessera` commands share: the value parsers of their flags, the usage error, the
 // one-line exit and the way a command beside serve runs.
-import { StoreError } from './store/errors';
-import type { Distance } from './types';
+import { StoreError } from '../store/errors';
+import type { Distance } from '../types';
 
 /** A bad command line: reported on one line, exit status 2. */
 export class UsageError extends Error {}
@@ -64,6 +64,9 @@ export function exit(message: string, code: number): never {
   process.stderr.write(`tessera: ${message}\n`);
   process.exit(code);
 }
+
+/** A bug: the stack is worth the extra lines. */
+export const crash = (err: unknown): never => exit((err as Error)?.stack ?? String(err), 1);
 
 /** One flag of a command's table; with no `parse` it takes no value and stands for `value` (default true). */
 export interface FlagSpec {

@@ -4,12 +4,12 @@
 // file, so --resume continues where a stopped or failed run left off.
 import { createReadStream, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { anyText, command, DISTANCES, type FlagSpec, flagHelp, integer, oneOf, readFlags, UsageError } from './cli_flags';
-import { openWriter } from './cli_store';
+import { anyText, command, DISTANCES, type FlagSpec, flagHelp, integer, oneOf, readFlags, UsageError } from './flags';
+import { openWriter } from './open_store';
 import { ImportPosition, positionFile } from './import_position';
 import { isBlank, isOneObject } from './json_objects';
 import { Progress } from './progress';
-import type { Distance } from './types';
+import type { Distance } from '../types';
 
 const DEFAULT_BATCH_SIZE = 1000;
 
@@ -142,7 +142,11 @@ async function runImport(config: ImportConfig): Promise<void> {
     written += (await store.upsert(collection, upsertBody(lines))).upserted;
   };
   const passed = (lines: Line[]) => {
-    if (lines.length > 0) position.advance(lines.map((l) => l.raw), lines[lines.length - 1].number);
+    if (lines.length > 0)
+      position.advance(
+        lines.map((l) => l.raw),
+        lines[lines.length - 1].number,
+      );
   };
   /** A batch was refused: its lines one at a time find the bad one, writing every line before it. */
   const findBadLine = async (lines: Line[]) => {
