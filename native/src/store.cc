@@ -1,5 +1,3 @@
-#include "tessera/store.h"
-
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -33,25 +31,13 @@
 #include "storage/file_names.h"
 #include "storage/store_header.h"
 #include "storage/writer_lock.h"
+#include "store_impl.h"
 #include "tessera/error.h"
-#include "util/background_worker.h"
 #include "util/crash_point.h"
 #include "util/file_util.h"
 #include "util/json_writer.h"
 
 namespace tessera {
-
-// One batch waiting for the group-commit leader. prepare, when set, runs in the leader just
-// before validation, against the state every earlier batch left (a filter delete resolves its ids
-// there, and data routes resolve aliases there).
-struct PendingWrite {
-  explicit PendingWrite(Op o, std::function<void(Op&)> p = nullptr) : op(std::move(o)), prepare(std::move(p)) {}
-  Op op;
-  std::function<void(Op&)> prepare;
-  uint64_t result = 0;
-  std::exception_ptr error;
-  bool done = false;
-};
 
 namespace {
 
@@ -100,9 +86,9 @@ StoreHeader NewHeader(const StoreOptions& o) {
 
 }  // namespace
 
-Store::Store(const StoreOptions& options) : options_(options), index_builds_(std::make_unique<BackgroundWorker>()) {}
+StoreImpl::StoreImpl(const StoreOptions& options) : options_(options) {}
 
-Store::~Store() { StopIndexBuilds(); }
+StoreImpl::~StoreImpl() { StopIndexBuilds(); }
 
 IndexConfig Store::Check(const StoreOptions& options) {
   if (options.resident && (options.in_memory || options.at_version))
@@ -129,7 +115,11 @@ std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
   // Everything refusable is refused before anything is created: a refused open leaves no directory,
   // lock or header behind.
   IndexConfig index = Check(options);
-  std::unique_ptr<Store> s(new Store(options));
+  return StoreImpl::Open(options, index);
+}
+
+std::unique_ptr<StoreImpl> StoreImpl::Open(const StoreOptions& options, const IndexConfig& index) {
+  auto s = std::make_unique<StoreImpl>(options);
   size_t threads = options.query_threads ? options.query_threads : std::max(1u, std::thread::hardware_concurrency());
   s->pool_ = ThreadPool::Shared(threads);
   s->inline_pool_ = std::make_unique<ThreadPool>(0);
@@ -157,7 +147,7 @@ std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
       s->saver_ = std::make_unique<SealedIndexSaver>(
           options.path,
           [store = s.get()] {
-            std::lock_guard<std::mutex> lock(store->snap_mu_);
+            MutexLock lock(store->snap_mu_);
             return store->snap_;
           },
           [versions = s->versions_.get()](uint64_t id) { return versions->Retired(id); },
@@ -165,21 +155,21 @@ std::unique_ptr<Store> Store::Open(const StoreOptions& options) {
           // holds that lock while it saves a last time; a sweep posted then is dropped, and the
           // next open sweeps).
           [store = s.get()] {
-            store->index_builds_->Post([store] {
-              std::lock_guard<std::mutex> writer(store->writer_mu_);
+            store->background_.Post([store] {
+              MutexLock writer(store->writer_mu_);
               if (!store->closed_) store->versions_->RemoveOrphans();
             });
           });
     }
   }
   s->Publish(s->versions_->Current());
-  std::lock_guard<std::mutex> writer(s->writer_mu_);
+  MutexLock writer(s->writer_mu_);
   s->IndexSealedSegments();
   s->ScheduleCompaction();
   return s;
 }
 
-void Store::OpenDirectory() {
+void StoreImpl::OpenDirectory() {
   const std::string& dir = options_.path;
   MakeDirs(dir);
   role_ = Role::kReader;
@@ -211,15 +201,15 @@ void Store::OpenDirectory() {
   }
 }
 
-size_t Store::query_threads() const { return pool_->size(); }
+size_t StoreImpl::query_threads() const { return pool_->size(); }
 
-SnapshotPtr Store::Current() const {
+SnapshotPtr StoreImpl::Current() const {
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");
-  std::lock_guard<std::mutex> lock(snap_mu_);
+  MutexLock lock(snap_mu_);
   return snap_;
 }
 
-void Store::Publish(SnapshotPtr snap) {
+void StoreImpl::Publish(SnapshotPtr snap) {
   uint64_t rows = 0, dead = 0, live = 0, mapped = 0, built = 0, columnar = 0;
   for (const auto& [name, c] : snap->collections) {
     rows += c->rows;
@@ -244,21 +234,21 @@ void Store::Publish(SnapshotPtr snap) {
   for (const auto& [name, c] : snap->collections) segments += c->segments.size();
   footprint_.segments = segments;
   commit_version_.store(snap->version, std::memory_order_release);
-  std::lock_guard<std::mutex> lock(snap_mu_);
+  MutexLock lock(snap_mu_);
   snap_ = std::move(snap);
 }
 
-std::string Store::poisoned() const {
-  std::lock_guard<std::mutex> lock(poison_mu_);
+std::string StoreImpl::poisoned() const {
+  MutexLock lock(poison_mu_);
   return poisoned_;
 }
 
-void Store::Poison(const std::string& why) {
-  std::lock_guard<std::mutex> lock(poison_mu_);
+void StoreImpl::Poison(const std::string& why) {
+  MutexLock lock(poison_mu_);
   if (poisoned_.empty()) poisoned_ = why;
 }
 
-void Store::CheckWritable() const {
+void StoreImpl::CheckWritable() const {
   std::string poison = poisoned();
   if (!poison.empty()) throw Error(Status::kUnavailable, "the store is poisoned (" + poison + "); restart the process");
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");
@@ -271,34 +261,12 @@ void Store::CheckWritable() const {
   }
 }
 
-uint64_t Store::Write(PendingWrite&& pw) {
+uint64_t StoreImpl::Write(PendingWrite&& pw) {
   CheckWritable();
-  std::unique_lock<std::mutex> lock(queue_mu_);
-  queue_.push_back(&pw);
-  while (!pw.done) {
-    if (leader_active_) {
-      queue_cv_.wait(lock);
-      continue;
-    }
-    // Become the leader: commit everything queued so far behind one fsync.
-    leader_active_ = true;
-    std::deque<PendingWrite*> group;
-    group.swap(queue_);
-    lock.unlock();
-    {
-      std::lock_guard<std::mutex> writer(writer_mu_);
-      CommitGroup(group);
-    }
-    lock.lock();
-    for (PendingWrite* p : group) p->done = true;
-    leader_active_ = false;
-    queue_cv_.notify_all();
-  }
-  if (pw.error) std::rethrow_exception(pw.error);
-  return pw.result;
+  return group_commit_.Commit(pw);
 }
 
-void Store::CommitGroup(std::deque<PendingWrite*>& group) {
+void StoreImpl::CommitGroup(std::deque<PendingWrite*>& group) {
   try {
     bool applied = false;
     for (PendingWrite* pw : group) {
@@ -342,7 +310,7 @@ void Store::CommitGroup(std::deque<PendingWrite*>& group) {
   }
 }
 
-void Store::CheckpointOrPoison() {
+void StoreImpl::CheckpointOrPoison() {
   try {
     versions_->Checkpoint();
   } catch (const std::exception& e) {
@@ -354,9 +322,9 @@ void Store::CheckpointOrPoison() {
   ScheduleCompaction();
 }
 
-VectorIndexConfig Store::VectorIndexes() const { return VectorIndexConfig{metric_, ann_, quantization_, options_.mmap}; }
+VectorIndexConfig StoreImpl::VectorIndexes() const { return VectorIndexConfig{metric_, ann_, quantization_, options_.mmap}; }
 
-void Store::IndexSealedSegments() {
+void StoreImpl::IndexSealedSegments() {
   if (saver_) saver_->SaveLater();
   VectorIndexConfig config = VectorIndexes();
   if (!config.any() || role_ == Role::kInMemory) return;
@@ -366,66 +334,62 @@ void Store::IndexSealedSegments() {
     for (const SegmentRef& ref : c->segments) {
       const Segment& segment = *ref.segment;
       bool indexed = ref.indexes->ann() || ref.indexes->first_pass();
-      if (!segment.sealed() || indexed || segment.appended() < kMinAnnRows || building_.count(segment.id())) continue;
+      if (!segment.sealed() || indexed || segment.appended() < kMinAnnRows || background_.Building(segment.id())) continue;
       SegmentVectorIndexes saved = OpenSegmentVectorIndexes(options_.path, segment, config);
       if (saved.complete || role_ != Role::kWriter) {
         attached |= versions_->AttachVectorIndexes(name, segment.id(), std::move(saved.first_pass), std::move(saved.ann));
         continue;
       }
-      building_.insert(segment.id());
-      footprint_.index_builds_pending = building_.size();
-      index_builds_->Post([this, name, segment = ref.segment] { BuildSegmentIndexes(name, segment); });
+      background_.QueueBuild(segment.id(), [this, collection = name, segment = ref.segment] { BuildSegmentIndexes(collection, segment); });
     }
   }
   if (attached) Publish(versions_->Current());
 }
 
-void Store::BuildSegmentIndexes(const std::string& collection, const SegmentPtr& segment) {
+void StoreImpl::BuildSegmentIndexes(const std::string& collection, const SegmentPtr& segment) {
   SegmentVectorIndexes built;
   try {
-    built = BuildSegmentVectorIndexes(options_.path, *segment, VectorIndexes(), *pool_, stop_index_builds_);
+    built = BuildSegmentVectorIndexes(options_.path, *segment, VectorIndexes(), *pool_, background_.stop());
   } catch (const std::exception& e) {
     // The segment stays on the exact scan; the next open tries again. A segment a compaction
     // replaced meanwhile is no loss: the sweep took its files, the half-built index's with them.
-    if (!stop_index_builds_.cancelled() && !versions_->Retired(segment->id()))
+    if (!background_.stop().cancelled() && !versions_->Retired(segment->id()))
       std::fprintf(stderr, "tessera: building the vector indexes of segment %llu failed: %s\n", (unsigned long long)segment->id(),
                    e.what());
   }
-  std::lock_guard<std::mutex> writer(writer_mu_);
-  building_.erase(segment->id());
-  footprint_.index_builds_pending = building_.size();
+  MutexLock writer(writer_mu_);
+  background_.BuildEnded(segment->id());
   if (built.complete && !closed_ &&
       versions_->AttachVectorIndexes(collection, segment->id(), std::move(built.first_pass), std::move(built.ann)))
     Publish(versions_->Current());
 }
 
-void Store::ScheduleCompaction() {
-  if (role_ != Role::kWriter || compaction_queued_ || closed_) return;
-  if (!PickCompaction(*versions_->Current(), dim_, CompactionScope::kAutomatic)) return;
-  compaction_queued_ = true;
-  index_builds_->Post([this] {
+void StoreImpl::ScheduleCompaction() {
+  if (role_ != Role::kWriter || closed_) return;
+  auto worth = [this] { return PickCompaction(*versions_->Current(), dim_, CompactionScope::kAutomatic).has_value(); };
+  background_.QueueCompaction(worth, [this] {
     bool compacted = false;
     try {
-      std::lock_guard<std::mutex> one_at_a_time(compaction_mu_);
+      MutexLock one_at_a_time(compaction_mu_);
       compacted = CompactOnce(CompactionScope::kAutomatic);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "tessera: background compaction abandoned: %s\n", e.what());
     }
-    std::lock_guard<std::mutex> writer(writer_mu_);
-    compaction_queued_ = false;
+    MutexLock writer(writer_mu_);
+    background_.CompactionEnded();
     if (compacted) ScheduleCompaction();
   });
 }
 
-bool Store::TakeCompactionFault(CompactionFault where) {
+bool StoreImpl::TakeCompactionFault(CompactionFault where) {
   CompactionFault armed = where;
   return compaction_fault_.compare_exchange_strong(armed, CompactionFault::kNone);
 }
 
-bool Store::CompactOnce(CompactionScope scope) {
+bool StoreImpl::CompactOnce(CompactionScope scope) {
   CompactionJob job;
   {
-    std::lock_guard<std::mutex> writer(writer_mu_);
+    MutexLock writer(writer_mu_);
     if (closed_ || !poisoned().empty()) return false;
     std::optional<CompactionJob> picked = PickCompaction(*versions_->Current(), dim_, scope);
     if (!picked) return false;
@@ -434,10 +398,10 @@ bool Store::CompactOnce(CompactionScope scope) {
   }
   CompactedSegment out;
   try {
-    out = RewriteSegments(job, options_.path, dim_, options_.mmap, stop_index_builds_);
+    out = RewriteSegments(job, options_.path, dim_, options_.mmap, background_.stop());
     const VectorIndexConfig config = VectorIndexes();
     if (out.segment && config.any() && out.segment->appended() >= kMinAnnRows) {
-      SegmentVectorIndexes built = BuildSegmentVectorIndexes(options_.path, *out.segment, config, *pool_, stop_index_builds_);
+      SegmentVectorIndexes built = BuildSegmentVectorIndexes(options_.path, *out.segment, config, *pool_, background_.stop());
       if (built.complete) out.indexes = out.indexes->WithVectorIndexes(std::move(built.first_pass), std::move(built.ann));
     }
     CrashPoint("compaction-written");
@@ -445,13 +409,13 @@ bool Store::CompactOnce(CompactionScope scope) {
   } catch (const std::exception&) {
     // Nothing was switched: the inputs serve on and a later compaction tries again.
     {
-      std::lock_guard<std::mutex> writer(writer_mu_);
+      MutexLock writer(writer_mu_);
       versions_->AbandonCompaction(job.output_id);
     }
-    if (stop_index_builds_.cancelled()) return false;
+    if (background_.stop().cancelled()) return false;
     throw;
   }
-  std::lock_guard<std::mutex> writer(writer_mu_);
+  MutexLock writer(writer_mu_);
   if (closed_) return false;
   try {
     if (TakeCompactionFault(CompactionFault::kAtSwitch)) throw std::runtime_error("injected compaction switch fault");
@@ -468,8 +432,8 @@ bool Store::CompactOnce(CompactionScope scope) {
   return true;
 }
 
-void Store::CompactInMemory() {
-  std::lock_guard<std::mutex> writer(writer_mu_);
+void StoreImpl::CompactInMemory() {
+  MutexLock writer(writer_mu_);
   CancelToken never;
   while (std::optional<CompactionJob> job = PickCompaction(*versions_->Current(), dim_, CompactionScope::kEverything)) {
     job->output_id = versions_->BeginCompaction();
@@ -481,7 +445,7 @@ void Store::CompactInMemory() {
   Publish(versions_->Current());
 }
 
-std::string Store::Compact(std::string_view body) {
+std::string StoreImpl::Compact(std::string_view body) {
   CheckWritable();
   if (ParseCompact(body).expired) DeleteExpired();
   if (role_ == Role::kInMemory) {
@@ -489,9 +453,9 @@ std::string Store::Compact(std::string_view body) {
     return OneMember("ok", true);
   }
   // Held throughout, so the background compaction the checkpoint schedules waits for this one.
-  std::lock_guard<std::mutex> one_at_a_time(compaction_mu_);
+  MutexLock one_at_a_time(compaction_mu_);
   {
-    std::lock_guard<std::mutex> writer(writer_mu_);
+    MutexLock writer(writer_mu_);
     CheckWritable();
     CheckpointOrPoison();
   }
@@ -505,22 +469,21 @@ std::string Store::Compact(std::string_view body) {
   return OneMember("ok", true);
 }
 
-void Store::StopIndexBuilds() {
-  stop_index_builds_.Cancel();
-  index_builds_->Stop();
+void StoreImpl::StopIndexBuilds() {
+  background_.Stop();
   if (saver_) saver_->Stop();
 }
 
-std::string Store::WaitForIndexes() {
-  index_builds_->WaitIdle();
+std::string StoreImpl::WaitForIndexes() {
+  background_.WaitIdle();
   if (saver_) {
     saver_->WaitIdle();
-    index_builds_->WaitIdle();  // the sweep a save for a replaced segment asked for
+    background_.WaitIdle();  // the sweep a save for a replaced segment asked for
   }
   return OneMember("ok", true);
 }
 
-std::string Store::Collections() {
+std::string StoreImpl::Collections() {
   SnapshotPtr snap = Current();
   return JsonText([&](JsonWriter& w) {
     JsonWriter::Scope names = w.Array();
@@ -528,55 +491,55 @@ std::string Store::Collections() {
   });
 }
 
-std::string Store::CreateCollection(const std::string& name) {
+std::string StoreImpl::CreateCollection(const std::string& name) {
   Write(PendingWrite{CreateCollectionOp{name}});
   return OneMember("created", name);
 }
 
-std::string Store::DropCollection(const std::string& name) {
+std::string StoreImpl::DropCollection(const std::string& name) {
   Write(PendingWrite{DropCollectionOp{name}});
   return OneMember("dropped", name);
 }
 
-std::string Store::GetMeta(const std::string& name) {
+std::string StoreImpl::GetMeta(const std::string& name) {
   SnapshotPtr snap = Current();
   const CollectionState* c = snap->Find(name);  // the schema is held for every collection
   if (c == nullptr) throw NotFound("collection '" + name + "' does not exist");
   return JsonText([&](JsonWriter& w) { w.StringMap(c->schema->meta); });
 }
 
-std::string Store::PutMeta(const std::string& name, std::string_view body) {
+std::string StoreImpl::PutMeta(const std::string& name, std::string_view body) {
   CheckWritable();
   Write(PendingWrite{PutMetaOp{name, ParseMeta(body)}, ResolveAliasIn(*versions_, &PutMetaOp::name)});
   return OneMember("ok", true);
 }
 
-std::string Store::SetVectorNames(const std::string& name, std::string_view body) {
+std::string StoreImpl::SetVectorNames(const std::string& name, std::string_view body) {
   CheckWritable();
   Write(PendingWrite{SetVectorNamesOp{name, ParseVectorNames(body)}, ResolveAliasIn(*versions_, &SetVectorNamesOp::name)});
   return OneMember("ok", true);
 }
 
-std::string Store::SetFilterIndex(const std::string& name, std::string_view body) {
+std::string StoreImpl::SetFilterIndex(const std::string& name, std::string_view body) {
   CheckWritable();
   Write(PendingWrite{SetFilterIndexOp{name, ParseFilterIndex(body)}});
   if (saver_) saver_->SaveLater();
   return OneMember("ok", true);
 }
 
-std::string Store::SetFtsSchema(const std::string& name, std::string_view body) {
+std::string StoreImpl::SetFtsSchema(const std::string& name, std::string_view body) {
   CheckWritable();
   Write(PendingWrite{SetFtsSchemaOp{name, ParseFtsSchema(body)}});
   if (saver_) saver_->SaveLater();
   return OneMember("ok", true);
 }
 
-std::string Store::Aliases() {
+std::string StoreImpl::Aliases() {
   SnapshotPtr snap = Current();
   return JsonText([&](JsonWriter& w) { w.StringMap(snap->aliases); });
 }
 
-std::string Store::PutAlias(const std::string& name, std::string_view body) {
+std::string StoreImpl::PutAlias(const std::string& name, std::string_view body) {
   CheckWritable();
   std::string target = ParseAliasTarget(body);
   SnapshotPtr snap = Current();
@@ -591,24 +554,24 @@ std::string Store::PutAlias(const std::string& name, std::string_view body) {
   });
 }
 
-std::string Store::DropAlias(const std::string& name) {
+std::string StoreImpl::DropAlias(const std::string& name) {
   Write(PendingWrite{DropAliasOp{name}});
   return OneMember("dropped", name);
 }
 
-std::string Store::Upsert(const std::string& name, std::string_view body) {
+std::string StoreImpl::Upsert(const std::string& name, std::string_view body) {
   CheckWritable();
   return OneMember("upserted", Write(PendingWrite{ParseUpsert(body, name, dim_, metric_, ReservedKeys::kDrop, pool_.get()),
                                                   ResolveAliasIn(*versions_, &UpsertOp::collection)}));
 }
 
-std::string Store::UpsertStamped(const std::string& name, std::string_view body) {
+std::string StoreImpl::UpsertStamped(const std::string& name, std::string_view body) {
   CheckWritable();
   UpsertOp op = ParseUpsert(body, name, dim_, metric_, ReservedKeys::kKeep, pool_.get());
   return OneMember("upserted", Write(PendingWrite{std::move(op), ResolveAliasIn(*versions_, &UpsertOp::collection)}));
 }
 
-std::string Store::Reinforce(const std::string& name, std::string_view body) {
+std::string StoreImpl::Reinforce(const std::string& name, std::string_view body) {
   CheckWritable();
   ReinforceRequest req = ParseReinforce(body);
   {
@@ -631,7 +594,7 @@ std::string Store::Reinforce(const std::string& name, std::string_view body) {
   return OneMember("reinforced", Write(std::move(write)));
 }
 
-std::string Store::Get(const std::string& name, std::string_view body) {
+std::string StoreImpl::Get(const std::string& name, std::string_view body) {
   std::vector<std::string> ids = ParseGet(body);
   SnapshotPtr snap = Current();
   const CollectionState* c = snap->Resolve(name);
@@ -640,12 +603,12 @@ std::string Store::Get(const std::string& name, std::string_view body) {
   return LiveRecordsJson(*c, snap->version, ids, never);
 }
 
-std::string Store::Delete(const std::string& name, std::string_view body) {
+std::string StoreImpl::Delete(const std::string& name, std::string_view body) {
   CheckWritable();
   return OneMember("deleted", DeleteRows(name, ParseDelete(body)));
 }
 
-uint64_t Store::DeleteRows(const std::string& name, DeleteRequest&& req) {
+uint64_t StoreImpl::DeleteRows(const std::string& name, DeleteRequest&& req) {
   auto resolve = ResolveAliasIn(*versions_, &DeleteOp::collection);
   PendingWrite write{DeleteOp{name, std::move(req.ids)}, resolve};
   if (req.filter) {
@@ -666,8 +629,8 @@ uint64_t Store::DeleteRows(const std::string& name, DeleteRequest&& req) {
   return Write(std::move(write));
 }
 
-std::string Store::Refresh() {
-  std::lock_guard<std::mutex> writer(writer_mu_);
+std::string StoreImpl::Refresh() {
+  MutexLock writer(writer_mu_);
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");
   if (role_ != Role::kReader || pinned()) return OneMember("adopted", false);
   VersionSet::Refreshed refreshed = versions_->Refresh();
@@ -678,8 +641,8 @@ std::string Store::Refresh() {
   return OneMember("adopted", refreshed.moved);
 }
 
-std::string Store::SetResident(std::optional<std::vector<std::string>> names) {
-  std::lock_guard<std::mutex> writer(writer_mu_);
+std::string StoreImpl::SetResident(std::optional<std::vector<std::string>> names) {
+  MutexLock writer(writer_mu_);
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");
   if (role_ != Role::kReader || pinned())
     throw BadRequest(
@@ -692,8 +655,8 @@ std::string Store::SetResident(std::optional<std::vector<std::string>> names) {
   return OneMember("ok", true);
 }
 
-std::string Store::Hold(std::vector<std::string> names) {
-  std::lock_guard<std::mutex> writer(writer_mu_);
+std::string StoreImpl::Hold(std::vector<std::string> names) {
+  MutexLock writer(writer_mu_);
   CheckHolding();
   versions_->Hold(names);
   Publish(versions_->Current());
@@ -701,8 +664,8 @@ std::string Store::Hold(std::vector<std::string> names) {
   return OneMember("ok", true);
 }
 
-std::string Store::Release(std::vector<std::string> names) {
-  std::lock_guard<std::mutex> writer(writer_mu_);
+std::string StoreImpl::Release(std::vector<std::string> names) {
+  MutexLock writer(writer_mu_);
   CheckHolding();
   for (const std::string& name : names)
     if (versions_->RowsChangedSinceCheckpoint(name)) {
@@ -714,13 +677,13 @@ std::string Store::Release(std::vector<std::string> names) {
   return OneMember("ok", true);
 }
 
-void Store::CheckHolding() const {
+void StoreImpl::CheckHolding() const {
   if (role_ != Role::kWriter || !options_.resident)
     throw BadRequest("only a writer opened with resident holds some collections and not others; a reader uses setResident");
   CheckWritable();
 }
 
-std::string Store::CollectionReads() {
+std::string StoreImpl::CollectionReads() {
   SnapshotPtr snap = Current();
   return JsonText([&](JsonWriter& w) {
     JsonWriter::Scope reads = w.Object();
@@ -729,10 +692,10 @@ std::string Store::CollectionReads() {
   });
 }
 
-std::string Store::Versions() { return versions_->Versions(commit_version(), pinned()); }
+std::string StoreImpl::Versions() { return versions_->Versions(commit_version(), pinned()); }
 
-std::string Store::Replication() {
-  std::lock_guard<std::mutex> writer(writer_mu_);
+std::string StoreImpl::Replication() {
+  MutexLock writer(writer_mu_);
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");
   if (role_ != Role::kWriter) throw BadRequest("only the writer of a store on disk ships it; this one is a Reader or in memory");
   VersionSet::ReplicationPoint point = versions_->Replication();
@@ -754,8 +717,8 @@ std::string Store::Replication() {
   });
 }
 
-std::string Store::Pin(uint64_t version) {
-  std::lock_guard<std::mutex> writer(writer_mu_);
+std::string StoreImpl::Pin(uint64_t version) {
+  MutexLock writer(writer_mu_);
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");
   if (role_ != Role::kReader)
     throw Error(Status::kConflict, "only a read-only handle (a Reader) can move to a past version; this one writes or has no files");
@@ -770,9 +733,9 @@ std::string Store::Pin(uint64_t version) {
   return OneMember("pinned", version);
 }
 
-std::string Store::SweepExpired() { return OneMember("deleted", DeleteExpired()); }
+std::string StoreImpl::SweepExpired() { return OneMember("deleted", DeleteExpired()); }
 
-uint64_t Store::DeleteExpired() {
+uint64_t StoreImpl::DeleteExpired() {
   CheckWritable();
   int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::string expired = R"({"filter": [{"Lt": ["svc.expires_at", {"DateTime": )" + std::to_string(now) + "}]}]}";
@@ -790,7 +753,7 @@ uint64_t Store::DeleteExpired() {
   return deleted;
 }
 
-std::unique_ptr<RecordsCursor> Store::OpenRecords(const std::string& name) {
+std::unique_ptr<RecordsCursor> StoreImpl::OpenRecords(const std::string& name) {
   SnapshotPtr snap = Current();
   const CollectionState* c = snap->Resolve(name);
   if (c == nullptr) throw NotFound("collection '" + name + "' does not exist");
@@ -799,13 +762,14 @@ std::unique_ptr<RecordsCursor> Store::OpenRecords(const std::string& name) {
 }
 
 template <typename Params, typename Answer>
-std::unique_ptr<PreparedRead> Store::PrepareQuery(SnapshotPtr snap, Params params, Answer answer, bool runs_inline) {
+std::unique_ptr<PreparedRead> StoreImpl::PrepareQuery(SnapshotPtr snap, Params params, Answer answer, bool runs_inline) {
   QueryEnvironment env{metric_,    pool_.get(), inline_pool_.get(), ann_ ? &*ann_ : nullptr, quantization_ ? &*quantization_ : nullptr,
                        &footprint_};
   return std::make_unique<PreparedQuery<Params, Answer>>(std::move(snap), std::move(params), answer, env, runs_inline);
 }
 
-std::unique_ptr<PreparedRead> Store::Prepare(ReadRoute route, std::string_view body, const std::vector<float>* query, bool may_run_inline) {
+std::unique_ptr<PreparedRead> StoreImpl::Prepare(ReadRoute route, std::string_view body, const std::vector<float>* query,
+                                                 bool may_run_inline) {
   if (query != nullptr && route != ReadRoute::kSearch) throw Internal("a query vector beside the body is for /search only");
   switch (route) {
     case ReadRoute::kSearch: {
@@ -840,25 +804,25 @@ std::unique_ptr<PreparedRead> Store::Prepare(ReadRoute route, std::string_view b
   throw Internal("unknown read route");
 }
 
-void Store::Submit(std::function<void()> job) { pool_->Submit(std::move(job)); }
+void StoreImpl::Submit(std::function<void()> job) { pool_->Submit(std::move(job)); }
 
-void Store::SubmitBlocking(std::function<void()> job) { blocking_pool_->Submit(std::move(job)); }
+void StoreImpl::SubmitBlocking(std::function<void()> job) { blocking_pool_->Submit(std::move(job)); }
 
-std::string Store::Stats() {
+std::string StoreImpl::Stats() {
   SnapshotPtr snap = Current();
   return StatsJson(*snap, StoreFacts{dim_, metric_, pool_->size(), options_.mmap, ann_, quantization_});
 }
 
-std::string Store::Flush() {
-  std::lock_guard<std::mutex> writer(writer_mu_);
+std::string StoreImpl::Flush() {
+  MutexLock writer(writer_mu_);
   CheckWritable();  // a write like the others: 409 naming the holder on a Reader, 403 read-only
   if (role_ == Role::kWriter) CheckpointOrPoison();
   return OneMember("ok", true);
 }
 
-void Store::Close() {
+void StoreImpl::Close() {
   StopIndexBuilds();
-  std::lock_guard<std::mutex> writer(writer_mu_);
+  MutexLock writer(writer_mu_);
   if (closed_) return;
   closed_ = true;
   if (role_ == Role::kWriter && poisoned().empty()) {

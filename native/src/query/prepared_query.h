@@ -5,8 +5,9 @@
 #include <utility>
 
 #include "query/context.h"
+#include "tessera/footprint.h"
+#include "tessera/options.h"
 #include "tessera/prepared_read.h"
-#include "tessera/store.h"
 
 namespace tessera {
 

@@ -10,8 +10,8 @@
 
 #include "query/parse/bad_number.h"
 #include "tessera/error.h"
-#include "util/json_reader.h"
 #include "tessera/json_syntax.h"
+#include "util/json_reader.h"
 
 namespace tessera {
 

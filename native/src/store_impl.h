@@ -1,0 +1,175 @@
+// StoreImpl: the store behind the tessera::Store interface. Its state, the threads it runs on and
+// the lock discipline, which clang checks (-Wthread-safety, test/native/thread_safety.test.ts):
+// - writer_mu_ serializes every change of the version set: the group-commit leader, checkpoints,
+//   index attachments, compaction switches, refresh, pin and close. Taken before any other.
+// - compaction_mu_ lets one compaction run at a time (the background one or POST /compact's);
+//   it is taken before writer_mu_, which a compaction takes only around its pick and its switch.
+// - snap_mu_ and poison_mu_ guard one member each and are held for a copy only.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "background_scheduler.h"
+#include "group_commit.h"
+#include "tessera/store.h"
+#include "util/mutex.h"
+
+namespace tessera {
+
+enum class CompactionScope;
+struct DeleteRequest;
+class SealedIndexSaver;
+class Segment;
+struct Snapshot;
+class ThreadPool;
+class VersionSet;
+struct VectorIndexConfig;
+class WriterLock;
+
+class StoreImpl final : public Store {
+ public:
+  explicit StoreImpl(const StoreOptions& options);
+  ~StoreImpl() override;
+  // Store::Open's work once Check passed.
+  static std::unique_ptr<StoreImpl> Open(const StoreOptions& options, const IndexConfig& index);
+
+  std::string Collections() override;
+  std::string CreateCollection(const std::string& name) override;
+  std::string DropCollection(const std::string& name) override;
+  std::string GetMeta(const std::string& name) override;
+  std::string PutMeta(const std::string& name, std::string_view body) override;
+  std::string SetVectorNames(const std::string& name, std::string_view body) override;
+  std::string SetFilterIndex(const std::string& name, std::string_view body) override;
+  std::string SetFtsSchema(const std::string& name, std::string_view body) override;
+  std::string Aliases() override;
+  std::string PutAlias(const std::string& name, std::string_view body) override;
+  std::string DropAlias(const std::string& name) override;
+  std::string Upsert(const std::string& name, std::string_view body) override;
+  std::string UpsertStamped(const std::string& name, std::string_view body) override;
+  std::string Reinforce(const std::string& name, std::string_view body) override;
+  std::string Delete(const std::string& name, std::string_view body) override;
+  std::string Get(const std::string& name, std::string_view body) override;
+  std::unique_ptr<RecordsCursor> OpenRecords(const std::string& name) override;
+  std::unique_ptr<PreparedRead> Prepare(ReadRoute route, std::string_view body, const std::vector<float>* query,
+                                        bool may_run_inline) override;
+  void Submit(std::function<void()> job) override;
+  void SubmitBlocking(std::function<void()> job) override;
+  std::string Stats() override;
+  std::string Flush() override TS_EXCLUDES(writer_mu_);
+  std::string Compact(std::string_view body) override TS_EXCLUDES(writer_mu_, compaction_mu_);
+  std::string Refresh() override TS_EXCLUDES(writer_mu_);
+  std::string SetResident(std::optional<std::vector<std::string>> names) override TS_EXCLUDES(writer_mu_);
+  std::string Hold(std::vector<std::string> names) override TS_EXCLUDES(writer_mu_);
+  std::string Release(std::vector<std::string> names) override TS_EXCLUDES(writer_mu_);
+  std::string CollectionReads() override;
+  std::string Versions() override;
+  std::string Replication() override TS_EXCLUDES(writer_mu_);
+  std::string Pin(uint64_t version) override TS_EXCLUDES(writer_mu_);
+  std::string SweepExpired() override;
+  std::string WaitForIndexes() override;
+  void Close() override TS_EXCLUDES(writer_mu_);
+
+  Role role() const override { return role_; }
+  const std::string& writer_holder() const override { return writer_holder_; }
+  uint32_t dimension() const override { return dim_; }
+  Metric metric() const override { return metric_; }
+  size_t query_threads() const override;
+  bool mmap() const override { return options_.mmap; }
+  const std::optional<AnnConfig>& ann() const override { return ann_; }
+  const std::optional<QuantizationConfig>& quantization() const override { return quantization_; }
+  uint64_t commit_version() const override { return commit_version_.load(std::memory_order_acquire); }
+  std::optional<uint64_t> pinned() const override {
+    uint64_t v = pinned_.load(std::memory_order_acquire);
+    return v == kNotPinned ? std::nullopt : std::optional<uint64_t>(v);
+  }
+  const FootprintCounters& footprint() const override { return footprint_; }
+  std::string poisoned() const override TS_EXCLUDES(poison_mu_);
+  void CheckWritable() const override;
+  void InjectWriteFault(WriteFault fault) override { inject_fault_.store(fault); }
+  void InjectCompactionFault(CompactionFault where) override { compaction_fault_.store(where); }
+
+ private:
+  // Takes the writer lock (or becomes a Reader), reads or creates the header, resolves the index
+  // configuration against it and, as the writer, records that configuration there.
+  void OpenDirectory();
+  std::shared_ptr<const Snapshot> Current() const TS_EXCLUDES(snap_mu_);
+  void Publish(std::shared_ptr<const Snapshot> snap) TS_EXCLUDES(snap_mu_);
+  // params bound to snap and to answer, the function that runs them.
+  template <typename Params, typename Answer>
+  std::unique_ptr<PreparedRead> PrepareQuery(std::shared_ptr<const Snapshot> snap, Params params, Answer answer, bool runs_inline = false);
+  // Commits the write through the group-commit leader; returns its result or rethrows its error.
+  uint64_t Write(PendingWrite&& write) TS_EXCLUDES(writer_mu_);
+  void CommitGroup(std::deque<PendingWrite*>& group) TS_REQUIRES(writer_mu_);
+  // Checkpoints; a failure poisons the store.
+  void CheckpointOrPoison() TS_REQUIRES(writer_mu_);
+  void Poison(const std::string& why) TS_EXCLUDES(poison_mu_);
+  // Gives each sealed segment that deserves one its approximate index: opens the saved file, or
+  // (writer only) queues a background build; and (writer only) has the derived files sealed
+  // segments lack saved in the background.
+  void IndexSealedSegments() TS_REQUIRES(writer_mu_);
+  void BuildSegmentIndexes(const std::string& collection, const std::shared_ptr<Segment>& segment) TS_EXCLUDES(writer_mu_);
+  // Queues a background compaction when the policy finds work and none is queued.
+  void ScheduleCompaction() TS_REQUIRES(writer_mu_);
+  // Runs the next compaction scope finds; false when there was none, it was cancelled, or it failed
+  // inside the switch (which poisons the store). A failure before the switch abandons it and
+  // rethrows.
+  bool CompactOnce(CompactionScope scope) TS_REQUIRES(compaction_mu_) TS_EXCLUDES(writer_mu_);
+  // Whether a test armed this fault; disarms it.
+  bool TakeCompactionFault(CompactionFault where);
+  // An in-memory store compacts under the writer mutex: there is nothing to write, so it is short.
+  void CompactInMemory() TS_EXCLUDES(writer_mu_);
+  uint64_t DeleteExpired();
+  // Deletes the rows req names or matches in collection name; returns how many.
+  uint64_t DeleteRows(const std::string& name, DeleteRequest&& req);
+  VectorIndexConfig VectorIndexes() const;
+  void StopIndexBuilds();
+  // Error(400) unless this is a writer holding some collections (Hold, Release).
+  void CheckHolding() const;
+  // Whether fault was injected; clears it.
+  bool TakeFault(WriteFault fault) { return inject_fault_.compare_exchange_strong(fault, WriteFault::kNone); }
+
+  StoreOptions options_;
+  uint32_t dim_ = 0;
+  Metric metric_ = Metric::kCosine;
+  Role role_ = Role::kWriter;
+  std::optional<AnnConfig> ann_;
+  std::optional<QuantizationConfig> quantization_;
+  std::string writer_holder_;
+  std::unique_ptr<WriterLock> lock_;
+  std::shared_ptr<ThreadPool> pool_;           // shared with the process's other stores of its size
+  std::unique_ptr<ThreadPool> inline_pool_;    // no threads: the pool a read run inline splits over
+  std::shared_ptr<ThreadPool> blocking_pool_;  // SubmitBlocking's; shared like pool_
+  std::unique_ptr<VersionSet> versions_;
+  std::atomic<bool> closed_{false};
+  FootprintCounters footprint_;
+  // Index builds and compactions, in turn on one thread that fans each out over the query pool.
+  BackgroundScheduler background_{footprint_.index_builds_pending};
+  Mutex compaction_mu_;
+  std::atomic<CompactionFault> compaction_fault_{CompactionFault::kNone};
+  std::unique_ptr<SealedIndexSaver> saver_;  // the writer's; null otherwise
+
+  mutable Mutex snap_mu_;
+  std::shared_ptr<const Snapshot> snap_ TS_GUARDED_BY(snap_mu_);
+  std::atomic<uint64_t> commit_version_{0};
+  static constexpr uint64_t kNotPinned = UINT64_MAX;
+  std::atomic<uint64_t> pinned_{kNotPinned};
+
+  Mutex writer_mu_;
+  GroupCommit group_commit_{writer_mu_, [this](std::deque<PendingWrite*>& group) {
+                              writer_mu_.AssertHeld();
+                              CommitGroup(group);
+                            }};
+
+  mutable Mutex poison_mu_;
+  std::string poisoned_ TS_GUARDED_BY(poison_mu_);
+  std::atomic<WriteFault> inject_fault_{WriteFault::kNone};
+};
+
+}  // namespace tessera
