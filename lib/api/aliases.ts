@@ -1,9 +1,9 @@
 // Alias routes: list, point an alias at a collection, drop it.
 import { annotated, object, string } from '../http/schema';
 import type { Route } from '../http/route';
-import { closed, STRING } from './components';
-import type { StoreSlot } from './slot';
-import { storeRoute } from './store_route';
+import { closed, STRING } from '../route_kit/components';
+import type { StoreSlot } from '../route_kit/slot';
+import { storeRoute } from '../route_kit/store_route';
 
 const ALIAS = '/aliases/{name}';
 

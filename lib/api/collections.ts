@@ -2,9 +2,9 @@
 // filter-indexed fields and full-text fields.
 import { annotated, arrayOf, mapOf, object, string } from '../http/schema';
 import type { Route } from '../http/route';
-import { closed, listOf, ref, STRING } from './components';
-import type { StoreSlot } from './slot';
-import { collectionWriteRoute, storeRoute } from './store_route';
+import { closed, listOf, ref, STRING } from '../route_kit/components';
+import type { StoreSlot } from '../route_kit/slot';
+import { collectionWriteRoute, storeRoute } from '../route_kit/store_route';
 
 const COLLECTION = '/collections/{name}';
 

@@ -4,8 +4,8 @@
 import { json } from '../http/reply';
 import { type Route, route } from '../http/route';
 import { FAULTS } from '../store/store';
-import { ref } from './components';
-import type { StoreSlot } from './slot';
+import { ref } from '../route_kit/components';
+import type { StoreSlot } from '../route_kit/slot';
 
 /** Test-only fault injection, POST /_test/<fault>; mounted only when TESSERA_TEST_FAULTS=1 (see ./index.ts). */
 export const faultRoutes = (slot: StoreSlot): Route[] =>

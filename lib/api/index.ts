@@ -15,13 +15,14 @@ import { metadataRoutes } from './metadata';
 import { openApiRoute } from './openapi';
 import { probeRoutes } from './probes';
 import { recordRoutes } from './records';
-import { QueryAccounting, searchRoutes } from './search';
-import type { StoreSlot } from './slot';
+import { QueryAccounting } from '../route_kit/query_accounting';
+import { searchRoutes } from './search';
+import type { StoreSlot } from '../route_kit/slot';
 import { Namespaces, namespacedRoutes } from './namespaces';
 
-export { OneStore, type StoreSlot } from './slot';
+export { OneStore, type StoreSlot } from '../route_kit/slot';
 export { Namespaces, namespacedRoutes } from './namespaces';
-export { storeErrorStatus } from './store_route';
+export { storeErrorStatus } from '../route_kit/store_route';
 
 export interface ApiOptions {
   registry: Registry;

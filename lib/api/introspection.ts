@@ -2,9 +2,9 @@
 // /namespaces, mounted only on a --namespaced root (elsewhere no route: 404).
 import { json } from '../http/reply';
 import { type Route, route } from '../http/route';
-import type { StoreSlot } from './slot';
-import { listOf, ref } from './components';
-import { storeRoute } from './store_route';
+import type { StoreSlot } from '../route_kit/slot';
+import { listOf, ref } from '../route_kit/components';
+import { storeRoute } from '../route_kit/store_route';
 
 export const introspectionRoutes = (slot: StoreSlot): Route[] => [
   storeRoute(slot, {

@@ -1,8 +1,8 @@
 // Maintenance routes: /flush, /compact and /refresh (a read: a read-only instance refreshes too).
 import type { Route } from '../http/route';
-import { closed, BOOLEAN, ref } from './components';
-import type { StoreSlot } from './slot';
-import { storeRoute } from './store_route';
+import { closed, BOOLEAN, ref } from '../route_kit/components';
+import type { StoreSlot } from '../route_kit/slot';
+import { storeRoute } from '../route_kit/store_route';
 
 const OK = { 200: { description: 'Done', schema: ref('Ok') } };
 

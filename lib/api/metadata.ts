@@ -1,9 +1,9 @@
 // Metadata reads: /list and /aggregate.
 import { jsonBytes } from '../http/reply';
 import { type Route, route } from '../http/route';
-import { ref } from './components';
-import type { StoreSlot } from './slot';
-import { cancellable, whenReady } from './store_route';
+import { ref } from '../route_kit/components';
+import type { StoreSlot } from '../route_kit/slot';
+import { cancellable, whenReady } from '../route_kit/store_route';
 
 /** Metadata-only reads: the body (filter, paging, grouping) goes to the core as raw bytes. */
 export const metadataRoutes = (slot: StoreSlot): Route[] => [

@@ -9,7 +9,7 @@ import type { Route } from '../http/route';
 import type { Store } from '../store/store';
 import { checkNamespace, type TenantStores } from '../store/tenants';
 import type { ClusterStatus, NamespaceEntry } from '../types';
-import { forRequest, type StoreSlot } from './slot';
+import { forRequest, type StoreSlot } from '../route_kit/slot';
 
 const PREFIX = '/ns/{namespace}';
 

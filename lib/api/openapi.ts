@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { openApiDocument } from '../http/openapi';
 import type { Route } from '../http/route';
 import type { JsonSchema } from '../http/schema';
-import { COMPONENTS } from './components';
+import { COMPONENTS } from '../route_kit/components';
 
 // dist/lib/api/ -> the package root.
 const { version } = JSON.parse(readFileSync(path.join(__dirname, '../../../package.json'), 'utf8')) as { version: string };

@@ -5,8 +5,8 @@ import { countedElsewhere, METRICS_CONTENT_TYPE } from '../http/metrics';
 import { json, text } from '../http/reply';
 import { type Route, route } from '../http/route';
 import type { Store } from '../store/store';
-import type { StoreSlot } from './slot';
-import { closed, STRING } from './components';
+import type { StoreSlot } from '../route_kit/slot';
+import { closed, STRING } from '../route_kit/components';
 
 /**
  * Store size gauges, read from the core's cached footprint at scrape time: no store lock taken.

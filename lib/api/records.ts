@@ -1,9 +1,9 @@
 // Record routes: upsert, delete, and the streamed export of every live record.
 import { jsonPieces } from '../http/reply';
 import { type Route, route } from '../http/route';
-import { closed, COUNT, listOf, ref } from './components';
-import type { StoreSlot } from './slot';
-import { callOptions, collectionWriteRoute } from './store_route';
+import { closed, COUNT, listOf, ref } from '../route_kit/components';
+import type { StoreSlot } from '../route_kit/slot';
+import { callOptions, collectionWriteRoute } from '../route_kit/store_route';
 
 /** Upsert and delete bodies go to the core as raw bytes: it parses them (Int values stay exact). */
 export const recordRoutes = (slot: StoreSlot): Route[] => [

@@ -1,48 +1,11 @@
 // Search routes: vector (/search, /search/similar, /search/batch) and full text (/text-search,
-// /hybrid-search, /suggest), with the query counter and the slow-query log they share with /query.
-import { Counter, type Registry } from 'prom-client';
+// /hybrid-search, /suggest), counted and timed by the QueryAccounting they share with /query.
 import type { RawRead } from '../store/store';
-import type { CallOptions } from '../types';
-import { type Reply, jsonBytes } from '../http/reply';
 import type { Request } from '../http/request';
 import { type Route, type RouteDoc, route } from '../http/route';
-import { ref } from './components';
-import type { StoreSlot } from './slot';
-import { cancellable, whenReady } from './store_route';
-
-export interface SearchOptions {
-  registry: Registry;
-  /** `SVC_SLOW_QUERY_MS`: queries at least this slow are logged at warn; null turns it off. */
-  slowQueryMs: number | null;
-}
-
-/** Counts the queries handed to the store and logs the slow ones (spec: SVC_SLOW_QUERY_MS). */
-export class QueryAccounting {
-  private readonly queries: Counter;
-  private readonly slowQueryMs: number | null;
-
-  constructor({ registry, slowQueryMs }: SearchOptions) {
-    this.queries = new Counter({ name: 'svc_search_queries_total', help: 'Search queries handed to the store', registers: [registry] });
-    this.slowQueryMs = slowQueryMs;
-  }
-
-  /** Runs one query for the request, cancelled with it, and answers its JSON bytes: at once when the store did. */
-  run(req: Request, search: (options: CallOptions) => Buffer | Promise<Buffer>): Reply | Promise<Reply> {
-    this.queries.inc();
-    return cancellable(req, (options) => {
-      const started = performance.now();
-      return whenReady(search(options), (result) => {
-        const ms = performance.now() - started;
-        if (this.slowQueryMs !== null && ms >= this.slowQueryMs) {
-          // The vector routes leave their short plan on the request's token.
-          const plan = options.cancellation?.token.planSummary();
-          req.log.warn({ route: req.route, ms, ...(plan ? { plan: JSON.parse(plan) } : {}) }, 'slow query');
-        }
-        return jsonBytes(result);
-      });
-    });
-  }
-}
+import { ref } from '../route_kit/components';
+import type { StoreSlot } from '../route_kit/slot';
+import type { QueryAccounting } from '../route_kit/query_accounting';
 
 /** The request bytes go to the core as they are and its JSON comes back as bytes. */
 export function searchRoutes(slot: StoreSlot, accounting: QueryAccounting): Route[] {

@@ -1,6 +1,6 @@
 // What an optional route family is to the server: its build feature's name and the routes it adds.
 // Its own module, so a family names the contract without importing the list of families.
-import type { StoreSlot } from '../api/slot';
+import type { StoreSlot } from '../route_kit/slot';
 import type { Route } from '../http/route';
 import type { FeatureName } from './built';
 

@@ -52,7 +52,10 @@ testNeedingTools(['clang++'], "every use of an annotated member holds the mutex 
   buildNativeTools();
   const flags = coreFlags();
   const sources = annotatedSources();
-  t.true(sources.some((f) => f.endsWith('store.cc')), sources.join(' '));
+  t.true(
+    sources.some((f) => f.endsWith('store.cc')),
+    sources.join(' '),
+  );
   for (const file of sources) {
     try {
       clangCheck(flags, file);

@@ -3,7 +3,7 @@
 // is durable in the object store.
 import { Gauge, type Registry } from 'prom-client';
 import { countedElsewhere } from '../../http/metrics';
-import { OneStore, type Unready } from '../../api/slot';
+import { OneStore, type Unready } from '../../route_kit/slot';
 import { HttpError } from '../../http/errors';
 import type { Route } from '../../http/route';
 import type { ClusterStatus } from '../../types';

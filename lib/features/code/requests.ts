@@ -1,6 +1,6 @@
 // The /code-search body (spec, "POST /code-search"), checked field by field: every error names the
 // field.
-import { BOOLEAN, closed, COUNT, orNull, ref, STRING } from '../../api/components';
+import { BOOLEAN, closed, COUNT, orNull, ref, STRING } from '../../route_kit/components';
 import { shown } from '../../exact_json';
 import { StoreError } from '../../store/errors';
 import type { Filter } from '../../types';

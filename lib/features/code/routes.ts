@@ -1,7 +1,7 @@
 // The code route (feature `code`): POST /code-search, the answer of Store.codeSearch.
-import { closed, COUNT, listOf, NUMBER, orNull, STRING } from '../../api/components';
-import { storeRoute } from '../../api/store_route';
-import type { StoreSlot } from '../../api/slot';
+import { closed, COUNT, listOf, NUMBER, orNull, STRING } from '../../route_kit/components';
+import { storeRoute } from '../../route_kit/store_route';
+import type { StoreSlot } from '../../route_kit/slot';
 import type { Route } from '../../http/route';
 import { CODE_SEARCH_BODY } from './requests';
 

@@ -3,7 +3,7 @@
 // answer goes out piece by piece at the pace the client reads.
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { StoreSlot } from '../../api/slot';
+import type { StoreSlot } from '../../route_kit/slot';
 import { type PieceSource, type Reply, json } from '../../http/reply';
 import type { Request } from '../../http/request';
 import type { Method } from '../../http/route';

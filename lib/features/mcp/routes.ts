@@ -2,8 +2,8 @@
 // HTTP transport (handler.ts). They run inside the server's middleware like any route (token,
 // --max-body-bytes, shedding, metrics, request ids). The SDK and the tools' schemas take about
 // 0.2 s to load, a third of a server's start: they load with the first /mcp request instead.
-import { closed, STRING } from '../../api/components';
-import type { StoreSlot } from '../../api/slot';
+import { closed, STRING } from '../../route_kit/components';
+import type { StoreSlot } from '../../route_kit/slot';
 import { type Route, type RouteDoc, route } from '../../http/route';
 import type { FeatureOptions } from '../feature';
 import type { McpHandler } from './handler';

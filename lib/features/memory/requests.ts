@@ -1,6 +1,6 @@
 // The memory routes' request bodies (spec, "Memory routes"), checked field by field: every error
 // names the field and the fix, and nothing is written or embedded before a body passed.
-import { BOOLEAN, closed, COUNT, NUMBER, orNull, ref, STRING } from '../../api/components';
+import { BOOLEAN, closed, COUNT, NUMBER, orNull, ref, STRING } from '../../route_kit/components';
 import { shown } from '../../exact_json';
 import { StoreError } from '../../store/errors';
 import type { Filter, RerankOptions, Value } from '../../types';

@@ -1,9 +1,9 @@
 // The memory routes (feature `memory`): POST /collections/{name}/remember and /recall, each the
 // answer of one Store method. A recall with `reinforce` is a write (spec): refused by --read-only
 // and judged on --write-timeout.
-import { BOOLEAN, closed, COUNT, ref, STRING } from '../../api/components';
-import { cancellable, collectionWriteRoute } from '../../api/store_route';
-import type { StoreSlot } from '../../api/slot';
+import { BOOLEAN, closed, COUNT, ref, STRING } from '../../route_kit/components';
+import { cancellable, collectionWriteRoute } from '../../route_kit/store_route';
+import type { StoreSlot } from '../../route_kit/slot';
 import type { Request } from '../../http/request';
 import { jsonBytes } from '../../http/reply';
 import { type Route, route } from '../../http/route';

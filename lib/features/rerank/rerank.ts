@@ -4,7 +4,7 @@
 // attribute, since the text and the limit_per value are read from the stored record; then here the
 // candidates with usable text take the provider's scores and go first, the others follow in their
 // original order, limit_per is applied again, the page is cut and projected.
-import { COMPONENTS } from '../../api/components';
+import { COMPONENTS } from '../../route_kit/components';
 import { parseExact, shown, stringifyExact } from '../../exact_json';
 import { StoreError } from '../../store/errors';
 import { hasFeature } from '../built';

@@ -1,7 +1,7 @@
 // POST /query: `{sql, compile_only?}` in, the answer of Store.queryJson out (docs/sql.md).
-import { closed, listOf, ref, STRING } from '../../api/components';
-import type { QueryAccounting } from '../../api/search';
-import type { StoreSlot } from '../../api/slot';
+import { closed, listOf, ref, STRING } from '../../route_kit/components';
+import type { QueryAccounting } from '../../route_kit/query_accounting';
+import type { StoreSlot } from '../../route_kit/slot';
 import { type Route, route } from '../../http/route';
 import { annotated, boolean, object, parseJson, string } from '../../http/schema';
 import { malformedJson } from '../../json_syntax';
