@@ -26,6 +26,13 @@ module.exports = {
       to: { path: '^lib/(http|api|client|cli)' },
     },
     {
+      name: 'store-imports-no-feature',
+      comment: 'The library core knows no feature: each adds to it through a StoreExtension it installs itself.',
+      severity: 'error',
+      from: { path: '^lib/store/' },
+      to: { path: '^lib/features/' },
+    },
+    {
       name: 'client-loads-no-native-code',
       comment:
         'tessera/client needs no addon: it imports its own modules, the pure ones below, and types only (import type) of the rest.',

@@ -1,5 +1,7 @@
 // Public entry of the package: the embedded library (Store and what its calls take and return)
 // and its types.
+import './features/extensions';
+
 export { parseExact, stringifyExact } from './exact_json';
 export { Cancellation } from './store/cancellation';
 export { RecordsCursor } from './store/cursor';

@@ -1,6 +1,7 @@
 // How the commands beside serve open a store: as its writer, refusing to share it with a server
 // (ingest, import); or read-only, which never takes the writer lock, so it runs beside a server
 // and sees what that server had made durable when it opened (export, stats).
+import '../features/extensions';
 import { Store } from '../store/store';
 import type { OpenOptions } from '../types';
 

@@ -1,6 +1,7 @@
 // Optional route families, each built in behind its build feature (spec, cross-cutting rule 6).
 // A family's code lives in its own folder here; a route of a family not built answers 404 like
 // any unknown route.
+import './extensions';
 import { hasFeature } from './built';
 import { codeRoutes } from './code/routes';
 import type { Feature } from './feature';

@@ -1,7 +1,6 @@
 // The Store class: the embedded library, one async method per route of the spec. Every call runs
 // in the core on a worker thread; bodies that carry vectors or Values cross as JSON bytes.
 import { parseExact } from '../exact_json';
-import { malformedJson } from '../json_syntax';
 import { type NativeFootprint, native, type NativeStore } from '../native';
 import type {
   AggregateRequest,
@@ -34,22 +33,13 @@ import type {
   ReplicationPoint,
   Versions,
 } from '../types';
-import { hasFeature, BUILT_FEATURES } from '../features/built';
-import { Code, type CodeStore } from '../features/code/code';
-import type { IngestCodeOptions, IngestCodeResult } from '../features/code/ingest';
-import { checkCodeSearch, type CodeSearchRequest, type CodeSearchResponse } from '../features/code/requests';
-import { Memory, type MemoryProviders, type MemoryStore, type StampedRecord } from '../features/memory/memory';
-import { createEmbedder, createReranker, createSummarizer, ProviderSpecError, type Reranker, signalOf } from '../features/memory/providers';
-import { mayRerank, reranked, rerankerOrRefuse } from '../features/rerank/rerank';
-import { SqlError } from '../features/sql/parse';
-import { compileScript, type Prepared, runQuery } from '../features/sql/query';
-import { checkRecall, checkRemember, type RecallRequest, type RememberRequest, type RememberResponse } from '../features/memory/requests';
 import { bodyBytes } from './body';
 import { call, isCancelled, read } from './call';
 import { RecordsCursor } from './cursor';
 import { fetchingCore, notResidentOf } from './fetching_core';
 import { Serial } from './serial';
 import { StoreError, cancelledError, toStoreError } from './errors';
+import type { CoreRun, StoreInternals } from './extension';
 
 const json = <T>(b: Buffer): T => JSON.parse(b.toString('utf8')) as T;
 
@@ -61,58 +51,21 @@ const COMPACTION_FAULTS = { 'compaction-before-switch': 'before-switch', 'compac
 export const FAULTS = [...WRITE_FAULTS, ...(Object.keys(COMPACTION_FAULTS) as (keyof typeof COMPACTION_FAULTS)[])];
 export type Fault = (typeof FAULTS)[number];
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** The read routes whose raw JSON bodies the core reads as they are (Store.readJson). */
+const RAW_READS = ['search', 'searchSimilar', 'searchBatch', 'textSearch', 'hybridSearch', 'suggest', 'list', 'aggregate'] as const;
 
-/** A body the library reads itself (memory, code, rerank): JSON bytes (an HTTP body) are parsed with exact integers. */
-function requestBody(body: object | Uint8Array): unknown {
-  if (!(body instanceof Uint8Array)) return body;
-  let text: string;
-  try {
-    text = utf8.decode(body);
-  } catch {
-    throw new StoreError(400, 'the body is not valid UTF-8: send JSON text encoded as UTF-8');
-  }
-  try {
-    return parseExact(text);
-  } catch (e) {
-    throw new StoreError(400, malformedJson(text, e));
-  }
+export type RawRead = (typeof RAW_READS)[number];
+
+/** The options the core reads: the library's own (and its extensions') stay here. */
+function coreOptions({ pull: _p, fetchCollections: _f, ...rest }: OpenOptions): OpenOptions {
+  const core: Record<string, unknown> = { ...rest };
+  for (const extension of storeExtensions()) for (const key of extension.options ?? []) delete core[key];
+  return core as OpenOptions;
 }
 
-/** What a reranked body's `rerank.query` falls back to when left out, given the rest of the body. */
-type RerankQuery = (rest: Record<string, unknown>) => string | undefined;
-
-const noQuery: RerankQuery = () => undefined;
-
-/**
- * The read routes whose raw JSON bodies the core reads as they are (Store.readJson), each with its
- * `rerank.query` fallback where the route takes `rerank` (null where it does not): the single
- * field + query spelling of /text-search reads that query.
- */
-const RAW_READS = {
-  search: noQuery,
-  searchSimilar: null,
-  searchBatch: null,
-  textSearch: (b) => (b.clauses === undefined && typeof b.query === 'string' ? b.query : undefined),
-  hybridSearch: noQuery,
-  suggest: null,
-  list: null,
-  aggregate: null,
-} satisfies Record<string, RerankQuery | null>;
-
-export type RawRead = keyof typeof RAW_READS;
-
-/** The options the core reads: the memory routes' own stay in the library. */
-function coreOptions({
-  embedProvider: _e,
-  summarizeProvider: _s,
-  rerankProvider: _r,
-  clock: _c,
-  pull: _p,
-  fetchCollections: _f,
-  ...core
-}: OpenOptions): OpenOptions {
-  return core;
+/** Every extension's refusal of options it cannot serve; `dimension` once known. */
+function checkExtensions(options: OpenOptions, dimension: number | undefined): void {
+  for (const extension of storeExtensions()) extension.check?.(options, dimension);
 }
 
 /** What the addon's option reader takes for granted (it reads dimension and queryThreads as numbers). */
@@ -163,6 +116,38 @@ function settingOption(setting: string): string {
   return settingOptions.get(setting) ?? setting;
 }
 
+/**
+ * How a feature adds to the library without this class knowing it. A feature installs one
+ * (lib/features/extensions.ts installs them all, and every entry point loads that): it may refuse
+ * open options of its own, keep state for each store opened, take over a ranked read, and define
+ * Store methods of its own (declared by merging into Store, set on its prototype).
+ */
+export interface StoreExtension {
+  readonly name: string;
+  /** The build feature it belongs to, listed in /stats `features` when built in; null: always part of the library (SQL). */
+  readonly feature: string | null;
+  /** Whether this package was built with it; a disabled extension's methods answer 404. */
+  readonly enabled: boolean;
+  /** Open options that are its own: the core never sees them. */
+  readonly options?: readonly (keyof OpenOptions)[];
+  /** Refuses options it cannot serve (a bad provider spec) before anything is opened; `dimension` once known. */
+  check?(options: OpenOptions, dimension: number | undefined): void;
+  /** Makes its state for a store just opened (refusing it closes the store again). */
+  open?(store: Store, internals: StoreInternals, options: OpenOptions): void;
+  /** Takes over a read of `route` (its answer), or leaves it to the core (undefined). */
+  read?(store: Store, route: RawRead, body: Uint8Array, run: CoreRun, o?: CallOptions): Promise<Buffer> | undefined;
+}
+
+const installed: StoreExtension[] = [];
+
+/** Adds an extension to every store opened from now on, in install order. */
+export function installExtension(extension: StoreExtension): void {
+  if (installed.some((e) => e.name === extension.name)) throw new Error(`store extension ${extension.name} is installed twice`);
+  installed.push(extension);
+}
+
+export const storeExtensions = (): readonly StoreExtension[] => installed;
+
 /** An open store. Every route of the spec maps onto one of its methods (README's route table). */
 export class Store {
   readonly role: Role;
@@ -179,13 +164,6 @@ export class Store {
   /** When a Reader last refreshed successfully (or opened): the age of the state it serves. */
   private refreshedAt = Date.now();
   private readonly refreshes = new Serial();
-
-  /** The memory routes, when the package was built with them. */
-  private memory: Memory | null = null;
-  /** The code ingestion and search, when the package was built with them (feature code, on memory). */
-  private code: Code | null = null;
-  /** The cross-encoder of `rerank`, when one is configured (feature rerank). */
-  private rerankProvider: Reranker | null = null;
 
   private constructor(
     private readonly core: NativeStore,
@@ -207,9 +185,9 @@ export class Store {
   /** Opens (or creates) a store. A store directory another process writes opens as a Reader. */
   static async open(options: OpenOptions): Promise<Store> {
     checkOptionShapes(options);
-    // A bad provider spec is refused before anything is opened; the providers are made again below
+    // A bad provider spec is refused before anything is opened; the extensions check again below
     // with the store's own dimension (no provider call happens here).
-    Store.providersOf(options, options.dimension);
+    checkExtensions(options, options.dimension);
     let store: Store;
     try {
       const core = await openCore(options);
@@ -219,10 +197,9 @@ export class Store {
       throw toStoreError(e, settingOption);
     }
     try {
-      const providers = Store.providersOf(options, store.dimension);
-      store.rerankProvider = providers.reranker;
-      store.memory = hasFeature('memory') ? new Memory(store.memoryStore(), providers, options.clock ?? Date.now) : null;
-      store.code = hasFeature('code') && store.memory ? new Code(store.codeStore(), store.memory) : null;
+      checkExtensions(options, store.dimension);
+      const internals = store.internals();
+      for (const extension of storeExtensions()) extension.open?.(store, internals, options);
     } catch (e) {
       await store.close();
       throw e;
@@ -237,7 +214,7 @@ export class Store {
    */
   static async check(options: OpenOptions): Promise<void> {
     checkOptionShapes(options);
-    Store.providersOf(options, options.dimension);
+    checkExtensions(options, options.dimension);
     try {
       await native.NativeStore.check(coreOptions(options));
     } catch (e) {
@@ -381,7 +358,8 @@ export class Store {
 
   async stats(o?: CallOptions): Promise<Stats> {
     const stats: Stats = json(await call(o, () => this.core.stats()));
-    return { ...stats, features: [...BUILT_FEATURES] };
+    const features = storeExtensions().flatMap((e) => (e.enabled && e.feature !== null ? [e.feature] : []));
+    return { ...stats, features };
   }
 
   /**
@@ -399,121 +377,13 @@ export class Store {
     return this.openedReadOnly || this.role === 'Reader' || this.pinned() !== null;
   }
 
-  /**
-   * POST /collections/{name}/remember: embeds the text (or, in `summarize` mode, its summary) with
-   * the store's embedder and upserts it with the svc.* stamps; `chunking` splits it into records
-   * `{id}#{index}`, and `dedupe_threshold` updates the nearest entry in place instead.
-   */
-  async remember(name: string, body: RememberRequest | Uint8Array, o?: CallOptions): Promise<RememberResponse> {
-    return this.memoryFeature('remember').remember(name, checkRemember(requestBody(body)), o);
-  }
-
-  /**
-   * POST /collections/{name}/recall: embeds the query and searches the collection, never returning
-   * an expired entry; `reinforce` then stamps svc.access_count and svc.last_accessed on the hits (on
-   * a read-only handle it is skipped with a process warning).
-   */
-  async recall(name: string, body: RecallRequest | Uint8Array, o?: CallOptions): Promise<Hit[]> {
-    return parseExact(await this.recallJson(name, body, o));
-  }
-
-  /** recall answering the hit array as JSON bytes (what the HTTP route sends). */
-  async recallJson(name: string, body: RecallRequest | Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return this.memoryFeature('recall').recall(name, checkRecall(requestBody(body)), o);
-  }
-
-  /**
-   * Embeds one text with the store's embedder (feature memory); without one it is 400 naming
-   * --embed-provider. With `scope` (the collections the vector is for; [] for all), a collection
-   * embedded by another provider is refused as recall refuses it.
-   */
-  async embed(text: string, o?: CallOptions, scope?: string[]): Promise<Float32Array> {
-    return this.memoryFeature('embed').embed(text, o, scope);
-  }
-
-  /**
-   * POST /code-search: the collection's code chunks ranked by BM25, by vector, or both fused (README
-   * "Code search"), grouped by file: `{files: [{path, language, symbols}]}`, at most `limit` files.
-   */
-  async codeSearch(body: CodeSearchRequest | Uint8Array, o?: CallOptions): Promise<CodeSearchResponse> {
-    return this.codeFeature('code-search').search(checkCodeSearch(requestBody(body)), o);
-  }
-
-  /**
-   * Ingests the source tree at `dir` into `collection` as symbol chunks `{path}#{index}`, honouring
-   * .gitignore files, embedding them when an embedder is configured; a re-ingest rewrites changed
-   * files only and deletes the chunks of files gone from the tree (README "Code search").
-   */
-  async ingestCode(collection: string, dir: string, options: IngestCodeOptions = {}, o?: CallOptions): Promise<IngestCodeResult> {
-    return this.codeFeature('ingestCode').ingest(collection, dir, options, o);
-  }
-
-  private codeFeature(route: string): Code {
-    if (!this.code) throw new StoreError(404, `${route} is not in this build (feature code)`);
-    return this.code;
-  }
-
-  private memoryFeature(route: string): Memory {
-    if (!this.memory) throw new StoreError(404, `${route} is not in this build (feature memory)`);
-    return this.memory;
-  }
-
-  /** The providers from their specs, each only in a build with its feature; a bad spec is a 400. */
-  private static providersOf(o: OpenOptions, dimension: number | undefined): MemoryProviders {
-    if (!hasFeature('memory') && (o.embedProvider || o.summarizeProvider))
-      throw new StoreError(400, 'embedProvider and summarizeProvider need a build with feature memory');
-    if (!hasFeature('rerank') && o.rerankProvider) throw new StoreError(400, 'rerankProvider needs a build with feature rerank');
-    try {
-      return {
-        embedder: o.embedProvider ? createEmbedder(o.embedProvider, dimension === undefined ? {} : { dimension }) : null,
-        summarizer: o.summarizeProvider ? createSummarizer(o.summarizeProvider) : null,
-        reranker: o.rerankProvider ? createReranker(o.rerankProvider) : null,
-      };
-    } catch (e) {
-      throw e instanceof ProviderSpecError ? new StoreError(400, e.message) : e;
-    }
-  }
-
-  /** What the memory routes use: the ordinary calls, plus the stamped upsert and reinforcement kept off the public surface. */
-  private memoryStore(): MemoryStore {
+  /** What the extensions get of this store beside its public methods (lib/store/extension.ts). */
+  private internals(): StoreInternals {
     return {
-      dimension: this.dimension,
-      writeRefusal: () => this.writeRefusal(),
-      commitVersion: () => this.commitVersion(),
-      getMeta: (name, o) => this.getMeta(name, o),
-      putMeta: (name, meta, o) => this.putMeta(name, meta, o),
-      collections: (o) => this.collections(o),
-      search: (body, o) => this.search(body, o),
-      searchJson: async ({ query, ...rest }, o) => read(o, (token) => this.core.searchVector(bodyBytes(rest), query, token)),
-      delete: (name, body, o) => this.delete(name, body, o),
-      get: (name, ids, o) => this.get(name, ids, o),
-      upsertStamped: (name, body, o) => this.upsertStamped(name, body, o),
+      upsertStamped: async (name, body, o) => json(await call(o, () => this.core.upsertStamped(name, bodyBytes(body)))),
       reinforce: async (name, body, o) => json(await call(o, () => this.core.reinforce(name, bodyBytes(body)))),
+      searchVectorJson: async (body, query, o) => read(o, (token) => this.core.searchVector(bodyBytes(body), query, token)),
     };
-  }
-
-  /** What the code feature uses: the ordinary calls, plus the stamped upsert kept off the public surface. */
-  private codeStore(): CodeStore {
-    return {
-      dimension: this.dimension,
-      writeRefusal: () => this.writeRefusal(),
-      collections: (o) => this.collections(o),
-      createCollection: (name, o) => this.createCollection(name, o),
-      getMeta: (name, o) => this.getMeta(name, o),
-      putMeta: (name, meta, o) => this.putMeta(name, meta, o),
-      setFtsSchema: (name, fields, o) => this.setFtsSchema(name, fields, o),
-      list: (body, o) => this.list(body, o),
-      delete: (name, body, o) => this.delete(name, body, o),
-      textSearch: (body, o) => this.textSearch(body, o),
-      hybridSearch: (body, o) => this.hybridSearch(body, o),
-      search: (body, o) => this.search(body, o),
-      upsertStamped: (name, body, o) => this.upsertStamped(name, body, o),
-    };
-  }
-
-  /** An upsert that keeps svc.* attributes: the features' own writes only, never a caller's body. */
-  private async upsertStamped(name: string, body: { records: StampedRecord[] }, o?: CallOptions): Promise<{ upserted: number }> {
-    return json(await call(o, () => this.core.upsertStamped(name, bodyBytes(body))));
   }
 
   async collections(o?: CallOptions): Promise<string[]> {
@@ -620,11 +490,14 @@ export class Store {
    * no promise per request; the `...Json` methods are its promise form.
    */
   readJson(route: RawRead, body: Uint8Array, o?: CallOptions): Buffer | Promise<Buffer> {
-    if (!Object.hasOwn(RAW_READS, route))
-      return Promise.reject(new StoreError(400, `unknown read route '${route}'; one of ${Object.keys(RAW_READS).join(', ')}`));
-    const ownQuery: RerankQuery | null = RAW_READS[route];
+    if (!(RAW_READS as readonly string[]).includes(route))
+      return Promise.reject(new StoreError(400, `unknown read route '${route}'; one of ${RAW_READS.join(', ')}`));
     const run = (b: Uint8Array) => read(o, (token) => this.core[route](b, token));
-    return ownQuery && mayRerank(body) ? this.reranked(body, run, ownQuery, o) : run(body);
+    for (const extension of storeExtensions()) {
+      const answer = extension.read?.(this, route, body, run, o);
+      if (answer !== undefined) return answer;
+    }
+    return run(body);
   }
 
   /** Raw /search body in, the hit array as JSON bytes out. */
@@ -684,19 +557,6 @@ export class Store {
     return this.readJson('hybridSearch', body, o);
   }
 
-  /**
-   * A ranked route's body that mentions rerank: with a `rerank` object the candidates are ranked by
-   * `run` and re-scored by the rerank provider; otherwise (the word was only inside a value, or
-   * rerank is null) the body goes to the core as it would have.
-   */
-  private async reranked(body: Uint8Array, run: (b: Uint8Array) => Buffer | Promise<Buffer>, ownQuery: RerankQuery, o?: CallOptions): Promise<Buffer> {
-    const parsed = requestBody(body);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !('rerank' in parsed)) return run(body);
-    const { rerank, ...rest } = parsed as Record<string, unknown>;
-    if (rerank === null) return run(bodyBytes(rest));
-    return reranked(parsed as Record<string, unknown>, async (b) => run(bodyBytes(b)), rerankerOrRefuse(this.rerankProvider), ownQuery(rest), signalOf(o));
-  }
-
   /** /suggest: completions of the phrase's final word from a full-text field's vocabulary. */
   async suggest(body: SuggestRequest | Uint8Array, o?: CallOptions): Promise<SuggestResult> {
     return json(await this.suggestJson(bodyBytes(body), o));
@@ -722,27 +582,6 @@ export class Store {
 
   async aggregateJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
     return this.readJson('aggregate', body, o);
-  }
-
-  /**
-   * POST /query: `;`-separated SELECT statements (docs/sql.md), each compiled to the typed route
-   * its ORDER BY head names. One statement answers that route's answer; a script, an array of
-   * them in order; `compileOnly`, the compiled form instead of hits. A statement that does not
-   * parse or compile is 400 naming the byte offset and the docs/sql.md section.
-   */
-  async query(sql: string, options: { compileOnly?: boolean } = {}, o?: CallOptions): Promise<unknown> {
-    return parseExact(await this.queryJson(sql, options, o));
-  }
-
-  queryJson(sql: string, { compileOnly = false }: { compileOnly?: boolean } = {}, o?: CallOptions): Promise<Buffer> {
-    if (typeof sql !== 'string') return Promise.reject(new StoreError(400, 'sql must be a string of SELECT statements'));
-    let prepared: Prepared[];
-    try {
-      prepared = compileScript(sql);
-    } catch (err) {
-      return Promise.reject(err instanceof SqlError ? new StoreError(400, err.message) : err);
-    }
-    return runQuery(this, prepared, compileOnly, o);
   }
 
   /** Seals everything written so far into segment files and empties the write-ahead log. */

@@ -1,7 +1,7 @@
 // The two library calls the MCP tools added: store.get (records by id through the core's id
 // lookup, without vectors) and store.embed (the store's embedder on one text).
 import test from 'ava';
-import { Store } from '../../lib/store/store';
+import { Store } from '../../lib/index';
 import { tempDir } from '../core/helpers';
 
 test('get answers the live records of the ids asked, in that order, without vectors; absent and deleted ids are left out; a missing collection is 404', async (t) => {

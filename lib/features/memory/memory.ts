@@ -58,7 +58,6 @@ const dateTime = (ms: number): Value => ({ DateTime: BigInt(ms) });
 /** Recall's own predicate: entries whose svc.expires_at has passed never return (an absent one never expires). */
 export const notExpired = (now: number): Predicate => ({ Not: { Lt: ['svc.expires_at', dateTime(now)] } });
 
-/** What cancels a provider call: the caller's signal, or the signal of its Cancellation (the server's deadline). */
 /** Caller attributes without the reserved keys, which only the store stamps. */
 function callerAttrs(attrs: Record<string, Value> | undefined): Record<string, Value> {
   const out: Record<string, Value> = {};

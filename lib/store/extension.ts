@@ -1,0 +1,40 @@
+// What a store extension (Store.ts's StoreExtension: how a feature adds to the library without the
+// core Store knowing it) works with: the store's internals, a read's core run, per-store state.
+import type { CallOptions } from '../types';
+import { StoreError } from './errors';
+
+/** What only extensions get of a store: the writes kept off the public surface, and raw runs. */
+export interface StoreInternals {
+  /** An upsert that keeps svc.* attributes: a feature's own stamped writes, never a caller's body. */
+  upsertStamped(name: string, body: object, o?: CallOptions): Promise<{ upserted: number }>;
+  /** A recall's access stamps on the live records among `ids`. */
+  reinforce(name: string, body: { ids: string[]; now: number; extend_ttl_ms?: number }, o?: CallOptions): Promise<{ reinforced: number }>;
+  /** /search with the query vector as floats beside the rest of the body: the hit array's bytes. */
+  searchVectorJson(body: Record<string, unknown>, query: Float32Array, o?: CallOptions): Promise<Buffer>;
+}
+
+/** A ranked read's run in the core, before any extension (rerank's candidate window). */
+export type CoreRun = (body: Uint8Array) => Buffer | Promise<Buffer>;
+
+/** Per-store state of one extension, dropped with the store. */
+export class ExtensionState<S> {
+  private readonly states = new WeakMap<object, S>();
+
+  /** `feature`: the build feature without which no store has the state. */
+  constructor(private readonly feature: string) {}
+
+  set(store: object, state: S): void {
+    this.states.set(store, state);
+  }
+
+  /** The store's state for `method`, or its 404 when it has none (a build without the feature). */
+  of(store: object, method: string): S {
+    const state = this.states.get(store);
+    if (state === undefined) throw new StoreError(404, `${method} is not in this build (feature ${this.feature})`);
+    return state;
+  }
+
+  find(store: object): S | undefined {
+    return this.states.get(store);
+  }
+}
