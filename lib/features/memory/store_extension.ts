@@ -10,7 +10,7 @@ import type { CallOptions, Hit, OpenOptions } from '../../types';
 import { hasFeature } from '../built';
 import { rerankerOf } from '../rerank/rerankers';
 import { Memory, type MemoryStore } from './memory';
-import { createEmbedder, createSummarizer, ProviderSpecError } from './providers';
+import { createEmbedder, createSummarizer, fromSpecs } from './providers';
 import { checkRecall, checkRemember, type RecallRequest, type RememberRequest, type RememberResponse } from './requests';
 
 declare module '../../store/store' {
@@ -60,16 +60,11 @@ const memoryStore = (store: Store, internals: StoreInternals): MemoryStore => ({
 });
 
 /** The embedder and summarizer their specs name; a bad spec is a 400. */
-function providers(o: OpenOptions, dimension: number | undefined) {
-  try {
-    return {
-      embedder: o.embedProvider ? createEmbedder(o.embedProvider, dimension === undefined ? {} : { dimension }) : null,
-      summarizer: o.summarizeProvider ? createSummarizer(o.summarizeProvider) : null,
-    };
-  } catch (e) {
-    throw e instanceof ProviderSpecError ? new StoreError(400, e.message) : e;
-  }
-}
+const providers = (o: OpenOptions, dimension: number | undefined) =>
+  fromSpecs(() => ({
+    embedder: o.embedProvider ? createEmbedder(o.embedProvider, dimension === undefined ? {} : { dimension }) : null,
+    summarizer: o.summarizeProvider ? createSummarizer(o.summarizeProvider) : null,
+  }));
 
 installExtension({
   name: 'memory',

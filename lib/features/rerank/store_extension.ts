@@ -6,7 +6,7 @@ import { bodyBytes } from '../../store/body';
 import { requestBody } from '../../store/request_body';
 import { installExtension, type RawRead } from '../../store/store';
 import { hasFeature } from '../built';
-import { createReranker, ProviderSpecError, type Reranker, signalOf } from '../memory/providers';
+import { createReranker, fromSpecs, type Reranker, signalOf } from '../memory/providers';
 import { mayRerank, reranked, rerankerOrRefuse } from './rerank';
 import { rerankerOf, rerankers } from './rerankers';
 
@@ -21,13 +21,7 @@ const RERANKED_ROUTES: Partial<Record<RawRead, RerankQuery>> = {
   hybridSearch: noQuery,
 };
 
-function reranker(spec: string | undefined): Reranker | null {
-  try {
-    return spec ? createReranker(spec) : null;
-  } catch (e) {
-    throw e instanceof ProviderSpecError ? new StoreError(400, e.message) : e;
-  }
-}
+const reranker = (spec: string | undefined): Reranker | null => fromSpecs(() => (spec ? createReranker(spec) : null));
 
 installExtension({
   name: 'rerank',

@@ -2,7 +2,7 @@
 // and a failure of the provider's own answered 502.
 import { StoreError } from '../../../store/errors';
 import type { CallOptions } from '../../../types';
-import { ProviderError } from './errors';
+import { ProviderError, ProviderSpecError } from './errors';
 
 /** The AbortSignal of a call's options, for the provider's HTTP call. */
 export const signalOf = (o: CallOptions | undefined): AbortSignal | undefined => o?.signal ?? o?.cancellation?.signal;
@@ -16,5 +16,14 @@ export async function provided<T>(call: Promise<T>): Promise<T> {
     return await call;
   } catch (e) {
     throw e instanceof ProviderError ? new StoreError(502, e.message) : e;
+  }
+}
+
+/** Makes providers from their specs (no provider is called); a bad spec is the caller's 400. */
+export function fromSpecs<T>(make: () => T): T {
+  try {
+    return make();
+  } catch (e) {
+    throw e instanceof ProviderSpecError ? new StoreError(400, e.message) : e;
   }
 }

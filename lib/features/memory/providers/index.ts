@@ -30,6 +30,6 @@
  * with a ProviderError; the caller's AbortSignal rejects it with the signal's reason.
  */
 export { createEmbedder, createReranker, createSummarizer } from './create';
-export { provided, signalOf } from './call';
+export { fromSpecs, provided, signalOf } from './call';
 export { ProviderError, ProviderSpecError } from './errors';
 export type { Embedder, ProviderOptions, Reranker, Summarizer } from './types';
