@@ -3,7 +3,6 @@
 // web console's static files (../http/console) call no Store method at all.
 import type { Registry } from 'prom-client';
 import { FEATURES } from '../features';
-import { sqlRoutes } from '../features/sql/routes';
 import { consoleRoutes } from '../http/console';
 import type { Route } from '../http/route';
 import { aliasRoutes } from './aliases';
@@ -51,9 +50,8 @@ export function apiRoutes(slot: StoreSlot, { registry, slowQueryMs, testFaults, 
     ...recordRoutes(slot),
     ...searchRoutes(slot, queries),
     ...metadataRoutes(slot),
-    ...sqlRoutes(slot, queries),
     ...maintenanceRoutes(slot),
-    ...FEATURES.flatMap((feature) => feature.routes(slot, { readOnly })),
+    ...FEATURES.flatMap((feature) => feature.routes(slot, { readOnly, queries })),
     ...(testFaults ? faultRoutes(slot) : []),
     openApiRoute(() => served),
   ];

@@ -1,17 +1,20 @@
-// What an optional route family is to the server: its build feature's name and the routes it adds.
-// Its own module, so a family names the contract without importing the list of families.
-import type { StoreSlot } from '../route_kit/slot';
+// What a route family is to the server: its name, whether this package has it, and the routes it
+// adds. Its own module, so a family names the contract without importing the list of families.
 import type { Route } from '../http/route';
-import type { FeatureName } from './built';
+import type { QueryAccounting } from '../route_kit/query_accounting';
+import type { StoreSlot } from '../route_kit/slot';
 
 /** What the server tells the families about itself. */
 export interface FeatureOptions {
   /** `--read-only`: a family answering writes outside the route table (MCP tools) refuses them. */
   readOnly: boolean;
+  /** The query counter and slow-query log every route running a query shares. */
+  queries: QueryAccounting;
 }
 
-/** One optional route family: its build feature's name and the routes it adds. */
+/** One route family: its name, whether this package has it (its build feature), and the routes it mounts. */
 export interface Feature {
-  name: FeatureName;
+  name: string;
+  enabled: boolean;
   routes(slot: StoreSlot, options: FeatureOptions): Route[];
 }
