@@ -23,7 +23,10 @@ type Doc = {
 function propertiesOf(schema: JsonSchema, doc: Doc): Set<string> {
   const names = new Set<string>();
   const visit = (s: JsonSchema): void => {
-    if (typeof s.$ref === 'string') return visit(doc.components.schemas[s.$ref.split('/').pop() as string]);
+    if (typeof s.$ref === 'string') {
+      visit(doc.components.schemas[s.$ref.split('/').pop() as string]);
+      return;
+    }
     for (const name of Object.keys((s.properties as object | undefined) ?? {})) names.add(name);
     for (const key of ['allOf', 'anyOf', 'oneOf'] as const) for (const branch of (s[key] as JsonSchema[] | undefined) ?? []) visit(branch);
   };
