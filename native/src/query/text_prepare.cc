@@ -48,7 +48,7 @@ PreparedClause PrepareClause(const CollectionText& text, const TextClause& claus
     for (auto& [n, term] : expansion) df.try_emplace(std::move(term), n);
   }
   for (const auto& [term, n] : df)
-    if (n > 0) pc.terms.push_back({term, std::log(1 + (double(stats.docs) - double(n) + 0.5) / (double(n) + 0.5)), n});
+    if (n > 0) pc.terms.push_back({term, Bm25Idf(stats.docs, n), n});
   return pc;
 }
 

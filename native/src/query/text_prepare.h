@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "query/bm25.h"
 #include "query/text_corpus.h"
 #include "query/text_params.h"
 
@@ -25,10 +26,7 @@ struct PreparedClause {
   bool prefix = false;
   uint64_t matched = 0, scored = 0;  // prefix expansion
 
-  double Score(uint32_t tf, uint32_t dl, double idf) const {
-    double norm = k1 * (1 - b + b * double(dl) / avgdl);
-    return idf * tf * (k1 + 1) / (tf + norm);
-  }
+  double Score(uint32_t tf, uint32_t dl, double idf) const { return Bm25Score(tf, dl, idf, k1, b, avgdl); }
 };
 
 struct PreparedCollection {
