@@ -166,6 +166,29 @@ test("--read-only: reads are served; remember, forget and a reinforced recall an
   }
 });
 
+test("on a Reader (another process holds the writer lock), remember, forget and a reinforced recall answer upsert's 409 message; a plain recall is served", async (t) => {
+  const data = tempDir();
+  const writer = await startServer([...serverArgs, '--data', data]);
+  t.teardown(() => writer.stop());
+  await call(writer, 'POST', '/collections/notes/remember', { id: 'a', text: 'reader recall' });
+  await call(writer, 'POST', '/flush');
+  const reader = await startServer([...serverArgs, '--data', data]);
+  t.teardown(() => reader.stop());
+  const client = await connect(t, reader);
+  const upsert = await call(reader, 'POST', '/collections/notes/upsert', { records: [{ id: 'z', vector: Array(16).fill(0.25) }] });
+  t.is(upsert.status, 409);
+  t.is((await tool(client, 'recall', { collection: 'notes', query: 'reader recall' })).json[0].id, 'a');
+  for (const [name, args] of [
+    ['remember', { collection: 'notes', id: 'b', text: 'x' }],
+    ['forget', { collection: 'notes', ids: ['a'] }],
+    ['recall', { collection: 'notes', query: 'reader recall', reinforce: true }],
+  ] as const) {
+    const answer = await tool(client, name, args);
+    t.true(answer.isError, name);
+    t.is(answer.text, upsert.json.error, name);
+  }
+});
+
 test('code_search answers a tree ingested with tessera ingest --code, grouped by file', async (t) => {
   const data = tempDir();
   const src = tempDir();
