@@ -124,6 +124,18 @@ export async function startServer(
   return server;
 }
 
+/**
+ * A Reader: a second server on a store a running writer (started with `args`, filled through
+ * `seed`, then flushed) holds the writer lock of. Both are returned, the writer to keep it held.
+ */
+export async function readerServer(args: string[], seed: (writer: Server) => Promise<unknown>): Promise<{ writer: Server; reader: Server }> {
+  const data = tempDir();
+  const writer = await startServer([...args, '--data', data]);
+  await seed(writer);
+  await call(writer, 'POST', '/flush');
+  return { writer, reader: await startServer([...args, '--data', data]) };
+}
+
 /** A `--read-only` server over a fresh store that a writer started with `args` filled through `seed` first. */
 export async function readOnlyServer(args: string[], seed: (writer: Server) => Promise<unknown>): Promise<Server> {
   const data = tempDir();

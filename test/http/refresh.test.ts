@@ -1,7 +1,7 @@
 // POST /refresh, /cluster currency and --max-staleness over HTTP: a reader server on the writer's
 // directory adopts committed state when asked, shows its lag, and is unready while stale.
 import test from 'ava';
-import { call, startServer, tempDir, unitRecords } from './helpers';
+import { call, startServer, tempDir, unitRecords, until } from './helpers';
 
 test("a reader server adopts the writer's commits on POST /refresh and shows its lag in /cluster", async (t) => {
   const data = tempDir();
@@ -44,12 +44,8 @@ test('--max-staleness: a reader not refreshed within it answers /ready 503 until
   const reader = await startServer(['--data', data, '--max-staleness', '3s']);
   t.teardown(() => reader.stop());
   t.is((await call(reader, 'GET', '/cluster')).json.max_staleness_secs, 3);
-  // Poll until the bound passes (no fixed sleep: the test waits for the state change itself).
-  let ready = await call(reader, 'GET', '/ready');
-  while (ready.status === 200) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    ready = await call(reader, 'GET', '/ready');
-  }
+  await until(async () => (await call(reader, 'GET', '/ready')).status !== 200, 'the reader goes stale past --max-staleness');
+  const ready = await call(reader, 'GET', '/ready');
   t.is(ready.status, 503);
   t.regex(ready.json.error, /stale.*refresh/);
   t.true((await call(reader, 'GET', '/cluster')).json.staleness_secs >= 3);

@@ -3,7 +3,7 @@
 import test from 'ava';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { call, readOnlyServer, runCli, startServer, tempDir } from '../http/helpers';
+import { call, readerServer, readOnlyServer, runCli, startServer, tempDir } from '../http/helpers';
 import { connect, tool } from './helpers';
 
 const serverArgs = ['--dimension', '16', '--embed-provider', 'hash:16'];
@@ -167,12 +167,8 @@ test("--read-only: reads are served; remember, forget and a reinforced recall an
 });
 
 test("on a Reader (another process holds the writer lock), remember, forget and a reinforced recall answer upsert's 409 message; a plain recall is served", async (t) => {
-  const data = tempDir();
-  const writer = await startServer([...serverArgs, '--data', data]);
+  const { writer, reader } = await readerServer(serverArgs, (w) => call(w, 'POST', '/collections/notes/remember', { id: 'a', text: 'reader recall' }));
   t.teardown(() => writer.stop());
-  await call(writer, 'POST', '/collections/notes/remember', { id: 'a', text: 'reader recall' });
-  await call(writer, 'POST', '/flush');
-  const reader = await startServer([...serverArgs, '--data', data]);
   t.teardown(() => reader.stop());
   const client = await connect(t, reader);
   const upsert = await call(reader, 'POST', '/collections/notes/upsert', { records: [{ id: 'z', vector: Array(16).fill(0.25) }] });

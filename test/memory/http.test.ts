@@ -3,7 +3,7 @@
 // without feature memory answering 404.
 import test from 'ava';
 import { createServer } from 'node:net';
-import { call, packageBuiltWith, readOnlyServer, runCli, startServer, tempDir } from '../http/helpers';
+import { call, packageBuiltWith, readerServer, readOnlyServer, runCli, startServer, tempDir } from '../http/helpers';
 import { closed, fakeProvider, reply } from './providers_server';
 
 /** A port nothing listens on: bound, then released. */
@@ -82,12 +82,8 @@ test('--read-only: a plain recall is served, a reinforced recall and remember ar
 });
 
 test('on a Reader (another process holds the writer lock), remember and a reinforced recall answer 409 like upsert, and stamp nothing', async (t) => {
-  const data = tempDir();
-  const writer = await startServer([...serverArgs, '--data', data]);
+  const { writer, reader } = await readerServer(serverArgs, (w) => call(w, 'POST', '/collections/notes/remember', { id: 'a', text: 'reader recall' }));
   t.teardown(() => writer.stop());
-  await call(writer, 'POST', '/collections/notes/remember', { id: 'a', text: 'reader recall' });
-  await call(writer, 'POST', '/flush');
-  const reader = await startServer([...serverArgs, '--data', data]);
   t.teardown(() => reader.stop());
   t.is((await call(reader, 'GET', '/cluster')).json.role, 'Reader');
   const upsert = await call(reader, 'POST', '/collections/notes/upsert', { records: [{ id: 'z', vector: Array(16).fill(0.25) }] });

@@ -227,6 +227,19 @@ test('a reinforced recall on a read-only handle skips the stamp with a warning',
   t.is(attr((await reader.list({ scope: ['notes'] }))[0], 'svc.access_count'), undefined);
 });
 
+test('a reinforced recall on a poisoned store fails with 503, not skipped like a read-only handle', async (t) => {
+  process.env.TESSERA_TEST_FAULTS = '1'; // arms _injectFault in this test process only
+  const { store } = await memoryStore();
+  t.teardown(() => store.close().catch(() => undefined));
+  await store.remember('notes', { id: 'a', text: 'green tea' });
+  store._injectFault('poison-next-write');
+  await t.throwsAsync(store.upsert('notes', { records: [{ id: 'z', vector: Array(DIM).fill(0.5) }] }));
+  t.deepEqual(ids(await store.recall('notes', { query: 'green tea' })), ['a'], 'reads are still served');
+  const refused = await t.throwsAsync(store.recall('notes', { query: 'green tea', reinforce: true }));
+  t.is((refused as StoreError).status, 503);
+  t.regex(refused?.message ?? '', /poisoned/);
+});
+
 test('remember on a Reader (another handle holds the writer lock) is refused like upsert, 409 naming the holder', async (t) => {
   const { store, path } = await memoryStore();
   t.teardown(() => store.close());

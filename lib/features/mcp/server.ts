@@ -45,8 +45,10 @@ async function call(
   try {
     if (readOnly && tool.writes(args)) throw readOnlyRefusal();
     req.writes = tool.writes(args);
-    const run = async (store: Store) => cancellable(req, (o) => tool.run(forRequest(req, store), args, o));
-    const answer = namespace === undefined || !slot.using ? await run(slot.get(req)) : await slot.using(String(namespace), run);
+    const run = async (store: Store) => cancellable(req, (o) => tool.run(store, args, o));
+    // slot.get refuses a write the store cannot take; another namespace's store is checked the same way.
+    const answer =
+      namespace === undefined || !slot.using ? await run(slot.get(req)) : await slot.using(String(namespace), (store) => run(forRequest(req, store)));
     return { content: [{ type: 'text', text: Buffer.from(answer).toString('utf8') }] };
   } catch (err) {
     // Exactly what the HTTP route would answer: the same mapping, its `error` message.

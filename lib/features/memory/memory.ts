@@ -116,7 +116,9 @@ export class Memory {
     // Only the ids are read here, so a plain parse serves (attribute values are not used).
     const hits = req.reinforce ? (JSON.parse(answer.toString('utf8')) as { id: string }[]) : [];
     if (hits.length > 0) {
+      // The library skips a read-only handle's stamps (spec); a poisoned or closed store fails.
       const refusal = this.store.writeRefusal();
+      if (refusal && refusal.status === 503) throw refusal;
       if (refusal) {
         process.emitWarning(`recall: reinforce skipped: ${refusal.message}`, { code: 'TESSERA_REINFORCE_SKIPPED' });
       } else {
