@@ -16,7 +16,14 @@ module.exports = {
       comment: 'lib/http is the HTTP kit (server, hooks, replies): it knows no route, store or feature.',
       severity: 'error',
       from: { path: '^lib/http/' },
-      to: { path: '^lib/(api|store|features|client|cli)' },
+      to: { path: '^lib/(api|contract|route_kit|store|features|client|cli)' },
+    },
+    {
+      name: 'contract-is-data',
+      comment: 'lib/contract (the route table, the wire schemas, their validation) is below everything that serves or calls a route.',
+      severity: 'error',
+      from: { path: '^lib/contract/' },
+      to: { path: '^lib/', pathNot: '^lib/(contract/|exact_json\\.ts$|types\\.ts$|options\\.ts$)' },
     },
     {
       name: 'store-below-http',
@@ -38,14 +45,14 @@ module.exports = {
         'tessera/client needs no addon: it imports its own modules, the pure ones below, and types only (import type) of the rest.',
       severity: 'error',
       from: { path: '^lib/client/' },
-      to: { path: '^lib/', pathNot: '^lib/(client/|exact_json\\.ts$|store/(errors|body)\\.ts$|types\\.ts$|features/\\w+/requests\\.ts$)' },
+      to: { path: '^lib/', pathNot: '^lib/(client/|contract/(routes|schemas)\\.ts$|exact_json\\.ts$|store/(errors|body)\\.ts$|(types|options)\\.ts$)' },
     },
     {
       name: 'client-pure-modules-stay-pure',
       comment: 'The modules the client loads load nothing else of lib/.',
       severity: 'error',
-      from: { path: '^lib/(exact_json|store/(errors|body))\\.ts$' },
-      to: { path: '^lib/', pathNot: '^lib/(exact_json|store/(errors|body))\\.ts$' },
+      from: { path: '^lib/(contract/(routes|schemas)|exact_json|store/(errors|body)|types|options)\\.ts$' },
+      to: { path: '^lib/', pathNot: '^lib/(contract/(routes|schemas)|exact_json|store/(errors|body)|types|options)\\.ts$' },
     },
     {
       name: 'features-use-the-route-kit',
@@ -67,6 +74,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^lib/(api|route_kit|http|features|client)/' },
       to: { path: '^lib/native\\.ts$' },
+    },
+    {
+      name: 'serve-mounts-families-by-contract',
+      comment: 'tessera serve knows the families only as Features (flags, routes, metrics, a way of serving): it imports no family module.',
+      severity: 'error',
+      from: { path: '^lib/cli/serve\\.ts$' },
+      to: { path: '^lib/features/', pathNot: '^lib/features/(index|feature)\\.ts$' },
     },
     {
       name: 'api-below-cli',

@@ -3,7 +3,7 @@
 import './features/extensions';
 
 export { parseExact, stringifyExact } from './exact_json';
-export { Cancellation } from './store/cancellation';
+export { type CallOptions, Cancellation } from './store/cancellation';
 export { RecordsCursor } from './store/cursor';
 export { StoreError } from './store/errors';
 export { Store } from './store/store';
@@ -12,8 +12,5 @@ export { ClusterNode, type ClusterOptions } from './features/cluster/node';
 export { awsEnvironment, ObjectStore, type ObjectStoreOptions } from './features/cluster/object_store';
 export { NotFound, ObjectStoreError, OutcomeUnknown, PreconditionFailed, Unreachable } from './features/cluster/errors';
 export * from './types';
-export type { RecallRequest, RememberRequest, RememberResponse } from './features/memory/requests';
-export type { ChunkOptions, ChunkStrategy } from './features/memory/chunking';
-export type { CodeSearchRequest, CodeSearchResponse, CodeSymbolHit } from './features/code/requests';
 export type { IngestCodeOptions, IngestCodeResult } from './features/code/ingest';
 export { type CodeChunk, type CodeChunkOptions, chunkFile } from './features/code/chunker';

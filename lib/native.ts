@@ -3,6 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setImmediate as timersSetImmediate } from 'node:timers';
+import type { LibraryRoutes, PathArgs, RerankedRead, Routes } from './contract/routes';
 import type { AnnConfig, IndexSettingInfo, OpenOptions, QuantizationConfig } from './options';
 
 export interface NativeCancelToken {
@@ -10,6 +11,18 @@ export interface NativeCancelToken {
   /** The short plan (JSON) of the vector query that last ran under this token, or null. */
   planSummary(): string | null;
   clearPlanSummary(): void;
+}
+
+/** Phase one of a reranked read (native/include/tessera/rerank_window.h). */
+export interface NativeRerankWindow {
+  /** False when the body asked for no rerank: finish with no scores answers the plain read. */
+  reranks(): boolean;
+  query(): string;
+  /** Each candidate's text, best first; null: none to score. */
+  texts(): (string | null)[];
+  /** The model's scores, one per text in order: the hits' JSON bytes. */
+  finish(scores: Float64Array, token?: NativeCancelToken): Promise<Buffer>;
+  close(): void;
 }
 
 export interface NativeRecordsCursor {
@@ -35,44 +48,31 @@ export interface NativeInfo {
  */
 export type ReadAnswer = Buffer | Promise<Buffer>;
 
+/** The core's method of each `call` route in the table: the path's parameters, then the body's bytes when it has one. */
+type RouteCalls = {
+  [K in LibraryRoutes<'call'>]: (
+    ...args: [...PathArgs<Routes[K]['path']>, ...(Routes[K] extends { body: string } ? [body: Uint8Array] : [])]
+  ) => Promise<Buffer>;
+};
+/** The core's method of each raw read (the route table's `read` routes and /search). */
+type RouteReads = { [K in LibraryRoutes<'read'> | 'search']: (body: Uint8Array, token?: NativeCancelToken) => ReadAnswer };
+
 /** Every async method resolves JSON bytes produced by the core, or rejects with an Error carrying `status`. */
-export interface NativeStore {
-  collections(): Promise<Buffer>;
-  createCollection(name: string): Promise<Buffer>;
-  dropCollection(name: string): Promise<Buffer>;
-  getMeta(name: string): Promise<Buffer>;
-  putMeta(name: string, body: Uint8Array): Promise<Buffer>;
-  setVectorNames(name: string, body: Uint8Array): Promise<Buffer>;
-  setFilterIndex(name: string, body: Uint8Array): Promise<Buffer>;
-  setFtsSchema(name: string, body: Uint8Array): Promise<Buffer>;
-  aliases(): Promise<Buffer>;
-  putAlias(name: string, body: Uint8Array): Promise<Buffer>;
-  dropAlias(name: string): Promise<Buffer>;
-  upsert(name: string, body: Uint8Array): Promise<Buffer>;
+export interface NativeStore extends RouteCalls, RouteReads {
   /** An upsert keeping svc.* attributes (the memory routes' own writes). */
   upsertStamped(name: string, body: Uint8Array): Promise<Buffer>;
   /** {ids, now, extend_ttl_ms?} -> {reinforced}. */
   reinforce(name: string, body: Uint8Array): Promise<Buffer>;
-  delete(name: string, body: Uint8Array): Promise<Buffer>;
   /** {ids} -> [{id, attrs}] of the live ones, in the order asked. */
   get(name: string, body: Uint8Array): Promise<Buffer>;
   records(name: string): Promise<NativeRecordsCursor>;
-  search(body: Uint8Array, token?: NativeCancelToken): ReadAnswer;
+  /** Phase one of a reranked read of a ranked route. */
+  rerankWindow(route: RerankedRead, body: Uint8Array, token?: NativeCancelToken): Promise<NativeRerankWindow>;
   /** /search with the query vector beside a body that leaves it out: no text for the floats. */
   searchVector(body: Uint8Array, query: Float32Array, token?: NativeCancelToken): ReadAnswer;
-  searchSimilar(body: Uint8Array, token?: NativeCancelToken): ReadAnswer;
-  searchBatch(body: Uint8Array, token?: NativeCancelToken): ReadAnswer;
-  textSearch(body: Uint8Array, token?: NativeCancelToken): ReadAnswer;
-  hybridSearch(body: Uint8Array, token?: NativeCancelToken): ReadAnswer;
-  suggest(body: Uint8Array, token?: NativeCancelToken): ReadAnswer;
-  list(body: Uint8Array, token?: NativeCancelToken): ReadAnswer;
-  aggregate(body: Uint8Array, token?: NativeCancelToken): ReadAnswer;
   stats(): Promise<Buffer>;
-  flush(): Promise<Buffer>;
-  compact(body: Uint8Array): Promise<Buffer>;
   sweepExpired(): Promise<Buffer>;
   refresh(): Promise<Buffer>;
-  versions(): Promise<Buffer>;
   replication(): Promise<Buffer>;
   pin(version: number): Promise<Buffer>;
   setResident(names: string[] | null): Promise<Buffer>;

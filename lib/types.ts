@@ -1,6 +1,5 @@
 // Public types of the embedded library. Wire shapes follow ../shared/spec/service-spec.md.
 import type { AnnConfig, Distance, QuantizationConfig } from './options';
-import type { Cancellation } from './store/cancellation';
 
 export type { AnnConfig, Distance, IndexSettingInfo, OpenOptions, QuantizationConfig } from './options';
 export type Role = 'Writer' | 'Reader' | 'ClusterWriter' | 'ClusterReader' | 'InMemory';
@@ -356,8 +355,76 @@ export interface Versions {
   readable: number[];
 }
 
-export interface CallOptions {
-  signal?: AbortSignal;
-  /** A cheaper alternative to `signal` for hot paths. */
-  cancellation?: Cancellation;
+// The feature routes' bodies (memory, code): the spec's "Memory routes" and "POST /code-search".
+
+export type ChunkStrategy = 'Recursive' | 'Markdown' | 'Sentence';
+
+export interface ChunkOptions {
+  strategy?: ChunkStrategy;
+  max_chars?: number;
+  overlap_chars?: number;
+}
+
+export interface RememberRequest {
+  id: string;
+  text: string;
+  /** `raw` embeds the text; `summarize` embeds a generated summary, stamped in svc.summary. */
+  mode?: 'raw' | 'summarize';
+  /** Caller metadata; reserved `svc.*` keys are dropped. */
+  attrs?: Record<string, Value>;
+  /** Seconds from the write until the entry expires (svc.expires_at); absent: never. */
+  ttl_seconds?: number;
+  /** Cosine floor above which the nearest existing entry is updated in place instead. */
+  dedupe_threshold?: number;
+  /** Split the text into chunk records `{id}#{index}` (README "Chunking"); absent: one record. */
+  chunking?: ChunkOptions;
+}
+
+export interface RememberResponse {
+  ok: true;
+  upserted: number;
+  /** The id written: the nearest entry's when dedupe matched. */
+  id: string;
+  deduped: boolean;
+}
+
+export interface RecallRequest {
+  query: string;
+  /** 0 means the default, 10. */
+  top_k?: number;
+  min_score?: number;
+  filter?: Filter;
+  diversity?: number;
+  rank_by?: unknown;
+  /** Stamp svc.access_count and svc.last_accessed on every returned entry (a write). */
+  reinforce?: boolean;
+  /** With reinforce: push an existing svc.expires_at forward to now plus this; never creates or shortens one. */
+  extend_ttl_seconds?: number;
+  /** At most per_parent hits per document (svc.parent_id; 0 reads as 1), each widened by `neighbours` chunks either side into `context`. */
+  rollup?: { per_parent?: number; neighbours?: number };
+  /** Re-score the candidates with the rerank provider; `query` defaults to the recall query. */
+  rerank?: RerankOptions;
+}
+
+export interface CodeSearchRequest {
+  collection: string;
+  /** Natural-language text for vector search, or keywords for BM25. */
+  query: string;
+  /** Files answered at most (default 10). */
+  limit?: number;
+  filter?: Filter;
+  /** true: vector search; false: BM25; absent: the store decides (README "Code search"). */
+  vector?: boolean;
+}
+
+export interface CodeSymbolHit {
+  symbol: string | null;
+  kind: string | null;
+  start_line: number;
+  end_line: number;
+  score: number;
+}
+
+export interface CodeSearchResponse {
+  files: { path: string; language: string | null; symbols: CodeSymbolHit[] }[];
 }

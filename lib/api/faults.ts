@@ -4,7 +4,7 @@
 import { json } from '../http/reply';
 import { type Route, route } from '../http/route';
 import { FAULTS } from '../store/store';
-import { ref } from '../route_kit/components';
+import { ref } from '../contract/schemas';
 import type { StoreSlot } from '../route_kit/slot';
 
 /** Test-only fault injection, POST /_test/<fault>; mounted only when TESSERA_TEST_FAULTS=1 (see ./index.ts). */

@@ -1,26 +1,22 @@
-// Every route of the service: one module per route family, plus the optional families built in
-// (../features). Each route validates its input, calls one Store method and shapes the JSON; the
-// web console's static files (../http/console) call no Store method at all.
+// Every route of the service: the route table's core routes (most answered by the Store method of
+// their name), plus the optional families built in (../features); the web console's static files
+// (../http/console) call no Store method at all.
 import type { Registry } from 'prom-client';
 import { FEATURES } from '../features';
 import { consoleRoutes } from '../http/console';
 import type { Route } from '../http/route';
-import { aliasRoutes } from './aliases';
-import { collectionRoutes } from './collections';
 import { faultRoutes } from './faults';
-import { introspectionRoutes } from './introspection';
-import { maintenanceRoutes } from './maintenance';
-import { metadataRoutes } from './metadata';
+import { clusterRoute } from './cluster';
 import { openApiRoute } from './openapi';
 import { probeRoutes } from './probes';
-import { recordRoutes } from './records';
 import { QueryAccounting } from '../route_kit/query_accounting';
-import { searchRoutes } from './search';
+import { type StoreMethodRoute, storeMethodRoute } from '../route_kit/table_route';
+import { recordsRoute } from './records';
+import { readRoutes } from './search';
+import { type LibraryRoutes, routeEntries } from '../contract/routes';
 import type { StoreSlot } from '../route_kit/slot';
-import { Namespaces, namespacedRoutes } from './namespaces';
 
 export { OneStore, type StoreSlot } from '../route_kit/slot';
-export { Namespaces, namespacedRoutes } from './namespaces';
 export { storeErrorStatus } from '../route_kit/store_route';
 
 export interface ApiOptions {
@@ -32,30 +28,36 @@ export interface ApiOptions {
   readOnly: boolean;
   /** `--console-without-token`: the console's files are served like a probe. */
   consoleWithoutToken: boolean;
+  /** The routes as a way of serving serves them (Serving.routes: the tenant prefix, durable writes). */
+  served?: (routes: Route[]) => Route[];
 }
 
+/** The core routes answered by the Store method of their name: every `call` route of the table, /stats and /refresh. */
+const STORE_CALLS: readonly StoreMethodRoute[] = [
+  ...routeEntries().flatMap(([id, spec]) => (spec.library === 'call' ? [id as LibraryRoutes<'call'>] : [])),
+  'stats',
+  'refresh',
+];
+
 /**
- * Every route of the service, one module per route family; a --namespaced server's store routes
- * under /ns/{namespace}. /openapi.json describes the routes as served.
+ * Every route of the service, one module per route family, as the way of serving serves them
+ * (`served`). /openapi.json describes the routes as served.
  */
-export function apiRoutes(slot: StoreSlot, { registry, slowQueryMs, testFaults, readOnly, consoleWithoutToken }: ApiOptions): Route[] {
+export function apiRoutes(slot: StoreSlot, { registry, slowQueryMs, testFaults, readOnly, consoleWithoutToken, served: serve }: ApiOptions): Route[] {
   const queries = new QueryAccounting({ registry, slowQueryMs });
   let served: Route[] = [];
   const routes: Route[] = [
     ...probeRoutes(slot, registry),
     ...consoleRoutes(consoleWithoutToken),
-    ...introspectionRoutes(slot),
-    ...collectionRoutes(slot),
-    ...aliasRoutes(slot),
-    ...recordRoutes(slot),
-    ...searchRoutes(slot, queries),
-    ...metadataRoutes(slot),
-    ...maintenanceRoutes(slot),
-    ...FEATURES.flatMap((feature) => feature.routes(slot, { readOnly, queries })),
+    clusterRoute(slot),
+    ...STORE_CALLS.map((id) => storeMethodRoute(slot, id)),
+    recordsRoute(slot),
+    ...readRoutes(slot, queries),
+    ...FEATURES.flatMap((feature) => feature.routes?.(slot, { readOnly, queries }) ?? []),
     ...(testFaults ? faultRoutes(slot) : []),
     openApiRoute(() => served),
   ];
-  served = slot instanceof Namespaces ? namespacedRoutes(routes, slot) : routes;
+  served = serve ? serve(routes) : routes;
   return served;
 }
 

@@ -5,8 +5,9 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { openApiDocument } from '../http/openapi';
 import type { Route } from '../http/route';
+import { tableRoute } from '../route_kit/table_route';
 import type { JsonSchema } from '../http/schema';
-import { COMPONENTS } from '../route_kit/components';
+import { COMPONENTS } from '../contract/schemas';
 
 // dist/lib/api/ -> the package root.
 const { version } = JSON.parse(readFileSync(path.join(__dirname, '../../../package.json'), 'utf8')) as { version: string };
@@ -24,24 +25,8 @@ export const describeApi = (routes: readonly Route[]): JsonSchema => openApiDocu
 /** GET /openapi.json, describing `routes()` (this route among them); the document is built once, on first request. */
 export function openApiRoute(routes: () => readonly Route[]): Route {
   let document: string | null = null;
-  return {
-    method: 'GET',
-    path: '/openapi.json',
-    access: 'read',
-    global: true,
-    doc: {
-      operationId: 'openApi',
-      summary: 'This API description (OpenAPI 3.1)',
-      responses: {
-        200: {
-          description: 'The OpenAPI document',
-          schema: { type: 'object', properties: { openapi: { const: '3.1.0' }, paths: { type: 'object' } }, required: ['openapi', 'paths'] },
-        },
-      },
-    },
-    handle: () => {
-      document ??= JSON.stringify(describeApi(routes()));
-      return { status: 200, contentType: 'application/json', body: document };
-    },
-  };
+  return tableRoute('openApi', () => {
+    document ??= JSON.stringify(describeApi(routes()));
+    return { status: 200, contentType: 'application/json', body: document };
+  });
 }

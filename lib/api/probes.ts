@@ -1,12 +1,13 @@
 // Probes: /health, /ready and /metrics (with the store size gauges). They answer from memory and
 // never wait on a store lock, so they stay up while the store is busy or still opening.
 import { Gauge, type Registry } from 'prom-client';
-import { countedElsewhere, METRICS_CONTENT_TYPE } from '../http/metrics';
+import { METRICS_CONTENT_TYPE } from '../contract/routes';
+import { countedElsewhere } from '../http/metrics';
 import { json, text } from '../http/reply';
-import { type Route, route } from '../http/route';
+import type { Route } from '../http/route';
 import type { Store } from '../store/store';
 import type { StoreSlot } from '../route_kit/slot';
-import { closed, STRING } from '../route_kit/components';
+import { tableRoute } from '../route_kit/table_route';
 
 /**
  * Store size gauges, read from the core's cached footprint at scrape time: no store lock taken.
@@ -42,57 +43,18 @@ function storeGauges(slot: StoreSlot, registry: Registry): void {
 
 const poisonedBody = (error: string) => ({ status: 'poisoned', error });
 
-const OK_TEXT = { 'text/plain; charset=utf-8': { const: 'ok' } };
-const POISONED = {
-  description: 'The store lock was poisoned by a failure during a write; a restart is required',
-  schema: closed({ status: { const: 'poisoned' }, error: STRING }, ['status', 'error']),
-};
-
 /** Liveness, readiness and the Prometheus scrape; none takes a token, is shed, or has a deadline. */
 export function probeRoutes(slot: StoreSlot, registry: Registry): Route[] {
   storeGauges(slot, registry);
   return [
-    route({
-      method: 'GET',
-      path: '/health',
-      access: 'probe',
-      doc: { operationId: 'health', summary: 'Liveness (no token ever)', responses: { 200: { description: 'Live', content: OK_TEXT }, 503: POISONED } },
-      handle: () => {
-        const poison = slot.poisoned();
-        return poison ? json(poisonedBody(poison), 503) : text('ok');
-      },
+    tableRoute('health', () => {
+      const poison = slot.poisoned();
+      return poison ? json(poisonedBody(poison), 503) : text('ok');
     }),
-    route({
-      method: 'GET',
-      path: '/ready',
-      access: 'probe',
-      doc: {
-        operationId: 'ready',
-        summary: 'Readiness: whether the instance can serve (no token ever)',
-        responses: {
-          200: { description: 'Ready', content: OK_TEXT },
-          503: {
-            ...POISONED,
-            description: 'Not ready: no store yet, stale past --max-staleness, or poisoned',
-            schema: { anyOf: [{ $ref: '#/components/schemas/Error' }, POISONED.schema] },
-          },
-        },
-      },
-      handle: () => {
-        const unready = slot.unready();
-        return unready ? json(unready, 503) : text('ok');
-      },
+    tableRoute('ready', () => {
+      const unready = slot.unready();
+      return unready ? json(unready, 503) : text('ok');
     }),
-    route({
-      method: 'GET',
-      path: '/metrics',
-      access: 'probe',
-      doc: {
-        operationId: 'metrics',
-        summary: 'Prometheus scrape (no token ever)',
-        responses: { 200: { description: 'Text exposition format 0.0.4', content: { [METRICS_CONTENT_TYPE]: STRING } } },
-      },
-      handle: async () => text(await registry.metrics(), 200, METRICS_CONTENT_TYPE),
-    }),
+    tableRoute('metrics', async () => text(await registry.metrics(), 200, METRICS_CONTENT_TYPE)),
   ];
 }

@@ -1,59 +1,26 @@
-// Search routes: vector (/search, /search/similar, /search/batch) and full text (/text-search,
-// /hybrid-search, /suggest), counted and timed by the QueryAccounting they share with /query.
-import type { RawRead } from '../store/store';
-import type { Request } from '../http/request';
-import { type Route, type RouteDoc, route } from '../http/route';
-import { ref } from '../route_kit/components';
-import type { StoreSlot } from '../route_kit/slot';
+// The raw reads: the request bytes go to the core as they are (Store.readJson) and its JSON comes
+// back as bytes. The query routes (/search and its kin) are counted and timed by the
+// QueryAccounting they share with /query; /list and /aggregate read metadata only.
+import type { LibraryRoutes } from '../contract/routes';
+import { jsonBytes } from '../http/reply';
+import type { Route } from '../http/route';
 import type { QueryAccounting } from '../route_kit/query_accounting';
+import type { StoreSlot } from '../route_kit/slot';
+import { cancellable, whenReady } from '../route_kit/store_route';
+import { tableRoute } from '../route_kit/table_route';
+import type { RawRead } from '../store/store';
 
-/** The request bytes go to the core as they are and its JSON comes back as bytes. */
-export function searchRoutes(slot: StoreSlot, accounting: QueryAccounting): Route[] {
-  const searchRoute = (path: string, doc: RouteDoc, read: RawRead): Route =>
-    route({
-      method: 'POST',
-      path,
-      access: 'read',
-      body: 'raw',
-      doc,
-      handle: (req: Request) => accounting.run(req, (options) => slot.get(req).readJson(read, req.bytes, options)),
-    });
-  // A route taking `rerank` calls the rerank provider, whose failure is a 502.
-  const ranked = (operationId: string, summary: string, request: string, { answer = 'RankedHits', rerank = true } = {}): RouteDoc => ({
-    operationId,
-    summary,
-    request: ref(request),
-    responses: { 200: { description: 'Hits by score descending, then collection, then id', schema: ref(answer) } },
-    ...(rerank ? { errors: [502] } : {}),
-  });
-  return [
-    searchRoute('/search', ranked('search', 'Nearest-neighbour search', 'SearchRequest'), 'search'),
-    searchRoute(
-      '/search/similar',
-      ranked('searchSimilar', "Search with a stored record's vector (the record itself excluded)", 'SimilarRequest', { rerank: false }),
-      'searchSimilar',
+const QUERIES: readonly RawRead[] = ['search', 'searchSimilar', 'searchBatch', 'textSearch', 'hybridSearch', 'suggest'];
+const METADATA_READS: readonly LibraryRoutes<'read'>[] = ['list', 'aggregate'];
+
+export const readRoutes = (slot: StoreSlot, accounting: QueryAccounting): Route[] => [
+  ...QUERIES.map((id) => tableRoute(id, (req) => accounting.run(req, (o) => slot.get(req).readJson(id, req.bytes, o)))),
+  ...METADATA_READS.map((id) =>
+    tableRoute(id, (req) =>
+      whenReady(
+        cancellable(req, (o) => slot.get(req).readJson(id, req.bytes, o)),
+        jsonBytes,
+      ),
     ),
-    searchRoute(
-      '/search/batch',
-      {
-        operationId: 'searchBatch',
-        summary: '1 to 16 searches validated together, optionally fused with RRF',
-        request: ref('BatchRequest'),
-        responses: { 200: { description: 'One ranking per query in order, or the fused ranking', schema: ref('BatchResponse') } },
-      },
-      'searchBatch',
-    ),
-    searchRoute('/text-search', ranked('textSearch', 'BM25 search of declared full-text fields', 'TextSearchRequest', { answer: 'Hits' }), 'textSearch'),
-    searchRoute('/hybrid-search', ranked('hybridSearch', 'A vector and a BM25 query fused with RRF', 'HybridSearchRequest'), 'hybridSearch'),
-    searchRoute(
-      '/suggest',
-      {
-        operationId: 'suggest',
-        summary: "Ranked completions from one field's full-text vocabulary",
-        request: ref('SuggestRequest'),
-        responses: { 200: { description: 'Completions by df descending, then term', schema: ref('SuggestResult') } },
-      },
-      'suggest',
-    ),
-  ];
-}
+  ),
+];

@@ -3,7 +3,8 @@
 // from one snapshot. What it writes, `tessera import` reads back.
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { anyText, command, type FlagSpec, flagHelp, readFlags, UsageError } from './flags';
+import { anyText, type FlagSpec, flagHelp, readFlags, UsageError } from '../flags';
+import { command } from './flags';
 import { openReader } from './open_store';
 import { ArrayObjects } from './json_objects';
 import type { RecordsCursor } from '../store/cursor';

@@ -4,7 +4,8 @@
 // file, so --resume continues where a stopped or failed run left off.
 import { createReadStream, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { anyText, command, DISTANCES, type FlagSpec, flagHelp, integer, oneOf, readFlags, UsageError } from './flags';
+import { anyText, DISTANCES, type FlagSpec, flagHelp, integer, oneOf, readFlags, UsageError } from '../flags';
+import { command } from './flags';
 import { openWriter } from './open_store';
 import { ImportPosition, positionFile } from './import_position';
 import { isBlank, isOneObject } from './json_objects';

@@ -5,7 +5,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { UsageError } from './flags';
+import { UsageError } from '../flags';
 
 /** What the position is of: the same file resumes only into the same collection of the same store. */
 export interface ImportTarget {

@@ -4,7 +4,8 @@
 // to stdout.
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { anyText, command, type FlagSpec, flagHelp, integer, oneOf, readFlags, size, UsageError } from './flags';
+import { anyText, type FlagSpec, flagHelp, integer, oneOf, readFlags, size, UsageError } from '../flags';
+import { command } from './flags';
 import { openWriter } from './open_store';
 import type { ChunkStrategy } from '../features/memory/chunking';
 import { Progress } from './progress';

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `tessera` command line: dispatches to `tessera serve` or another command, each with --help.
-import { type Command, crash, exit, UsageError } from './flags';
+import { UsageError } from '../flags';
+import { type Command, crash, exit } from './flags';
 import { exportCommand } from './export';
 import { importCommand } from './import';
 import { ingestCommand } from './ingest';

@@ -1,8 +1,9 @@
 // `tessera serve`: its flags, then the server: listen first (probes answer while the store
 // opens), open the store (one, namespaced tenants, or a cluster member), and shut both down
 // cleanly on SIGTERM or SIGINT.
-import { mkdirSync } from 'node:fs';
-import { Namespaces, OneStore, apiRoutes, storeErrorStatus } from '../api';
+import { OneStore, apiRoutes, storeErrorStatus } from '../api';
+import { FAMILIES } from '../features';
+import type { FeatureFlag, Serving, Settings } from '../features/feature';
 import { authenticate, refuseWrites, shed } from '../http/hooks';
 import { LOG_LEVELS, type LogLevel, accessLog, createLogger } from '../http/log';
 import { createRegistry, httpMetrics } from '../http/metrics';
@@ -10,13 +11,10 @@ import { HttpServer } from '../http/server';
 import { malformedJson } from '../json_syntax';
 import { StoreError } from '../store/errors';
 import { Store } from '../store/store';
-import { TenantStores } from '../store/tenants';
-import { DEFAULT_GC_GRACE_MS } from '../features/cluster/garbage';
-import { ClusterNode } from '../features/cluster/node';
-import { awsEnvironment, ObjectStore } from '../features/cluster/object_store';
-import { ClusterSlot, cacheMetrics, durableRoutes, leaseMetrics, objectStoreFailures, sweepMetrics } from '../features/cluster/serve';
+import type { Route } from '../http/route';
 import type { Distance, IndexSettingInfo, OpenOptions } from '../types';
-import { anyText, crash, DISTANCES, duration, durationOrZero, exit, flagHelp, type FlagSpec, integer, oneOf, readFlags, size, UsageError } from './flags';
+import { anyText, DISTANCES, duration, flagHelp, type FlagSpec, integer, oneOf, readFlags, size, UsageError } from '../flags';
+import { crash, exit } from './flags';
 
 /** How long in-flight requests may run on after SIGTERM/SIGINT before they are cancelled. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -24,16 +22,6 @@ const SHUTDOWN_GRACE_MS = 10_000;
 interface ServeConfig {
   data: string;
   inMemory: boolean;
-  namespaced: boolean;
-  warmBytes: number;
-  /** Cluster mode: `s3://bucket/prefix`. */
-  cluster?: string;
-  clusterEndpoint?: string;
-  leaseTtlMs: number;
-  gcGraceMs: number;
-  standby: boolean;
-  clusterReader: boolean;
-  cacheBytes?: number;
   host: string;
   port: number;
   dimension?: number;
@@ -53,9 +41,10 @@ interface ServeConfig {
   mmap: boolean;
   /** ANN and quantization flags by open option (`efSearch`), as typed: the core alone judges them. */
   index: Record<string, string>;
-  embedProvider?: string;
-  summarizeProvider?: string;
-  rerankProvider?: string;
+  /** The families' open options (a provider spec), by option. */
+  featureOptions: Partial<OpenOptions>;
+  /** Each family's settings from its flags, by family name. */
+  settings: Record<string, Settings>;
   logLevel: LogLevel;
 }
 
@@ -65,6 +54,14 @@ interface Flag extends FlagSpec {
   /** For an index flag: the open option its text goes to. */
   option?: string;
 }
+
+/** A family's flag, with the family it belongs to. */
+interface FamilyFlag extends FeatureFlag {
+  family: string;
+}
+
+const FAMILY_FLAGS: FamilyFlag[] = FAMILIES.flatMap((f) => (f.flags ?? []).map((flag) => ({ ...flag, family: f.name })));
+const isFamilyFlag = (flag: Flag | FamilyFlag): flag is FamilyFlag => 'family' in flag;
 
 /** What each index setting does; its range, kind and default come from the core's table. */
 const INDEX_HELP: Record<string, string> = {
@@ -106,66 +103,6 @@ function indexFlags(settings: IndexSettingInfo[]): Flag[] {
 const FLAGS: Flag[] = [
   { name: '--data', key: 'data', parse: anyText, arg: 'DIR', help: 'store directory, created on first open (default ./data)' },
   { name: '--in-memory', key: 'inMemory', value: true, help: 'no files at all; role InMemory (default off)' },
-  {
-    name: '--namespaced',
-    key: 'namespaced',
-    value: true,
-    help: 'serve many tenant stores under --data, one per /ns/{namespace} path prefix, each opened on first use (default off)',
-  },
-  {
-    name: '--cluster',
-    key: 'cluster',
-    parse: anyText,
-    arg: 's3://BUCKET/PREFIX',
-    help: 'cluster mode: the store lives in this object-store bucket and prefix, --data is its local copy; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN, AWS_REGION) (default off)',
-  },
-  {
-    name: '--cluster-endpoint',
-    key: 'clusterEndpoint',
-    parse: anyText,
-    arg: 'URL',
-    help: 'with --cluster: the S3-compatible endpoint, path-style, e.g. http://127.0.0.1:7480 (default: none; --cluster needs it)',
-  },
-  {
-    name: '--lease-ttl',
-    key: 'leaseTtlMs',
-    parse: duration,
-    arg: 'DUR',
-    help: "with --cluster: the writer lease's time to live; renewed every third of it (default 10s)",
-  },
-  {
-    name: '--gc-grace',
-    key: 'gcGraceMs',
-    parse: durationOrZero,
-    arg: 'DUR',
-    help: 'with --cluster: a writer deletes an object no published state names only once it has been unnamed for DUR, so a reader loading an older state finds its objects (default 5m)',
-  },
-  {
-    name: '--standby',
-    key: 'standby',
-    value: true,
-    help: 'with --cluster: wait for the writer lease instead of refusing to start while another holds it (default off)',
-  },
-  {
-    name: '--cluster-reader',
-    key: 'clusterReader',
-    value: true,
-    help: 'with --cluster: serve the published state read-only; POST /refresh pulls newer (default off)',
-  },
-  {
-    name: '--cache-bytes',
-    key: 'cacheBytes',
-    parse: size,
-    arg: 'SIZE',
-    help: "with --cluster: keep at most SIZE of segment files in --data, fetching a collection's files on the first call that needs them and removing the collections used longest ago past SIZE (default: no bound, the whole store restored at start)",
-  },
-  {
-    name: '--warm-bytes',
-    key: 'warmBytes',
-    parse: size,
-    arg: 'SIZE',
-    help: 'with --namespaced: open tenant stores whose files add up past SIZE are closed, least recently used first, and reopened on their next request (default 1GiB)',
-  },
   { name: '--host', key: 'host', parse: anyText, arg: 'ADDR', help: 'address to listen on (default 127.0.0.1)' },
   { name: '--port', key: 'port', parse: integer(0, 65535), arg: 'N', help: 'port to listen on; 0 picks a free one (default 8080)' },
   {
@@ -251,27 +188,6 @@ const FLAGS: Flag[] = [
   { name: '--no-mmap', key: 'mmap', value: false, help: 'read sealed segment files into memory instead' },
   ...indexFlags(Store.indexSettings()),
   {
-    name: '--embed-provider',
-    key: 'embedProvider',
-    parse: anyText,
-    arg: 'SPEC',
-    help: 'embedder of remember/recall: hash:DIM (offline, lexical), openai:MODEL@URL, ollama:MODEL@URL, tei@URL (README "Providers"; default none)',
-  },
-  {
-    name: '--rerank-provider',
-    key: 'rerankProvider',
-    parse: anyText,
-    arg: 'SPEC',
-    help: 'cross-encoder of rerank: cohere:MODEL@URL, jina:MODEL@URL, tei@URL (default none)',
-  },
-  {
-    name: '--summarize-provider',
-    key: 'summarizeProvider',
-    parse: anyText,
-    arg: 'SPEC',
-    help: "summarizer of remember's summarize mode: extractive[:N] (offline), openai:MODEL@URL, ollama:MODEL@URL (default none)",
-  },
-  {
     name: '--log-level',
     key: 'logLevel',
     parse: oneOf(LOG_LEVELS),
@@ -293,6 +209,9 @@ flags:
 ${flagHelp(FLAGS, 34)}
   ${'--help'.padEnd(34)} show this help
 
+flags of the families (namespaced mode, cluster mode, providers):
+${flagHelp(FAMILY_FLAGS, 34)}
+
 environment:
   ${'TESSERA_TOKEN'.padEnd(34)} bearer token when --token is absent
   ${'SVC_SLOW_QUERY_MS'.padEnd(34)} log searches at least this slow, at warn (default off)
@@ -307,12 +226,6 @@ export function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig 
   const config: ServeConfig = {
     data: './data',
     inMemory: false,
-    namespaced: false,
-    warmBytes: 1024 ** 3,
-    leaseTtlMs: 10_000,
-    gcGraceMs: DEFAULT_GC_GRACE_MS,
-    standby: false,
-    clusterReader: false,
     host: '127.0.0.1',
     port: 8080,
     token: env.TESSERA_TOKEN || undefined,
@@ -324,44 +237,24 @@ export function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig 
     writeTimeoutMs: 120_000,
     mmap: true,
     index: {},
+    featureOptions: {},
+    settings: Object.fromEntries(FAMILIES.map((f) => [f.name, { ...f.defaults }])),
     logLevel: 'info',
   };
   const given = new Set<string>();
-  readFlags(args, FLAGS, 'serve', (flag, value, raw) => {
+  readFlags<Flag | FamilyFlag>(args, [...FLAGS, ...FAMILY_FLAGS], 'serve', (flag, value, raw) => {
     given.add(flag.name);
-    if (flag.option) config.index[flag.option] = raw as string;
+    if (isFamilyFlag(flag)) {
+      if (flag.option) Object.assign(config.featureOptions, { [flag.option]: value });
+      else config.settings[flag.family][flag.key] = value;
+    } else if (flag.option) config.index[flag.option] = raw as string;
     else Object.assign(config, { [flag.key]: value });
   });
   if (config.inMemory && given.has('--data')) throw new UsageError('--in-memory and --data exclude each other');
   if (given.has('--at-version') && given.has('--max-staleness'))
     throw new UsageError('--max-staleness bounds how far a reader falls behind; an --at-version instance never refreshes, so drop one of them');
-  if (config.namespaced) {
-    for (const flag of ['--in-memory', '--at-version']) if (given.has(flag)) throw new UsageError(`--namespaced and ${flag} exclude each other`);
-  } else if (given.has('--warm-bytes')) {
-    throw new UsageError('--warm-bytes bounds the tenant stores of --namespaced; add --namespaced or drop it');
-  }
-  const clusterFlags = ['--cluster-endpoint', '--lease-ttl', '--gc-grace', '--standby', '--cluster-reader', '--cache-bytes'];
-  if (config.cluster === undefined) {
-    const stray = clusterFlags.find((flag) => given.has(flag));
-    if (stray) throw new UsageError(`${stray} needs --cluster s3://BUCKET/PREFIX`);
-  } else {
-    for (const flag of ['--in-memory', '--namespaced', '--at-version', '--read-only'])
-      if (given.has(flag))
-        throw new UsageError(`--cluster and ${flag} exclude each other${flag === '--read-only' ? ' (a read-only cluster member is --cluster-reader)' : ''}`);
-    if (config.standby && config.clusterReader) throw new UsageError('--standby waits for the writer lease; a --cluster-reader never takes it');
-    if (given.has('--cache-bytes') && !config.clusterReader && given.has('--history-versions'))
-      throw new UsageError("--cache-bytes bounds a writer that keeps no history; --history-versions needs every collection's files");
-    if (!config.clusterEndpoint) throw new UsageError('--cluster needs --cluster-endpoint URL, e.g. http://127.0.0.1:7480');
-    clusterLocation(config.cluster);
-  }
+  for (const family of FAMILIES) family.checkFlags?.(config.settings[family.name], given);
   return config;
-}
-
-/** `s3://bucket/prefix` -> its parts; a bad location is a UsageError naming the form. */
-function clusterLocation(location: string): { bucket: string; prefix: string } {
-  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\/([^\s]*[^\s/])$/.exec(location);
-  if (!m) throw new UsageError(`--cluster must be s3://BUCKET/PREFIX (a bucket name, then a non-empty key prefix), got "${location}"`);
-  return { bucket: m[1], prefix: m[2] };
 }
 
 const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
@@ -380,37 +273,38 @@ export async function serve(config: ServeConfig): Promise<void> {
     historyVersions: config.historyVersions,
     atVersion: config.atVersion,
     maxVectorBytes: config.maxVectorBytes,
-    embedProvider: config.embedProvider,
-    summarizeProvider: config.summarizeProvider,
-    rerankProvider: config.rerankProvider,
+    ...config.featureOptions,
     ...config.index,
   };
-  const { path: _root, ...tenantOptions } = options;
+  const { path: _root, ...open } = options;
+  // The way of serving a family's flags asked for (cluster mode, namespaced mode; they exclude each
+  // other), else the one store. Its refusal (no credentials, a root it cannot make) exits 2 now.
+  const ways = FAMILIES.map((family) => {
+    try {
+      return { family, serving: family.serve?.(config.settings[family.name], { open, data: config.data, logger }) ?? null };
+    } catch (err) {
+      if (err instanceof UsageError) exit(err.message, 2);
+      throw err;
+    }
+  });
+  const serving = ways.find((w) => w.serving !== null)?.serving ?? null;
   // Whatever the store would refuse is refused before listening (exit 2, like a bad flag), so a
   // supervisor never sees a start that was bound to fail; the check creates nothing. A namespaced
   // root is no store itself, and a cluster member's directory takes the published store's header:
   // their settings are checked as a new store's would be.
-  const settingsOnly = config.namespaced || config.cluster !== undefined;
-  await Store.check(settingsOnly ? { ...tenantOptions, inMemory: true, dimension: config.dimension ?? 0 } : options).catch((err: Error) =>
-    refused(config, err, 2),
-  );
+  await Store.check(serving ? { ...open, inMemory: true, dimension: config.dimension ?? 0 } : options).catch((err: Error) => refused(config, serving, err, 2));
 
-  const tenants = config.namespaced ? tenantStores(config, tenantOptions, logger) : null;
-  const node = config.cluster ? clusterNode(config, tenantOptions) : null;
-  const slot = tenants ? new Namespaces(tenants) : node ? new ClusterSlot(node) : new OneStore();
+  const slot = serving?.slot ?? new OneStore();
   const slowQuery = Number(process.env.SVC_SLOW_QUERY_MS);
-  let routes = apiRoutes(slot, {
+  const routes = apiRoutes(slot, {
     registry,
     slowQueryMs: slowQuery > 0 ? slowQuery : null,
     testFaults: process.env.TESSERA_TEST_FAULTS === '1',
     readOnly: config.readOnly,
     consoleWithoutToken: config.consoleWithoutToken,
+    ...(serving && { served: (r: Route[]) => serving.routes(r) }),
   });
-  if (node && !config.clusterReader) routes = durableRoutes(routes, node);
-  if (node) routes = objectStoreFailures(routes);
-  leaseMetrics(registry, () => node?.lease ?? null);
-  sweepMetrics(registry, () => node?.garbage ?? null);
-  cacheMetrics(registry, () => node?.cache ?? null);
+  for (const { family, serving: own } of ways) family.metrics?.(registry, own);
   const server = new HttpServer(routes, {
     host: config.host,
     port: config.port,
@@ -423,7 +317,7 @@ export async function serve(config: ServeConfig): Promise<void> {
       shed(config.maxConcurrentRequests),
       httpMetrics(registry),
       accessLog(logger),
-      ...(slot instanceof Namespaces ? [slot] : []),
+      ...(serving?.hooks ?? []),
     ],
     logger,
     errorStatus: storeErrorStatus,
@@ -436,7 +330,7 @@ export async function serve(config: ServeConfig): Promise<void> {
 
   // A shutdown ends a standby's wait: a process that is exiting never takes the writer lease.
   const shutdown = new AbortController();
-  const opening = tenants ? null : node ? node.start(shutdown.signal) : Store.open(options);
+  const opening = serving ? serving.start(shutdown.signal) : Store.open(options);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -446,7 +340,7 @@ export async function serve(config: ServeConfig): Promise<void> {
     await server.close(SHUTDOWN_GRACE_MS);
     let code = 0;
     const store = await opening?.catch(() => null);
-    const closing = tenants ? tenants.closeAll() : node ? node.close() : (store?.shutdown() ?? Promise.resolve());
+    const closing = serving ? serving.close() : (store?.shutdown() ?? Promise.resolve());
     await closing.catch((err) => {
       logger.error({ err }, 'flush or close failed');
       code = 1;
@@ -458,49 +352,10 @@ export async function serve(config: ServeConfig): Promise<void> {
 
   if (!opening) return;
   // Opening cut short by a shutdown is stop()'s to end (exit 0), not a refusal.
-  const store = await opening.catch((err: Error) => (stopping ? null : refused(config, err, err instanceof StoreError && err.status === 400 ? 2 : 1)));
+  const store = await opening.catch((err: Error) => (stopping ? null : refused(config, serving, err, err instanceof StoreError && err.status === 400 ? 2 : 1)));
   if (store === null) return;
   if (slot instanceof OneStore) slot.open(store);
   logger.info({ role: store.role, dimension: store.dimension, distance: store.distance, ann: store.ann, quantization: store.quantization }, 'store open');
-}
-
-/** --cluster: the node (it joins once the server listens); missing credentials exit 2 now. */
-function clusterNode(config: ServeConfig, open: Omit<OpenOptions, 'path'>): ClusterNode {
-  const { bucket, prefix } = clusterLocation(config.cluster as string);
-  let aws: ReturnType<typeof awsEnvironment>;
-  try {
-    aws = awsEnvironment();
-  } catch (err) {
-    exit(`--cluster: ${(err as Error).message}`, 2);
-  }
-  const objects = new ObjectStore({ endpoint: config.clusterEndpoint as string, bucket, ...aws });
-  return new ClusterNode({
-    objects,
-    prefix,
-    location: config.cluster as string,
-    dir: config.data,
-    reader: config.clusterReader,
-    standby: config.standby,
-    leaseTtlMs: config.leaseTtlMs,
-    gcGraceMs: config.gcGraceMs,
-    ...(config.cacheBytes !== undefined && { cacheBytes: config.cacheBytes }),
-    open,
-  });
-}
-
-/** --namespaced: the root directory is made (or refused, exit 2) before anything listens. */
-function tenantStores(config: ServeConfig, open: Omit<OpenOptions, 'path'>, logger: ReturnType<typeof createLogger>): TenantStores {
-  try {
-    mkdirSync(config.data, { recursive: true });
-  } catch (err) {
-    exit(`cannot use ${config.data} as the root of --namespaced stores: ${(err as Error).message}`, 2);
-  }
-  return new TenantStores({
-    root: config.data,
-    open,
-    warmBytes: config.warmBytes,
-    onCloseError: (namespace, err) => logger.error({ err, namespace }, 'closing an evicted namespace failed'),
-  });
 }
 
 /**
@@ -509,8 +364,8 @@ function tenantStores(config: ServeConfig, open: Omit<OpenOptions, 'path'>, logg
  * process recorded another dimension in between) is still 2, a fault 1. A refused index setting is
  * named by its flag.
  */
-function refused(config: ServeConfig, err: Error, code: number): never {
+function refused(config: ServeConfig, serving: Serving | null, err: Error, code: number): never {
   if (err instanceof StoreError && err.setting) exit(`${settingFlag(err.setting.setting)} ${err.setting.problem}`, code);
-  const where = config.cluster ? `join the cluster store at ${config.cluster}` : `open the store ${config.inMemory ? 'in memory' : `at ${config.data}`}`;
+  const where = serving?.what ?? `open the store ${config.inMemory ? 'in memory' : `at ${config.data}`}`;
   exit(`cannot ${where}: ${err.message}`, code);
 }

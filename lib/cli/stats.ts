@@ -1,5 +1,6 @@
 // `tessera stats`: the store's stats, the JSON GET /stats answers, read without a server.
-import { anyText, command, type FlagSpec, flagHelp, readFlags } from './flags';
+import { anyText, type FlagSpec, flagHelp, readFlags } from '../flags';
+import { command } from './flags';
 import { openReader } from './open_store';
 
 interface StatsConfig {

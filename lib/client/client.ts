@@ -2,35 +2,10 @@
 // names them. Built on fetch with no dependencies: Int and DateTime values come back as bigint
 // (and bigint goes out as digits), each call takes an AbortSignal, a shed 503 is retried after
 // its Retry-After, and a failure rejects with the library's StoreError.
+import { type OperationId, type RouteMethod, type Routes, type RouteSpec, routeArgs, routeEntries } from '../contract/routes';
 import { parseExact } from '../exact_json';
-import type { CodeSearchRequest, CodeSearchResponse } from '../features/code/requests';
-import type { RecallRequest, RememberRequest, RememberResponse } from '../features/memory/requests';
 import { bodyBytes } from '../store/body';
 import { cancelledError, StoreError } from '../store/errors';
-import type {
-  AggregateRequest,
-  AggregateResult,
-  BatchRequest,
-  BatchResponse,
-  ClusterStatus,
-  Filter,
-  FilterIndexEntry,
-  FtsFieldEntry,
-  Hit,
-  HybridSearchRequest,
-  ListRequest,
-  NamespaceEntry,
-  PlannedHits,
-  RecordInput,
-  SearchRequest,
-  SimilarRequest,
-  Stats,
-  StoredRecord,
-  SuggestRequest,
-  SuggestResult,
-  TextSearchRequest,
-  Versions,
-} from '../types';
 
 export interface ClientOptions {
   /** The server's base URL, e.g. `http://localhost:8080`; a tenant of a --namespaced server: `http://host:8080/ns/acme`. */
@@ -48,8 +23,6 @@ export interface RequestOptions {
   /** Aborting rejects the call with a StoreError whose `cancelled` is true (status 499), as the library does. */
   signal?: AbortSignal;
 }
-
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** The wait a shed answer asks for: Retry-After in seconds, or an HTTP date. */
 function retryAfterMs(value: string): number {
@@ -96,11 +69,19 @@ function isShed(status: number, headers: Headers, text: string): boolean {
   }
 }
 
-const name = (s: string) => encodeURIComponent(s);
+/** The routes the client calls: every route of the table but the ones it writes itself or has no method for (MCP: use an MCP client). */
+type ClientRoutes = { [K in OperationId]: Routes[K] extends { client: 'own' | false } ? never : K }[OperationId];
+
+/** The client's method of each route of the table, named by its operation id. */
+type RouteMethods = { [K in ClientRoutes]: RouteMethod<Routes[K], RequestOptions> };
 
 /** Routes that answer for the whole process: a --namespaced server serves them without the tenant prefix. */
-export const PROCESS_ROUTES: ReadonlySet<string> = new Set(['/health', '/ready', '/metrics', '/openapi.json', '/namespaces']);
+export const PROCESS_ROUTES: ReadonlySet<string> = new Set(routeEntries().flatMap(([, r]) => (r.access === 'probe' || r.global ? [r.path] : [])));
 
+// The route table's methods, set on the prototype by the class's static block.
+export interface TesseraClient extends RouteMethods {}
+
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: its static block defines every method the interface declares.
 export class TesseraClient {
   private readonly base: string;
   /** The base without a tenant's `/ns/{namespace}`, for PROCESS_ROUTES. */
@@ -119,7 +100,7 @@ export class TesseraClient {
   }
 
   /** One call: the answer's text on a 2xx; a shed 503 retried after its Retry-After; any other failure a StoreError. */
-  private async send(method: Method, path: string, body: object | Uint8Array | undefined, o: RequestOptions = {}): Promise<string> {
+  private async send(method: RouteSpec['method'], path: string, body: object | Uint8Array | undefined, o: RequestOptions = {}): Promise<string> {
     const payload = body === undefined ? undefined : bodyBytes(body);
     const headers = payload === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
     for (let attempt = 0; ; attempt++) {
@@ -145,176 +126,29 @@ export class TesseraClient {
     }
   }
 
+  // Each route of the table: its path filled in from the leading arguments, each encoded as one
+  // segment; then its body and the options (routeArgs).
+  static {
+    for (const [id, spec] of routeEntries()) {
+      if (spec.client !== undefined) continue;
+      Object.defineProperty(TesseraClient.prototype, id, {
+        writable: true,
+        value(this: TesseraClient, ...args: unknown[]) {
+          const { params, body, options } = routeArgs<RequestOptions>(spec, args);
+          const path = spec.path.replace(/\{\w+\}/g, () => encodeURIComponent(String(params.shift())));
+          return spec.text ? this.send(spec.method, path, body, options) : this.json(spec.method, path, body, options);
+        },
+      });
+    }
+  }
+
   /** A call answering JSON, Int and DateTime values as bigint. */
-  private async json<T>(method: Method, path: string, body?: object | Uint8Array, o?: RequestOptions): Promise<T> {
+  private async json<T>(method: RouteSpec['method'], path: string, body?: object | Uint8Array, o?: RequestOptions): Promise<T> {
     return parseExact<T>(await this.send(method, path, body, o));
-  }
-
-  /** GET /health: `ok` while live; a poisoned store rejects with 503. */
-  health(o?: RequestOptions): Promise<string> {
-    return this.send('GET', '/health', undefined, o);
-  }
-
-  /** GET /ready: `ok` when the instance can serve; otherwise rejects with 503 saying why. */
-  ready(o?: RequestOptions): Promise<string> {
-    return this.send('GET', '/ready', undefined, o);
-  }
-
-  /** GET /metrics: the Prometheus text exposition. */
-  metrics(o?: RequestOptions): Promise<string> {
-    return this.send('GET', '/metrics', undefined, o);
-  }
-
-  /** GET /openapi.json: the OpenAPI 3.1 description of the server's routes. */
-  openApi(o?: RequestOptions): Promise<Record<string, unknown>> {
-    return this.json('GET', '/openapi.json', undefined, o);
-  }
-
-  /** GET /namespaces: a --namespaced root's tenants (any other server rejects with 404). */
-  namespaces(o?: RequestOptions): Promise<NamespaceEntry[]> {
-    return this.json('GET', '/namespaces', undefined, o);
-  }
-
-  stats(o?: RequestOptions): Promise<Stats> {
-    return this.json('GET', '/stats', undefined, o);
-  }
-
-  cluster(o?: RequestOptions): Promise<ClusterStatus> {
-    return this.json('GET', '/cluster', undefined, o);
-  }
-
-  versions(o?: RequestOptions): Promise<Versions> {
-    return this.json('GET', '/versions', undefined, o);
-  }
-
-  collections(o?: RequestOptions): Promise<string[]> {
-    return this.json('GET', '/collections', undefined, o);
-  }
-
-  createCollection(collection: string, o?: RequestOptions): Promise<{ created: string }> {
-    return this.json('POST', `/collections/${name(collection)}`, undefined, o);
-  }
-
-  dropCollection(collection: string, o?: RequestOptions): Promise<{ dropped: string }> {
-    return this.json('DELETE', `/collections/${name(collection)}`, undefined, o);
-  }
-
-  getMeta(collection: string, o?: RequestOptions): Promise<Record<string, string>> {
-    return this.json('GET', `/collections/${name(collection)}/meta`, undefined, o);
-  }
-
-  /** Replaces the collection's metadata wholesale. */
-  putMeta(collection: string, meta: Record<string, string>, o?: RequestOptions): Promise<{ ok: true }> {
-    return this.json('PUT', `/collections/${name(collection)}/meta`, meta, o);
-  }
-
-  setVectorNames(collection: string, names: string[], o?: RequestOptions): Promise<{ ok: true }> {
-    return this.json('POST', `/collections/${name(collection)}/vector-names`, { names }, o);
-  }
-
-  setFilterIndex(collection: string, fields: FilterIndexEntry[], o?: RequestOptions): Promise<{ ok: true }> {
-    return this.json('POST', `/collections/${name(collection)}/filter-index`, { fields }, o);
-  }
-
-  setFtsSchema(collection: string, fields: FtsFieldEntry[], o?: RequestOptions): Promise<{ ok: true }> {
-    return this.json('POST', `/collections/${name(collection)}/fts-schema`, { fields }, o);
-  }
-
-  aliases(o?: RequestOptions): Promise<Record<string, string>> {
-    return this.json('GET', '/aliases', undefined, o);
-  }
-
-  putAlias(alias: string, target: string, o?: RequestOptions): Promise<{ alias: string; target: string }> {
-    return this.json('PUT', `/aliases/${name(alias)}`, { target }, o);
-  }
-
-  dropAlias(alias: string, o?: RequestOptions): Promise<{ dropped: string }> {
-    return this.json('DELETE', `/aliases/${name(alias)}`, undefined, o);
-  }
-
-  /** Inserts or overwrites records by id; the batch is all-or-nothing. */
-  upsert(collection: string, body: { records: RecordInput[] } | Uint8Array, o?: RequestOptions): Promise<{ upserted: number }> {
-    return this.json('POST', `/collections/${name(collection)}/upsert`, body, o);
-  }
-
-  /** Deletes by ids, or by filter (which wins when both are sent). */
-  delete(collection: string, body: { ids?: string[]; filter?: Filter } | Uint8Array, o?: RequestOptions): Promise<{ deleted: number }> {
-    return this.json('POST', `/collections/${name(collection)}/delete`, body, o);
-  }
-
-  /** Every live record of the collection. */
-  records(collection: string, o?: RequestOptions): Promise<StoredRecord[]> {
-    return this.json('GET', `/collections/${name(collection)}/records`, undefined, o);
-  }
-
-  search(body: SearchRequest & { plan: true }, o?: RequestOptions): Promise<PlannedHits>;
-  search(body: SearchRequest | Uint8Array, o?: RequestOptions): Promise<Hit[]>;
-  search(body: SearchRequest | Uint8Array, o?: RequestOptions): Promise<Hit[] | PlannedHits> {
-    return this.json('POST', '/search', body, o);
-  }
-
-  searchSimilar(body: SimilarRequest & { plan: true }, o?: RequestOptions): Promise<PlannedHits>;
-  searchSimilar(body: SimilarRequest | Uint8Array, o?: RequestOptions): Promise<Hit[]>;
-  searchSimilar(body: SimilarRequest | Uint8Array, o?: RequestOptions): Promise<Hit[] | PlannedHits> {
-    return this.json('POST', '/search/similar', body, o);
-  }
-
-  searchBatch(body: BatchRequest | Uint8Array, o?: RequestOptions): Promise<BatchResponse> {
-    return this.json('POST', '/search/batch', body, o);
-  }
-
-  textSearch(body: TextSearchRequest | Uint8Array, o?: RequestOptions): Promise<Hit[]> {
-    return this.json('POST', '/text-search', body, o);
-  }
-
-  hybridSearch(body: HybridSearchRequest & { plan: true }, o?: RequestOptions): Promise<PlannedHits>;
-  hybridSearch(body: HybridSearchRequest | Uint8Array, o?: RequestOptions): Promise<Hit[]>;
-  hybridSearch(body: HybridSearchRequest | Uint8Array, o?: RequestOptions): Promise<Hit[] | PlannedHits> {
-    return this.json('POST', '/hybrid-search', body, o);
-  }
-
-  suggest(body: SuggestRequest | Uint8Array, o?: RequestOptions): Promise<SuggestResult> {
-    return this.json('POST', '/suggest', body, o);
-  }
-
-  /** POST /code-search (feature code). */
-  codeSearch(body: CodeSearchRequest | Uint8Array, o?: RequestOptions): Promise<CodeSearchResponse> {
-    return this.json('POST', '/code-search', body, o);
-  }
-
-  list(body: ListRequest | Uint8Array = {}, o?: RequestOptions): Promise<Hit[]> {
-    return this.json('POST', '/list', body, o);
-  }
-
-  aggregate(body: AggregateRequest | Uint8Array = {}, o?: RequestOptions): Promise<AggregateResult> {
-    return this.json('POST', '/aggregate', body, o);
   }
 
   /** POST /query: SELECT statements (docs/sql.md); one statement answers its typed route's answer, a script an array of them. */
   query(sql: string, options: { compileOnly?: boolean } = {}, o?: RequestOptions): Promise<unknown> {
     return this.json('POST', '/query', { sql, compile_only: options.compileOnly === true }, o);
-  }
-
-  flush(o?: RequestOptions): Promise<{ ok: true }> {
-    return this.json('POST', '/flush', undefined, o);
-  }
-
-  /** With `expired`, first deletes every entry whose svc.expires_at has passed; then compacts. */
-  compact(body: { expired?: boolean } | Uint8Array = {}, o?: RequestOptions): Promise<{ ok: true }> {
-    return this.json('POST', '/compact', body, o);
-  }
-
-  refresh(o?: RequestOptions): Promise<{ adopted: boolean }> {
-    return this.json('POST', '/refresh', undefined, o);
-  }
-
-  /** POST /collections/{name}/remember (feature memory). */
-  remember(collection: string, body: RememberRequest | Uint8Array, o?: RequestOptions): Promise<RememberResponse> {
-    return this.json('POST', `/collections/${name(collection)}/remember`, body, o);
-  }
-
-  /** POST /collections/{name}/recall (feature memory). */
-  recall(collection: string, body: RecallRequest | Uint8Array, o?: RequestOptions): Promise<Hit[]> {
-    return this.json('POST', `/collections/${name(collection)}/recall`, body, o);
   }
 }

@@ -3,5 +3,3 @@
 export { type ClientOptions, type RequestOptions, TesseraClient } from './client';
 export { StoreError } from '../store/errors';
 export type * from '../types';
-export type { RecallRequest, RememberRequest, RememberResponse } from '../features/memory/requests';
-export type { CodeSearchRequest, CodeSearchResponse, CodeSymbolHit } from '../features/code/requests';

@@ -1,18 +1,61 @@
-// The route families beside the core routes, each behind its build feature where it has one (spec,
-// cross-cutting rule 6). A family's code lives in its own folder here; a route of a family not
-// built answers 404 like any unknown route.
+// The families beside the core routes, each registering through the Feature contract: its flags of
+// `tessera serve`, its routes (behind its build feature where it has one: spec, cross-cutting rule
+// 6), its metrics, its way of serving. A family's code lives in its own folder here; a route of a
+// family not built answers 404 like any unknown route.
 import './extensions';
+import { anyText } from '../flags';
 import { hasFeature } from './built';
+import { clusterFeature } from './cluster/feature';
 import { codeRoutes } from './code/routes';
 import type { Feature } from './feature';
 import { mcpRoutes } from './mcp/routes';
 import { memoryRoutes } from './memory/routes';
+import { namespacesFeature } from './namespaces/feature';
 import { sqlRoutes } from './sql/routes';
 
-export type { Feature, FeatureOptions } from './feature';
+export type { Feature, FeatureOptions, Serving } from './feature';
 
-const FAMILIES: readonly Feature[] = [
-  { name: 'memory', enabled: hasFeature('memory'), routes: memoryRoutes },
+/** Every family, built or not: a flag of one not built is refused by its store extension, naming the build feature. */
+export const FAMILIES: readonly Feature[] = [
+  namespacesFeature,
+  clusterFeature,
+  {
+    name: 'memory',
+    enabled: hasFeature('memory'),
+    flags: [
+      {
+        name: '--embed-provider',
+        key: 'embedProvider',
+        option: 'embedProvider',
+        parse: anyText,
+        arg: 'SPEC',
+        help: 'embedder of remember/recall: hash:DIM (offline, lexical), openai:MODEL@URL, ollama:MODEL@URL, tei@URL (README "Providers"; default none)',
+      },
+      {
+        name: '--summarize-provider',
+        key: 'summarizeProvider',
+        option: 'summarizeProvider',
+        parse: anyText,
+        arg: 'SPEC',
+        help: "summarizer of remember's summarize mode: extractive[:N] (offline), openai:MODEL@URL, ollama:MODEL@URL (default none)",
+      },
+    ],
+    routes: memoryRoutes,
+  },
+  {
+    name: 'rerank',
+    enabled: hasFeature('rerank'),
+    flags: [
+      {
+        name: '--rerank-provider',
+        key: 'rerankProvider',
+        option: 'rerankProvider',
+        parse: anyText,
+        arg: 'SPEC',
+        help: 'cross-encoder of rerank: cohere:MODEL@URL, jina:MODEL@URL, tei@URL (default none)',
+      },
+    ],
+  },
   { name: 'mcp', enabled: hasFeature('mcp'), routes: mcpRoutes },
   { name: 'code', enabled: hasFeature('code'), routes: codeRoutes },
   { name: 'sql', enabled: true, routes: (slot, { queries }) => sqlRoutes(slot, queries) },

@@ -2,9 +2,6 @@
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Hook } from './hooks';
 
-/** Prometheus text format 0.0.4, as the spec names it. */
-export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4';
-
 /**
  * prom-client's sums of its labelled `nodejs_active_{handles,requests,resources}` gauges: gauges
  * named like counters, which `promtool check metrics` rejects. `sum(nodejs_active_handles)` gives

@@ -3,7 +3,7 @@
 import { Counter, type Registry } from 'prom-client';
 import { type Reply, jsonBytes } from '../http/reply';
 import type { Request } from '../http/request';
-import type { CallOptions } from '../types';
+import type { CallOptions } from '../store/cancellation';
 import { cancellable, whenReady } from './store_route';
 
 export interface SearchOptions {

@@ -4,7 +4,7 @@
 import { HttpError } from '../http/errors';
 import type { Request } from '../http/request';
 import type { Store } from '../store/store';
-import type { ClusterStatus, NamespaceEntry } from '../types';
+import type { ClusterStatus } from '../types';
 
 /** /ready's 503 body. */
 export interface Unready {
@@ -52,8 +52,6 @@ export interface StoreSlot {
   poisoned(): string | null;
   /** GET /cluster for the store `req` addresses. */
   status(req: Request): ClusterStatus;
-  /** GET /namespaces, on a --namespaced server only. */
-  namespaces?(): NamespaceEntry[];
   /** On a --namespaced server only: runs `use` on another namespace's store, held open meanwhile. */
   using?<T>(namespace: string, use: (store: Store) => Promise<T>): Promise<T>;
 }

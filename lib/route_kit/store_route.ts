@@ -1,15 +1,10 @@
-// Where a route meets the Store: call options tied to the request's cancellation, a route that
-// answers the JSON of one Store call (and its raw-body collection write form), and the HTTP status
-// of the Store's errors.
+// Where a route meets the Store: call options tied to the request's cancellation, and the HTTP
+// status of the Store's errors.
 import type { ErrorStatus } from '../http/errors';
-import { json } from '../http/reply';
 import type { Request } from '../http/request';
-import { type Route, type RouteDoc, type RouteHead, route } from '../http/route';
 import { Cancellation, CancellationPool } from '../store/cancellation';
 import { StoreError } from '../store/errors';
-import type { Store } from '../store/store';
-import type { CallOptions } from '../types';
-import type { StoreSlot } from './slot';
+import type { CallOptions } from '../store/cancellation';
 
 /** Call options that let the HTTP layer cancel the core's work on timeout or client abort, for as long as the request lasts. */
 export const callOptions = (req: Request): CallOptions => ({ cancellation: req.cancelWith(new Cancellation()) });
@@ -44,24 +39,3 @@ export const whenReady = <T, U>(value: T | Promise<T>, f: (v: T) => U): U | Prom
 
 /** A StoreError carries the status the spec assigns to its failure. */
 export const storeErrorStatus: ErrorStatus = (err) => (err instanceof StoreError ? err.status : null);
-
-interface StoreCall<B> extends RouteHead<B> {
-  call(store: Store, req: Request<B>, options: CallOptions): Promise<unknown>;
-}
-
-/** A route whose answer is the JSON of one Store call. */
-export const storeRoute = <B = undefined>(slot: StoreSlot, { call, ...def }: StoreCall<B>): Route =>
-  route<B>({ ...def, handle: async (req) => json(await cancellable(req, (o) => call(slot.get(req), req, o))) });
-
-type CollectionWrite = (store: Store, name: string, body: Uint8Array, options: CallOptions) => Promise<unknown>;
-
-/** POST /collections/{name}/<action>: the raw body goes to the core, which parses and validates it. */
-export const collectionWriteRoute = (slot: StoreSlot, action: string, doc: RouteDoc, call: CollectionWrite): Route =>
-  storeRoute(slot, {
-    method: 'POST',
-    path: `/collections/{name}/${action}`,
-    access: 'write',
-    body: 'raw',
-    doc,
-    call: (store, req, o) => call(store, req.param('name'), req.bytes, o),
-  });

@@ -1,7 +1,7 @@
 // Runs one core call, wiring the caller's AbortSignal or Cancellation to a core cancel token and
 // turning every rejection into a StoreError.
 import { native, type NativeCancelToken, type ReadAnswer } from '../native';
-import type { CallOptions } from '../types';
+import type { CallOptions } from './cancellation';
 import { awaitRead } from './core_wait';
 import { cancelledError, toStoreError } from './errors';
 

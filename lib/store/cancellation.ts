@@ -47,3 +47,9 @@ export class CancellationPool {
     this.free.push(c);
   }
 }
+
+/** What every Store call takes: an AbortSignal, or a Cancellation (cheaper, for hot paths). */
+export interface CallOptions {
+  signal?: AbortSignal;
+  cancellation?: Cancellation;
+}

@@ -1,6 +1,7 @@
 // What a store extension (Store.ts's StoreExtension: how a feature adds to the library without the
-// core Store knowing it) works with: the store's internals, a read's core run, per-store state.
-import type { CallOptions } from '../types';
+// core Store knowing it) works with: the store's internals, a reranked read's window, per-store state.
+import type { RerankedRead } from '../contract/routes';
+import type { CallOptions } from './cancellation';
 import { StoreError } from './errors';
 
 /** What only extensions get of a store: the writes kept off the public surface, and raw runs. */
@@ -11,10 +12,26 @@ export interface StoreInternals {
   reinforce(name: string, body: { ids: string[]; now: number; extend_ttl_ms?: number }, o?: CallOptions): Promise<{ reinforced: number }>;
   /** /search with the query vector as floats beside the rest of the body: the hit array's bytes. */
   searchVectorJson(body: Record<string, unknown>, query: Float32Array, o?: CallOptions): Promise<Buffer>;
+  /** Phase one of a reranked read: the core ranks the candidate window and reads their texts. */
+  rerankWindow(route: RerankedRead, body: object | Uint8Array, o?: CallOptions): Promise<RerankWindow>;
 }
 
-/** A ranked read's run in the core, before any extension (rerank's candidate window). */
-export type CoreRun = (body: Uint8Array) => Buffer | Promise<Buffer>;
+/**
+ * A ranked read's candidate window, ranked by the core, for a model the library calls: its texts,
+ * then `finish` with the model's scores, and the core orders, caps, pages and writes the hits.
+ */
+export interface RerankWindow {
+  /** False when the body asked for no rerank: `finish([])` answers the plain read. */
+  readonly reranks: boolean;
+  /** What the model reads each text against: rerank.query, or the route's own text. */
+  readonly query: string;
+  /** Each candidate's text, best first; null: none to score (it follows the scored ones). */
+  readonly texts: readonly (string | null)[];
+  /** The model's scores, one per text in order: the hits' JSON bytes. The window closes. */
+  finish(scores: readonly number[], o?: CallOptions): Promise<Buffer>;
+  /** Releases the snapshot the window holds, when it will not be finished (the model failed). */
+  close(): void;
+}
 
 /** Per-store state of one extension, dropped with the store. */
 export class ExtensionState<S> {

@@ -1,45 +1,31 @@
 // The Store class: the embedded library, one async method per route of the spec. Every call runs
 // in the core on a worker thread; bodies that carry vectors or Values cross as JSON bytes.
+import { type LibraryRoutes, type RouteMethod, type Routes, routeArgs, routeEntries } from '../contract/routes';
 import { parseExact } from '../exact_json';
 import { type NativeFootprint, native, type NativeStore } from '../native';
 import type {
-  AggregateRequest,
   AnnConfig,
-  AggregateResult,
-  BatchRequest,
-  BatchResponse,
-  CallOptions,
   ClusterStatus,
   Distance,
-  Filter,
-  FilterIndexEntry,
-  FtsFieldEntry,
   Hit,
-  HybridSearchRequest,
   IndexSettingInfo,
-  ListRequest,
   OpenOptions,
   QuantizationConfig,
-  RecordInput,
   Role,
   PlannedHits,
   SearchRequest,
-  SimilarRequest,
   Stats,
   StoredRecord,
-  SuggestRequest,
-  SuggestResult,
-  TextSearchRequest,
   ReplicationPoint,
-  Versions,
 } from '../types';
 import { bodyBytes } from './body';
 import { call, isCancelled, read } from './call';
+import type { CallOptions } from './cancellation';
 import { RecordsCursor } from './cursor';
 import { fetchingCore, notResidentOf } from './fetching_core';
 import { Serial } from './serial';
 import { StoreError, cancelledError, toStoreError } from './errors';
-import type { CoreRun, StoreInternals } from './extension';
+import type { StoreInternals } from './extension';
 
 const json = <T>(b: Buffer): T => JSON.parse(b.toString('utf8')) as T;
 
@@ -51,10 +37,14 @@ const COMPACTION_FAULTS = { 'compaction-before-switch': 'before-switch', 'compac
 export const FAULTS = [...WRITE_FAULTS, ...(Object.keys(COMPACTION_FAULTS) as (keyof typeof COMPACTION_FAULTS)[])];
 export type Fault = (typeof FAULTS)[number];
 
-/** The read routes whose raw JSON bodies the core reads as they are (Store.readJson). */
-const RAW_READS = ['search', 'searchSimilar', 'searchBatch', 'textSearch', 'hybridSearch', 'suggest', 'list', 'aggregate'] as const;
+/** The read routes whose raw JSON bodies the core reads as they are (Store.readJson): the table's `read` routes and /search. */
+export type RawRead = LibraryRoutes<'read'> | 'search';
+const RAW_READS: readonly string[] = ['search', ...routeEntries().flatMap(([id, spec]) => (spec.library === 'read' ? [id] : []))];
 
-export type RawRead = (typeof RAW_READS)[number];
+/** The Store's method of each `call` and `read` route of the table, and each read's `<id>Json` bytes form. */
+type RouteMethods = { [K in LibraryRoutes<'call' | 'read'>]: RouteMethod<Routes[K], CallOptions> } & {
+  [K in LibraryRoutes<'read'> as `${K}Json`]: (body: Uint8Array, o?: CallOptions) => Promise<Buffer>;
+};
 
 /** The options the core reads: the library's own (and its extensions') stay here. */
 function coreOptions({ pull: _p, fetchCollections: _f, ...rest }: OpenOptions): OpenOptions {
@@ -134,8 +124,8 @@ export interface StoreExtension {
   check?(options: OpenOptions, dimension: number | undefined): void;
   /** Makes its state for a store just opened (refusing it closes the store again). */
   open?(store: Store, internals: StoreInternals, options: OpenOptions): void;
-  /** Takes over a read of `route` (its answer), or leaves it to the core (undefined). */
-  read?(store: Store, route: RawRead, body: Uint8Array, run: CoreRun, o?: CallOptions): Promise<Buffer> | undefined;
+  /** Takes over a read of `route` (its answer), or leaves it to the core's plain read (undefined). */
+  read?(store: Store, route: RawRead, body: Uint8Array, o?: CallOptions): Promise<Buffer> | undefined;
 }
 
 const installed: StoreExtension[] = [];
@@ -148,7 +138,11 @@ export function installExtension(extension: StoreExtension): void {
 
 export const storeExtensions = (): readonly StoreExtension[] => installed;
 
+// The route table's pass-through methods, set on the prototype by the class's static block.
+export interface Store extends RouteMethods {}
+
 /** An open store. Every route of the spec maps onto one of its methods (README's route table). */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: its static block defines every method the interface declares.
 export class Store {
   readonly role: Role;
   /** Who holds the writer lock when this handle opened as a Reader because of it. */
@@ -180,6 +174,31 @@ export class Store {
     this.mmap = info.mmap;
     this.ann = info.ann;
     this.quantization = info.quantization;
+  }
+
+  // Each `call` route of the table calls the core's method of its name with the path's parameters
+  // and the body's bytes, and parses its JSON; each `read` route reads through readJson.
+  static {
+    const define = (name: string, method: (this: Store, ...args: never[]) => unknown) =>
+      Object.defineProperty(Store.prototype, name, { value: method, writable: true });
+    for (const [id, spec] of routeEntries()) {
+      if (spec.library === 'call') {
+        define(id, async function (this: Store, ...args: unknown[]) {
+          const { params, body, options } = routeArgs<CallOptions>(spec, args);
+          const core = this.core as unknown as Record<string, (...a: unknown[]) => Promise<Buffer>>;
+          return json(await call(options, () => (body === undefined ? core[id](...params) : core[id](...params, bodyBytes(body)))));
+        });
+      } else if (spec.library === 'read') {
+        const route = id as RawRead;
+        define(`${id}Json`, function (this: Store, body: Uint8Array, o?: CallOptions) {
+          return this.readJson(route, body, o);
+        });
+        define(id, async function (this: Store, ...args: unknown[]) {
+          const { body, options } = routeArgs<CallOptions>(spec, args);
+          return parseExact(await this.readJson(route, bodyBytes(body ?? {}), options));
+        });
+      }
+    }
   }
 
   /** Opens (or creates) a store. A store directory another process writes opens as a Reader. */
@@ -325,14 +344,6 @@ export class Store {
   }
 
   /**
-   * /versions: the commit version served and, with history on (`historyVersions`), the versions a
-   * pinned open (`atVersion`) or `pin()` can serve. Lists the store directory: call it out of band.
-   */
-  async versions(o?: CallOptions): Promise<Versions> {
-    return json(await call(o, () => this.core.versions()));
-  }
-
-  /**
    * Cluster mode's shipping point, taken between writes: the writer's manifest generation (it
    * moves with every manifest written, and only a new manifest empties the log), MANIFEST's text,
    * the files it names and the log's length. A writer on disk only (400 otherwise).
@@ -383,75 +394,23 @@ export class Store {
       upsertStamped: async (name, body, o) => json(await call(o, () => this.core.upsertStamped(name, bodyBytes(body)))),
       reinforce: async (name, body, o) => json(await call(o, () => this.core.reinforce(name, bodyBytes(body)))),
       searchVectorJson: async (body, query, o) => read(o, (token) => this.core.searchVector(bodyBytes(body), query, token)),
+      rerankWindow: async (route, body, o) => {
+        const window = await call(o, (token) => this.core.rerankWindow(route, bodyBytes(body), token));
+        return {
+          reranks: window.reranks(),
+          query: window.query(),
+          texts: window.texts(),
+          finish: async (scores, options) => {
+            try {
+              return await call(options, (token) => window.finish(Float64Array.from(scores), token));
+            } finally {
+              window.close();
+            }
+          },
+          close: () => window.close(),
+        };
+      },
     };
-  }
-
-  async collections(o?: CallOptions): Promise<string[]> {
-    return json(await call(o, () => this.core.collections()));
-  }
-
-  async createCollection(name: string, o?: CallOptions): Promise<{ created: string }> {
-    return json(await call(o, () => this.core.createCollection(name)));
-  }
-
-  async dropCollection(name: string, o?: CallOptions): Promise<{ dropped: string }> {
-    return json(await call(o, () => this.core.dropCollection(name)));
-  }
-
-  async getMeta(name: string, o?: CallOptions): Promise<Record<string, string>> {
-    return json(await call(o, () => this.core.getMeta(name)));
-  }
-
-  /** Replaces the collection's metadata wholesale. */
-  async putMeta(name: string, meta: Record<string, string> | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
-    return json(await call(o, () => this.core.putMeta(name, bodyBytes(meta))));
-  }
-
-  /** Declares the collection's named vectors, replacing the whole set. */
-  async setVectorNames(name: string, names: string[] | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
-    const body = names instanceof Uint8Array ? names : bodyBytes({ names });
-    return json(await call(o, () => this.core.setVectorNames(name, body)));
-  }
-
-  /**
-   * Declares the collection's filter-indexed fields (a name, or {field, tokens?, trigrams?}),
-   * replacing the declaration; [] drops it. Indexes change speed only, never results.
-   */
-  async setFilterIndex(name: string, fields: FilterIndexEntry[] | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
-    const body = fields instanceof Uint8Array ? fields : bodyBytes({ fields });
-    return json(await call(o, () => this.core.setFilterIndex(name, body)));
-  }
-
-  /**
-   * Declares the collection's full-text fields (a name, or {field, k1?, b?, language?, ascii_folding?,
-   * max_token_len?}), replacing the schema; [] drops it. Stored documents are indexed at once.
-   */
-  async setFtsSchema(name: string, fields: FtsFieldEntry[] | Uint8Array, o?: CallOptions): Promise<{ ok: true }> {
-    const body = fields instanceof Uint8Array ? fields : bodyBytes({ fields });
-    return json(await call(o, () => this.core.setFtsSchema(name, body)));
-  }
-
-  async aliases(o?: CallOptions): Promise<Record<string, string>> {
-    return json(await call(o, () => this.core.aliases()));
-  }
-
-  async putAlias(name: string, target: string | Uint8Array, o?: CallOptions): Promise<{ alias: string; target: string }> {
-    const body = target instanceof Uint8Array ? target : bodyBytes({ target });
-    return json(await call(o, () => this.core.putAlias(name, body)));
-  }
-
-  async dropAlias(name: string, o?: CallOptions): Promise<{ dropped: string }> {
-    return json(await call(o, () => this.core.dropAlias(name)));
-  }
-
-  /** Inserts or overwrites records by id; the batch is all-or-nothing and durable when this resolves. */
-  async upsert(name: string, body: { records: RecordInput[] } | Uint8Array, o?: CallOptions): Promise<{ upserted: number }> {
-    return json(await call(o, () => this.core.upsert(name, bodyBytes(body))));
-  }
-
-  /** Deletes by ids, or by filter (which wins when both are sent). */
-  async delete(name: string, body: { ids?: string[]; filter?: Filter } | Uint8Array, o?: CallOptions): Promise<{ deleted: number }> {
-    return json(await call(o, () => this.core.delete(name, bodyBytes(body))));
   }
 
   /** Streams every live record from one snapshot, as pieces of a JSON array. */
@@ -490,14 +449,12 @@ export class Store {
    * no promise per request; the `...Json` methods are its promise form.
    */
   readJson(route: RawRead, body: Uint8Array, o?: CallOptions): Buffer | Promise<Buffer> {
-    if (!(RAW_READS as readonly string[]).includes(route))
-      return Promise.reject(new StoreError(400, `unknown read route '${route}'; one of ${RAW_READS.join(', ')}`));
-    const run = (b: Uint8Array) => read(o, (token) => this.core[route](b, token));
+    if (!RAW_READS.includes(route)) return Promise.reject(new StoreError(400, `unknown read route '${route}'; one of ${RAW_READS.join(', ')}`));
     for (const extension of storeExtensions()) {
-      const answer = extension.read?.(this, route, body, run, o);
+      const answer = extension.read?.(this, route, body, o);
       if (answer !== undefined) return answer;
     }
-    return run(body);
+    return read(o, (token) => this.core[route](body, token));
   }
 
   /** Raw /search body in, the hit array as JSON bytes out. */
@@ -515,86 +472,6 @@ export class Store {
       return parseExact(await read(o, (token) => this.core.searchVector(bodyBytes(rest), query, token)));
     }
     return parseExact(await this.searchJson(bodyBytes(body), o));
-  }
-
-  /** /search/similar: search with a stored record's vector, the record itself excluded. */
-  async searchSimilar(body: SimilarRequest & { plan: true }, o?: CallOptions): Promise<PlannedHits>;
-  async searchSimilar(body: SimilarRequest | Uint8Array, o?: CallOptions): Promise<Hit[]>;
-  async searchSimilar(body: SimilarRequest | Uint8Array, o?: CallOptions): Promise<Hit[] | PlannedHits> {
-    return parseExact(await this.searchSimilarJson(bodyBytes(body), o));
-  }
-
-  async searchSimilarJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return this.readJson('searchSimilar', body, o);
-  }
-
-  /** /search/batch: 1 to 16 searches validated together, optionally fused with RRF. */
-  async searchBatch(body: BatchRequest | Uint8Array, o?: CallOptions): Promise<BatchResponse> {
-    return parseExact(await this.searchBatchJson(bodyBytes(body), o));
-  }
-
-  async searchBatchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return this.readJson('searchBatch', body, o);
-  }
-
-  /** /text-search: BM25 over declared full-text fields (docs/full-text.md has the formula). */
-  async textSearch(body: TextSearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[]> {
-    return parseExact(await this.textSearchJson(bodyBytes(body), o));
-  }
-
-  async textSearchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return this.readJson('textSearch', body, o);
-  }
-
-  /** /hybrid-search: a vector leg and a BM25 leg fused with reciprocal rank fusion; `plan: true` adds the vector leg's plan. */
-  async hybridSearch(body: HybridSearchRequest & { plan: true }, o?: CallOptions): Promise<PlannedHits>;
-  async hybridSearch(body: HybridSearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[]>;
-  async hybridSearch(body: HybridSearchRequest | Uint8Array, o?: CallOptions): Promise<Hit[] | PlannedHits> {
-    return parseExact(await this.hybridSearchJson(bodyBytes(body), o));
-  }
-
-  async hybridSearchJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return this.readJson('hybridSearch', body, o);
-  }
-
-  /** /suggest: completions of the phrase's final word from a full-text field's vocabulary. */
-  async suggest(body: SuggestRequest | Uint8Array, o?: CallOptions): Promise<SuggestResult> {
-    return json(await this.suggestJson(bodyBytes(body), o));
-  }
-
-  async suggestJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return this.readJson('suggest', body, o);
-  }
-
-  /** /list: filtered records with score 0, optionally ordered, paged. */
-  async list(body: ListRequest | Uint8Array = {}, o?: CallOptions): Promise<Hit[]> {
-    return parseExact(await this.listJson(bodyBytes(body), o));
-  }
-
-  async listJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return this.readJson('list', body, o);
-  }
-
-  /** /aggregate: count, sums and groups over the filtered records. */
-  async aggregate(body: AggregateRequest | Uint8Array = {}, o?: CallOptions): Promise<AggregateResult> {
-    return parseExact(await this.aggregateJson(bodyBytes(body), o));
-  }
-
-  async aggregateJson(body: Uint8Array, o?: CallOptions): Promise<Buffer> {
-    return this.readJson('aggregate', body, o);
-  }
-
-  /** Seals everything written so far into segment files and empties the write-ahead log. */
-  async flush(o?: CallOptions): Promise<{ ok: true }> {
-    return json(await call(o, () => this.core.flush()));
-  }
-
-  /**
-   * /compact: with `expired`, first deletes every entry whose `svc.expires_at` has passed; then seals
-   * what is in memory and rewrites every segment holding dead rows and every run of small segments.
-   */
-  async compact(body: { expired?: boolean } | Uint8Array = {}, o?: CallOptions): Promise<{ ok: true }> {
-    return json(await call(o, () => this.core.compact(bodyBytes(body))));
   }
 
   /** Deletes every entry of every collection whose `svc.expires_at` has passed. */

@@ -22,6 +22,7 @@
 #include "query/prepared_query.h"
 #include "query/records_cursor.h"
 #include "query/reinforce.h"
+#include "query/rerank.h"
 #include "query/scan.h"
 #include "query/stats.h"
 #include "query/suggest.h"
@@ -761,12 +762,25 @@ std::unique_ptr<RecordsCursor> StoreImpl::OpenRecords(const std::string& name) {
   return std::make_unique<CollectionRecordsCursor>(std::move(snap), std::move(collection), dim_);
 }
 
+QueryEnvironment StoreImpl::Environment() {
+  return QueryEnvironment{metric_,    pool_.get(), inline_pool_.get(), ann_ ? &*ann_ : nullptr, quantization_ ? &*quantization_ : nullptr,
+                          &footprint_};
+}
+
 template <typename Params, typename Answer>
 std::unique_ptr<PreparedRead> StoreImpl::PrepareQuery(SnapshotPtr snap, Params params, Answer answer, bool runs_inline) {
-  QueryEnvironment env{metric_,    pool_.get(), inline_pool_.get(), ann_ ? &*ann_ : nullptr, quantization_ ? &*quantization_ : nullptr,
-                       &footprint_};
-  return std::make_unique<PreparedQuery<Params, Answer>>(std::move(snap), std::move(params), answer, env, runs_inline);
+  return std::make_unique<PreparedQuery<Params, Answer>>(std::move(snap), std::move(params), answer, Environment(), runs_inline);
 }
+
+namespace {
+
+// A plain read cannot answer rerank: the model is the library's to call (Store::Rerank).
+void RefuseRerank(const SearchParams& p) {
+  if (p.rerank)
+    throw BadRequest("rerank is answered in two phases, the library calling the rerank provider between them; this read cannot take it");
+}
+
+}  // namespace
 
 std::unique_ptr<PreparedRead> StoreImpl::Prepare(ReadRoute route, std::string_view body, const std::vector<float>* query,
                                                  bool may_run_inline) {
@@ -774,6 +788,7 @@ std::unique_ptr<PreparedRead> StoreImpl::Prepare(ReadRoute route, std::string_vi
   switch (route) {
     case ReadRoute::kSearch: {
       SearchParams params = ParseSearch(body, dim_, metric_, query);
+      RefuseRerank(params);
       SnapshotPtr snap = Current();
       bool runs_inline = may_run_inline && SearchRunsInline(*snap, params);
       return PrepareQuery(std::move(snap), std::move(params), &VectorSearch, runs_inline);
@@ -786,6 +801,7 @@ std::unique_ptr<PreparedRead> StoreImpl::Prepare(ReadRoute route, std::string_vi
     case ReadRoute::kBatch: return PrepareQuery(Current(), ParseBatch(body, dim_, metric_), &BatchSearch);
     case ReadRoute::kText: {
       TextSearchParams params = ParseTextSearch(body);
+      RefuseRerank(params.search);
       SnapshotPtr snap = Current();
       if (!may_run_inline || !TextSearchMayRunInline(*snap, params))
         return PrepareQuery(std::move(snap), std::move(params), &tessera::TextSearch);
@@ -796,12 +812,45 @@ std::unique_ptr<PreparedRead> StoreImpl::Prepare(ReadRoute route, std::string_vi
       bool runs_inline = TextSearchRunsInline(search);
       return PrepareQuery(std::move(snap), std::move(search), &RunTextSearch, runs_inline);
     }
-    case ReadRoute::kHybrid: return PrepareQuery(Current(), ParseHybridSearch(body, dim_, metric_), &tessera::HybridSearch);
+    case ReadRoute::kHybrid: {
+      HybridParams params = ParseHybridSearch(body, dim_, metric_);
+      RefuseRerank(params.search);
+      return PrepareQuery(Current(), std::move(params), &tessera::HybridSearch);
+    }
     case ReadRoute::kSuggest: return PrepareQuery(Current(), ParseSuggest(body), &tessera::Suggest);
     case ReadRoute::kList: return PrepareQuery(Current(), ParseList(body), &ListRecords);
     case ReadRoute::kAggregate: return PrepareQuery(Current(), ParseAggregate(body), &tessera::Aggregate);
   }
   throw Internal("unknown read route");
+}
+
+std::unique_ptr<RerankWindow> StoreImpl::Rerank(ReadRoute route, std::string_view body, const CancelToken& cancel) {
+  SnapshotPtr snap = Current();
+  QueryEnvironment env = Environment();
+  QueryContext ctx{*snap, env.metric, *env.pool, cancel, env.ann, env.quantization};
+  switch (route) {
+    case ReadRoute::kSearch: {
+      SearchParams p = ParseSearch(body, dim_, metric_);
+      RankedPage page = RankVectorPage(ctx, WindowParams(p));
+      return MakeRerankWindow(std::move(snap), env, std::move(page), std::move(p));
+    }
+    case ReadRoute::kText: {
+      TextSearchParams window = ParseTextSearch(body);
+      SearchParams p = window.search;
+      window.search = WindowParams(p);
+      PreparedText text = PrepareText(*snap, window.text, window.search.scope);
+      RankedPage page = RankTextPage(ctx, PreparedTextSearch{std::move(window), std::move(text)});
+      return MakeRerankWindow(std::move(snap), env, std::move(page), std::move(p));
+    }
+    case ReadRoute::kHybrid: {
+      HybridParams window = ParseHybridSearch(body, dim_, metric_);
+      SearchParams p = window.search;
+      window.search = WindowParams(p);
+      RankedPage page = RankHybridPage(ctx, window);
+      return MakeRerankWindow(std::move(snap), env, std::move(page), std::move(p));
+    }
+    default: throw BadRequest("rerank is taken by /search, /text-search and /hybrid-search");
+  }
 }
 
 void StoreImpl::Submit(std::function<void()> job) { pool_->Submit(std::move(job)); }

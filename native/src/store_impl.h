@@ -59,6 +59,7 @@ class StoreImpl final : public Store {
   std::unique_ptr<RecordsCursor> OpenRecords(const std::string& name) override;
   std::unique_ptr<PreparedRead> Prepare(ReadRoute route, std::string_view body, const std::vector<float>* query,
                                         bool may_run_inline) override;
+  std::unique_ptr<RerankWindow> Rerank(ReadRoute route, std::string_view body, const CancelToken& cancel) override;
   void Submit(std::function<void()> job) override;
   void SubmitBlocking(std::function<void()> job) override;
   std::string Stats() override;
@@ -104,6 +105,8 @@ class StoreImpl final : public Store {
   // params bound to snap and to answer, the function that runs them.
   template <typename Params, typename Answer>
   std::unique_ptr<PreparedRead> PrepareQuery(std::shared_ptr<const Snapshot> snap, Params params, Answer answer, bool runs_inline = false);
+  // What a read runs with besides its snapshot: the store's settings, threads and counters.
+  QueryEnvironment Environment();
   // Commits the write through the group-commit leader; returns its result or rethrows its error.
   uint64_t Write(PendingWrite&& write) TS_EXCLUDES(writer_mu_);
   void CommitGroup(std::deque<PendingWrite*>& group) TS_REQUIRES(writer_mu_);

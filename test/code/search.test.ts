@@ -84,7 +84,7 @@ test('bad bodies are 400 naming the field', async (t) => {
   const store = await Store.open({ inMemory: true, dimension: 0 });
   t.teardown(() => store.close());
   const cases: [unknown, RegExp][] = [
-    [[], /JSON object/],
+    [[], /must be an object with "collection", "query"/],
     [{ query: 'x' }, /collection is required/],
     [{ collection: 'c' }, /query is required/],
     [{ collection: 'c', query: 'x', limit: -1 }, /limit must be/],

@@ -315,7 +315,7 @@ test('rollup caps recall at per_parent hits per document (an unchunked memory is
     'the chunk and one either side, stitched without repeating overlap',
   );
   t.regex((await t.throwsAsync(store.recall('notes', { query: 'x', rollup: { neighbours: -1 } })))!.message, /rollup.neighbours/);
-  t.regex((await t.throwsAsync(store.recall('notes', { query: 'x', rollup: { per_document: 1 } as never })))!.message, /unknown field 'per_document'/);
+  t.regex((await t.throwsAsync(store.recall('notes', { query: 'x', rollup: { per_document: 1 } as never })))!.message, /unknown field 'rollup.per_document'/);
 });
 
 test('limit_per with missing "own" makes each record without the field a group of its own; "shared" (the default) one group', async (t) => {

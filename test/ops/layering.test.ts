@@ -52,3 +52,26 @@ test('the library importing a route module fails the check', (t) => {
   t.not(status, 0);
   t.regex(output, /store-below-http: lib\/store\/store\.ts → lib\/api\/route\.ts/);
 });
+
+test('the route table importing the library fails the check: lib/contract is data below it', (t) => {
+  const dir = tree({
+    'lib/store/store.ts': 'export const store = 1;\n',
+    'lib/contract/routes.ts': "import { store } from '../store/store';\nexport const routes = store;\n",
+  });
+  const { status, output } = cruise(dir, ['lib/**/*.ts']);
+  t.not(status, 0);
+  t.regex(output, /contract-is-data: lib\/contract\/routes\.ts → lib\/store\/store\.ts/);
+});
+
+test('tessera serve importing a family module fails the check: it mounts families through the Feature contract', (t) => {
+  const dir = tree({
+    'lib/features/cluster/node.ts': 'export const node = 1;\n',
+    'lib/features/index.ts': 'export const FAMILIES = [];\n',
+    'lib/cli/serve.ts':
+      "import { node } from '../features/cluster/node';\nimport { FAMILIES } from '../features/index';\nexport const serve = [node, FAMILIES];\n",
+  });
+  const { status, output } = cruise(dir, ['lib/**/*.ts']);
+  t.not(status, 0);
+  t.regex(output, /serve-mounts-families-by-contract: lib\/cli\/serve\.ts → lib\/features\/cluster\/node\.ts/);
+  t.notRegex(output, /lib\/features\/index\.ts\s*$/m);
+});

@@ -107,6 +107,19 @@ test('rerank on /text-search falls back to the single spelling query; with claus
   t.deepEqual(ids(await store.hybridSearch({ vector: query, field: 'body', text: 'score', top_k: 2, rerank })), ['r1', 'r6']);
 });
 
+test("a reranked page keeps what the route writes: text-search's explain and highlight, /search's plan", async (t) => {
+  const { store } = await storeWith(t);
+  const annotated = await store.textSearch({ field: 'body', query: 'score', top_k: 2, explain: true, highlight: {}, rerank: { text_attr: 'body' } });
+  t.deepEqual(ids(annotated), ['r1', 'r6']);
+  t.true(
+    annotated.every((h) => h.annotations?.clauses !== undefined && h.annotations?.highlights !== undefined),
+    JSON.stringify(annotated),
+  );
+  const planned = await store.search({ query, top_k: 2, rerank, plan: true });
+  t.deepEqual(ids(planned.hits), ['r1', 'r6']);
+  t.is(typeof planned.plan.path, 'string');
+});
+
 test('omitting rerank, or sending null, leaves the answer byte for byte unchanged; the word inside a value is no rerank', async (t) => {
   const { store, provider } = await storeWith(t);
   const plain = await store.searchJson(Buffer.from('{"query": [1, 0], "top_k": 5}'));

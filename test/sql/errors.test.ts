@@ -654,7 +654,7 @@ test('an unknown field is 400 naming it', async (t) => {
   ] as const) {
     const r = await query(t, body);
     t.is(r.status, 400, JSON.stringify(body));
-    t.regex(r.json?.error ?? '', new RegExp(`\\b${field}\\b.*not a known field`), JSON.stringify(body));
+    t.regex(r.json?.error ?? '', new RegExp(`unknown field '${field}'`), JSON.stringify(body));
   }
 });
 

@@ -1,6 +1,7 @@
 // What the code feature needs of the store: the library's ordinary calls plus the stamped upsert
 // the store keeps to itself. `Store` provides it.
-import type { CallOptions, FtsFieldEntry, Hit, HybridSearchRequest, ListRequest, TextSearchRequest } from '../../types';
+import type { CallOptions } from '../../store/cancellation';
+import type { FtsFieldEntry, Hit, HybridSearchRequest, ListRequest, TextSearchRequest } from '../../types';
 import type { MemoryStore, SearchBody } from '../memory/memory';
 
 /** What the code feature needs from the store; `Store` provides it. */

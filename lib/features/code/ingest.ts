@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { StoreError } from '../../store/errors';
-import type { CallOptions } from '../../types';
+import type { CallOptions } from '../../store/cancellation';
 import type { Memory, StampedRecord } from '../memory/memory';
 import { provided, signalOf } from '../memory/providers';
 import { ChunkingError, parseChunkOptions } from '../memory/chunking';

@@ -7,12 +7,13 @@
 // an embedder, a dimension, and the collection's vectors were embedded by that embedder; otherwise
 // BM25 (a dimension-0 store, no embedder, or a collection ingested without vectors).
 import { StoreError } from '../../store/errors';
-import type { CallOptions, Hit } from '../../types';
+import type { CallOptions } from '../../store/cancellation';
+import type { Hit } from '../../types';
 import { EMBEDDER_KEY, type Memory } from '../memory/memory';
 import { provided, signalOf } from '../memory/providers';
 import type { CodeStore } from './code_store';
 import { FTS_FIELDS, HIT_ATTRS, int, str } from './records';
-import type { CodeSearchRequest, CodeSearchResponse, CodeSymbolHit } from './requests';
+import type { CodeSearchRequest, CodeSearchResponse, CodeSymbolHit } from '../../types';
 
 const DEFAULT_LIMIT = 10;
 /** The ranked routes' bound on offset + top_k. */

@@ -3,13 +3,14 @@
 import { ExtensionState, type StoreInternals } from '../../store/extension';
 import { requestBody } from '../../store/request_body';
 import { installExtension, Store } from '../../store/store';
-import type { CallOptions } from '../../types';
+import type { CallOptions } from '../../store/cancellation';
 import { hasFeature } from '../built';
 import { memoryOf } from '../memory/store_extension';
 import { Code } from './code';
 import type { CodeStore } from './code_store';
 import type { IngestCodeOptions, IngestCodeResult } from './ingest';
-import { type CodeSearchRequest, type CodeSearchResponse, checkCodeSearch } from './requests';
+import type { CodeSearchRequest, CodeSearchResponse } from '../../types';
+import { checkCodeSearch } from './requests';
 
 declare module '../../store/store' {
   interface Store {

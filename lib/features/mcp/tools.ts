@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { stringifyExact } from '../../exact_json';
 import type { Store } from '../../store/store';
 import { hasFeature } from '../built';
-import type { CallOptions } from '../../types';
+import type { CallOptions } from '../../store/cancellation';
 
 /** JSON with Int values exact (the Store reads them as bigint). */
 const json = (value: unknown): Uint8Array => stringifyExact(value);

@@ -34,15 +34,10 @@
 //   as a last resort: chunks never exceed max_chars, the bound an embedding model's input limit
 //   rests on (a longer chunk would be truncated there, silently). A chunk may start inside a fence
 //   through overlap; that repeats text, it does not cut the fence. Setext headings are not sections.
+import type { ChunkOptions, ChunkStrategy } from '../../types';
 import { type Layout, layout, markdownShape, outsideFences } from './chunk_boundaries';
 
-export type ChunkStrategy = 'Recursive' | 'Markdown' | 'Sentence';
-
-export interface ChunkOptions {
-  strategy?: ChunkStrategy;
-  max_chars?: number;
-  overlap_chars?: number;
-}
+export type { ChunkOptions, ChunkStrategy } from '../../types';
 
 export interface Chunk {
   index: number;

@@ -4,11 +4,13 @@
 // ordinary calls, plus two the store keeps to itself: an upsert that keeps svc.* keys, and the
 // reinforcement write.
 import { StoreError } from '../../store/errors';
-import type { CallOptions, Filter, Hit, Predicate, Value } from '../../types';
-import { reranked, rerankerOrRefuse } from '../rerank/rerank';
+import type { CallOptions } from '../../store/cancellation';
+import type { RerankWindow } from '../../store/extension';
+import type { Filter, Hit, Predicate, Value } from '../../types';
+import { reranked } from '../rerank/rerank';
 import { chunkText } from './chunking';
 import { type Embedder, provided, type Reranker, signalOf, type Summarizer } from './providers';
-import type { RecallRequest, RememberRequest, RememberResponse } from './requests';
+import type { RecallRequest, RememberRequest, RememberResponse } from '../../types';
 
 /** What memory needs from the store; `Store` provides it. */
 export interface MemoryStore {
@@ -23,6 +25,8 @@ export interface MemoryStore {
   search(body: SearchBody, o?: CallOptions): Promise<Hit[]>;
   /** The same search answering the core's hit array bytes (Int values exact). */
   searchJson(body: SearchBody, o?: CallOptions): Promise<Buffer>;
+  /** The same search's candidate window for its `rerank` (phase one of a reranked read). */
+  rerankWindow(body: SearchBody, o?: CallOptions): Promise<RerankWindow>;
   delete(name: string, body: { ids: string[] }, o?: CallOptions): Promise<{ deleted: number }>;
   /** The live records among ids (absent ones left out). */
   get(name: string, ids: string[], o?: CallOptions): Promise<{ id: string }[]>;
@@ -112,7 +116,7 @@ export class Memory {
       filter: [...(filter ?? []), notExpired(now)],
     };
     const run = (b: Record<string, unknown>) => this.store.searchJson(b as SearchBody, o);
-    const answer = rerank ? await reranked({ ...body, rerank }, run, rerankerOrRefuse(this.providers.reranker), req.query, signalOf(o)) : await run(body);
+    const answer = rerank ? await reranked(await this.store.rerankWindow({ ...body, rerank }, o), () => this.providers.reranker, o) : await run(body);
     // Only the ids are read here, so a plain parse serves (attribute values are not used).
     const hits = req.reinforce ? (JSON.parse(answer.toString('utf8')) as { id: string }[]) : [];
     if (hits.length > 0) {

@@ -6,12 +6,14 @@ import { StoreError } from '../../store/errors';
 import { ExtensionState, type StoreInternals } from '../../store/extension';
 import { requestBody } from '../../store/request_body';
 import { installExtension, Store } from '../../store/store';
-import type { CallOptions, Hit, OpenOptions } from '../../types';
+import type { CallOptions } from '../../store/cancellation';
+import type { Hit, OpenOptions } from '../../types';
 import { hasFeature } from '../built';
 import { rerankerOf } from '../rerank/rerankers';
 import { Memory, type MemoryStore } from './memory';
 import { createEmbedder, createSummarizer, fromSpecs } from './providers';
-import { checkRecall, checkRemember, type RecallRequest, type RememberRequest, type RememberResponse } from './requests';
+import type { RecallRequest, RememberRequest, RememberResponse } from '../../types';
+import { checkRecall, checkRemember } from './requests';
 
 declare module '../../store/store' {
   interface Store {
@@ -53,6 +55,7 @@ const memoryStore = (store: Store, internals: StoreInternals): MemoryStore => ({
   collections: (o) => store.collections(o),
   search: (body, o) => store.search(body, o),
   searchJson: ({ query, ...rest }, o) => internals.searchVectorJson(rest, query, o),
+  rerankWindow: (body, o) => internals.rerankWindow('search', body, o),
   delete: (name, body, o) => store.delete(name, body, o),
   get: (name, ids, o) => store.get(name, ids, o),
   upsertStamped: (name, body, o) => internals.upsertStamped(name, body, o),

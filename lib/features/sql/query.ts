@@ -2,7 +2,7 @@
 // route it compiled to, the answers joined. A single statement answers its route's bytes as they
 // are; a script answers them in a JSON array, in order.
 import { stringifyExact } from '../../exact_json';
-import type { CallOptions } from '../../types';
+import type { CallOptions } from '../../store/cancellation';
 import { type Compiled, compileStatement, type Kind } from './compile';
 import { parseScript, SqlError } from './parse';
 

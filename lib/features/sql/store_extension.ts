@@ -4,7 +4,7 @@ import { parseExact } from '../../exact_json';
 import { StoreError } from '../../store/errors';
 
 import { installExtension, Store } from '../../store/store';
-import type { CallOptions } from '../../types';
+import type { CallOptions } from '../../store/cancellation';
 import { SqlError } from './parse';
 import { compileScript, type Prepared, runQuery } from './query';
 

@@ -17,6 +17,7 @@
 #include "tessera/options.h"
 #include "tessera/prepared_read.h"
 #include "tessera/records_cursor.h"
+#include "tessera/rerank_window.h"
 
 namespace tessera {
 
@@ -70,6 +71,10 @@ class Store {
   // may_run_inline false: it will run on a query thread whatever it costs.
   virtual std::unique_ptr<PreparedRead> Prepare(ReadRoute route, std::string_view body, const std::vector<float>* query = nullptr,
                                                 bool may_run_inline = true) = 0;
+  // Phase one of a reranked read of route (kSearch, kText or kHybrid; body with `rerank`): ranks
+  // the candidate window and reads their texts, here on the caller's thread. Error(400) for a bad
+  // body or one without rerank.
+  virtual std::unique_ptr<RerankWindow> Rerank(ReadRoute route, std::string_view body, const CancelToken& cancel) = 0;
   // Runs job on the query threads, behind the requests already queued. job must not throw.
   virtual void Submit(std::function<void()> job) = 0;
   // Runs job on the store's blocking threads: the calls that may wait on the disk or on background

@@ -6,6 +6,7 @@
 #include "cancel_token_wrap.h"
 #include "kernel_functions.h"
 #include "records_cursor_wrap.h"
+#include "rerank_window_wrap.h"
 #include "store_wrap.h"
 #include "tessera/json_syntax.h"
 
@@ -17,6 +18,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Napi::Function cursor = tessera_addon::RecordsCursorWrap::Define(env);
   data->store_ctor = Napi::Persistent(store);
   data->cursor_ctor = Napi::Persistent(cursor);
+  data->rerank_window_ctor = Napi::Persistent(tessera_addon::RerankWindowWrap::Define(env));
   data->completions = new tessera_addon::Completions(env);
   env.SetInstanceData(data);
   exports.Set("NativeStore", store);

@@ -43,6 +43,13 @@ std::vector<float> FloatsArg(const Napi::CallbackInfo& info, size_t i) {
   return std::vector<float>(floats.Data(), floats.Data() + floats.ElementLength());
 }
 
+std::vector<double> DoublesArg(const Napi::CallbackInfo& info, size_t i) {
+  if (info.Length() <= i || !info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array)
+    throw Napi::TypeError::New(info.Env(), "argument " + std::to_string(i) + " must be a Float64Array");
+  auto doubles = info[i].As<Napi::Float64Array>();
+  return std::vector<double>(doubles.Data(), doubles.Data() + doubles.ElementLength());
+}
+
 std::shared_ptr<tessera::CancelToken> TokenArg(const Napi::CallbackInfo& info, size_t i) {
   if (info.Length() > i && info[i].IsObject()) return CancelTokenWrap::Unwrap(info[i].As<Napi::Object>())->token();
   return std::make_shared<tessera::CancelToken>();

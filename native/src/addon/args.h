@@ -30,6 +30,8 @@ struct HeldBytes {
 HeldBytes HoldBytes(const Napi::CallbackInfo& info, size_t i);
 // A Float32Array's values, copied.
 std::vector<float> FloatsArg(const Napi::CallbackInfo& info, size_t i);
+// A Float64Array's values, copied.
+std::vector<double> DoublesArg(const Napi::CallbackInfo& info, size_t i);
 // An optional CancelToken argument; a fresh never-cancelled token when absent.
 std::shared_ptr<tessera::CancelToken> TokenArg(const Napi::CallbackInfo& info, size_t i);
 

@@ -9,6 +9,7 @@
 #include "core_task.h"
 #include "read_call.h"
 #include "records_cursor_wrap.h"
+#include "rerank_window_wrap.h"
 
 namespace tessera_addon {
 
@@ -39,6 +40,7 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::Call<&Store::Delete>>("delete"),
                          InstanceMethod<&StoreWrap::Call<&Store::Get>>("get"),
                          InstanceMethod<&StoreWrap::Records>("records"),
+                         InstanceMethod<&StoreWrap::RerankWindow>("rerankWindow"),
                          InstanceMethod<&StoreWrap::Read<ReadRoute::kSearch>>("search"),
                          InstanceMethod<&StoreWrap::SearchVector>("searchVector"),
                          InstanceMethod<&StoreWrap::Read<ReadRoute::kSimilar>>("searchSimilar"),
@@ -250,6 +252,26 @@ Napi::Value StoreWrap::Records(const Napi::CallbackInfo& info) {
       [s, cursor](Napi::Env env, std::string&) -> Napi::Value {
         Napi::Object obj = env.GetInstanceData<AddonData>()->cursor_ctor.New({});
         RecordsCursorWrap::Unwrap(obj)->Attach(s, std::move(*cursor));
+        return obj;
+      });
+}
+
+Napi::Value StoreWrap::RerankWindow(const Napi::CallbackInfo& info) {
+  auto s = shared(info.Env());
+  std::string route = StringArg(info, 0);
+  ReadRoute read = route == "search" ? ReadRoute::kSearch : route == "textSearch" ? ReadRoute::kText : ReadRoute::kHybrid;
+  if (route != "search" && route != "textSearch" && route != "hybridSearch")
+    throw Napi::TypeError::New(info.Env(), "rerankWindow's route must be search, textSearch or hybridSearch");
+  auto window = std::make_shared<std::unique_ptr<tessera::RerankWindow>>();
+  return CoreTask::Run(
+      info.Env(),
+      [s, window, read, body = std::string(BytesView(info, 1)), token = TokenArg(info, 2)] {
+        *window = s->Rerank(read, body, *token);
+        return std::string();
+      },
+      [s, window](Napi::Env env, std::string&) -> Napi::Value {
+        Napi::Object obj = env.GetInstanceData<AddonData>()->rerank_window_ctor.New({});
+        RerankWindowWrap::Unwrap(obj)->Attach(s, std::move(*window));
         return obj;
       });
 }

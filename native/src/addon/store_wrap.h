@@ -35,6 +35,9 @@ class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
   // searchVector(body, Float32Array, token?): /search with the query vector beside the body.
   Napi::Value SearchVector(const Napi::CallbackInfo& info);
   Napi::Value Records(const Napi::CallbackInfo& info);
+  // rerankWindow(route, body, token?) -> Promise<RerankWindow>: phase one of a reranked read, route
+  // 'search', 'textSearch' or 'hybridSearch'.
+  Napi::Value RerankWindow(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
 
   // Synchronous reads of memory the core keeps current: they never wait on a store lock.

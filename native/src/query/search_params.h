@@ -54,6 +54,14 @@ struct ExpandParams {
 // of one hit can use; the bound keeps a page's reads at most 201 chunks per hit.
 constexpr uint32_t kMaxExpandRadius = 100;
 
+// rerank (feature rerank): a model the library calls re-scores the (offset + top_k) x overscan
+// candidates the route ranks, reading each one's text_attr (query/rerank.h).
+struct RerankParams {
+  std::string query;  // empty: the route's own text (a single-field /text-search's query)
+  uint32_t overscan = 10;
+  std::string text_attr = "svc.text";
+};
+
 struct SearchParams {
   std::vector<float> query;  // normalized for Cosine
   std::vector<std::string> scope;
@@ -71,6 +79,7 @@ struct SearchParams {
   std::optional<double> diversity;
   std::optional<DecayRank> rank_by;
   std::optional<ExpandParams> expand;  // payload only: never changes the ranking
+  std::optional<RerankParams> rerank;  // answered in two phases (query/rerank.h), never by the plain read
 };
 
 // min_score at the precision scores have (a float), so a floor copied from a returned score keeps

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <optional>
+#include <utility>
 
 #include "query/candidate_collector.h"
 #include "query/chunk_scorer.h"
-#include "query/expand.h"
-#include "query/hit_writer.h"
 #include "query/ranking.h"
 #include "query/scan.h"
 #include "query/text_annotations.h"
@@ -104,24 +104,50 @@ std::string TextSearch(const QueryContext& ctx, const TextSearchParams& params) 
   return RunTextSearch(ctx, PreparedTextSearch{params, PrepareText(ctx.snap, params.text, params.search.scope)});
 }
 
-std::string RunTextSearch(const QueryContext& ctx, const PreparedTextSearch& search) {
+RankedPage RankTextPage(const QueryContext& ctx, const PreparedTextSearch& search) {
   const TextSearchParams& params = search.params;
   const SearchParams& p = params.search;
   TextRanking r = RankText(ctx, search.text, params.text, p, RankWindow(p));
   ApplyRankPasses(r.ranked, p, Dimension(r.ranked));
-  Annotator annotate;
-  if (params.text.explain || params.text.highlight)
-    annotate = [&](JsonWriter& w, const Candidate& c) {
-      ctx.cancel.ThrowIfCancelled();  // highlighting reads and analyzes each hit's stored text
-      JsonWriter::Scope annotations = w.Object();
-      WriteTextAnnotations(w, params.text, r.text.prepared[c.collection], c);
+  RankedPage page;
+  page.names = ScopeNames(r.text.scope);
+  page.ranked = std::move(r.ranked);
+  if (params.text.explain || params.text.highlight) {
+    auto text = std::make_shared<const std::pair<TextQuery, PreparedText>>(params.text, std::move(r.text));
+    page.annotator = [text](const QueryContext& ctx) -> Annotator {
+      return [text, &cancel = ctx.cancel](JsonWriter& w, const Candidate& c) {
+        cancel.ThrowIfCancelled();  // highlighting reads and analyzes each hit's stored text
+        JsonWriter::Scope annotations = w.Object();
+        WriteTextAnnotations(w, text->first, text->second.prepared[c.collection], c);
+      };
     };
-  std::vector<std::string_view> names = ScopeNames(r.text.scope);
-  return HitsJson(r.ranked, p.offset, p.top_k, names, p.projection,
-                  {annotate, ExpandPage(ctx, p.expand, r.ranked, p.offset, p.top_k, names)});
+  }
+  return page;
 }
 
-std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
+std::string RunTextSearch(const QueryContext& ctx, const PreparedTextSearch& search) {
+  return PageJson(ctx, RankTextPage(ctx, search), search.params.search);
+}
+
+namespace {
+
+// Each record either hybrid leg returned, with its 0-based rank and score in each (-1: not returned).
+struct Fused {
+  Candidate candidate;
+  int64_t vector_rank = -1, text_rank = -1;
+  float vector_score = 0, text_score = 0;
+};
+
+// What a hybrid page's annotations read: the fusion by record, and the text leg's prepared terms.
+struct HybridAnnotations {
+  TextQuery text;
+  std::map<std::pair<const Segment*, uint32_t>, Fused> fusion;
+  PreparedText prepared;
+};
+
+}  // namespace
+
+RankedPage RankHybridPage(const QueryContext& ctx, const HybridParams& params) {
   uint64_t start = NowNanos();
   // Both legs rank the same scope `candidates` deep, unfiltered by the page options.
   SearchParams leg = params.search;
@@ -132,13 +158,8 @@ std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
   RankedSearch vector = RankByVector(ctx, leg);
   TextRanking text = RankText(ctx, PrepareText(ctx.snap, params.text, leg.scope), params.text, leg, params.candidates);
 
-  // Each record either leg returned, with its 0-based rank and score in each (-1: not returned).
-  struct Fused {
-    Candidate candidate;
-    int64_t vector_rank = -1, text_rank = -1;
-    float vector_score = 0, text_score = 0;
-  };
-  std::map<std::pair<const Segment*, uint32_t>, Fused> fusion;
+  auto fused_by = std::make_shared<HybridAnnotations>();
+  std::map<std::pair<const Segment*, uint32_t>, Fused>& fusion = fused_by->fusion;
   auto entry = [&](const Candidate& c) -> Fused& { return fusion.try_emplace({c.segment, c.row}, Fused{c}).first->second; };
   for (size_t i = 0; i < vector.ranked.size(); ++i) {
     Fused& f = entry(vector.ranked[i]);
@@ -151,46 +172,49 @@ std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
     f.text_score = text.ranked[i].score;
   }
   // RRF with 1-based ranks, as /search/batch fuses.
-  std::vector<Candidate> fused;
+  RankedPage page;
   for (const auto& [key, f] : fusion) {
     double score = 0;
     if (f.vector_rank >= 0) score += params.vector_weight / (params.rrf_k + double(f.vector_rank + 1));
     if (f.text_rank >= 0) score += params.text_weight / (params.rrf_k + double(f.text_rank + 1));
     Candidate c = f.candidate;
     c.score = float(score);
-    fused.push_back(c);
+    page.ranked.push_back(c);
   }
-  std::sort(fused.begin(), fused.end(), RanksBefore);
-  ApplyRankPasses(fused, params.search, Dimension(fused));
-  Annotator annotate;
-  if (params.text.explain || params.text.highlight)
-    annotate = [&](JsonWriter& w, const Candidate& c) {
-      ctx.cancel.ThrowIfCancelled();
-      const Fused& f = fusion.at({c.segment, c.row});
-      JsonWriter::Scope annotations = w.Object();
-      if (params.text.explain) {
-        auto leg = [&](const char* name, int64_t rank, float score) {
-          if (rank < 0) return;
-          w.Key(name);
-          JsonWriter::Scope object = w.Object();
-          w.Member("rank", uint64_t(rank));
-          w.Member("score", score);
-        };
-        leg("vector", f.vector_rank, f.vector_score);
-        leg("text", f.text_rank, f.text_score);
-      }
-      WriteTextAnnotations(w, params.text, text.text.prepared[c.collection], c);
+  std::sort(page.ranked.begin(), page.ranked.end(), RanksBefore);
+  ApplyRankPasses(page.ranked, params.search, Dimension(page.ranked));
+  page.names = ScopeNames(vector.scope);
+  if (params.text.explain || params.text.highlight) {
+    fused_by->text = params.text;
+    fused_by->prepared = std::move(text.text);
+    page.annotator = [fused_by](const QueryContext& ctx) -> Annotator {
+      return [fused_by, &cancel = ctx.cancel](JsonWriter& w, const Candidate& c) {
+        cancel.ThrowIfCancelled();
+        const Fused& f = fused_by->fusion.at({c.segment, c.row});
+        JsonWriter::Scope annotations = w.Object();
+        if (fused_by->text.explain) {
+          auto leg = [&](const char* name, int64_t rank, float score) {
+            if (rank < 0) return;
+            w.Key(name);
+            JsonWriter::Scope object = w.Object();
+            w.Member("rank", uint64_t(rank));
+            w.Member("score", score);
+          };
+          leg("vector", f.vector_rank, f.vector_score);
+          leg("text", f.text_rank, f.text_score);
+        }
+        WriteTextAnnotations(w, fused_by->text, fused_by->prepared.prepared[c.collection], c);
+      };
     };
-  auto hits = [&](JsonWriter& w) {
-    const SearchParams& p = params.search;
-    std::vector<std::string_view> names = ScopeNames(vector.scope);
-    WriteHits(w, fused, p.offset, p.top_k, names, p.projection, {annotate, ExpandPage(ctx, p.expand, fused, p.offset, p.top_k, names)});
-  };
-  if (!params.search.plan) return JsonText(hits);
+  }
   // The plan is the vector leg's; its total covers the whole fused query.
-  QueryPlan plan = vector.plan;
-  plan.total_ns = NowNanos() - start;
-  return HitsAndPlanJson(hits, plan);
+  page.plan = std::move(vector.plan);
+  page.plan->total_ns = NowNanos() - start;
+  return page;
+}
+
+std::string HybridSearch(const QueryContext& ctx, const HybridParams& params) {
+  return PageJson(ctx, RankHybridPage(ctx, params), params.search);
 }
 
 }  // namespace tessera

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "query/context.h"
+#include "query/ranked_page.h"
 #include "query/text_params.h"
 #include "query/text_prepare.h"
 
@@ -26,6 +27,11 @@ struct PreparedTextSearch {
   TextSearchParams params;
   PreparedText text;
 };
+
+// The rankings before their pages are cut (a rerank's window). The snapshot the text was prepared
+// against must be ctx's.
+RankedPage RankTextPage(const QueryContext& ctx, const PreparedTextSearch& search);
+RankedPage RankHybridPage(const QueryContext& ctx, const HybridParams& params);
 
 // Each returns JSON bytes: the hit array. The snapshot the text was prepared against must be ctx's.
 std::string TextSearch(const QueryContext& ctx, const TextSearchParams& params);

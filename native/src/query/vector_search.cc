@@ -111,16 +111,18 @@ RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vec
   return result;
 }
 
-// The page p asks for, its hits expanded as p asks.
+// The page p asks for, its hits expanded as p asks (a batch leg's: no plan).
 void WriteRanked(const QueryContext& ctx, JsonWriter& w, const RankedSearch& r, const SearchParams& p) {
   std::vector<std::string_view> names = ScopeNames(r.scope);
   WriteHits(w, r.ranked, p.offset, p.top_k, names, p.projection, {nullptr, ExpandPage(ctx, p.expand, r.ranked, p.offset, p.top_k, names)});
 }
 
-// The hit array, or with plan: true {"hits": [...], "plan": {...}}.
-std::string RankedJson(const QueryContext& ctx, const RankedSearch& r, const SearchParams& p) {
-  auto hits = [&](JsonWriter& w) { WriteRanked(ctx, w, r, p); };
-  return p.plan ? HitsAndPlanJson(hits, r.plan) : JsonText(hits);
+RankedPage PageOf(RankedSearch r) {
+  RankedPage page;
+  page.names = ScopeNames(r.scope);
+  page.ranked = std::move(r.ranked);
+  page.plan = std::move(r.plan);
+  return page;
 }
 
 // Reciprocal rank fusion over each leg's page, ranks 1-based: score = sum of w / (rrf_k + rank).
@@ -159,9 +161,9 @@ std::vector<Candidate> Fuse(const std::vector<RankedSearch>& legs, const BatchPa
 
 RankedSearch RankByVector(const QueryContext& ctx, const SearchParams& params) { return Rank(ctx, params, params.scope, nullptr); }
 
-std::string VectorSearch(const QueryContext& ctx, const SearchParams& params) {
-  return RankedJson(ctx, Rank(ctx, params, params.scope, nullptr), params);
-}
+RankedPage RankVectorPage(const QueryContext& ctx, const SearchParams& params) { return PageOf(Rank(ctx, params, params.scope, nullptr)); }
+
+std::string VectorSearch(const QueryContext& ctx, const SearchParams& params) { return PageJson(ctx, RankVectorPage(ctx, params), params); }
 
 std::string SimilarSearch(const QueryContext& ctx, SimilarParams sp) {
   const CollectionState* c = ctx.snap.Resolve(sp.collection);
@@ -172,7 +174,7 @@ std::string SimilarSearch(const QueryContext& ctx, SimilarParams sp) {
   sp.search.query.assign(seg->vector(row), seg->vector(row) + seg->dim());
   Exclusion exclude{c->name, sp.id};
   std::vector<std::string> scope = sp.search.scope.empty() ? std::vector<std::string>{c->name} : sp.search.scope;
-  return RankedJson(ctx, Rank(ctx, sp.search, scope, &exclude), sp.search);
+  return PageJson(ctx, PageOf(Rank(ctx, sp.search, scope, &exclude)), sp.search);
 }
 
 std::string BatchSearch(const QueryContext& ctx, const BatchParams& batch) {

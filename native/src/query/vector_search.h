@@ -9,6 +9,7 @@
 #include "query/candidate.h"
 #include "query/context.h"
 #include "query/query_plan.h"
+#include "query/ranked_page.h"
 #include "query/search_params.h"
 
 namespace tessera {
@@ -21,6 +22,8 @@ struct RankedSearch {
 
 // The ranking /search computes before its page is cut (hybrid search's vector leg).
 RankedSearch RankByVector(const QueryContext& ctx, const SearchParams& params);
+// The same as a page to write (a rerank's window).
+RankedPage RankVectorPage(const QueryContext& ctx, const SearchParams& params);
 
 // Each returns JSON bytes: the hit array (batch: {"results": [...]} or {"fused": [...]}).
 std::string VectorSearch(const QueryContext& ctx, const SearchParams& params);

@@ -1,7 +1,7 @@
 // How the library calls a provider: with the caller's cancellation as the AbortSignal it takes,
 // and a failure of the provider's own answered 502.
 import { StoreError } from '../../../store/errors';
-import type { CallOptions } from '../../../types';
+import type { CallOptions } from '../../../store/cancellation';
 import { ProviderError, ProviderSpecError } from './errors';
 
 /** The AbortSignal of a call's options, for the provider's HTTP call. */

@@ -19,14 +19,17 @@ const char* AllowedFields(SearchKind kind) {
              "limit_per, diversity, rank_by, expand, plan";
     case SearchKind::kText:
       return "field, query, prefix, clauses, combine, explain, highlight, scope, top_k, offset, min_score, filter, "
-             "include_attributes, exclude_attributes, limit_per, diversity, rank_by, expand";
+             "include_attributes, exclude_attributes, limit_per, diversity, rank_by, expand, rerank";
     case SearchKind::kHybrid:
       return "vector, field, text, prefix, clauses, combine, explain, highlight, scope, top_k, offset, filter, "
              "include_attributes, exclude_attributes, limit_per, diversity, expand, rrf_k, candidates, vector_weight, "
-             "text_weight, plan";
+             "text_weight, plan, rerank";
+    case SearchKind::kBatchLeg:
+      return "query, scope, top_k, offset, min_score, exact, filter, include_attributes, exclude_attributes, "
+             "limit_per, diversity, rank_by, expand, names, name_weights, pool";
     default:
       return "query, scope, top_k, offset, min_score, exact, filter, include_attributes, exclude_attributes, "
-             "limit_per, diversity, rank_by, expand, names, name_weights, pool, plan";
+             "limit_per, diversity, rank_by, expand, names, name_weights, pool, plan, rerank";
   }
 }
 
@@ -53,6 +56,25 @@ LimitPer ReadLimitPer(element e, const std::string& field) {
   if (!has_max) Bad(field + ".max is required (at least 1)");
   if (lp.max < 1) Bad(field + ".max must be at least 1");
   return lp;
+}
+
+RerankParams ReadRerank(element e, const std::string& field) {
+  RerankParams r;
+  for (auto [k, v] : ExpectObject(e, field)) {
+    if (v.type() == element_type::NULL_VALUE) continue;  // null reads as the field left out
+    if (k == "query") {
+      r.query = JsonString(v, field + ".query");
+    } else if (k == "overscan") {
+      r.overscan = ExpectCount(v, field + ".overscan", kMaxRankDepth);
+      if (r.overscan < 1) Bad(field + ".overscan must be a whole number from 1 to 10000, got 0");
+    } else if (k == "text_attr") {
+      r.text_attr = JsonString(v, field + ".text_attr");
+      if (r.text_attr.empty()) Bad(field + ".text_attr must be a non-empty attribute name");
+    } else {
+      UnknownField(std::string(field) + "." + std::string(k), "", "query, overscan, text_attr");
+    }
+  }
+  return r;
 }
 
 // The member a numeric rank_by.Decay key sets, or null.
@@ -196,8 +218,7 @@ void ReadSearchField(std::string_view key, element value, SearchParams& p, Searc
              (key == "query" || key == "names" || key == "name_weights" || key == "pool" || key == "rerank")) {
     Bad(f + " is not accepted by /search/similar: it always searches with the source record's default vector");
   } else if (key == "rerank") {
-    // The library reranks (it calls the provider) and hands the core the candidates' request.
-    Bad(f + " is answered by the library's rerank feature, not by the core's parser");
+    if (value.type() != element_type::NULL_VALUE) p.rerank = ReadRerank(value, f);
   } else {
     unknown();
   }

@@ -127,6 +127,8 @@ TextSearchParams ParseTextSearch(std::string_view body) {
       ReadSearchField(key, value, p.search, SearchKind::kText, "", 0, Metric::kCosine, &unused);
   FinishText(p.text, spelling, "query");
   CheckSearch(p.search, "");
+  // rerank.query defaults to the single spelling's query; with clauses there is no one text.
+  if (p.search.rerank && p.search.rerank->query.empty() && !spelling.has_clauses) p.search.rerank->query = p.text.clauses[0].query;
   return p;
 }
 

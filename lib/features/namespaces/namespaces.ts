@@ -2,14 +2,14 @@
 // is opened on first use and held until the response is sent; the same route without the prefix
 // answers 400 naming the fix. Probes and the routes that answer for the whole process
 // (RouteHead.global) stay where they are.
-import { HttpError } from '../http/errors';
-import type { Hook } from '../http/hooks';
-import type { Request } from '../http/request';
-import type { Route } from '../http/route';
-import type { Store } from '../store/store';
-import { checkNamespace, type TenantStores } from '../store/tenants';
-import type { ClusterStatus, NamespaceEntry } from '../types';
-import { forRequest, type StoreSlot } from '../route_kit/slot';
+import { HttpError } from '../../http/errors';
+import type { Hook } from '../../http/hooks';
+import type { Request } from '../../http/request';
+import type { Route } from '../../http/route';
+import type { Store } from '../../store/store';
+import { checkNamespace, type TenantStores } from '../../store/tenants';
+import type { ClusterStatus, NamespaceEntry } from '../../types';
+import { forRequest, type StoreSlot } from '../../route_kit/slot';
 
 const PREFIX = '/ns/{namespace}';
 

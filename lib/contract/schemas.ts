@@ -3,7 +3,8 @@
 // the core (and the library's memory, code and rerank features) parse and write; the bodies
 // TypeScript checks itself describe themselves (lib/http/schema.ts). Int64 values are JSON
 // integers (`format: int64`).
-import type { JsonSchema } from '../http/schema';
+/** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1), as a plain JSON object. */
+export type JsonSchema = { [keyword: string]: unknown };
 
 /** A reference to one of COMPONENTS. */
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
@@ -28,6 +29,8 @@ export const NUMBER: JsonSchema = { type: 'number' };
 export const COUNT: JsonSchema = { type: 'integer', minimum: 0 };
 const INT64: JsonSchema = { type: 'integer', format: 'int64' };
 const STRINGS = listOf(STRING);
+/** A positive number of seconds, at most 1e11 (about 3,000 years). */
+const SECONDS: JsonSchema = { type: 'number', exclusiveMinimum: 0, maximum: 1e11 };
 const VECTOR: JsonSchema = { ...listOf(NUMBER), description: 'As many numbers as the store dimension' };
 
 const noted = (schema: JsonSchema, annotations: JsonSchema): JsonSchema => ({ ...schema, ...annotations });
@@ -374,6 +377,114 @@ export const COMPONENTS: Record<string, JsonSchema> = {
     'staleness_secs',
   ]),
 
+  RememberRequest: closed(
+    {
+      id: { type: 'string', minLength: 1 },
+      text: STRING,
+      mode: orNull({ enum: ['raw', 'summarize'], default: 'raw' }),
+      attrs: orNull(ref('Attrs')),
+      ttl_seconds: orNull({ ...SECONDS, description: 'Seconds until expiry from write time; absent: never expires' }),
+      dedupe_threshold: orNull({ type: 'number', minimum: -1, maximum: 1, description: 'Cosine floor above which the nearest entry is updated in place' }),
+      chunking: orNull(
+        closed({
+          strategy: { enum: ['Recursive', 'Markdown', 'Sentence'], default: 'Recursive' },
+          max_chars: { type: 'integer', minimum: 1, default: 1000 },
+          overlap_chars: { type: 'integer', minimum: 0, default: 100 },
+        }),
+      ),
+    },
+    ['id', 'text'],
+  ),
+  Remembered: closed({ ok: { const: true }, upserted: COUNT, id: STRING, deduped: BOOLEAN }, ['ok', 'upserted', 'id', 'deduped']),
+  RecallRequest: closed(
+    {
+      query: STRING,
+      top_k: orNull({ ...COUNT, maximum: 10000, default: 10, description: '0 means the default' }),
+      min_score: orNull(NUMBER),
+      filter: orNull(ref('Filter')),
+      diversity: orNull({ type: 'number', minimum: 0, maximum: 1 }),
+      rollup: orNull(
+        closed({
+          per_parent: orNull({ ...COUNT, maximum: 10000, default: 1, description: '0 reads as 1' }),
+          neighbours: orNull({ ...COUNT, maximum: 100, default: 0 }),
+        }),
+      ),
+      rerank: orNull(ref('Rerank')),
+      reinforce: orNull({ ...BOOLEAN, default: false, description: 'Stamp svc.access_count and svc.last_accessed on the hits (a write)' }),
+      extend_ttl_seconds: orNull(SECONDS),
+      rank_by: orNull(ref('RankBy')),
+    },
+    ['query'],
+  ),
+  CodeSearchRequest: closed(
+    {
+      collection: { type: 'string', minLength: 1 },
+      query: { ...STRING, description: 'Natural-language text for vector search, or keywords for BM25' },
+      limit: orNull({ ...COUNT, maximum: 10000, default: 10, description: 'Files at most' }),
+      filter: orNull(ref('Filter')),
+      vector: orNull({ ...BOOLEAN, description: 'true forces vector search, false BM25; absent lets the store decide' }),
+    },
+    ['collection', 'query'],
+  ),
+  CodeSearchResult: closed(
+    {
+      files: listOf(
+        closed(
+          {
+            path: STRING,
+            language: { ...orNull(STRING), description: 'null for markdown or generically chunked files' },
+            symbols: listOf(
+              closed({ symbol: orNull(STRING), kind: orNull(STRING), start_line: COUNT, end_line: COUNT, score: NUMBER }, [
+                'symbol',
+                'kind',
+                'start_line',
+                'end_line',
+                'score',
+              ]),
+            ),
+          },
+          ['path', 'language', 'symbols'],
+        ),
+      ),
+    },
+    ['files'],
+  ),
+  QueryRequest: closed(
+    {
+      sql: noted(STRING, { description: "One or more ';'-separated SELECT statements (docs/sql.md)" }),
+      compile_only: noted(BOOLEAN, { default: false, description: 'Answer the compiled form instead of running the statements' }),
+    },
+    ['sql'],
+  ),
+  /** What one statement answers: its typed route's answer, or with compile_only its compiled form (docs/sql.md §15). */
+  StatementAnswer: {
+    anyOf: [
+      ref('RankedHits'),
+      ref('AggregateResult'),
+      closed(
+        {
+          kind: { enum: ['search', 'text-search', 'hybrid-search', 'list', 'aggregate'] },
+          route: { enum: ['/search', '/text-search', '/hybrid-search', '/list', '/aggregate'] },
+          collections: STRINGS,
+          options: { type: 'object', description: "The route's fields, defaults filled in" },
+        },
+        ['kind', 'route', 'collections', 'options'],
+      ),
+    ],
+  },
+  /** A JSON-RPC error the MCP transport answers (tool schemas and the protocol itself: see the MCP specification). */
+  RpcError: closed(
+    {
+      jsonrpc: { const: '2.0' },
+      error: { type: 'object', properties: { code: { type: 'integer' }, message: STRING }, required: ['code', 'message'] },
+      id: { type: ['string', 'integer', 'null'] },
+    },
+    ['jsonrpc', 'error'],
+  ),
+  RpcMessages: { type: ['object', 'array'], description: 'A JSON-RPC message, or a batch of them' },
+
+  VectorNamesRequest: closed({ names: noted(STRINGS, { description: "Named vector fields; 'default' is refused; replaces the set" }) }, ['names']),
+  AliasRequest: closed({ target: noted(STRING, { description: 'An existing concrete collection' }) }, ['target']),
   Ok: closed({ ok: { const: true } }, ['ok']),
   Metadata: { type: 'object', additionalProperties: STRING, description: 'Free-form string keys and values' },
 };
