@@ -535,8 +535,11 @@ export interface RouteArgs<O> {
   options: O | undefined;
 }
 
+const paramCounts = new Map<string, number>();
+
 export function routeArgs<O>(spec: RouteSpec, args: readonly unknown[]): RouteArgs<O> {
-  const count = paramNames(spec.path).length;
+  let count = paramCounts.get(spec.path);
+  if (count === undefined) paramCounts.set(spec.path, (count = paramNames(spec.path).length));
   const takesBody = spec.body !== undefined;
   let body = takesBody ? args[count] : undefined;
   if (body === undefined && spec.requestOptional) body = {};
