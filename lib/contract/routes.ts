@@ -539,7 +539,10 @@ const paramCounts = new Map<string, number>();
 
 export function routeArgs<O>(spec: RouteSpec, args: readonly unknown[]): RouteArgs<O> {
   let count = paramCounts.get(spec.path);
-  if (count === undefined) paramCounts.set(spec.path, (count = paramNames(spec.path).length));
+  if (count === undefined) {
+    count = paramNames(spec.path).length;
+    paramCounts.set(spec.path, count);
+  }
   const takesBody = spec.body !== undefined;
   let body = takesBody ? args[count] : undefined;
   if (body === undefined && spec.requestOptional) body = {};
