@@ -535,8 +535,10 @@ export interface RouteArgs<O> {
   options: O | undefined;
 }
 
+/** Each template's count of `{param}` segments, counted once. */
 const paramCounts = new Map<string, number>();
 
+/** A generated method's arguments (the Store's, the client's) told apart by the route's entry. */
 export function routeArgs<O>(spec: RouteSpec, args: readonly unknown[]): RouteArgs<O> {
   let count = paramCounts.get(spec.path);
   if (count === undefined) {
