@@ -70,7 +70,8 @@ export function shown(value: unknown): string {
   try {
     text = value === undefined ? 'nothing' : stringifyExact(value).toString('utf8');
   } catch {
-    text = String(value);
+    // Nested too deep to write (String() of an array would recurse as deep): its kind.
+    text = Array.isArray(value) ? 'an array' : typeof value === 'object' && value !== null ? 'an object' : String(value);
   }
   return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}... (${text.length} characters)` : text;
 }

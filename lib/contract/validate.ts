@@ -93,17 +93,42 @@ function mostSpecific(errors: ErrorObject[]): ErrorObject {
 }
 
 /**
+ * Whether a value is already as JSON carries it (a parsed HTTP body holding no Int): no bigint,
+ * typed array, undefined or non-finite number. A walk with its own stack: a body may nest deeper
+ * than the call stack goes.
+ */
+function isWireValue(root: unknown): boolean {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (v === null || typeof v === 'string' || typeof v === 'boolean') continue;
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return false;
+    } else if (Array.isArray(v)) {
+      for (const item of v) pending.push(item);
+    } else if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+      for (const item of Object.values(v as object)) pending.push(item);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
  * Why `value` is not a valid body by the component schema named `component`, or null when it is;
  * `at` is where the value sits (`rerank`), '' for a whole body.
  * The value is checked as it travels on the wire (a bigint as its digits; NaN or Infinity, which
- * JSON cannot carry, refused by name).
+ * JSON cannot carry, refused by name); one that already is (most bodies) is checked as it is.
  */
 export function bodyProblem(component: string, value: unknown, at = ''): string | null {
-  let wire: unknown;
-  try {
-    wire = JSON.parse(stringifyExact(value).toString('utf8'));
-  } catch (e) {
-    return e instanceof Error ? e.message : String(e);
+  let wire = value;
+  if (!isWireValue(value)) {
+    try {
+      wire = JSON.parse(stringifyExact(value).toString('utf8'));
+    } catch (e) {
+      return e instanceof Error ? e.message : String(e);
+    }
   }
   if (validatorOf(component, 'check')(wire)) return null;
   const explain = validatorOf(component, 'explain');

@@ -63,4 +63,6 @@ test('a body is refused by its published schema with one message naming the fiel
   t.is(bodyProblem('Rerank', { overscan: 0 }, 'rerank'), 'rerank.overscan must be >= 1, got 0');
   t.is(bodyProblem('RememberRequest', { id: 'a', text: 't', ttl_seconds: Number.NaN }), 'ttl_seconds must be a finite number, got NaN');
   t.is(bodyProblem('RememberRequest', { id: 'a', text: 't', attrs: { n: { Int: 2n ** 63n - 1n } } }), null, 'an Int checked as the digits it travels as');
+  const deep = JSON.parse(`{"k": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+  t.is(bodyProblem('Metadata', deep), 'k must be a string, got an array', 'a value nested past the call stack is named by its kind');
 });
