@@ -16,6 +16,11 @@ namespace {
 
 const std::string kNoQuery;
 
+// The candidates a rerank re-scores: (offset + top_k) x overscan, at most kMaxRankDepth.
+uint32_t WindowDepth(const SearchParams& p) {
+  return uint32_t(std::min<uint64_t>(kMaxRankDepth, (uint64_t(p.offset) + p.top_k) * p.rerank->overscan));
+}
+
 class CandidateWindow final : public RerankWindow {
  public:
   CandidateWindow(SnapshotPtr snap, const QueryEnvironment& env, RankedPage page, SearchParams p)
@@ -74,7 +79,7 @@ SearchParams WindowParams(const SearchParams& p) {
   if (p.rerank->query.empty()) throw BadRequest("rerank.query is required here: the text the cross-encoder reads against each candidate");
   SearchParams window = p;
   window.offset = 0;
-  window.top_k = uint32_t(std::min<uint64_t>(kMaxRankDepth, (uint64_t(p.offset) + p.top_k) * p.rerank->overscan));
+  window.top_k = WindowDepth(p);
   window.limit_per.reset();
   window.expand.reset();
   window.rerank.reset();
@@ -82,8 +87,8 @@ SearchParams WindowParams(const SearchParams& p) {
 }
 
 std::unique_ptr<RerankWindow> MakeRerankWindow(SnapshotPtr snap, const QueryEnvironment& env, RankedPage page, SearchParams p) {
-  size_t depth = WindowParams(p).top_k;  // diversity ranks at least its own window
-  if (p.rerank && page.ranked.size() > depth) page.ranked.resize(depth);
+  // Diversity ranks at least its own window: the model scores the window only.
+  if (p.rerank && page.ranked.size() > WindowDepth(p)) page.ranked.resize(WindowDepth(p));
   return std::make_unique<CandidateWindow>(std::move(snap), env, std::move(page), std::move(p));
 }
 
