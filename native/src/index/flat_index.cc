@@ -17,17 +17,18 @@ constexpr uint32_t kFirstNarrowChunk = 1024;
 constexpr uint32_t kNarrowChunk = 4096;
 
 // Whether narrowing a scan's chunks pays: it goes on while the time spent narrowing stays below
-// what the blocks it spared would have cost at the scan's measured time per scored block (the
-// filter's tests of rows the window wanted included).
+// what the rows it spared would have cost at the scan's measured time per scored row (the
+// filter's tests of rows the window wanted included). Counted in rows, not blocks: a block the
+// narrowing left few rows of scores only those.
 class NarrowingPays {
  public:
-  void Narrowed(uint64_t ns, uint64_t blocks_spared) {
+  void Narrowed(uint64_t ns, uint64_t rows_spared) {
     narrow_ns_ += ns;
-    spared_ += blocks_spared;
+    spared_ += rows_spared;
   }
-  void Scored(uint64_t ns, uint64_t blocks) {
+  void Scored(uint64_t ns, uint64_t rows) {
     score_ns_ += ns;
-    scored_ += blocks;
+    scored_ += rows;
   }
   bool operator()() const { return scored_ == 0 || narrow_ns_ * scored_ < spared_ * score_ns_; }
 
@@ -61,13 +62,12 @@ void ScanBlocks(const Segment& seg, const VectorQuery& q, const RowRange& rows, 
       narrowing = narrowed != Narrowed::kNone;
       score_start = NowNanos();
     }
-    uint64_t blocks = 0, blocks_scored = 0;
-    for (uint32_t b = c; b < chunk_end; b += kBlock, ++blocks) {
+    uint64_t rows_scored = 0;
+    for (uint32_t b = c; b < chunk_end; b += kBlock) {
       if ((b - rows.begin) % kRowsPerCancelCheck == 0) cancel.ThrowIfCancelled();
       uint32_t n = std::min(kBlock, rows.end - b);
       uint64_t keep = narrowed == Narrowed::kNone ? ~uint64_t(0) : chunk.Word((b - c) / kBlock);
       if (keep == 0) continue;
-      ++blocks_scored;
       if (n < kBlock) keep &= (uint64_t(1) << n) - 1;
       // A block with no deleted or vectorless row (the common case) is one kernel call, its rows not
       // tested one by one. One the narrowing left at most half of scores only its groups of four
@@ -78,10 +78,14 @@ void ScanBlocks(const Segment& seg, const VectorQuery& q, const RowRange& rows, 
       const bool whole = admit.AllVisible() && seg.all_have_vectors(b, n);
       const bool sparse = whole && narrowed != Narrowed::kNone && uint32_t(std::popcount(keep)) * 2 <= n;
       if (sparse) {
-        for (uint32_t g = 0; g < n; g += 4)
-          if (((keep >> g) & 0xF) != 0) kernel(q.vector, seg.vector(b + g), q.dim, std::min<uint32_t>(4, n - g), scores + g);
+        for (uint32_t g = 0; g < n; g += 4) {
+          if (((keep >> g) & 0xF) == 0) continue;
+          kernel(q.vector, seg.vector(b + g), q.dim, std::min<uint32_t>(4, n - g), scores + g);
+          rows_scored += std::min<uint32_t>(4, n - g);
+        }
       } else if (whole) {
         kernel(q.vector, seg.vector(b), q.dim, n, scores);
+        rows_scored += n;
       } else {
         for (uint32_t i = 0; i < n; ++i) scored[i] = admit.Visible(b + i) && seg.has_vector(b + i);
         for (uint32_t i = 0; i < n;) {
@@ -92,6 +96,7 @@ void ScanBlocks(const Segment& seg, const VectorQuery& q, const RowRange& rows, 
           uint32_t end = i + 1;
           while (end < n && scored[end]) ++end;
           kernel(q.vector, seg.vector(b + i), q.dim, end - i, scores + i);
+          rows_scored += end - i;
           i = end;
         }
       }
@@ -104,8 +109,8 @@ void ScanBlocks(const Segment& seg, const VectorQuery& q, const RowRange& rows, 
       }
     }
     if (narrowing) {
-      pays.Narrowed(score_start - narrow_start, blocks - blocks_scored);
-      pays.Scored(NowNanos() - score_start, blocks_scored);
+      pays.Narrowed(score_start - narrow_start, (chunk_end - c) - rows_scored);
+      pays.Scored(NowNanos() - score_start, rows_scored);
       narrowing = pays();
     }
   }
