@@ -130,11 +130,12 @@ struct KindChoice {
 
 template <typename Kind, size_t N>
 KindChoice<Kind> ChooseKind(const char* setting, const char* const (&choices)[N], const std::optional<std::string>& requested,
-                            const std::optional<std::string>& recorded) {
-  std::optional<Kind> was = recorded ? ParseKind<Kind>(setting, choices, *recorded) : std::nullopt;
+                            const std::optional<std::string>& based, bool new_store) {
+  std::optional<Kind> was = based ? ParseKind<Kind>(setting, choices, *based) : std::nullopt;
   if (!requested) {
+    std::string kind = based ? *based : "none";
     std::string now =
-        recorded ? "the store records " + std::string(setting) + " " + *recorded : std::string(setting) + " is none by default";
+        new_store ? std::string(setting) + " is " + kind + " by default" : "the store records " + std::string(setting) + " " + kind;
     return {was, true, now};
   }
   std::optional<Kind> kind = ParseKind<Kind>(setting, choices, *requested);
@@ -165,9 +166,20 @@ std::vector<std::pair<const char*, uint64_t>> Knobs(const IndexConfig& c, bool q
 
 }  // namespace
 
-IndexConfig ResolveIndexConfig(const IndexSettings& requested, const IndexSettings& recorded, Metric metric) {
-  auto ann = ChooseKind<AnnKind>("ann", kAnnChoices, requested.ann, recorded.ann);
-  auto quantization = ChooseKind<QuantizationKind>("quantization", kQuantizationChoices, requested.quantization, recorded.quantization);
+IndexBase NewStoreIndexBase(bool in_memory, uint32_t dimension) {
+  IndexBase base{{}, true};
+  if (!in_memory && dimension > 0) {
+    base.settings.ann = kAnnChoices[size_t(AnnKind::kHnsw) + 1];
+    base.settings.quantization = kQuantizationChoices[size_t(QuantizationKind::kInt8) + 1];
+  }
+  return base;
+}
+
+IndexConfig ResolveIndexConfig(const IndexSettings& requested, const IndexBase& base, Metric metric) {
+  const IndexSettings& recorded = base.settings;
+  auto ann = ChooseKind<AnnKind>("ann", kAnnChoices, requested.ann, recorded.ann, base.new_store);
+  auto quantization =
+      ChooseKind<QuantizationKind>("quantization", kQuantizationChoices, requested.quantization, recorded.quantization, base.new_store);
   IndexConfig c;
   if (ann.kind) c.ann = AnnConfig{.kind = *ann.kind};
   if (quantization.kind) {
@@ -196,8 +208,8 @@ IndexConfig ResolveIndexConfig(const IndexSettings& requested, const IndexSettin
 
 IndexSettings RecordedSettings(const IndexConfig& c) {
   IndexSettings out;
-  if (c.ann) out.ann = kAnnChoices[size_t(c.ann->kind) + 1];
-  if (c.quantization) out.quantization = kQuantizationChoices[size_t(c.quantization->kind) + 1];
+  out.ann = kAnnChoices[c.ann ? size_t(c.ann->kind) + 1 : 0];
+  out.quantization = kQuantizationChoices[c.quantization ? size_t(c.quantization->kind) + 1 : 0];
   for (const Setting& s : kSettings)
     if (s.get && Applies(s.scope, c)) out.*s.text = std::to_string(s.get(c));
   return out;
@@ -227,8 +239,9 @@ std::vector<IndexSettingInfo> DescribeIndexSettings() {
   for (const Setting& s : kSettings) {
     IndexSettingInfo info{s.name, "", s.min, s.max, Needs(s.scope), ""};
     if (s.scope == Scope::kAnnKind || s.scope == Scope::kQuantizationKind) {
-      info.choices = s.scope == Scope::kAnnKind ? ChoiceList(kAnnChoices, "|", "|") : ChoiceList(kQuantizationChoices, "|", "|");
-      info.default_text = "none";
+      bool ann = s.scope == Scope::kAnnKind;
+      info.choices = ann ? ChoiceList(kAnnChoices, "|", "|") : ChoiceList(kQuantizationChoices, "|", "|");
+      info.default_text = *(NewStoreIndexBase(false, 1).settings.*s.text);
     } else if (s.scope == Scope::kQuantization) {
       info.default_text = std::to_string(s.get(hnsw)) + " with int8, " + std::to_string(kBinaryRescore) + " with binary";
     } else {

@@ -76,7 +76,8 @@ IndexConfig Settle(const StoreOptions& o, const std::optional<StoreHeader>& head
     throw BadRequest(std::string("distance mismatch: the store at ") + o.path + " uses " + MetricName(header->metric) + ", but " +
                      MetricName(*o.metric) + " was requested");
   Metric metric = header ? header->metric : o.metric.value_or(Metric::kCosine);
-  return ResolveIndexConfig(o.index, header ? header->index : IndexSettings{}, metric);
+  IndexBase base = header ? IndexBase{header->index} : NewStoreIndexBase(o.in_memory, o.dimension.value_or(0));
+  return ResolveIndexConfig(o.index, base, metric);
 }
 
 // The header a new store gets from its opener's options.
@@ -189,14 +190,14 @@ void StoreImpl::OpenDirectory() {
     header = NewHeader(options_);
   }
   // Settled again now that the lock is held: another process may have created or re-recorded the
-  // store since Check read its header.
-  IndexConfig index = Settle(options_, header);
+  // store since Check read its header. A new store starts from the defaults.
+  IndexConfig index = Settle(options_, created ? std::nullopt : header);
   dim_ = header->dimension;
   metric_ = header->metric;
   ann_ = index.ann;
   quantization_ = index.quantization;
   // The writer records what it runs with, so a later start that leaves a knob unset keeps it.
-  if (role_ == Role::kWriter && (created || index != ResolveIndexConfig(header->index, IndexSettings{}, metric_))) {
+  if (role_ == Role::kWriter && (created || index != ResolveIndexConfig(IndexSettings{}, {header->index}, metric_))) {
     header->index = RecordedSettings(index);
     WriteHeader(dir, *header);
   }
@@ -293,11 +294,12 @@ void StoreImpl::CommitGroup(std::deque<PendingWrite*>& group) {
     if (!applied) return;
     versions_->Sync();
     Publish(versions_->Current());
-    if (versions_->CheckpointDue()) {
+    if (versions_->CheckpointDue(SealRows())) {
       versions_->Checkpoint();
       Publish(versions_->Current());
       IndexSealedSegments();
     }
+    NoteWriteForQuietSeal();
     ScheduleCompaction();
   } catch (const std::exception& e) {
     // Memory may hold part of a batch that the log does not: nothing more can be trusted. Running
@@ -321,6 +323,22 @@ void StoreImpl::CheckpointOrPoison() {
   Publish(versions_->Current());
   IndexSealedSegments();
   ScheduleCompaction();
+}
+
+uint32_t StoreImpl::SealRows() const { return VectorIndexes().any() ? kSealRows : 0; }
+
+void StoreImpl::NoteWriteForQuietSeal() {
+  if (role_ == Role::kWriter && VectorIndexes().any() && versions_->largest_memory_segment() >= kMinAnnRows) quiet_seal_.Touch();
+}
+
+void StoreImpl::SealQuietSegments() {
+  MutexLock writer(writer_mu_);
+  if (closed_ || !poisoned().empty() || versions_->largest_memory_segment() < kMinAnnRows) return;
+  try {
+    CheckpointOrPoison();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tessera: sealing the memory segments after a quiet period failed: %s\n", e.what());
+  }
 }
 
 VectorIndexConfig StoreImpl::VectorIndexes() const { return VectorIndexConfig{metric_, ann_, quantization_, options_.mmap}; }
@@ -471,6 +489,7 @@ std::string StoreImpl::Compact(std::string_view body) {
 }
 
 void StoreImpl::StopIndexBuilds() {
+  quiet_seal_.Stop();  // first: its checkpoint queues builds
   background_.Stop();
   if (saver_) saver_->Stop();
 }

@@ -20,8 +20,19 @@
 #include "group_commit.h"
 #include "tessera/store.h"
 #include "util/mutex.h"
+#include "util/quiet_timer.h"
 
 namespace tessera {
+
+// Indexing by itself. Every query scans a collection's memory segment exactly, and a sealed segment
+// of kMinAnnRows or more gets an index. An HNSW walk at the default ef_search computes a few
+// thousand distances (ef 64 x m 16 neighbours, most already visited, over a few hops per level), an
+// exact scan one per row: a memory segment seals at kSealRows, where its scan costs about a walk
+// whatever the dimension. Compaction's levels merge the small segments this makes.
+constexpr uint32_t kSealRows = 4096;
+// A memory segment that stops growing with at least kMinAnnRows rows seals this long after the last
+// write, so its rows reach an index without a /flush.
+constexpr std::chrono::milliseconds kQuietSeal{1000};
 
 enum class CompactionScope;
 struct DeleteRequest;
@@ -118,6 +129,14 @@ class StoreImpl final : public Store {
   // segments lack saved in the background.
   void IndexSealedSegments() TS_REQUIRES(writer_mu_);
   void BuildSegmentIndexes(const std::string& collection, const std::shared_ptr<Segment>& segment) TS_EXCLUDES(writer_mu_);
+  // The seal bound in rows of a memory segment: kSealRows while sealed segments get vector
+  // indexes, else 0 (sealing early would only add segments).
+  uint32_t SealRows() const;
+  // After a write: arms the quiet-period seal when a memory segment is big enough to index.
+  void NoteWriteForQuietSeal() TS_REQUIRES(writer_mu_);
+  // The quiet timer's action: checkpoints, so the memory segments that stopped growing seal and
+  // get their indexes without a /flush.
+  void SealQuietSegments() TS_EXCLUDES(writer_mu_);
   // Queues a background compaction when the policy finds work and none is queued.
   void ScheduleCompaction() TS_REQUIRES(writer_mu_);
   // Runs the next compaction scope finds; false when there was none, it was cancelled, or it failed
@@ -157,6 +176,7 @@ class StoreImpl final : public Store {
   Mutex compaction_mu_;
   std::atomic<CompactionFault> compaction_fault_{CompactionFault::kNone};
   std::unique_ptr<SealedIndexSaver> saver_;  // the writer's; null otherwise
+  QuietTimer quiet_seal_{kQuietSeal, [this] { SealQuietSegments(); }};
 
   mutable Mutex snap_mu_;
   std::shared_ptr<const Snapshot> snap_ TS_GUARDED_BY(snap_mu_);

@@ -6,6 +6,7 @@ import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { Cancellation, Store } from '../../lib/index';
 import type { Filter, Hit, PlannedHits } from '../../lib/index';
+import { tempDir } from '../core/helpers';
 import { clustered, indexedStore, queriesNear, recallAt, upsertAll } from './data';
 
 const data = clustered(12000);
@@ -157,4 +158,35 @@ test('named vectors are scanned exactly, and the plan says so', async (t) => {
   const { hits, plan } = await store.search({ query: data[2], names: ['title'], top_k: 1, plan: true });
   t.is(plan.path, 'exact');
   t.is(hits[0].id, 'named');
+});
+
+test('a memory segment that stops growing seals and gets its index after a quiet period, with no flush', async (t) => {
+  const store = await Store.open({ path: tempDir('quiet'), dimension: data[0].length, distance: 'Euclidean' });
+  t.teardown(() => store.close());
+  await upsertAll(store, data.slice(0, 2000)); // below the seal bound: only the quiet period seals them
+  // The seal comes a second after the last write; the build follows it.
+  const deadline = Date.now() + 60_000;
+  let { plan } = await store.search({ query: queries[0], top_k: 10, plan: true });
+  while (plan.path !== 'ann' && Date.now() < deadline) {
+    await store.waitForIndexes();
+    plan = (await store.search({ query: queries[0], top_k: 10, plan: true })).plan;
+    if (plan.path !== 'ann') await new Promise((r) => setTimeout(r, 50));
+  }
+  t.is(plan.path, 'ann');
+  t.deepEqual(
+    (await store.search({ query: queries[0], top_k: 10 })).map((h) => h.id),
+    (await store.search({ query: queries[0], top_k: 10, exact: true })).map((h) => h.id),
+  );
+});
+
+test('a filter passing 0.1% of rows returns top_k hits whenever that many match, all passing, the exact ones', async (t) => {
+  const { store } = await indexedStore(data, {});
+  t.teardown(() => store.close());
+  const filter: Filter = [{ Eq: ['rare', { Bool: true }] }]; // 12 rows of 12,000
+  for (const query of queries.slice(0, 20)) {
+    const { hits, plan } = await store.search({ query, top_k: 10, filter, plan: true });
+    t.is(hits.length, 10);
+    t.true(hits.every((h) => (h.attrs.rare as { Bool: boolean }).Bool));
+    t.deepEqual(hits, await store.search({ query, top_k: 10, filter, exact: true }), plan.path);
+  }
 });

@@ -49,8 +49,6 @@ test('--ann hnsw --quantization int8: /stats echoes both, /search walks the inde
   t.deepEqual(stats.ann, { kind: 'Hnsw', overscan: 4, seed: 0, m: 16, ef_construction: 200, ef_search: 64 });
   t.deepEqual(stats.quantization, { kind: 'Int8', rescore: 4 });
   await load(server, data);
-  const before = (await call(server, 'POST', '/search', { query: queries[0], plan: true })).json as { plan: Plan };
-  t.is(before.plan.path, 'exact', 'nothing sealed yet: the memory segment is scanned exactly');
   t.is((await call(server, 'POST', '/flush')).status, 200);
   await untilIndexed(server);
   const r = (await call(server, 'POST', '/search', { query: queries[1], top_k: 5, plan: true })).json as { hits: Hit[]; plan: Plan };
@@ -58,6 +56,32 @@ test('--ann hnsw --quantization int8: /stats echoes both, /search walks the inde
   t.true(r.plan.candidates!.surfaced > 0);
   t.true((await recall(server)) >= 0.95);
   t.regex((await call(server, 'GET', '/metrics')).text, /^svc_index_builds_pending 0$/m);
+});
+
+test('a server with no index flags indexes by itself: hnsw + int8, and /search walks the index after the last upsert with no /flush', async (t) => {
+  const server = await startServer(['--dimension', '32', '--distance', 'Euclidean']);
+  t.teardown(() => server.stop());
+  const stats = (await call(server, 'GET', '/stats')).json as Record<string, unknown>;
+  t.deepEqual(stats.ann, { kind: 'Hnsw', overscan: 4, seed: 0, m: 16, ef_construction: 200, ef_search: 64 });
+  t.deepEqual(stats.quantization, { kind: 'Int8', rescore: 4 });
+  await load(server, data);
+  // The memory segment sealed at its bound while rows arrived, and its last rows a quiet period
+  // after the last upsert: every segment gets an index without a /flush.
+  await untilIndexed(server);
+  t.true((await recall(server)) >= 0.95);
+  const footprint = (await call(server, 'GET', '/stats')).json.footprint as { segments: number };
+  t.true(footprint.segments >= 1);
+});
+
+test('a memory segment seals at its bound of 4,096 rows while upserts keep coming', async (t) => {
+  const server = await startServer(['--dimension', '32', '--distance', 'Euclidean']);
+  t.teardown(() => server.stop());
+  // Three batches of 2,500: the second takes the memory segment past the bound and seals it, the
+  // third waits for the quiet period. Without the bound all 7,500 would seal as one segment.
+  await load(server, data.slice(0, 7500));
+  await untilIndexed(server);
+  const footprint = (await call(server, 'GET', '/stats')).json.footprint as { segments: number };
+  t.true(footprint.segments >= 2, JSON.stringify(footprint));
 });
 
 test('an index build cut short by SIGKILL: the store reopens, serves, and rebuilds only what was not written', async (t) => {

@@ -12,7 +12,14 @@ const queries = queriesNear(data, 10, 23);
 let store: Store;
 
 test.before(async () => {
-  store = await Store.open({ path: tempDir('ann-options'), dimension: data[0].length, distance: 'Euclidean', ann: 'hnsw', efSearch: 200 });
+  store = await Store.open({
+    path: tempDir('ann-options'),
+    dimension: data[0].length,
+    distance: 'Euclidean',
+    ann: 'hnsw',
+    quantization: 'none',
+    efSearch: 200,
+  });
   await upsertAll(store, data, 0, 'a');
   await upsertAll(
     store,

@@ -281,7 +281,8 @@ rgw.test('an empty published file restores as an empty file (its first range ans
 
 rgw.test('a file larger than one fetch range restores byte for byte', async (t) => {
   const objects = await rgw.bucket(t);
-  const { store, shipper, home } = await writer(t, objects, { open: { dimension: 128 } });
+  // No index, so the rows seal as one segment (with one a memory segment seals at 4,096 rows).
+  const { store, shipper, home } = await writer(t, objects, { open: { dimension: 128, ann: 'none', quantization: 'none' } });
   const vector = (i: number) => Array.from({ length: 128 }, (_, j) => Math.sin(i * 128 + j));
   for (let first = 0; first < 40_000; first += 10_000) {
     await store.upsert('c', { records: Array.from({ length: 10_000 }, (_, i) => ({ id: `${first + i}`, vector: vector(first + i) })) });

@@ -103,7 +103,7 @@ test('a sealed segment a third dead is rewritten in the background', async (t) =
 });
 
 test('with ANN on, a merged segment gets its index and answers as before', async (t) => {
-  const store = await Store.open({ path: tempDir(), dimension: DIM, ann: 'hnsw' });
+  const store = await Store.open({ path: tempDir(), dimension: DIM, ann: 'hnsw', quantization: 'none' });
   for (let b = 0; b < 4; b++) {
     await upsertRange(store, 'a', b * 1500, 1500);
     await store.flush();

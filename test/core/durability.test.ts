@@ -217,7 +217,9 @@ for (const [what, damage, intact] of TAILS) {
 test('recovery after an automatic checkpoint: sealed segments plus the log written after them', async (t) => {
   const dir = tempDir();
   const child = new Child();
-  await child.call('open', { options: { path: dir, dimension: 2, distance: 'Euclidean' } });
+  // No index: the checkpoint thresholds this test is about are those of a store without one (with
+  // one a memory segment seals at 4,096 rows).
+  await child.call('open', { options: { path: dir, dimension: 2, distance: 'Euclidean', ann: 'none', quantization: 'none' } });
   const BATCH = 10_000;
   const BATCHES = 31; // 310k rows: past the checkpoint threshold (a memory segment 7/8 full: 229,376 rows)
   let checkpointedAfter = -1;

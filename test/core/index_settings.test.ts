@@ -46,11 +46,26 @@ test('stats echo int8 with rescore 4 and binary with rescore 16 by default, and 
   t.deepEqual(c.ann, HNSW_DEFAULTS);
 });
 
-test('ann and quantization are null when off, by default or by none', async (t) => {
-  for (const options of [{}, { ann: 'none', quantization: 'none' }] as const) {
-    const c = await configOf({ inMemory: true, dimension: 4, ...options });
+test('a new store on disk gets hnsw with int8 codes by default, and records them', async (t) => {
+  const dir = tempDir();
+  const c = await configOf({ path: dir, dimension: 4 });
+  t.deepEqual(c.ann, HNSW_DEFAULTS);
+  t.deepEqual(c.quantization, { kind: 'Int8', rescore: 4 });
+  t.deepEqual(recorded(dir), ['ann hnsw', 'm 16', 'ef_construction 200', 'ef_search 64', 'overscan 4', 'seed 0', 'quantization int8', 'rescore 4']);
+});
+
+test('ann and quantization are null when off: by none, or by default in memory (it seals nothing to index) and without vectors', async (t) => {
+  for (const options of [
+    { inMemory: true },
+    { inMemory: true, ann: 'none', quantization: 'none' },
+    { path: tempDir(), ann: 'none', quantization: 'none' },
+  ] as const) {
+    const c = await configOf({ dimension: 4, ...options });
     t.deepEqual(c, { ann: null, quantization: null, handle: { ann: null, quantization: null } });
   }
+  const keywordOnly = tempDir();
+  t.deepEqual((await configOf({ path: keywordOnly, dimension: 0 })).handle, { ann: null, quantization: null });
+  t.deepEqual(recorded(keywordOnly), ['ann none', 'quantization none']);
 });
 
 test('integers may be given as decimal text, as the CLI hands them over', async (t) => {
@@ -89,7 +104,7 @@ test('none turns a recorded setting off, and the store stays off on the next ope
   await configOf({ path: dir, dimension: 4, ann: 'ivf', quantization: 'int8' });
   t.deepEqual(await configOf({ path: dir, ann: 'none' }).then((c) => [c.ann, c.quantization]), [null, { kind: 'Int8', rescore: 4 }]);
   t.deepEqual(await configOf({ path: dir, quantization: 'none' }).then((c) => [c.ann, c.quantization]), [null, null]);
-  t.deepEqual(recorded(dir), []);
+  t.deepEqual(recorded(dir), ['ann none', 'quantization none']);
   t.deepEqual(await configOf({ path: dir }).then((c) => [c.ann, c.quantization]), [null, null]);
 });
 
@@ -113,9 +128,11 @@ test('readers and read-only handles run with their settings but record nothing',
   t.is(header(dir), before);
 });
 
-test('a store without recorded settings keeps its four-line header when opened with none', async (t) => {
+test('a header without setting lines (an older build) means none, and opening it with none keeps its four lines', async (t) => {
   const dir = tempDir();
   await configOf({ path: dir, dimension: 4 });
+  fs.writeFileSync(path.join(dir, 'HEADER'), 'tessera-store\nformat 1\ndimension 4\nmetric Cosine\n');
+  t.deepEqual(await configOf({ path: dir }).then((c) => [c.ann, c.quantization]), [null, null]);
   await configOf({ path: dir, ann: 'none', quantization: 'none' });
   t.is(header(dir), 'tessera-store\nformat 1\ndimension 4\nmetric Cosine\n');
 });
@@ -198,7 +215,8 @@ test('Store.check refuses exactly what open would and touches nothing; it accept
 test('Store.indexSettings lists every open option with its range or kinds and its default', (t) => {
   const byName = Object.fromEntries(Store.indexSettings().map((s) => [s.name, s]));
   t.deepEqual(Object.keys(byName), ['ann', 'm', 'ef_construction', 'ef_search', 'n_lists', 'n_probe', 'overscan', 'seed', 'quantization', 'rescore']);
-  t.like(byName.ann, { option: 'ann', choices: 'none|hnsw|ivf', default: 'none' });
+  t.like(byName.ann, { option: 'ann', choices: 'none|hnsw|ivf', default: 'hnsw' });
+  t.like(byName.quantization, { option: 'quantization', choices: 'none|int8|binary', default: 'int8' });
   t.like(byName.ef_search, { option: 'efSearch', choices: null, min: 1, max: 10000, needs: 'ann hnsw', default: '64' });
   t.like(byName.seed, { min: 0, max: 2 ** 53 - 1 });
 });

@@ -58,10 +58,10 @@ const NOT_APPLYING: [string, Record<string, string>, string][] = [
   ['n_probe', hnsw, '4'],
   ['n_lists', hnsw, '16'],
   ['m', ivf, '32'],
-  ['ef_search', {}, '100'],
+  ['ef_search', { ann: 'none' }, '100'],
   ['overscan', { ann: 'none' }, '2'],
-  ['seed', {}, '7'],
-  ['rescore', {}, '8'],
+  ['seed', { ann: 'none' }, '7'],
+  ['rescore', { quantization: 'none' }, '8'],
   ['rescore', { quantization: 'none', ann: 'hnsw' }, '8'],
 ];
 

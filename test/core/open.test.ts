@@ -75,7 +75,8 @@ test('open options are reflected on the handle and in stats', async (t) => {
   t.is(store.queryThreads, 3);
   t.is(store.mmap, false);
   const stats = await store.stats();
-  t.like(stats, { dimension: 3, distance: 'Euclidean', ann: null, quantization: null, query_threads: 3, mmap: false, collections: [] });
+  t.like(stats, { dimension: 3, distance: 'Euclidean', query_threads: 3, mmap: false, collections: [] });
+  t.like(stats, { ann: { kind: 'Hnsw' }, quantization: { kind: 'Int8' } }, 'a new store on disk indexes by default');
   t.is(typeof stats.kernels, 'string');
   await store.close();
 });

@@ -44,7 +44,11 @@ test('/stats echoes --quantization int8 (rescore 4) and binary (rescore 16), and
   });
 });
 
-test('/stats has ann and quantization null when no flag turns them on, or when none does', async (t) => {
+test('a new store on disk serves hnsw with int8 codes when no flag says otherwise', async (t) => {
+  t.deepEqual(await served(['--data', tempDir()]), { ann: HNSW_DEFAULTS, quantization: { kind: 'Int8', rescore: 4 } });
+});
+
+test('/stats has ann and quantization null in memory when no flag turns them on, or when none does', async (t) => {
   t.deepEqual(await served(['--in-memory']), { ann: null, quantization: null });
   t.deepEqual(await served(['--in-memory', '--ann', 'none', '--quantization', 'none']), { ann: null, quantization: null });
 });

@@ -65,13 +65,25 @@ struct IndexSettings {
   bool operator==(const IndexSettings&) const = default;
 };
 
-// Resolves requested over recorded (the store's header; nullopt members unset) for a store of
-// `metric`. A requested knob always wins; a recorded knob is used while its kind stays the recorded
-// one (switching kinds starts from the defaults). Throws SettingError (400) for a value out of range,
-// an unknown kind, a knob that does not apply to the resolved kind, ef_construction below m, or
-// Binary with a metric other than Cosine. Recorded settings are trusted (ReadHeader checks them).
-IndexConfig ResolveIndexConfig(const IndexSettings& requested, const IndexSettings& recorded, Metric metric);
-// The settings that resolve to `config` with nothing requested: a kind and its knobs; nothing when off.
+// What a store's index settings start from: its header's record, or a new store's defaults.
+struct IndexBase {
+  IndexSettings settings;
+  bool new_store = false;  // settings are the defaults, not a record (for messages)
+};
+
+// A new store on disk with vectors gets HNSW with Int8 codes and exact rescoring; an in-memory
+// store (it never seals a segment, so never builds an index) and a keyword-only one get none.
+IndexBase NewStoreIndexBase(bool in_memory, uint32_t dimension);
+
+// Resolves requested over base for a store of `metric`. A requested knob always wins; a recorded
+// (or default) knob is used while its kind stays the base's (switching kinds starts from the
+// defaults); a kind the base leaves unset is none (a header older than default indexes recorded
+// only what was on). Throws SettingError (400) for a value out of range, an unknown kind, a knob
+// that does not apply to the resolved kind, ef_construction below m, or Binary with a metric other
+// than Cosine. Recorded settings are trusted (ReadHeader checks them).
+IndexConfig ResolveIndexConfig(const IndexSettings& requested, const IndexBase& base, Metric metric);
+// The settings that resolve to `config` with nothing requested: each kind ("none" when off) and
+// the knobs that apply.
 IndexSettings RecordedSettings(const IndexConfig& config);
 
 // The settings by their spec names ("ef_construction"), in the spec's order: the ones set.
@@ -80,7 +92,8 @@ std::vector<std::pair<const char*, std::string>> IndexSettingTexts(const IndexSe
 bool SetIndexSetting(IndexSettings& settings, std::string_view name, std::string text);
 
 // One setting for a front end's help: its spec name, its kinds ("none|hnsw|ivf") or its integer
-// range, the kind it needs ("ann hnsw"; empty for the kinds themselves) and its default.
+// range, the kind it needs ("ann hnsw"; empty for the kinds themselves) and its default (for the
+// kinds: a new store's on disk).
 struct IndexSettingInfo {
   std::string name;
   std::string choices;  // empty for an integer

@@ -377,6 +377,14 @@ uint64_t StoreState::memory_rows() const {
   return rows;
 }
 
+uint32_t StoreState::largest_memory_segment() const {
+  uint32_t rows = 0;
+  for (const auto& [name, c] : collections_)
+    for (const Slot& slot : c->segments)
+      if (!slot.segment->sealed()) rows = std::max(rows, slot.segment->appended());
+  return rows;
+}
+
 bool StoreState::MemorySegmentMostlyDead() const {
   constexpr uint32_t kMinRows = 1 << 14;
   for (const auto& [name, c] : collections_)

@@ -68,6 +68,8 @@ class StoreState {
   // Checkpoint: swaps in the sealed segment written from a memory segment's rows.
   void ReplaceSegment(const std::string& collection, const SegmentPtr& memory_segment, SegmentPtr sealed);
   uint64_t memory_rows() const;
+  // The rows of the fullest memory segment.
+  uint32_t largest_memory_segment() const;
   // Bytes of vectors held: every row's slot (footprint.vector_bytes, superseded rows included) plus
   // each named-vector column, which spans all rows of its segment. Summed from the segments, so it
   // stays right however segments are replaced.

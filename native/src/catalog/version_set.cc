@@ -219,9 +219,9 @@ void VersionSet::Sync() {
   if (log_) log_->Sync();
 }
 
-bool VersionSet::CheckpointDue() const {
+bool VersionSet::CheckpointDue(uint32_t seal_rows) const {
   return logging_ && (state_.memory_rows() >= kCheckpointRows || state_.MemorySegmentNearlyFull() || state_.MemorySegmentMostlyDead() ||
-                      wal_.bytes() >= kCheckpointLogBytes);
+                      wal_.bytes() >= kCheckpointLogBytes || (seal_rows > 0 && state_.largest_memory_segment() >= seal_rows));
 }
 
 void VersionSet::SealMemorySegments(const Snapshot& snap) {

@@ -103,8 +103,10 @@ class VersionSet {
   };
   ReplicationPoint Replication() const;
 
-  // Whether memory segments or the log have grown enough to checkpoint.
-  bool CheckpointDue() const;
+  // Whether memory segments or the log have grown enough to checkpoint; seal_rows, when not 0, is
+  // also enough rows in one memory segment (the store's seal bound).
+  bool CheckpointDue(uint32_t seal_rows) const;
+  uint32_t largest_memory_segment() const { return state_.largest_memory_segment(); }
   void Checkpoint();
 
   // Compaction: an id for its output, whose files no cleanup removes until Install or Abandon.

@@ -186,6 +186,7 @@ class Walker {
       if (c.distance > bound && results.size() >= ef) break;
       frontier.pop();
       if (cancel && ++expanded % 256 == 0) cancel->ThrowIfCancelled();
+      if (admit.Abandoned()) break;
       size_t n = 0;
       ForEachLink(c.row, level, [&](uint32_t row) {
         if (visited.Visit(row)) fresh[n++] = row;

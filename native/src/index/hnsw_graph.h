@@ -35,6 +35,8 @@ class WalkAdmission {
  public:
   virtual ~WalkAdmission() = default;
   virtual bool Admit(uint32_t row, float distance) = 0;
+  // Whether the walk should stop where it is (it has cost more than the answer is worth).
+  virtual bool Abandoned() const { return false; }
 };
 
 class HnswGraph {

@@ -35,6 +35,7 @@ class QueryAdmission final : public WalkAdmission {
  public:
   explicit QueryAdmission(CandidateAdmission& admission) : admission_(admission) {}
   bool Admit(uint32_t row, float) override { return admission_.Admit(row); }
+  bool Abandoned() const override { return admission_.over_budget(); }
 
  private:
   CandidateAdmission& admission_;
@@ -82,7 +83,7 @@ void HnswIndex::Search(const Segment& segment, const VectorQuery& query, const R
     // Only a walk that admitted every node is sure to have left none out.
     bool exhausted = found.size() >= graph_->nodes();
     size_t rescore = binary ? found.size() : rescored;
-    return AnnFound{std::move(found), exhausted, rescore};
+    return AnnFound{std::move(found), exhausted, rescore, admission.over_budget()};
   });
 }
 

@@ -52,7 +52,7 @@ std::optional<StoreHeader> ReadHeader(const std::string& dir) {
     throw Internal("corrupt " + path + ": unknown metric");
   }
   try {
-    ResolveIndexConfig(header.index, IndexSettings{}, header.metric);
+    ResolveIndexConfig(header.index, IndexBase{}, header.metric);
   } catch (const SettingError& e) {
     throw Internal("corrupt " + path + ": the recorded " + e.what());
   }

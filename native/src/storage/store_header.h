@@ -2,8 +2,9 @@
 // defaults of its ANN and quantization settings (the last writer's resolved configuration). It is
 // plain text so an operator can read what a directory holds:
 //   tessera-store / format 1 / dimension N / metric M, then one "setting value" line per recorded
-//   setting ("ann hnsw", "m 16", ..., "quantization int8", "rescore 4"); none when they are off.
-// The setting lines need no new format: builds before them read the first four lines only.
+//   setting ("ann hnsw", "m 16", ..., "quantization int8", "rescore 4"; "ann none" when off).
+// The setting lines need no new format: builds before them read the first four lines only. Builds
+// before default indexes wrote no line for a kind that was off, so a header without one means none.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -19,7 +20,7 @@ struct StoreHeader {
   uint32_t format = kFormatVersion;
   uint32_t dimension = 0;
   Metric metric = Metric::kCosine;
-  IndexSettings index;  // recorded defaults; unset when off or never recorded
+  IndexSettings index;  // recorded defaults; a kind unset was off (an older build's header)
 };
 
 void WriteHeader(const std::string& dir, const StoreHeader& header);
