@@ -26,6 +26,7 @@ import { Store } from '../lib/index';
 import type { Filter, OpenOptions, PlannedHits } from '../lib/types';
 import {
   benchSize,
+  forkServer,
   emit,
   freshDir,
   log,
@@ -570,22 +571,8 @@ type Autocannon = (opts: {
   requests: { method: string; path: string; body: string; headers: Record<string, string> }[];
 }) => Promise<AutocannonResult>;
 
-function startServer(args: string[]): Promise<{ url: string; proc: ChildProcess }> {
-  const cli = path.join(__dirname, '..', 'lib', 'cli.js');
-  const proc = fork(cli, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
-      if (m) resolve({ url: m[1], proc });
-    });
-    proc.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
-}
-
 async function httpRun(dir: string, ef: number, data: DataSet, truth: Truth): Promise<Record<string, unknown>> {
-  const server = await startServer([
+  const server = await forkServer([
     'serve',
     '--data',
     dir,

@@ -3,12 +3,12 @@
 // /search plans `ann`; recall and `wrk` at 1 and 8 connections over the query bodies; and filtered
 // search at 50%, 10%, 1% and 0.1% of rows at random and on another class's label, against
 // hnswlib-node's filtered searchKnn (ef 64, 256, 1024) and an exact scan of just the matching rows
-// (gathered beforehand, so the peer pays nothing but the scan), each in the same run.
-import { type ChildProcess, execFileSync, fork } from 'node:child_process';
+// (usearch's kernels, the rows gathered per query as an application would), each in the same run.
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Rng, freshDir, log, now, removeDir, round, upsertBody, writeAscii } from './common';
+import { Rng, forkServer, freshDir, log, now, removeDir, round, upsertBody, writeAscii } from './common';
 import { readLabels } from './fashion_mnist';
 
 const TOP_K = 10;
@@ -42,28 +42,15 @@ export interface WrkResult {
   requests: number;
 }
 
-type Server = { url: string; proc: ChildProcess };
-
-function startServer(args: string[]): Promise<Server> {
-  const cli = path.join(__dirname, '..', 'lib', 'cli.js');
-  const proc = fork(cli, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
-      if (m) resolve({ url: m[1], proc });
-    });
-    proc.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
-}
-
-async function post(url: string, body: string | Buffer): Promise<unknown> {
-  const res = await fetch(url, {
-    method: 'POST',
-    body: typeof body === 'string' ? body : new Uint8Array(body),
-    headers: { 'content-type': 'application/json' },
-  });
+/** POSTs body; once more when the server had closed the pooled connection while it idled (every call here is idempotent). */
+async function post(url: string, body: string | Buffer, retried = false): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(url, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers: { 'content-type': 'application/json' } });
+  } catch (err) {
+    if (retried) throw err;
+    return post(url, body, true);
+  }
   const text = await res.text();
   if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text);
@@ -205,6 +192,24 @@ async function untilAnn(url: string, q: Float32Array, since: number, limitS: num
   }
 }
 
+async function segmentsNow(url: string): Promise<{ segments: number; busy: number }> {
+  const stats = (await (await fetch(`${url}/stats`)).json()) as { footprint: { segments: number } };
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  const gauge = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
+  return { segments: stats.footprint.segments, busy: gauge('svc_index_builds_pending') + gauge('svc_compactions_running') };
+}
+
+/** Waits until no index build or compaction is queued or running (three polls in a row, as one compaction queues the next): the layout queries then meet. */
+async function untilSettled(url: string, since: number, limitS: number): Promise<{ segments: number; seconds: number }> {
+  let cur = await segmentsNow(url);
+  for (let idle = 0; idle < 3 && now() - since < limitS * 1000; ) {
+    await new Promise((r) => setTimeout(r, 200));
+    cur = await segmentsNow(url);
+    idle = cur.busy === 0 ? idle + 1 : 0;
+  }
+  return { segments: cur.segments, seconds: round((now() - since) / 1000, 1) };
+}
+
 async function httpRecall(url: string, data: ServiceData, bodies: string[], truth: number[][]): Promise<number> {
   let sum = 0;
   for (let q = 0; q < bodies.length; q++) {
@@ -251,26 +256,33 @@ function timed(data: ServiceData, truth: number[][], search: (q: number) => numb
   return { recall: round(recall / data.queries.length, 4), qps: round((1000 * data.queries.length) / ms, 1) };
 }
 
-/** The matching rows of each distinct filter, gathered into one contiguous buffer each. */
-function matchingScan(data: ServiceData, fc: FilterCase, usearch: ServiceUsearch | null, truth: number[][]): { recall: number; qps: number } | null {
+/** The rows passing query q's filter, gathered into one contiguous buffer (an application's own prefilter). */
+function gather(data: ServiceData, fc: FilterCase, q: number): { rows: Uint32Array; vectors: Float32Array } {
+  const rows: number[] = [];
+  for (let r = 0; r < data.rows; r++) if (fc.passes(q, r)) rows.push(r);
+  const vectors = new Float32Array(rows.length * data.dim);
+  for (let i = 0; i < rows.length; i++) vectors.set(data.vectors.subarray(rows[i] * data.dim, (rows[i] + 1) * data.dim), i * data.dim);
+  return { rows: Uint32Array.from(rows), vectors };
+}
+
+/**
+ * The exact scan of just the matching rows, with usearch's SIMD kernels: `gathered` finds and
+ * copies them per query (what an application scanning its own prefiltered rows pays, the issue's
+ * peer), `scan_only` has them gathered beforehand (a perfectly partitioned store).
+ */
+function matchingScan(data: ServiceData, fc: FilterCase, usearch: ServiceUsearch | null, truth: number[][]) {
   if (!usearch) return null;
-  const gathered = new Map<string, { rows: Uint32Array; vectors: Float32Array }>();
-  const key = (q: number) => JSON.stringify(fc.filter(q));
-  for (let q = 0; q < data.queries.length; q++) {
-    if (gathered.has(key(q))) continue;
-    const rows: number[] = [];
-    for (let r = 0; r < data.rows; r++) if (fc.passes(q, r)) rows.push(r);
-    const vectors = new Float32Array(rows.length * data.dim);
-    for (let i = 0; i < rows.length; i++) vectors.set(data.vectors.subarray(rows[i] * data.dim, (rows[i] + 1) * data.dim), i * data.dim);
-    gathered.set(key(q), { rows: Uint32Array.from(rows), vectors });
-  }
-  return timed(data, truth, (q) => {
-    const g = gathered.get(key(q))!;
+  const scan = (q: number, g: { rows: Uint32Array; vectors: Float32Array }) => {
     const k = Math.min(TOP_K, g.rows.length);
     if (k === 0) return [];
     const m = usearch.exactSearch(g.vectors, data.queries[q], data.dim, k, usearch.MetricKind.L2sq, 1);
     return Array.from(m.keys, (i) => g.rows[Number(i)]);
-  });
+  };
+  const gathered = timed(data, truth, (q) => scan(q, gather(data, fc, q)));
+  const prepared = new Map<string, { rows: Uint32Array; vectors: Float32Array }>();
+  const key = (q: number) => JSON.stringify(fc.filter(q));
+  for (let q = 0; q < data.queries.length; q++) if (!prepared.has(key(q))) prepared.set(key(q), gather(data, fc, q));
+  return { gathered, scan_only: timed(data, truth, (q) => scan(q, prepared.get(key(q))!)) };
 }
 
 export interface ServiceReport {
@@ -291,8 +303,8 @@ export async function serviceCases(data: ServiceData, peer: FilteredPeer | null,
   const trainLabels = readLabels('train');
   const testLabels = readLabels('t10k');
   const { cases, bucket } = filterCases(data.rows, trainLabels, testLabels);
-  const dir = freshDir('tessera-bench-ann-service-');
-  const server = await startServer(['serve', '--data', dir, '--port', '0', '--dimension', String(data.dim), '--distance', 'Euclidean', '--log-level', 'warn']);
+  const dir = freshDir('ann-service');
+  const server = await forkServer(['serve', '--data', dir, '--port', '0', '--dimension', String(data.dim), '--distance', 'Euclidean', '--log-level', 'warn']);
   try {
     const stats = (await (await fetch(`${server.url}/stats`)).json()) as { ann: unknown; quantization: unknown };
     log(
@@ -304,6 +316,12 @@ export async function serviceCases(data: ServiceData, peer: FilteredPeer | null,
     const indexed = await untilAnn(server.url, data.queries[0], lastWrite, 300);
     log(`  ingest ${ingestS} s; plan paths after the last upsert ${indexed.paths.join(' -> ')}; ann after ${indexed.seconds} s (no /flush)`);
     if (indexed.seconds === null) notes.push('service: no ann plan within 300 s of the last upsert');
+
+    const atAnn = await segmentsNow(server.url);
+    const settled = await untilSettled(server.url, lastWrite, 600);
+    log(
+      `  ${atAnn.segments} segments at the first ann plan; ${settled.segments} once builds and compactions settled, ${settled.seconds} s after the last upsert`,
+    );
 
     const truth = await exactAnswers(server.url, data, null);
     const bodies = data.queries.map((q) => body(q));
@@ -355,13 +373,23 @@ export async function serviceCases(data: ServiceData, peer: FilteredPeer | null,
         wrk_c1: wrk,
         hnswlib,
         matching_rows_scan_usearch: scan,
-        best_peer_qps_at_equal_recall: bestPeer(round(sum / data.queries.length, 4), hnswlib, scan),
+        best_peer_qps_at_equal_recall: bestPeer(round(sum / data.queries.length, 4), hnswlib, scan?.gathered ?? null),
       };
       log(`  filtered ${JSON.stringify(row)}`);
       filtered.push(row);
     }
     return {
-      default_flags: { ann: stats.ann, quantization: stats.quantization, ingest_s: ingestS, plan_paths: indexed.paths, recall, qps_c1: c1?.rps ?? null },
+      default_flags: {
+        ann: stats.ann,
+        quantization: stats.quantization,
+        ingest_s: ingestS,
+        plan_paths: indexed.paths,
+        segments_at_first_ann: atAnn.segments,
+        segments_measured: settled.segments,
+        settled_s: settled.seconds,
+        recall,
+        qps_c1: c1?.rps ?? null,
+      },
       noflush_index_s: indexed.seconds,
       wrk_c1: c1,
       wrk_c8: c8,
@@ -370,7 +398,9 @@ export async function serviceCases(data: ServiceData, peer: FilteredPeer | null,
       filtered,
     };
   } finally {
+    const exited = new Promise((resolve) => server.proc.once('exit', resolve));
     server.proc.kill();
+    await exited;
     removeDir(dir);
   }
 }

@@ -15,13 +15,12 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { Store } from '../lib/index';
-import { benchSize, emit, freshDir, log, machine, now, pkgRoot, pkgVersion, removeDir, Rng, round, runBench, summarize } from './common';
+import { benchSize, CLI, emit, freshDir, log, machine, now, pkgRoot, pkgVersion, removeDir, Rng, round, runBench, summarize } from './common';
 
 const { queries: QUERIES } = benchSize(0, 500);
 const SCALE_FILES = Number(process.env.BENCH_SCALE_FILES ?? 10_000);
 const SYMBOLS = 200;
 const COLLECTION = 'code';
-const CLI = path.resolve(__dirname, '../lib/cli/main.js');
 const STOPWORDS = new Set(
   'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(' '),
 );

@@ -1,8 +1,26 @@
 // Shared helpers for the benchmarks: progress on stderr, one JSON object as the last stdout line,
 // a seeded RNG, and a fast float -> JSON text writer so bodies never go through JSON.stringify.
+import { type ChildProcess, fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
+/** The built `tessera` command line (dist/lib/cli/main.js). */
+export const CLI = path.join(__dirname, '..', 'lib', 'cli', 'main.js');
+
+/** `tessera <args>` in a child process, once it prints its listening line. */
+export function forkServer(args: string[]): Promise<{ url: string; proc: ChildProcess }> {
+  const proc = fork(CLI, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
+      if (m) resolve({ url: m[1], proc });
+    });
+    proc.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+  });
+}
 
 const t0 = performance.now();
 

@@ -11,7 +11,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Store } from '../lib/index';
-import { benchSize, emit, log, machine, now, randomUnitVectors, Rng, round, runBench, upsertBody, writeAscii } from './common';
+import { benchSize, CLI, emit, log, machine, now, randomUnitVectors, Rng, round, runBench, upsertBody, writeAscii } from './common';
 import { drawIndex, loadVocabulary } from './vocabulary';
 
 const { n: N } = benchSize(1_000_000, 0);
@@ -111,9 +111,8 @@ function getStatus(port: number, route: string): Promise<number> {
 
 /** Seconds from spawning `tessera serve` on dir to its first /ready 200, and to its listening line. */
 async function serverReady(dir: string): Promise<{ ready_s: number; listening_s: number }> {
-  const cli = path.join(__dirname, '..', 'lib', 'cli.js');
   const t = now();
-  const proc: ChildProcess = fork(cli, ['serve', '--data', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const proc: ChildProcess = fork(CLI, ['serve', '--data', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   try {
     const port = await new Promise<number>((resolve, reject) => {
       let out = '';

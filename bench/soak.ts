@@ -22,6 +22,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Store } from '../lib/index';
 import {
+  CLI,
   Rng,
   emit,
   freshDir,
@@ -54,7 +55,6 @@ const OPEN_N = Number(process.env.BENCH_OPEN_N ?? 1_000_000);
 const OPEN_DIM = 64;
 const OPEN_BATCH = 10_000;
 const OPEN_RUNS = 3;
-const CLI = path.join(__dirname, '..', 'lib', 'cli.js');
 
 type Route = 'search' | 'search_filtered' | 'upsert' | 'list' | 'aggregate';
 const ROUTES: Route[] = ['search', 'search_filtered', 'upsert', 'list', 'aggregate'];

@@ -102,6 +102,7 @@ export interface NativeFootprint {
   index_builds_pending: number;
   /** Compactions installed since open, and the bytes they wrote. */
   compactions: number;
+  compactions_running: number;
   compaction_bytes: number;
   reads_inline: number;
   reads_queued: number;

@@ -30,6 +30,7 @@ function storeGauges(slot: StoreSlot, registry: Registry): void {
   gauge('svc_store_collections', 'Collections', (f) => f.collections);
   gauge('svc_store_segments', 'Segments, sealed and in memory, over all collections', (f) => f.segments);
   gauge('svc_index_builds_pending', 'Sealed segments whose vector indexes are queued or building', (f) => f.index_builds_pending);
+  gauge('svc_compactions_running', 'Compactions rewriting segments (and building their indexes) now', (f) => f.compactions_running);
   gauge('svc_column_segments', 'Sealed segments whose attributes are read column by column', (f) => f.column_segments);
   const counter = (name: string, help: string, read: (f: ReturnType<Store['footprintCached']>) => number) =>
     countedElsewhere(registry, name, help, () => total(read));

@@ -415,6 +415,11 @@ bool StoreImpl::CompactOnce(CompactionScope scope) {
     job = std::move(*picked);
     job.output_id = versions_->BeginCompaction();
   }
+  footprint_.compactions_running.fetch_add(1);
+  struct Running {
+    std::atomic<uint64_t>& count;
+    ~Running() { count.fetch_sub(1); }
+  } running{footprint_.compactions_running};
   CompactedSegment out;
   try {
     out = RewriteSegments(job, options_.path, dim_, options_.mmap, background_.stop());

@@ -211,6 +211,7 @@ test('/compact reclaims dead rows and answers ok; a bad body is 400 naming the f
   t.regex(metrics, /^svc_compactions_total [1-9]/m);
   t.regex(metrics, /^svc_compaction_bytes_total [1-9]/m);
   t.regex(metrics, /^svc_store_segments \d+/m);
+  t.regex(metrics, /^svc_compactions_running 0$/m, 'none runs once /compact answered');
 });
 
 test('/metrics exposes the spec metrics with route templates as labels', async (t) => {

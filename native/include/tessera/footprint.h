@@ -11,8 +11,8 @@ namespace tessera {
 // memory by this process (built).
 struct FootprintCounters {
   std::atomic<uint64_t> rows{0}, dead_rows{0}, doc_count{0}, collections{0}, segments{0}, index_builds_pending{0};
-  // Compactions installed since open, and the bytes they wrote.
-  std::atomic<uint64_t> compactions{0}, compaction_bytes{0};
+  // Compactions installed since open, and the bytes they wrote; whether one is rewriting now.
+  std::atomic<uint64_t> compactions{0}, compaction_bytes{0}, compactions_running{0};
   std::atomic<uint64_t> derived_mapped{0}, derived_built{0};
   // Sealed segments whose attributes are read column by column (their column file opened).
   std::atomic<uint64_t> column_segments{0};

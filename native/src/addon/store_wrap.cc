@@ -333,6 +333,7 @@ Napi::Value StoreWrap::Footprint(const Napi::CallbackInfo& info) {
   o.Set("segments", double(f.segments.load()));
   o.Set("index_builds_pending", double(f.index_builds_pending.load()));
   o.Set("compactions", double(f.compactions.load()));
+  o.Set("compactions_running", double(f.compactions_running.load()));
   o.Set("compaction_bytes", double(f.compaction_bytes.load()));
   o.Set("derived_mapped", double(f.derived_mapped.load()));
   o.Set("derived_built", double(f.derived_built.load()));
