@@ -140,7 +140,7 @@ export interface NativeAddon {
   /** The setImmediate that schedules the settling of finished calls. */
   scheduleWith(setImmediate: (callback: () => void) => unknown): void;
   runKernel(family: string, op: 'dot' | 'l2sq', a: Float32Array, b: Float32Array): number;
-  runKernel(family: string, op: 'dot_rows' | 'l2sq_rows', q: Float32Array, rows: Float32Array): Float32Array;
+  runKernel(family: string, op: 'dot_rows' | 'l2sq_rows' | 'dot_rows_at' | 'l2sq_rows_at', q: Float32Array, rows: Float32Array): Float32Array;
   /** Where a JSON text first breaks the grammar, as the core's 400 says it ("malformed JSON at byte ..."), or null when it holds. */
   jsonSyntaxError(text: string): string | null;
 }

@@ -83,6 +83,24 @@ for (const family of families) {
   }
 }
 
+for (const family of families) {
+  for (const op of ['dot', 'l2sq'] as const) {
+    test(`${family} ${op}_rows_at scores rows anywhere, by fours, to the bit as ${op}_rows scores them in one block`, (t) => {
+      const rand = prng(op === 'dot' ? 15 : 16);
+      for (const dim of DIMS) {
+        for (const count of [4, 8, 12]) {
+          const q = Float32Array.from({ length: dim }, () => rand() * 2 - 1);
+          const rows = Float32Array.from({ length: dim * count }, () => rand() * 2 - 1);
+          const block = native.runKernel(family, `${op}_rows`, q, rows);
+          // rows_at is handed the rows last first, so every four it scores together were apart in the block.
+          const scattered = native.runKernel(family, `${op}_rows_at`, q, rows);
+          t.deepEqual(Array.from(scattered).reverse(), Array.from(block), `${family} ${op} dim ${dim} count ${count}`);
+        }
+      }
+    });
+  }
+}
+
 test('kernels ignore memory past the end of the vectors (tail handling on subarrays)', (t) => {
   const rand = prng(5);
   const big = Float32Array.from({ length: 64 }, () => rand());

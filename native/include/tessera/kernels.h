@@ -15,6 +15,11 @@ struct Kernels {
   // Sharing q's loads across rows and amortizing the call make short rows cheaper to scan.
   void (*dot_rows)(const float* q, const float* rows, size_t n, size_t count, float* out);
   void (*l2sq_rows)(const float* q, const float* rows, size_t n, size_t count, float* out);
+  // The same for rows anywhere (rows[i] is row i), count a multiple of four (repeat the last row
+  // to pad): each row is scored exactly as the kernels above score it within a call starting at a
+  // multiple of four rows before it, so a sparse scan's scores never depend on what it skipped.
+  void (*dot_rows_at)(const float* q, const float* const* rows, size_t n, size_t count, float* out);
+  void (*l2sq_rows_at)(const float* q, const float* const* rows, size_t n, size_t count, float* out);
 
   // Exact dot of two int8 code vectors. Codes must lie in [-127, 127], never -128: the x86 kernels
   // multiply |a| (as unsigned) by b with a's sign, and -128 has no such |a| or negation. Exact
@@ -34,6 +39,10 @@ struct Kernels {
 template <auto Fn, typename T, typename Score>
 void RowsOneByOne(const T* q, const T* rows, size_t n, size_t count, Score* out) {
   for (size_t i = 0; i < count; ++i) out[i] = Fn(q, rows + i * n, n);
+}
+template <auto Fn, typename T, typename Score>
+void RowsAtOneByOne(const T* q, const T* const* rows, size_t n, size_t count, Score* out) {
+  for (size_t i = 0; i < count; ++i) out[i] = Fn(q, rows[i], n);
 }
 
 const Kernels& ScalarKernels();

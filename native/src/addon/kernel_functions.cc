@@ -1,5 +1,7 @@
 #include "kernel_functions.h"
 
+#include <vector>
+
 #include "args.h"
 #include "tessera/kernels.h"
 
@@ -17,7 +19,8 @@ Napi::Value SupportedKernels(const Napi::CallbackInfo& info) {
 Napi::Value ActiveKernels(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), tessera::ActiveKernels().name); }
 
 // runKernel(family, op, a, b): 'dot' | 'l2sq' score a against b; 'dot_rows' | 'l2sq_rows'
-// score a against each a.length-sized row of b and return the scores.
+// score a against each a.length-sized row of b and return the scores; 'dot_rows_at' |
+// 'l2sq_rows_at' the same through rows_at, given b's rows last first (the scores in that order).
 Napi::Value RunKernel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string family = StringArg(info, 0), op = StringArg(info, 1);
@@ -25,7 +28,8 @@ Napi::Value RunKernel(const Napi::CallbackInfo& info) {
     throw Napi::TypeError::New(env, "runKernel(family, op, a, b) takes two Float32Arrays");
   auto a = info[2].As<Napi::Float32Array>(), b = info[3].As<Napi::Float32Array>();
   size_t n = a.ElementLength();
-  bool rows = op == "dot_rows" || op == "l2sq_rows";
+  bool at = op == "dot_rows_at" || op == "l2sq_rows_at", dot = op == "dot_rows" || op == "dot_rows_at";
+  bool rows = at || op == "dot_rows" || op == "l2sq_rows";
   if (rows ? (n == 0 || b.ElementLength() % n != 0) : b.ElementLength() != n)
     throw Napi::RangeError::New(env, "vector lengths do not fit the op");
   for (const tessera::Kernels* k : tessera::SupportedKernels()) {
@@ -33,7 +37,13 @@ Napi::Value RunKernel(const Napi::CallbackInfo& info) {
     if (!rows) return Napi::Number::New(env, op == "dot" ? k->dot(a.Data(), b.Data(), n) : k->l2sq(a.Data(), b.Data(), n));
     size_t count = b.ElementLength() / n;
     Napi::Float32Array out = Napi::Float32Array::New(env, count);
-    (op == "dot_rows" ? k->dot_rows : k->l2sq_rows)(a.Data(), b.Data(), n, count, out.Data());
+    if (at) {
+      std::vector<const float*> reversed(count);
+      for (size_t i = 0; i < count; ++i) reversed[i] = b.Data() + (count - 1 - i) * n;
+      (dot ? k->dot_rows_at : k->l2sq_rows_at)(a.Data(), reversed.data(), n, count, out.Data());
+    } else {
+      (dot ? k->dot_rows : k->l2sq_rows)(a.Data(), b.Data(), n, count, out.Data());
+    }
     return out;
   }
   throw Napi::Error::New(env, "kernel family " + family + " does not run on this CPU");

@@ -53,9 +53,9 @@ struct AnnFound {
 // with no filter; a filter passing a fraction f of the rows at random makes it about
 // search_distances / f, since the search must surface 1/f times the candidates to admit as many.
 // A filter that passes rows far from the query (another class than the query's) costs a walk far
-// more: a filtered search is abandoned for the scan once it has surfaced as many rows as pass the
-// filter, which the scan scores (it narrows by the columns first), so it never costs more than
-// about twice the scan.
+// more: a filtered search is abandoned for the scan once it has surfaced half as many rows as pass
+// the filter (each costs it about twice what a passing row costs the scan, which narrows by the
+// columns first and scores only those), so it never costs much more than twice the scan.
 void SearchOrScan(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
                   const CancelToken& cancel, SearchTrace& trace, double search_distances,
                   const std::function<AnnFound(CandidateAdmission& admission)>& search);

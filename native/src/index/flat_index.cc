@@ -46,7 +46,10 @@ void ScanBlocks(const Segment& seg, const VectorQuery& q, const RowRange& rows, 
                 const CancelToken& cancel) {
   const Kernels& k = ActiveKernels();
   const auto kernel = q.euclidean ? k.l2sq_rows : k.dot_rows;
-  float scores[kBlock];
+  const auto kernel_at = q.euclidean ? k.l2sq_rows_at : k.dot_rows_at;
+  float scores[kBlock], gathered[kBlock];
+  const float* at[kBlock];
+  uint32_t slot[kBlock];
   bool scored[kBlock];
   RowBits chunk;
   bool narrowing = admit.filtered();
@@ -70,18 +73,33 @@ void ScanBlocks(const Segment& seg, const VectorQuery& q, const RowRange& rows, 
       if (keep == 0) continue;
       if (n < kBlock) keep &= (uint64_t(1) << n) - 1;
       // A block with no deleted or vectorless row (the common case) is one kernel call, its rows not
-      // tested one by one. One the narrowing left at most half of scores only its groups of four
-      // holding a kept row: a selective filter spread over the segment leaves a row or two in most
-      // blocks (at 1% of rows passing, whole blocks scored half the segment). The rows kernels group
-      // rows by four from the first of a call (kernels/four_rows.h), so each group scores its rows
-      // exactly as the whole block's call does: a row's score never depends on the narrowing.
+      // tested one by one. One the narrowing left at most half of scores only its kept rows: a
+      // filter spread over the segment leaves a few rows in most blocks (at 10% of rows passing,
+      // whole blocks scored all of them). The rows kernels score rows four at a time from the first
+      // of a call and the rest one by one (kernels/four_rows.h); the kept rows among the block's
+      // whole fours are scored in fours wherever they lie (rows_at, padded with the last one), its
+      // last few in a call of their own, so each scores exactly as the whole block's call would
+      // score it: a row's score never depends on the narrowing.
       const bool whole = admit.AllVisible() && seg.all_have_vectors(b, n);
       const bool sparse = whole && narrowed != Narrowed::kNone && uint32_t(std::popcount(keep)) * 2 <= n;
       if (sparse) {
-        for (uint32_t g = 0; g < n; g += 4) {
-          if (((keep >> g) & 0xF) == 0) continue;
-          kernel(q.vector, seg.vector(b + g), q.dim, std::min<uint32_t>(4, n - g), scores + g);
-          rows_scored += std::min<uint32_t>(4, n - g);
+        const uint32_t fours = n & ~3u;
+        size_t m = 0;
+        for (uint64_t left = fours == kBlock ? keep : keep & ((uint64_t(1) << fours) - 1); left != 0; left &= left - 1) {
+          slot[m] = uint32_t(std::countr_zero(left));
+          at[m] = seg.vector(b + slot[m]);
+          ++m;
+        }
+        if (m > 0) {
+          const size_t padded = (m + 3) & ~size_t(3);
+          for (size_t j = m; j < padded; ++j) at[j] = at[m - 1];
+          kernel_at(q.vector, at, q.dim, padded, gathered);
+          for (size_t j = 0; j < m; ++j) scores[slot[j]] = gathered[j];
+          rows_scored += padded;
+        }
+        if (fours < n && (keep >> fours) != 0) {
+          kernel(q.vector, seg.vector(b + fours), q.dim, n - fours, scores + fours);
+          rows_scored += n - fours;
         }
       } else if (whole) {
         kernel(q.vector, seg.vector(b), q.dim, n, scores);

@@ -160,6 +160,8 @@ const Kernels& Avx2Kernels() {
                          L2sq,
                          FourRows<Avx2, false, Dot>,
                          FourRows<Avx2, true, L2sq>,
+                         FourRowsAt<Avx2, false, Dot>,
+                         FourRowsAt<Avx2, true, L2sq>,
                          DotI8,
                          DotI8Rows,
                          Popcount<false>,

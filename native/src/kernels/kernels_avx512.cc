@@ -73,6 +73,8 @@ const Kernels& Avx512Kernels() {
                          L2sq,
                          FourRows<Avx512, false, Dot>,
                          FourRows<Avx512, true, L2sq>,
+                         FourRowsAt<Avx512, false, Dot>,
+                         FourRowsAt<Avx512, true, L2sq>,
                          DotI8With<DotI8Step>,
                          DotI8RowsWith<DotI8Step>,
                          Avx2Kernels().hamming,

@@ -83,6 +83,8 @@ const Kernels& NeonKernels() {
                          L2sq,
                          RowsOneByOne<Dot>,
                          RowsOneByOne<L2sq>,
+                         RowsAtOneByOne<Dot>,
+                         RowsAtOneByOne<L2sq>,
                          DotI8,
                          RowsOneByOne<DotI8>,
                          Popcount<false>,

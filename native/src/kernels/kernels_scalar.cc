@@ -62,6 +62,8 @@ const Kernels& ScalarKernels() {
                          L2sq,
                          RowsOneByOne<Dot>,
                          RowsOneByOne<L2sq>,
+                         RowsAtOneByOne<Dot>,
+                         RowsAtOneByOne<L2sq>,
                          DotI8,
                          RowsOneByOne<DotI8>,
                          Hamming,
