@@ -1068,7 +1068,7 @@ async function miniLmRun(root: string): Promise<Record<string, unknown>> {
   const unit = normalized(vectors, dim);
   const dir = freshDir('ann-minilm');
   try {
-    const store = await Store.open({ path: dir, dimension: dim, distance: 'Cosine', quantization: 'binary' });
+    const store = await Store.open({ path: dir, dimension: dim, distance: 'Cosine', ann: 'none', quantization: 'binary' });
     for (let from = 0; from < rows; from += BATCH) {
       const body = upsertBody(vectors, dim, from, Math.min(rows, from + BATCH), {
         attrs: (b, pos, row) => writeAscii(b, pos, row < half ? '{"copy":{"Int":0}}' : '{"copy":{"Int":1}}'),
@@ -1092,7 +1092,7 @@ async function miniLmRun(root: string): Promise<Record<string, unknown>> {
       data: `real: ${total} all-MiniLM-L6-v2 vectors (npm @sap-ux/fiori-docs-embeddings@1.2.6), ${queries.length} held out as queries, ${half} indexed twice (${rows} rows: a segment needs 1,024 for codes), queries filtered to the originals`,
     };
     for (const rescore of [4, 16, 64]) {
-      const s = await Store.open({ path: dir, readOnly: true, queryThreads: 1, quantization: 'binary', rescore });
+      const s = await Store.open({ path: dir, readOnly: true, queryThreads: 1, ann: 'none', quantization: 'binary', rescore });
       const planPath = (await s.search({ query: queries[0], top_k: TOP_K, filter, include_attributes: [], plan: true })).plan.path;
       const eng: Engine = {
         name: 'b',

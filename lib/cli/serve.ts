@@ -89,13 +89,15 @@ function indexFlags(settings: IndexSettingInfo[]): Flag[] {
   return settings.map((s) => {
     const range = s.choices ? '' : `${s.min} to ${s.max}; `;
     const needs = s.needs ? `with --${s.needs}; ` : '';
+    // The kinds' defaults are a new store's on disk: in memory nothing is ever indexed.
+    const where = s.choices ? ' for a new store on disk, none in memory' : '';
     return {
       name: settingFlag(s.name),
       key: 'index',
       option: s.option,
       parse: anyText,
       arg: s.choices ?? 'N',
-      help: `${INDEX_HELP[s.name] ?? s.name} (${needs}${range}default ${s.default}, or what the store recorded)`,
+      help: `${INDEX_HELP[s.name] ?? s.name} (${needs}${range}default ${s.default}${where}, or what the store recorded)`,
     };
   });
 }

@@ -330,8 +330,12 @@ export const COMPONENTS: Record<string, JsonSchema> = {
     {
       dimension: COUNT,
       distance: { enum: ['Cosine', 'Euclidean', 'DotProduct'] },
-      ann: noted(orNull(ref('AnnConfig')), { description: 'null: exact brute-force search' }),
-      quantization: orNull(closed({ kind: { enum: ['Int8', 'Binary'] }, rescore: COUNT }, ['kind', 'rescore'])),
+      ann: noted(orNull(ref('AnnConfig')), {
+        description: 'null: exact brute-force search. A new store on disk gets Hnsw (m 16, ef_construction 200, ef_search 64) unless started with --ann none',
+      }),
+      quantization: noted(orNull(closed({ kind: { enum: ['Int8', 'Binary'] }, rescore: COUNT }, ['kind', 'rescore'])), {
+        description: 'null: no quantized first pass. A new store on disk gets Int8 with rescore 4 unless started with --quantization none',
+      }),
       query_threads: COUNT,
       mmap: BOOLEAN,
       collections: STRINGS,

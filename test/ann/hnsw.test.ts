@@ -190,3 +190,24 @@ test('a filter passing 0.1% of rows returns top_k hits whenever that many match,
     t.deepEqual(hits, await store.search({ query, top_k: 10, filter, exact: true }), plan.path);
   }
 });
+
+test("a filter passing a fifth of the rows, none of them in the query's own cluster, returns top_k passing rows, the exact ones", async (t) => {
+  // Clusters are i % 40 (data.ts): the walk starts among rows the filter refuses and must leave
+  // them, or give up on the walk for the scan.
+  const store = await Store.open({ path: tempDir('far'), dimension: data[0].length, distance: 'Euclidean' });
+  t.teardown(() => store.close());
+  await store.upsert('c', { records: data.map((vector, i) => ({ id: `r${i}`, vector, attrs: { cluster: { Int: i % 40 } } })) });
+  await store.flush();
+  await store.waitForIndexes();
+  const filter: Filter = [{ Ge: ['cluster', { Int: 20 }] }, { Lt: ['cluster', { Int: 28 }] }];
+  let found = 0;
+  for (let i = 0; i < 10; i++) {
+    const query = data[i * 40].map((x) => Math.fround(x + 0.01)); // cluster 0
+    const hits = await store.search({ query, top_k: 10, filter, include_attributes: ['cluster'] });
+    t.is(hits.length, 10);
+    t.true(hits.every((h) => Number((h.attrs.cluster as { Int: bigint }).Int) >= 20 && Number((h.attrs.cluster as { Int: bigint }).Int) < 28));
+    const exact = new Set((await store.search({ query, top_k: 10, filter, exact: true })).map((h) => h.id));
+    found += hits.filter((h) => exact.has(h.id)).length;
+  }
+  t.true(found / 100 >= 0.95, `recall@10 ${found / 100}`);
+});
