@@ -325,10 +325,12 @@ void StoreImpl::CheckpointOrPoison() {
   ScheduleCompaction();
 }
 
-uint32_t StoreImpl::SealRows() const { return VectorIndexes().any() ? kSealRows : 0; }
+bool StoreImpl::IndexesVectors() const { return dim_ > 0 && VectorIndexes().any(); }
+
+uint32_t StoreImpl::SealRows() const { return IndexesVectors() ? kSealRows : 0; }
 
 void StoreImpl::NoteWriteForQuietSeal() {
-  if (role_ == Role::kWriter && VectorIndexes().any() && versions_->largest_memory_segment() >= kMinAnnRows) quiet_seal_.Touch();
+  if (role_ == Role::kWriter && IndexesVectors() && versions_->largest_memory_segment() >= kMinAnnRows) quiet_seal_.Touch();
 }
 
 void StoreImpl::SealQuietSegments() {

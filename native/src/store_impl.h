@@ -129,8 +129,10 @@ class StoreImpl final : public Store {
   // segments lack saved in the background.
   void IndexSealedSegments() TS_REQUIRES(writer_mu_);
   void BuildSegmentIndexes(const std::string& collection, const std::shared_ptr<Segment>& segment) TS_EXCLUDES(writer_mu_);
-  // The seal bound in rows of a memory segment: kSealRows while sealed segments get vector
-  // indexes, else 0 (sealing early would only add segments).
+  // Whether sealed segments get vector indexes: an ANN or quantization kind, and vectors.
+  bool IndexesVectors() const;
+  // The seal bound in rows of a memory segment: kSealRows while IndexesVectors, else 0 (sealing
+  // early would only add segments).
   uint32_t SealRows() const;
   // After a write: arms the quiet-period seal when a memory segment is big enough to index.
   void NoteWriteForQuietSeal() TS_REQUIRES(writer_mu_);
