@@ -52,6 +52,12 @@ void CheckF32(const tessera::Kernels* k) {
         float d = k->dot(a.data(), rows.data() + r * n, n), l = k->l2sq(a.data(), rows.data() + r * n, n);
         ok = ok && std::fabs(dots[r] - d) <= 1e-5f * (std::fabs(d) + 1) && std::fabs(l2s[r] - l) <= 1e-5f * (l + 1);
       }
+      // rows_at scores the first four rows, handed over last first, to the bit as the block call did.
+      const float* at[4] = {rows.data() + 3 * n, rows.data() + 2 * n, rows.data() + n, rows.data()};
+      float dots_at[4], l2s_at[4];
+      k->dot_rows_at(a.data(), at, n, 4, dots_at);
+      k->l2sq_rows_at(a.data(), at, n, 4, l2s_at);
+      for (size_t r = 0; r < 4; ++r) ok = ok && dots_at[3 - r] == dots[r] && l2s_at[3 - r] == l2s[r];
       Record(ok, k->name, "f32", n, trial);
     }
   }
