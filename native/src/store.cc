@@ -340,7 +340,9 @@ void StoreImpl::SealQuietSegments() {
     CheckpointOrPoison();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tessera: sealing the memory segments after a quiet period failed: %s\n", e.what());
+    return;
   }
+  CrashPoint("quiet-seal-sealed");
 }
 
 VectorIndexConfig StoreImpl::VectorIndexes() const { return VectorIndexConfig{metric_, ann_, quantization_, options_.mmap}; }

@@ -269,3 +269,28 @@ test('recovery after an automatic checkpoint: sealed segments plus the log writt
   t.is((await store.records('small')).length, 100);
   await store.close();
 });
+
+// ---- the quiet-period seal ----
+
+test('SIGKILL right after a quiet-period seal: every row it sealed is there on reopen, and gets its index', async (t) => {
+  const dir = tempDir();
+  const child = new Child({ TESSERA_CRASH_AT: 'quiet-seal-sealed' });
+  // A new store on disk indexes by default; 1,500 rows (past the 1,024 an index needs, short of the
+  // 4,096 bound) seal only when the quiet period ends, and the process dies the moment they have.
+  await child.call('open', { options: { path: dir, dimension: DIM, distance: 'Euclidean' } });
+  await child.call('upsertGen', { collection: 'c', tag: 'a', start: 0, count: 1000, dim: DIM });
+  await child.call('upsertGen', { collection: 'c', tag: 'a', start: 1000, count: 500, dim: DIM });
+  const { signal } = await child.exited;
+  t.is(signal, 'SIGKILL');
+  t.regex(child.stderr, /crash point quiet-seal-sealed/);
+  t.true(
+    fs.readdirSync(dir).some((f) => /^seg-\d+\.vec$/.test(f)),
+    'the rows were sealed into a segment file before the kill',
+  );
+  const store = await Store.open({ path: dir });
+  t.is(batchIsIntact(byTag(await store.records('c')).get('a'), 'a', 1500, DIM), null);
+  await store.waitForIndexes();
+  const { plan } = await store.search({ query: genVector(7, DIM), top_k: 5, plan: true });
+  t.is(plan.path, 'ann', 'the reopened writer builds the sealed segment its index');
+  await store.close();
+});
