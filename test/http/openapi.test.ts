@@ -186,3 +186,11 @@ test('the contract check refuses an unlisted status, a body off its schema, and 
   );
   t.is(contractViolation('GET', '/no/such/route', undefined, 404, 'application/json', '{"error":"no route"}'), null, 'an unknown route is not described');
 });
+
+test("/stats' description states a new store's index defaults, as the server answers them", async (t) => {
+  const stats = (document.components as { schemas: Record<string, { properties: Record<string, { description?: string }> }> }).schemas.Stats.properties;
+  t.regex(stats.ann.description ?? '', /new store on disk gets Hnsw/);
+  t.regex(stats.quantization.description ?? '', /new store on disk gets Int8 with rescore 4/);
+  const served = (await call(server, 'GET', '/stats')).json;
+  t.like(served, { ann: { kind: 'Hnsw', m: 16, ef_construction: 200, ef_search: 64 }, quantization: { kind: 'Int8', rescore: 4 } });
+});
