@@ -2,12 +2,19 @@
 // the ann-benchmarks fashion-mnist-784-euclidean set: 60,000 x 784 train, 500 test queries), through the
 // library, against hnswlib-node and usearch in the same run, plus an HTTP run and a 1M x 128 scale case.
 //
-// - Ours: HNSW f32 (graph built with queryThreads 1, and again with all threads), HNSW + Int8, IVF
+// - Ours, through store.searchSync as arrays (search() when the core's estimate leaves a read to the
+//   query threads; tessera_hnsw_int8_async: search() alone), and call_overhead_us: what one call
+//   costs around the work (an empty store). Indexes: HNSW f32 (graph built with queryThreads 1, and
+//   again with all threads), HNSW + Int8, IVF
 //   (reported null when it plans exact or builds an HNSW graph), and on a Cosine copy HNSW + Binary and the
 //   exact-path Binary first pass. ef is swept by reopening the built store (read-only, overscan 1 so
 //   the walk's ef is efSearch itself); opening never rebuilds the saved graph (checked: plan path ann).
 // - Peers: hnswlib-node HierarchicalNSW('l2') (addPoint loop, one thread: its API has no threaded add),
-//   usearch Index(l2sq) built with 1 and with all threads, swept through views of its saved file.
+//   usearch Index(l2sq) built with 1 and with all threads, swept through views of its saved file;
+//   glass (issue 48; bench/glass.ts, when bench/glass-deps.sh found its source) in a child process:
+//   an SQ8U graph (R 32, L 200) on all threads, searched on one thread with SQ8U + FP32 rescore and
+//   with SQ8U alone, timed by its driver query by query as measure() times (its own process, so not
+//   in the engines' turns). library_qps_at / glass_qps_at / best_peer: the fastest curve per recall.
 // - Engines at one ef take turns in blocks of 25 queries, the first rotating, so machine noise hits
 //   all; the f32/Int8 sweep is also run alternating query by query (BENCH_BLOCK sets the block).
 // - Recall@10 is tie-aware: a returned row counts when its exact distance is at most the 10th best
@@ -44,6 +51,7 @@ import {
 } from './common';
 import { type ServiceUsearch, serviceCases } from './ann_service';
 import { readImages, requireFashion } from './fashion_mnist';
+import { type GlassEf, type GlassRun, runGlass } from './glass';
 
 const TOP_K = 10;
 const DIM = 784;
@@ -66,6 +74,12 @@ const HTTP_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const HTTP_ROUNDS = 2;
 const HTTP_CONNECTIONS = 8;
 const TARGETS = [0.95, 0.99, 0.995];
+// glass as the issue measured it: an SQ8U graph of degree R 32 (hnswlib's M 16 on the upper levels,
+// 2 x M at level 0, as ours) with efConstruction L 200; its searchers, each a curve named below.
+const GLASS = { R: 32, L: 200, quant: 'SQ8U' };
+const GLASS_CURVES: Record<string, string> = { 'SQ8U+FP32': 'glass_sq8u_fp32', SQ8U: 'glass_sq8u' };
+// Our curves that go through the Store's public search method (one thread, one query at a time).
+const LIBRARY_CURVES = ['tessera_hnsw', 'tessera_hnsw_int8'];
 const CPUS = os.cpus().length;
 
 // ---------------------------------------------------------------------------------------------
@@ -300,6 +314,27 @@ function summaryAt(curve: Point[]): Record<string, { ef: number; recall: number;
 
 const ratio = (a: Point | null, b: Point | null): number | null => (a && b ? round(a.qps / b.qps, 3) : null);
 
+interface CurveAt {
+  curve: string;
+  ef: number;
+  recall: number;
+  qps: number;
+}
+
+/** Per target: the fastest of the named curves, each at its first ef reaching the target (atRecall), or null. */
+function bestAt(curves: Record<string, Point[]>, names: string[]): Record<string, CurveAt | null> {
+  return Object.fromEntries(
+    TARGETS.map((t) => {
+      let best: CurveAt | null = null;
+      for (const name of names) {
+        const p = atRecall(curves[name] ?? [], t);
+        if (p && (!best || p.qps > best.qps)) best = { curve: name, ef: p.ef, recall: p.recall, qps: p.qps };
+      }
+      return [String(t), best];
+    }),
+  );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Ours
 
@@ -408,12 +443,48 @@ async function openOurs(dir: string, c: OursConfig, extra: Partial<OpenOptions>)
   return Store.open({ path: dir, readOnly: true, queryThreads: 1, ...annOptions(c), quantization: c.quantization, overscan: 1, ...extra });
 }
 
-function oursEngine(name: string, store: Store, queries: Float32Array[]): Engine {
+/** Searches that store.searchSync left to search() (its estimate above the bound), by engine. */
+const syncMisses = new Map<string, number>();
+
+/**
+ * The Store's public search as an embedded caller makes it: searchSync as arrays, and search()
+ * when the core's estimate leaves the read to the query threads (counted in syncMisses); with
+ * `async`, search() alone (each read handed to a query thread).
+ */
+function oursEngine(name: string, store: Store, queries: Float32Array[], async = false): Engine {
+  const viaSearch = async (q: number) => (await store.search({ query: queries[q], top_k: TOP_K, include_attributes: [] })).map((h) => Number(h.id));
   return {
     name,
-    search: async (q) => (await store.search({ query: queries[q], top_k: TOP_K, include_attributes: [] })).map((h) => Number(h.id)),
+    search: (q) => {
+      if (async) return viaSearch(q);
+      const hits = store.searchSync({ query: queries[q], top_k: TOP_K }, { arrays: true });
+      if (hits) return hits.ids.map(Number);
+      syncMisses.set(name, (syncMisses.get(name) ?? 0) + 1);
+      return viaSearch(q);
+    },
     close: () => store.close(),
   };
+}
+
+/** What one search call costs around the work: the mean of `calls` searches of an empty store, in µs, each way. */
+async function callOverhead(calls: number): Promise<{ search_sync_arrays_us: number; search_sync_us: number; search_us: number }> {
+  const store = await Store.open({ inMemory: true, dimension: DIM });
+  const query = new Float32Array(DIM).fill(0.5);
+  const time = async (call: () => unknown) => {
+    for (let i = 0; i < 1000; i++) await call();
+    const t0 = now();
+    for (let i = 0; i < calls; i++) await call();
+    return round(((now() - t0) * 1000) / calls, 2);
+  };
+  try {
+    return {
+      search_sync_arrays_us: await time(() => store.searchSync({ query, top_k: TOP_K }, { arrays: true })),
+      search_sync_us: await time(() => store.searchSync({ query, top_k: TOP_K, include_attributes: [] })),
+      search_us: await time(() => store.search({ query, top_k: TOP_K, include_attributes: [] })),
+    };
+  } finally {
+    await store.close();
+  }
 }
 
 async function planOf(store: Store, query: Float32Array): Promise<PlannedHits['plan']> {
@@ -744,7 +815,14 @@ async function main(): Promise<void> {
 
     // --- Euclidean sweep: ours f32 and Int8 against the peers, interleaved at each ef
     const qArrays = data.queries.map((q) => Array.from(q));
-    const curves: Record<string, Point[]> = { tessera_hnsw: [], tessera_hnsw_json: [], tessera_hnsw_int8: [], hnswlib: [], usearch: [] };
+    const curves: Record<string, Point[]> = {
+      tessera_hnsw: [],
+      tessera_hnsw_json: [],
+      tessera_hnsw_int8: [],
+      tessera_hnsw_int8_async: [],
+      hnswlib: [],
+      usearch: [],
+    };
     // The same sweep with the engines alternating query by query (measure()'s block 1).
     const alternating: Record<string, Point[]> = Object.fromEntries(Object.keys(curves).map((k) => [k, []]));
     // The same queries as prebuilt request bytes (what the HTTP layer hands the core): searchJson
@@ -758,7 +836,12 @@ async function main(): Promise<void> {
       planPaths.tessera_hnsw = (await planOf(sF32, data.queries[0])).path;
       planPaths.tessera_hnsw_int8 = (await planOf(sInt8, data.queries[0])).path;
       if (planPaths.tessera_hnsw !== 'ann') throw new Error(`HNSW f32 plan path ${planPaths.tessera_hnsw}, expected ann (graph not reused?)`);
-      engines.push(oursEngine('tessera_hnsw', sF32, data.queries), oursEngine('tessera_hnsw_int8', sInt8, data.queries));
+      engines.push(
+        oursEngine('tessera_hnsw', sF32, data.queries),
+        oursEngine('tessera_hnsw_int8', sInt8, data.queries),
+        // The same store as tessera_hnsw_int8 (closed by it), every read handed to a query thread.
+        { ...oursEngine('tessera_hnsw_int8_async', sInt8, data.queries, true), close: undefined },
+      );
       engines.push({
         name: 'tessera_hnsw_json',
         search: async (q) => (JSON.parse((await sF32.searchJson(jsonBodies[q])).toString('utf8')) as { id: string }[]).map((h) => Number(h.id)),
@@ -775,10 +858,14 @@ async function main(): Promise<void> {
       }
       const res = await measure(engines, truth, nq);
       const resAlternating = await measure(engines, truth, nq, 1);
-      const core = { tessera_hnsw: await coreTimes(sF32, data.queries), tessera_hnsw_int8: await coreTimes(sInt8, data.queries) };
+      const core: Record<string, Awaited<ReturnType<typeof coreTimes>>> = {
+        tessera_hnsw: await coreTimes(sF32, data.queries),
+        tessera_hnsw_int8: await coreTimes(sInt8, data.queries),
+      };
+      core.tessera_hnsw_int8_async = core.tessera_hnsw_int8;
       for (const e of engines) {
         const p = point(ef, res.get(e.name)!);
-        if (e.name === 'tessera_hnsw' || e.name === 'tessera_hnsw_int8') Object.assign(p, core[e.name]);
+        if (core[e.name]) Object.assign(p, core[e.name]);
         curves[e.name].push(p);
         alternating[e.name].push(point(ef, resAlternating.get(e.name)!));
       }
@@ -791,6 +878,20 @@ async function main(): Promise<void> {
           })
           .join(' | ')} | core f32 ${core.tessera_hnsw.core_total_us} us, int8 ${core.tessera_hnsw_int8.core_total_us} us`,
       );
+    }
+
+    // --- glass, the state-of-the-art peer: its own process, same data, queries, ef sweep and truth
+    log(`glass: HNSW ${GLASS.quant}, R ${GLASS.R}, L ${GLASS.L}; searchers ${Object.keys(GLASS_CURVES).join(', ')} on one thread`);
+    const glass: GlassRun = await runGlass(data.vectors, DIM, data.queries, { ...GLASS, searchers: Object.keys(GLASS_CURVES), k: TOP_K, efs: EFS, runs: RUNS });
+    const glassPoint = (e: GlassEf): Point =>
+      point(e.ef, { recall: e.ids.reduce((sum, ids, q) => sum + recallOf(truth, q, ids), 0) / e.ids.length, times: e.times_us.map((us) => us / 1000) });
+    for (const [searcher, name] of Object.entries(GLASS_CURVES)) {
+      curves[name] = glass.available ? glass.curves[searcher].map(glassPoint) : [];
+      if (glass.available) log(`  ${name}: ${curves[name].map((p) => `ef ${p.ef} ${p.recall.toFixed(3)} @ ${p.qps.toFixed(0)}`).join(', ')}`);
+    }
+    if (!glass.available) {
+      log(`  ${glass.note}`);
+      notes.push(glass.note);
     }
 
     // The graph built on all threads: same quality? (one ef, ours only)
@@ -919,6 +1020,15 @@ async function main(): Promise<void> {
     const u99 = atRecall(curves.usearch, 0.99);
     const i99 = atRecall(curves.tessera_hnsw_int8, 0.99);
     const fileBytes = (b1.files.vec ?? 0) + (b1.files.hnsw ?? 0);
+    const glassNames = Object.values(GLASS_CURVES);
+    const overhead = await callOverhead(100_000);
+    // What the library call adds to the core's work (plan total_us) at recall 0.99, each way.
+    const aroundCore = (name: string, ef: number | undefined) => {
+      const p = curves[name].find((c) => c.ef === ef) as (Point & { core_total_us?: number }) | undefined;
+      return p?.core_total_us !== undefined ? round(p.mean_ms * 1000 - p.core_total_us, 1) : null;
+    };
+    const libraryAt = bestAt(curves, LIBRARY_CURVES);
+    const glassAt = glass.available ? bestAt(curves, glassNames) : null;
     emit({
       bench: 'ann',
       data: `real: Fashion-MNIST (Debian dataset-fashion-mnist) ${data.rows} x ${DIM} train, pixels / 255 as f32, ${nq} test-set queries, Euclidean (Cosine copy for Binary)`,
@@ -944,6 +1054,42 @@ async function main(): Promise<void> {
       wrk_c1_over_best_peer: bestPeerQps && service.wrk_c1 ? round(service.wrk_c1.rps / bestPeerQps, 3) : null,
       filtered: service.filtered,
       open_s: round(openS, 4),
+      library_qps_at: libraryAt,
+      call_overhead_us: overhead.search_sync_arrays_us,
+      call_overhead: {
+        ...overhead,
+        method: `an empty in-memory ${DIM}-d store, top_k ${TOP_K}, Float32Array query: the mean of 100,000 calls, the call and nothing else`,
+        over_core_at_0_99_us: {
+          search_sync_arrays: aroundCore('tessera_hnsw_int8', i99?.ef),
+          search: aroundCore('tessera_hnsw_int8_async', i99?.ef),
+          note: 'Int8 HNSW at the first ef reaching recall 0.99: mean library time less the plan total_us of the same queries',
+        },
+        sync_misses: Object.fromEntries(syncMisses),
+      },
+      glass_qps_at: glassAt,
+      library_over_glass_at: glassAt
+        ? Object.fromEntries(
+            TARGETS.map((t) => {
+              const [l, g] = [libraryAt[String(t)], glassAt[String(t)]];
+              return [String(t), l && g ? round(l.qps / g.qps, 3) : null];
+            }),
+          )
+        : null,
+      best_peer: bestAt(curves, ['hnswlib', 'usearch', ...(glass.available ? glassNames : [])]),
+      glass: glass.available
+        ? {
+            available: true,
+            source: glass.source,
+            graph: { quant: glass.quant, R: glass.R, L: glass.L },
+            searchers: GLASS_CURVES,
+            build_s: glass.build_s,
+            construction_s: glass.construction_s,
+            build_threads: glass.build_threads,
+            setup_s: glass.setup,
+            method:
+              "bench/glass_driver.cc in a child process: Build on all threads; per searcher SetData, Optimize (prefetch tuning) and every Search on one thread (omp_set_num_threads(1)); per ef one warm-up pass, then BENCH_RUNS passes, query by query, each query timed (steady_clock), the pass with the lowest mean kept; alone in its process, not in the engines' turns",
+          }
+        : { available: false, note: glass.note },
       targets: {
         qps_ratio_at_0_99: '>= 1.3',
         http_qps_ratio_at_0_99: 'reported',
@@ -957,6 +1103,8 @@ async function main(): Promise<void> {
         p99_over_p50_c1: '<= 2 (c8: <= 3)',
         filtered: 'recall >= 0.99, 0 failing rows, qps >= best_peer_qps_at_equal_recall',
         wrk_c1_over_best_peer: '>= 1.5 (the best in-process peer at the default recall)',
+        library_over_glass_at: '>= 1.0 at each level (floor), 2.0 (goal)',
+        call_overhead_us: '<= 5',
       },
       ratios: {
         vs_hnswlib: Object.fromEntries(TARGETS.map((t) => [String(t), ratio(atRecall(curves.tessera_hnsw, t), atRecall(curves.hnswlib, t))])),
@@ -973,11 +1121,12 @@ async function main(): Promise<void> {
       curves,
       plan_paths: { ...planPaths, binary_hnsw: binPath },
       engines_note:
-        'tessera_hnsw = store.search({query: Float32Array, top_k: 10}) (the headline); tessera_hnsw_json = store.searchJson(prebuilt request bytes), the same store and walk without serializing the query object; core_total_us = the plan timings of the same queries (a separate pass)',
+        "tessera_hnsw = store.searchSync({query: Float32Array, top_k: 10}, {arrays: true}), search() when it answers null (call_overhead.sync_misses) (the headline); tessera_hnsw_int8_async = store.search() on the Int8 store, every read handed to a query thread; tessera_hnsw_json = store.searchJson(prebuilt request bytes), the same store and walk without serializing the query object; core_total_us = the plan timings of the same queries (a separate pass); glass_sq8u_fp32 / glass_sq8u = glass's Search with SQ8U walk + FP32 rescore of 1.5 x top_k rows / SQ8U alone (bench/glass.ts). library_qps_at = the faster of tessera_hnsw and tessera_hnsw_int8 (store.searchSync) per level, glass_qps_at the faster glass curve, best_peer the fastest of hnswlib, usearch and glass",
       ef_floors: {
         tessera_hnsw: 'ef = max(efSearch, overscan 1 x top_k 10)',
         tessera_hnsw_int8: `ef as f32's; the best top_k x rescore (4) = ${TOP_K * 4} rows the walk finds are rescored`,
         binary_hnsw: `the walk's ef is at least 2 x top_k x rescore (16) = ${2 * TOP_K * 16}: the curve is flat below it`,
+        glass_sq8u_fp32: `the SQ8U walk returns 1.5 x top_k = ${1.5 * TOP_K} rows for the FP32 rescore, so its ef is at least that`,
       },
       build_s: {
         tessera_1_thread: b1.build_s,
@@ -988,8 +1137,9 @@ async function main(): Promise<void> {
         hnswlib_all_threads: null,
         usearch_1_thread: usearchBuild1,
         usearch_all_threads: usearchBuildAll,
+        glass_all_threads: glass.available ? glass.build_s : null,
         threads: CPUS,
-        note: 'ours: flush -> waitForIndexes (flush seals the segment, then the graph builds); hnswlib: sum of addPoint calls (its Node API has no threaded add); usearch: one add() of all rows',
+        note: "ours: flush -> waitForIndexes (flush seals the segment, then the graph builds); hnswlib: sum of addPoint calls (its Node API has no threaded add); usearch: one add() of all rows; glass: its Build() (SQ8U codes + graph) on OpenMP's threads",
       },
       build_detail: { tessera_1_thread: b1, tessera_all_threads: bAll, tessera_int8: bInt8, tessera_binary: bBin },
       all_threads_graph_quality: { ef: efCheck, all_threads_build: allThreadsPoint, one_thread_build: oneThreadAt ?? null },

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { setImmediate as timersSetImmediate } from 'node:timers';
 import type { LibraryRoutes, PathArgs, RerankedRead, Routes } from './contract/routes';
 import type { AnnConfig, IndexSettingInfo, OpenOptions, QuantizationConfig } from './options';
+import type { HitArrays } from './types';
 
 export interface NativeCancelToken {
   cancel(): void;
@@ -70,6 +71,9 @@ export interface NativeStore extends RouteCalls, RouteReads {
   rerankWindow(route: RerankedRead, body: Uint8Array, token?: NativeCancelToken): Promise<NativeRerankWindow>;
   /** /search with the query vector beside a body that leaves it out: no text for the floats. */
   searchVector(body: Uint8Array, query: Float32Array, token?: NativeCancelToken): ReadAnswer;
+  /** /search run on the calling thread when the core's estimate bounds it (kSyncMaxBytes), else null; a failure throws. */
+  searchSync(body: Uint8Array, query: Float32Array | undefined, arrays: true): HitArrays | null;
+  searchSync(body: Uint8Array, query?: Float32Array, arrays?: boolean): Buffer | HitArrays | null;
   stats(): Promise<Buffer>;
   sweepExpired(): Promise<Buffer>;
   refresh(): Promise<Buffer>;

@@ -166,6 +166,8 @@ export interface QueryPlan {
   path: 'ann' | 'ann_prefilter_fallback' | 'segmented' | 'quantized' | 'exact';
   /** Rows fed to exact scans; absent on `ann` and `segmented`. */
   rows_scanned?: number;
+  /** Rows a quantized pass or walk read in f32 to rescore (at most window x rescore); present when one ran. */
+  rows_rescored?: number;
   /** Rows index walks surfaced and what became of them; absent on `exact` and `quantized`. */
   candidates?: {
     surfaced: number;
@@ -182,6 +184,13 @@ export interface QueryPlan {
 export interface PlannedHits {
   hits: Hit[];
   plan: QueryPlan;
+}
+
+/** A /search page as parallel arrays, best first (`searchSync(request, { arrays: true })`): no attributes, no JSON. */
+export interface HitArrays {
+  collections: string[];
+  ids: string[];
+  scores: Float32Array;
 }
 
 export interface BatchRequest {

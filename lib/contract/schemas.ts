@@ -153,6 +153,7 @@ export const COMPONENTS: Record<string, JsonSchema> = {
     {
       path: { enum: ['ann', 'ann_prefilter_fallback', 'segmented', 'quantized', 'exact'] },
       rows_scanned: COUNT,
+      rows_rescored: noted(COUNT, { description: 'Rows a quantized pass or walk read in f32 to rescore; present when one ran' }),
       candidates: closed(
         Object.fromEntries(['surfaced', 'survived', 'dropped_out_of_scope', 'dropped_stale', 'dropped_filtered', 'dropped_min_score'].map((k) => [k, COUNT])),
         ['surfaced', 'survived', 'dropped_out_of_scope', 'dropped_stale', 'dropped_filtered', 'dropped_min_score'],

@@ -8,6 +8,7 @@ import type {
   ClusterStatus,
   Distance,
   Hit,
+  HitArrays,
   IndexSettingInfo,
   OpenOptions,
   QuantizationConfig,
@@ -126,6 +127,8 @@ export interface StoreExtension {
   open?(store: Store, internals: StoreInternals, options: OpenOptions): void;
   /** Takes over a read of `route` (its answer), or leaves it to the core's plain read (undefined). */
   read?(store: Store, route: RawRead, body: Uint8Array, o?: CallOptions): Promise<Buffer> | undefined;
+  /** Whether `read` would take over this read: a synchronous read (Store.searchSync) leaves those to the async one. */
+  takes?(route: RawRead, body: Uint8Array): boolean;
 }
 
 const installed: StoreExtension[] = [];
@@ -472,6 +475,36 @@ export class Store {
       return parseExact(await read(o, (token) => this.core.searchVector(bodyBytes(rest), query, token)));
     }
     return parseExact(await this.searchJson(bodyBytes(body), o));
+  }
+
+  /**
+   * /search run now, on this thread, when the core estimates that it reads at most 4 MiB of vectors
+   * and codes (kSyncMaxBytes, about 250 µs here: an indexed walk at the default ef_search, or an
+   * exact scan of a few thousand rows): its hits, as `search` answers them, or with `arrays` as
+   * parallel arrays of collections, ids and scores (no attributes; no plan or expand). null when it
+   * would cost more (a large segment whose index is not built yet, a filter, diversity, limit_per,
+   * an expand with a radius, a rerank, more than 256 hits): then `await search(body)`. No promise,
+   * no wait for a query thread; a bad body throws the StoreError `search` rejects with.
+   */
+  searchSync(body: SearchRequest | Uint8Array, options: { arrays: true }): HitArrays | null;
+  searchSync(body: SearchRequest & { plan: true }): PlannedHits | null;
+  searchSync(body: SearchRequest | Uint8Array): Hit[] | null;
+  searchSync(body: SearchRequest | Uint8Array, options?: { arrays?: boolean }): Hit[] | PlannedHits | HitArrays | null {
+    const arrays = options?.arrays === true;
+    let answer: Buffer | HitArrays | null;
+    try {
+      if (!(body instanceof Uint8Array) && body.query instanceof Float32Array && !body.rerank) {
+        const { query, ...rest } = body;
+        answer = this.core.searchSync(bodyBytes(rest), query, arrays);
+      } else {
+        const bytes = bodyBytes(body);
+        if (storeExtensions().some((e) => e.takes?.('search', bytes))) return null;
+        answer = this.core.searchSync(bytes, undefined, arrays);
+      }
+    } catch (e) {
+      throw toStoreError(e);
+    }
+    return answer === null || arrays ? (answer as HitArrays | null) : parseExact(answer as Buffer);
   }
 
   /** Deletes every entry of every collection whose `svc.expires_at` has passed. */

@@ -796,8 +796,9 @@ QueryEnvironment StoreImpl::Environment() {
 }
 
 template <typename Params, typename Answer>
-std::unique_ptr<PreparedRead> StoreImpl::PrepareQuery(SnapshotPtr snap, Params params, Answer answer, bool runs_inline) {
-  return std::make_unique<PreparedQuery<Params, Answer>>(std::move(snap), std::move(params), answer, Environment(), runs_inline);
+std::unique_ptr<PreparedRead> StoreImpl::PrepareQuery(SnapshotPtr snap, Params params, Answer answer, bool runs_inline,
+                                                      HitList (*hits)(const QueryContext&, const Params&)) {
+  return std::make_unique<PreparedQuery<Params, Answer>>(std::move(snap), std::move(params), answer, Environment(), runs_inline, hits);
 }
 
 namespace {
@@ -811,15 +812,17 @@ void RefuseRerank(const SearchParams& p) {
 }  // namespace
 
 std::unique_ptr<PreparedRead> StoreImpl::Prepare(ReadRoute route, std::string_view body, const std::vector<float>* query,
-                                                 bool may_run_inline) {
+                                                 InlineBound bound) {
   if (query != nullptr && route != ReadRoute::kSearch) throw Internal("a query vector beside the body is for /search only");
   switch (route) {
     case ReadRoute::kSearch: {
       SearchParams params = ParseSearch(body, dim_, metric_, query);
       RefuseRerank(params);
       SnapshotPtr snap = Current();
-      bool runs_inline = may_run_inline && SearchRunsInline(*snap, params);
-      return PrepareQuery(std::move(snap), std::move(params), &VectorSearch, runs_inline);
+      QueryEnvironment env = Environment();
+      bool runs_inline =
+          bound != InlineBound::kNone && SearchRunsInline(*snap, params, SegmentQueryOf(params, metric_, env.ann, env.quantization), bound);
+      return PrepareQuery(std::move(snap), std::move(params), &VectorSearch, runs_inline, &VectorHits);
     }
     case ReadRoute::kSimilar: {
       SimilarParams params = ParseSimilar(body);
@@ -831,7 +834,7 @@ std::unique_ptr<PreparedRead> StoreImpl::Prepare(ReadRoute route, std::string_vi
       TextSearchParams params = ParseTextSearch(body);
       RefuseRerank(params.search);
       SnapshotPtr snap = Current();
-      if (!may_run_inline || !TextSearchMayRunInline(*snap, params))
+      if (bound == InlineBound::kNone || !TextSearchMayRunInline(*snap, params))
         return PrepareQuery(std::move(snap), std::move(params), &tessera::TextSearch);
       // Preparing the text here (analysis, term lookups) tells whether the whole search is cheap;
       // the run reuses it against the same snapshot.

@@ -69,7 +69,7 @@ class StoreImpl final : public Store {
   std::string Get(const std::string& name, std::string_view body) override;
   std::unique_ptr<RecordsCursor> OpenRecords(const std::string& name) override;
   std::unique_ptr<PreparedRead> Prepare(ReadRoute route, std::string_view body, const std::vector<float>* query,
-                                        bool may_run_inline) override;
+                                        InlineBound bound) override;
   std::unique_ptr<RerankWindow> Rerank(ReadRoute route, std::string_view body, const CancelToken& cancel) override;
   void Submit(std::function<void()> job) override;
   void SubmitBlocking(std::function<void()> job) override;
@@ -115,7 +115,8 @@ class StoreImpl final : public Store {
   void Publish(std::shared_ptr<const Snapshot> snap) TS_EXCLUDES(snap_mu_);
   // params bound to snap and to answer, the function that runs them.
   template <typename Params, typename Answer>
-  std::unique_ptr<PreparedRead> PrepareQuery(std::shared_ptr<const Snapshot> snap, Params params, Answer answer, bool runs_inline = false);
+  std::unique_ptr<PreparedRead> PrepareQuery(std::shared_ptr<const Snapshot> snap, Params params, Answer answer, bool runs_inline = false,
+                                             HitList (*hits)(const QueryContext&, const Params&) = nullptr);
   // What a read runs with besides its snapshot: the store's settings, threads and counters.
   QueryEnvironment Environment();
   // Commits the write through the group-commit leader; returns its result or rethrows its error.

@@ -15,6 +15,9 @@ const RERANKED: readonly RawRead[] = ['search', 'textSearch', 'hybridSearch'] sa
 
 const reranker = (spec: string | undefined): Reranker | null => fromSpecs(() => (spec ? createReranker(spec) : null));
 
+/** Whether a read is the extension's: a ranked route whose body may ask for rerank. */
+const takes = (route: RawRead, body: Uint8Array): boolean => RERANKED.includes(route) && mayRerank(body);
+
 /** Each store's internals: where its reranked reads open their windows. */
 const internalsOf = new ExtensionState<StoreInternals>('rerank');
 
@@ -31,8 +34,9 @@ installExtension({
     rerankers.set(store, reranker(options.rerankProvider));
     internalsOf.set(store, internals);
   },
+  takes,
   read(store, route, body, o) {
-    if (!RERANKED.includes(route) || !mayRerank(body)) return undefined;
+    if (!takes(route, body)) return undefined;
     return (async () => {
       const window = await internalsOf.of(store, 'rerank').rerankWindow(route as RerankedRead, body, o);
       return reranked(window, () => rerankerOf(store), o);

@@ -324,6 +324,7 @@ function renderPlan(plan) {
   const parts = [`path ${plan.path}`];
   if (plan.timings?.total_us !== undefined) parts.push(`${plan.timings.total_us} µs`);
   if (plan.rows_scanned !== undefined) parts.push(`${plan.rows_scanned} rows scanned`);
+  if (plan.rows_rescored !== undefined) parts.push(`${plan.rows_rescored} rescored`);
   if (plan.candidates) parts.push(`${plan.candidates.surfaced} candidates surfaced, ${plan.candidates.survived} survived`);
   if (plan.narrowing) parts.push(`filter index ${plan.narrowing.state}`);
   $('plan-summary').textContent = parts.join(' · ');

@@ -67,10 +67,10 @@ class Store {
   virtual std::unique_ptr<RecordsCursor> OpenRecords(const std::string& name) = 0;
   // Parses a read route's body against the current snapshot (Error(400) for a bad body; nothing is
   // scanned yet). query: the search vector passed as floats beside a body that leaves it out
-  // (ReadRoute::kSearch only). Run the result where it says (runs_inline) or through Submit;
-  // may_run_inline false: it will run on a query thread whatever it costs.
+  // (ReadRoute::kSearch only). Run the result where it says (runs_inline, as bound allows) or
+  // through Submit.
   virtual std::unique_ptr<PreparedRead> Prepare(ReadRoute route, std::string_view body, const std::vector<float>* query = nullptr,
-                                                bool may_run_inline = true) = 0;
+                                                InlineBound bound = InlineBound::kHandoff) = 0;
   // Phase one of a reranked read of route (kSearch, kText or kHybrid; body with `rerank`): ranks
   // the candidate window and reads their texts, here on the caller's thread. Error(400) for a bad
   // body or one without rerank.

@@ -22,6 +22,13 @@ namespace tessera_addon {
 Napi::Value StartRead(const Napi::CallbackInfo& info, std::shared_ptr<tessera::Store> store, tessera::ReadRoute route, size_t body_arg,
                       std::vector<float> query, std::shared_ptr<tessera::CancelToken> token);
 
+// A read run here and now when its estimate allows a synchronous caller (InlineBound::kSync): its
+// JSON bytes (a Buffer), or with arrays its page as {collections, ids, scores} (PreparedRead::
+// RunHits); null when it would cost more and belongs on the query threads (StartRead). A failure
+// throws its Error.
+Napi::Value RunSyncRead(const Napi::CallbackInfo& info, tessera::Store& store, tessera::ReadRoute route, size_t body_arg,
+                        std::vector<float> query, bool arrays);
+
 // A promise of work's bytes (a Buffer) or of its Error; work runs on store's blocking threads.
 // held.ref (when set) keeps the bytes work reads alive until the call settled.
 Napi::Value StartCall(Napi::Env env, std::shared_ptr<tessera::Store> store, std::function<std::string()> work, HeldBytes held = {});

@@ -43,6 +43,7 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::RerankWindow>("rerankWindow"),
                          InstanceMethod<&StoreWrap::Read<ReadRoute::kSearch>>("search"),
                          InstanceMethod<&StoreWrap::SearchVector>("searchVector"),
+                         InstanceMethod<&StoreWrap::SearchSync>("searchSync"),
                          InstanceMethod<&StoreWrap::Read<ReadRoute::kSimilar>>("searchSimilar"),
                          InstanceMethod<&StoreWrap::Read<ReadRoute::kBatch>>("searchBatch"),
                          InstanceMethod<&StoreWrap::Read<ReadRoute::kText>>("textSearch"),
@@ -238,6 +239,12 @@ Napi::Value StoreWrap::Read(const Napi::CallbackInfo& info) {
 
 Napi::Value StoreWrap::SearchVector(const Napi::CallbackInfo& info) {
   return StartRead(info, shared(info.Env()), ReadRoute::kSearch, 0, FloatsArg(info, 1), TokenArg(info, 2));
+}
+
+Napi::Value StoreWrap::SearchSync(const Napi::CallbackInfo& info) {
+  std::vector<float> query = info.Length() > 1 && !info[1].IsUndefined() ? FloatsArg(info, 1) : std::vector<float>();
+  bool arrays = info.Length() > 2 && info[2].ToBoolean();
+  return RunSyncRead(info, store(info.Env()), ReadRoute::kSearch, 0, std::move(query), arrays);
 }
 
 Napi::Value StoreWrap::Records(const Napi::CallbackInfo& info) {

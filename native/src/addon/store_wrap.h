@@ -34,6 +34,9 @@ class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
   Napi::Value Read(const Napi::CallbackInfo& info);
   // searchVector(body, Float32Array, token?): /search with the query vector beside the body.
   Napi::Value SearchVector(const Napi::CallbackInfo& info);
+  // searchSync(body, Float32Array?, arrays?): /search run on this thread when its estimate is
+  // bounded (RunSyncRead): its bytes (with arrays, {collections, ids, scores}), or null.
+  Napi::Value SearchSync(const Napi::CallbackInfo& info);
   Napi::Value Records(const Napi::CallbackInfo& info);
   // rerankWindow(route, body, token?) -> Promise<RerankWindow>: phase one of a reranked read, route
   // 'search', 'textSearch' or 'hybridSearch'.

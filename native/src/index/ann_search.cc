@@ -78,7 +78,7 @@ void SearchOrScan(const Segment& segment, const VectorQuery& query, const RowRan
     return scan_exactly();
   }
   ++trace.walks;
-  if (found.rescore > 0) return RescoreBest(segment, query, found.admitted, found.rescore, sink, trace);
+  if (found.rescore > 0) return RescoreBest(segment, query, found.admitted, found.rescore, sink, trace, found.prune);
   for (const Neighbor& n : found.admitted) OfferScore(query, n.row, -n.distance, sink, trace);
 }
 

@@ -44,6 +44,8 @@ struct AnnFound {
   size_t rescore = 0;
   // The search stopped at its budget: what it found may not be the nearest.
   bool abandoned = false;
+  // With rescore: whether the estimates are close enough to leave rows unread (RescoreBest's prune).
+  bool prune = false;
 };
 
 // Answers a query through search, or through the exact scan (counted as a fallback) when the

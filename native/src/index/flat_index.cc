@@ -141,6 +141,10 @@ VectorIndexPtr FlatIndex::Shared() {
   return flat;
 }
 
+uint64_t FlatIndex::BytesRead(const Segment& seg, uint32_t rows, const VectorQuery&) const {
+  return uint64_t(rows) * seg.dim() * sizeof(float);
+}
+
 void FlatIndex::Search(const Segment& seg, const VectorQuery& q, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
                        const CancelToken& cancel, SearchTrace& trace) const {
   trace.rows_scanned += rows.size();

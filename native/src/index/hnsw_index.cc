@@ -59,32 +59,43 @@ std::shared_ptr<const HnswIndex> HnswIndex::Build(const std::string& path, const
   return std::shared_ptr<const HnswIndex>(new HnswIndex(std::move(graph), metric, std::move(codes)));
 }
 
-void HnswIndex::Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
-                       const CancelToken& cancel, SearchTrace& trace) const {
-  uint32_t ef = query.ef;
-  bool binary = codes_ && codes_->kind() == QuantizationKind::kBinary;
+HnswIndex::Walk HnswIndex::WalkOf(const VectorQuery& query) const {
+  Walk walk{query.ef, codes_ ? size_t(query.window) * query.rescore : 0, codes_ && codes_->kind() == QuantizationKind::kBinary};
   // Int8 estimates rank a neighbourhood almost as f32 does, so the walk keeps the query's ef and
   // the best window x rescore of what it finds are rescored. Binary estimates are too coarse for
   // that cut: its walk keeps twice window x rescore rows and every one is rescored.
-  size_t rescored = codes_ ? size_t(query.window) * query.rescore : 0;
-  if (binary) {
-    rescored *= 2;
-    ef = uint32_t(std::max<size_t>(ef, rescored));
+  if (walk.binary) {
+    walk.rescored *= 2;
+    walk.ef = uint32_t(std::max<size_t>(walk.ef, walk.rescored));
   }
   // A walk computes about ef x 2M distances per result set.
-  double walk_distances = double(ef) * 2 * graph_->m();
-  SearchOrScan(segment, query, rows, admit, sink, cancel, trace, walk_distances, [&](CandidateAdmission& admission) {
+  walk.distances = double(walk.ef) * 2 * graph_->m();
+  return walk;
+}
+
+void HnswIndex::Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
+                       const CancelToken& cancel, SearchTrace& trace) const {
+  Walk walk = WalkOf(query);
+  SearchOrScan(segment, query, rows, admit, sink, cancel, trace, walk.distances, [&](CandidateAdmission& admission) {
     GraphSpace space(segment, metric_, codes_);
     QuantizedQuery prepared;
     if (codes_) prepared = codes_->Prepare(query.vector);
     QueryAdmission walk_admission(admission);
     std::vector<Neighbor> found =
-        graph_->Search(space.get(), codes_ ? static_cast<const void*>(&prepared) : query.vector, ef, walk_admission, cancel);
+        graph_->Search(space.get(), codes_ ? static_cast<const void*>(&prepared) : query.vector, walk.ef, walk_admission, cancel);
     // Only a walk that admitted every node is sure to have left none out.
     bool exhausted = found.size() >= graph_->nodes();
-    size_t rescore = binary ? found.size() : rescored;
-    return AnnFound{std::move(found), exhausted, rescore, admission.over_budget()};
+    size_t rescore = walk.binary ? found.size() : walk.rescored;
+    return AnnFound{std::move(found), exhausted, rescore, admission.over_budget(), codes_ && !walk.binary};
   });
+}
+
+uint64_t HnswIndex::BytesRead(const Segment& segment, uint32_t rows, const VectorQuery& query) const {
+  Walk walk = WalkOf(query);
+  uint64_t f32_row = uint64_t(segment.dim()) * sizeof(float);
+  uint64_t node = codes_ ? codes_->bytes() / std::max(1u, rows) : f32_row;
+  double scored = std::min(walk.distances, double(graph_->nodes()));
+  return uint64_t(scored) * node + walk.rescored * f32_row;
 }
 
 }  // namespace tessera

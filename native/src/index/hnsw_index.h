@@ -26,9 +26,20 @@ class HnswIndex final : public VectorIndex {
   void Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
               const CancelToken& cancel, SearchTrace& trace) const override;
 
+  uint64_t BytesRead(const Segment& segment, uint32_t rows, const VectorQuery& query) const override;
+
   size_t bytes() const { return graph_->bytes(); }
 
  private:
+  // What a walk for query keeps (ef), rescores exactly, and about how many distances it computes.
+  struct Walk {
+    uint32_t ef;
+    size_t rescored;
+    bool binary;
+    double distances = 0;
+  };
+  Walk WalkOf(const VectorQuery& query) const;
+
   HnswIndex(std::shared_ptr<const HnswGraph> graph, Metric metric, QuantizedCodesPtr codes)
       : graph_(std::move(graph)), metric_(metric), codes_(std::move(codes)) {}
   std::shared_ptr<const HnswGraph> graph_;

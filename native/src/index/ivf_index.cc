@@ -40,6 +40,13 @@ void IvfIndex::Search(const Segment& segment, const VectorQuery& query, const Ro
                [&](CandidateAdmission& admission) { return Probe(segment, query, plan, rows.size(), admission, cancel); });
 }
 
+uint64_t IvfIndex::BytesRead(const Segment& segment, uint32_t segment_rows, const VectorQuery& query) const {
+  uint64_t f32_row = uint64_t(segment.dim()) * sizeof(float), rows = segment_rows, lists = std::max(1u, n_lists());
+  uint64_t row = codes_ ? codes_->bytes() / std::max<uint64_t>(1, rows) : f32_row;
+  uint64_t probed = std::max<uint64_t>(query.ef, rows * std::min<uint64_t>(n_probe_, lists) / lists);
+  return lists * f32_row + std::min(rows, probed) * row + (codes_ ? RescoreBytes(query) : 0);
+}
+
 IvfIndex::ProbePlan IvfIndex::Plan(const float* query) const {
   ProbePlan plan{lists_->ProbeOrder(query), 0};
   for (size_t i = 0; i < std::min<size_t>(n_probe_, plan.order.size()); ++i) plan.held += lists_->list(plan.order[i]).size();
@@ -78,7 +85,10 @@ AnnFound IvfIndex::Probe(const Segment& segment, const VectorQuery& query, const
     scored += list.size();
   }
   found.exhausted = probed == plan.order.size();
-  if (codes_) found.rescore = size_t(query.window) * query.rescore;
+  if (codes_) {
+    found.rescore = size_t(query.window) * query.rescore;
+    found.prune = codes_->kind() == QuantizationKind::kInt8;
+  }
   return found;
 }
 

@@ -39,6 +39,8 @@ class IvfIndex final : public VectorIndex {
   void Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
               const CancelToken& cancel, SearchTrace& trace) const override;
 
+  uint64_t BytesRead(const Segment& segment, uint32_t rows, const VectorQuery& query) const override;
+
   size_t bytes() const { return lists_->bytes(); }
   uint32_t n_lists() const { return lists_->n_lists(); }
 

@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <tuple>
+#include <utility>
 
 #include "tessera/error.h"
 #include "tessera/kernels.h"
@@ -21,13 +23,14 @@ struct QuantizedCodes::Header {
   uint32_t words;     // Binary: 64-bit words per row
   uint32_t body_crc;  // of the block after the header: a damaged file is never walked
   uint64_t block_bytes;
-  uint32_t crc;  // of the header bytes before it
+  float grid_low, grid_step;  // Int8 Euclidean: the segment's shared grid
+  uint32_t crc;               // of the header bytes before it
   uint32_t pad;
 };
 
 namespace {
 
-constexpr uint64_t kMagic = 0x3330444f43515354;  // "TSQCOD03"
+constexpr uint64_t kMagic = 0x3430444f43515354;  // "TSQCOD04"
 constexpr int kPlanes = 4;                       // bits per query dimension (Binary)
 constexpr uint32_t kBlockRows = 64;
 
@@ -110,6 +113,30 @@ float QuantizeInt8(const float* v, uint32_t dim, int8_t* code) {
   return scale;
 }
 
+// Codes of v on the grid low + step * c, c in [0, 127] (values outside the grid clamped to its
+// ends); returns sum(c^2).
+float QuantizeToGrid(const float* v, uint32_t dim, float low, float step, int8_t* code) {
+  float inverse = step > 0 ? 1 / step : 0, sum = 0;
+  for (uint32_t i = 0; i < dim; ++i) {
+    float c = std::clamp((v[i] - low) * inverse, 0.0f, 127.0f);
+    code[i] = int8_t(c + 0.5f);
+    sum += float(code[i]) * float(code[i]);
+  }
+  return sum;
+}
+
+// The grid of Euclidean Int8 codes: every present value of the segment within [low, low + 127 step].
+std::pair<float, float> GridOf(const Segment& segment) {
+  float low = INFINITY, high = -INFINITY;
+  for (uint32_t r = 0; r < segment.appended(); ++r) {
+    if (!segment.has_vector(r)) continue;
+    const float* v = segment.vector(r);
+    for (uint32_t i = 0; i < segment.dim(); ++i) low = std::min(low, v[i]), high = std::max(high, v[i]);
+  }
+  if (!(low <= high)) return {0, 0};
+  return {low, (high - low) / 127.0f};
+}
+
 float SquaredNorm(const float* v, uint32_t dim) {
   double sum = 0;
   for (uint32_t i = 0; i < dim; ++i) sum += double(v[i]) * v[i];
@@ -126,15 +153,23 @@ std::shared_ptr<const QuantizedCodes> QuantizedCodes::Build(const Segment& segme
   codes->block_ = Region::Anonymous(layout.total);
   auto* base = static_cast<uint8_t*>(codes->block_.data());
   auto* header = reinterpret_cast<Header*>(base);
-  *header = Header{kMagic, uint32_t(kind), uint32_t(metric), rows, dim, words, 0, layout.total, 0, 0};
+  *header = Header{kMagic, uint32_t(kind), uint32_t(metric), rows, dim, words, 0, layout.total, 0, 0, 0, 0};
   if (kind == QuantizationKind::kInt8) {
     auto* code = reinterpret_cast<int8_t*>(base + layout.a);
     auto* scales = reinterpret_cast<float*>(base + layout.b);
     auto* sqnorms = reinterpret_cast<float*>(base + layout.c);
+    if (metric == Metric::kEuclidean) std::tie(header->grid_low, header->grid_step) = GridOf(segment);
+    float step = header->grid_step;
     for (uint32_t r = 0; r < rows; ++r) {
       if (!segment.has_vector(r)) continue;
-      scales[r] = QuantizeInt8(segment.vector(r), dim, code + size_t(r) * dim);
-      sqnorms[r] = SquaredNorm(segment.vector(r), dim);
+      int8_t* row_code = code + size_t(r) * dim;
+      if (metric == Metric::kEuclidean) {
+        scales[r] = step;
+        sqnorms[r] = step * step * QuantizeToGrid(segment.vector(r), dim, header->grid_low, step, row_code);
+      } else {
+        scales[r] = QuantizeInt8(segment.vector(r), dim, row_code);
+        sqnorms[r] = SquaredNorm(segment.vector(r), dim);
+      }
     }
   } else {
     auto* mean = reinterpret_cast<float*>(base + layout.a);
@@ -218,8 +253,13 @@ QuantizedQuery QuantizedCodes::Prepare(const float* query) const {
   uint32_t dim = header_->dim;
   if (kind() == QuantizationKind::kInt8) {
     q.code.resize(dim);
-    q.scale = QuantizeInt8(query, dim, q.code.data());
-    q.sqnorm = SquaredNorm(query, dim);
+    if (header_->metric == uint32_t(Metric::kEuclidean)) {
+      q.scale = header_->grid_step;
+      q.sqnorm = q.scale * q.scale * QuantizeToGrid(query, dim, header_->grid_low, q.scale, q.code.data());
+    } else {
+      q.scale = QuantizeInt8(query, dim, q.code.data());
+      q.sqnorm = SquaredNorm(query, dim);
+    }
     return q;
   }
   uint32_t words = header_->words;
@@ -239,7 +279,7 @@ QuantizedQuery QuantizedCodes::Prepare(const float* query) const {
   return q;
 }
 
-// Euclidean: |q|^2 + |x|^2 - 2 <q, x>; otherwise -<q, x>.
+// Euclidean: |q|^2 + |x|^2 - 2 <q, x> (on the grid: of the codes' values); otherwise -<q, x>.
 float QuantizedCodes::Int8Distance(float scale, float sqnorm, uint32_t row, int32_t dot) const {
   float ip = scale * scales_[row] * float(dot);
   return header_->metric == uint32_t(Metric::kEuclidean) ? sqnorm + sqnorms_[row] - 2 * ip : -ip;

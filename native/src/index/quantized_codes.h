@@ -1,9 +1,15 @@
 // Compact codes of a sealed segment's vectors, for a first pass that ranks rows by an estimated
 // score; the best candidates are then rescored exactly from the f32 rows.
 //
-// Int8 (any metric): each vector scaled by its own max |x| to codes in [-127, 127], with the scale
-//   and the exact squared norm: <q, x> ~ s_q s_x sum(c_q c_x), and Euclidean distance
-//   ~ |q|^2 + |x|^2 - 2 <q, x>. dim + 8 bytes per row.
+// Int8, Cosine and DotProduct: each vector scaled by its own max |x| to codes in [-127, 127], with
+//   the scale and the exact squared norm: <q, x> ~ s_q s_x sum(c_q c_x).
+// Int8, Euclidean: every vector, and the query, on one grid per segment, low + step c with c in
+//   [0, 127] spanning the segment's values, so |q - x|^2 ~ step^2 |c_q - c_x|^2, computed exactly
+//   in integers as step^2 (|c_q|^2 + |c_x|^2 - 2 <c_q, c_x>) (the row keeps step and step^2 |c_x|^2
+//   where the per-row form keeps its scale and norm). Per-row scales estimated the distance as
+//   |q|^2 + |x|^2 - 2 <q, x>, whose error does not cancel for near rows: on Fashion-MNIST the best
+//   10 by estimate held 0.948 of the true top 10 at ef 32, and 0.988 on the grid.
+//   Both: dim + 8 bytes per row.
 // Binary (Cosine): RaBitQ-style. Rows are centred on the segment's mean m (non-negative data such
 //   as pixels would otherwise set every sign bit), rotated by a fixed random rotation R (sign flips
 //   and Walsh-Hadamard transforms, padding to D = dim rounded up to a power of two), and kept as

@@ -8,6 +8,10 @@
 
 namespace tessera {
 
+uint64_t QuantizedScan::BytesRead(const Segment&, uint32_t, const VectorQuery& query) const {
+  return codes_->bytes() + RescoreBytes(query);
+}
+
 void QuantizedScan::Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
                            const CancelToken& cancel, SearchTrace& trace) const {
   uint64_t start = NowNanos();
@@ -50,7 +54,7 @@ void QuantizedScan::Search(const Segment& segment, const VectorQuery& query, con
   candidates.reserve(best.size());
   for (; !best.empty(); best.pop()) candidates.push_back(best.top());
   trace.first_pass_ns += NowNanos() - start;
-  RescoreBest(segment, query, candidates, keep, sink, trace);
+  RescoreBest(segment, query, candidates, keep, sink, trace, codes_->kind() == QuantizationKind::kInt8);
 }
 
 void QuantizedSpace::DistancesFromRow(uint32_t from, const uint32_t* rows, size_t n, float* out) const {

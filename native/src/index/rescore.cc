@@ -7,18 +7,44 @@
 
 namespace tessera {
 
+namespace {
+
+// How many times the largest overestimate seen so far a candidate's estimate must exceed the
+// window's floor by to be left unread. Measured on Fashion-MNIST (784-d, Euclidean grid codes):
+// from 1.5 up, recall@10 at every ef from 16 to 96 equals rescoring every candidate, with about
+// 11 rows read instead of 32 to 40.
+constexpr float kPruneSlack = 3;
+
+}  // namespace
+
 void RescoreBest(const Segment& segment, const VectorQuery& query, std::vector<Neighbor>& candidates, size_t keep, ScoreSink& sink,
-                 SearchTrace& trace) {
+                 SearchTrace& trace, bool prune) {
   uint64_t start = NowNanos();
   auto closer = [](const Neighbor& a, const Neighbor& b) { return a.distance < b.distance; };
   if (candidates.size() > keep) {
     std::nth_element(candidates.begin(), candidates.begin() + keep, candidates.end(), closer);
     candidates.resize(keep);
   }
+  // Best estimates first: they fill the window, whose floor then rules out the rest soonest.
+  std::sort(candidates.begin(), candidates.end(), closer);
   const Kernels& k = ActiveKernels();
   auto row_at = [&](size_t i) { return segment.vector(candidates[i].row); };
-  VisitRowsPrefetched(candidates.size(), sizeof(float) * segment.dim(), row_at,
-                      [&](size_t i) { OfferScore(query, candidates[i].row, ExactScore(k, query, row_at(i)), sink, trace); });
+  // A score is the negated distance: an estimate over the exact distance by e scores e too low.
+  float overestimate = 0;
+  size_t rescored = 0;
+  auto wanted = [&](size_t i) {
+    return !prune || rescored < query.window || sink.Wants(-(candidates[i].distance - kPruneSlack * overestimate));
+  };
+  VisitRowsPrefetched(
+      candidates.size(), sizeof(float) * segment.dim(), row_at,
+      [&](size_t i) {
+        float score = ExactScore(k, query, row_at(i));
+        overestimate = std::max(overestimate, candidates[i].distance + score);
+        ++rescored;
+        OfferScore(query, candidates[i].row, score, sink, trace);
+      },
+      wanted);
+  trace.rescored += rescored;
   trace.rescore_ns += NowNanos() - start;
 }
 

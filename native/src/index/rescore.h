@@ -8,8 +8,13 @@
 
 namespace tessera {
 
-// Scores the `keep` candidates with the smallest estimates exactly and offers them to sink.
+// Scores the `keep` candidates with the smallest estimates exactly, best estimate first, and
+// offers them to sink. With prune (estimates from Int8 codes), once the window has its rows a
+// candidate whose estimate, less kPruneSlack times the largest overestimate among the rows
+// rescored so far, still ranks under what sink wants is left unread: the rescored rows measure
+// the codes' error for this query, and the candidate would need an error several times larger to
+// enter. Binary estimates are too coarse to rule a row out this way.
 void RescoreBest(const Segment& segment, const VectorQuery& query, std::vector<Neighbor>& candidates, size_t keep, ScoreSink& sink,
-                 SearchTrace& trace);
+                 SearchTrace& trace, bool prune = false);
 
 }  // namespace tessera

@@ -54,6 +54,7 @@ struct SearchTrace {
   uint64_t surfaced = 0, survived = 0, dropped_out_of_scope = 0, dropped_stale = 0, dropped_filtered = 0, dropped_min_score = 0;
   uint64_t walk_ns = 0, scan_ns = 0, first_pass_ns = 0, rescore_ns = 0;
   uint32_t quantized_passes = 0;  // segments ranked by codes first
+  uint64_t rescored = 0;          // rows a quantized pass or walk read in f32 to rescore
 
   void Add(const SearchTrace& o) {
     rows_scanned += o.rows_scanned;
@@ -70,6 +71,7 @@ struct SearchTrace {
     first_pass_ns += o.first_pass_ns;
     rescore_ns += o.rescore_ns;
     quantized_passes += o.quantized_passes;
+    rescored += o.rescored;
   }
 };
 
@@ -134,6 +136,10 @@ class VectorIndex {
   // scores, each with its score (higher is better); an approximate index offers the best it finds.
   virtual void Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
                       const CancelToken& cancel, SearchTrace& trace) const = 0;
+  // About how many bytes of vectors and codes Search reads to answer query over the first rows of
+  // segment, unfiltered: the estimate that decides whether a read may run on its caller's thread
+  // (query/inline_estimate.h).
+  virtual uint64_t BytesRead(const Segment& segment, uint32_t rows, const VectorQuery& query) const = 0;
 };
 
 using VectorIndexPtr = std::shared_ptr<const VectorIndex>;
@@ -148,6 +154,9 @@ inline void OfferScore(const VectorQuery& query, uint32_t row, float score, Scor
   ++trace.survived;
   if (sink.Wants(score)) sink.Offer(row, score);
 }
+
+// The f32 rows a quantized pass rescores exactly, in bytes.
+inline uint64_t RescoreBytes(const VectorQuery& query) { return uint64_t(query.window) * query.rescore * query.dim * sizeof(float); }
 
 // Sealed segments with fewer rows are scanned exactly: scanning them costs less than a walk.
 constexpr uint32_t kMinAnnRows = 1024;

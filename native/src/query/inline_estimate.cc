@@ -19,22 +19,24 @@ bool WidensChunks(const SearchParams& p) { return p.expand && p.expand->radius >
 
 }  // namespace
 
-bool SearchRunsInline(const Snapshot& snap, const SearchParams& p) {
+bool SearchRunsInline(const Snapshot& snap, const SearchParams& p, const SegmentQuery& query, InlineBound bound) {
   // Each of these can cost more than the bytes scanned: a filter's regex or fuzzy predicates,
   // diversity's pairwise distances, limit_per's deeper window, one scan per named vector, the
   // chunks an expand with a radius writes for each hit.
   if (!p.filter.empty() || !p.names.empty() || p.diversity || p.limit_per || WidensChunks(p)) return false;
   if (uint64_t(p.offset) + p.top_k > kInlineMaxWindow) return false;
-  uint64_t bytes = 0;
+  uint64_t limit = bound == InlineBound::kSync ? kSyncMaxBytes : kInlineMaxBytes, bytes = 0, largest_record = 0;
   size_t segments = 0;
-  for (const auto& [name, c] : snap.collections) {
+  for (const CollectionState* c : ResolveScope(snap, p.scope)) {
     for (const SegmentRef& ref : c->segments) {
       if (++segments > kMaxSegmentsCounted) return false;
-      bytes += uint64_t(ref.rows) * ref.segment->dim() * sizeof(float) + ref.segment->record_bytes();
-      if (bytes > kInlineMaxBytes) return false;
+      bytes += ScanTask::IndexOf(ref, ScanTask::MethodOf(ref, query.approximate)).BytesRead(*ref.segment, ref.rows, query.query);
+      largest_record = std::max(largest_record, ref.segment->max_record_bytes());
+      if (bytes > limit) return false;
     }
   }
-  return true;
+  // Writing the window reads each hit's record.
+  return bytes + largest_record * query.query.window <= limit;
 }
 
 bool TextSearchMayRunInline(const Snapshot& snap, const TextSearchParams& params) {

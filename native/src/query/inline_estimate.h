@@ -5,14 +5,16 @@
 #include "query/search_params.h"
 #include "query/text_params.h"
 #include "query/text_search.h"
+#include "query/vector_search.h"
+#include "tessera/prepared_read.h"
 
 namespace tessera {
 
-// True when p asks for nothing beyond a plain ranked scan (an expand only with radius 0) and every
-// segment of snap together holds at most kInlineMaxBytes of vectors, ids and attributes: then no
-// path (exact, quantized or a walk) reads more than those bytes. Looks at no more than a few dozen
-// segments.
-bool SearchRunsInline(const Snapshot& snap, const SearchParams& p);
+// True when p asks for nothing beyond a plain ranked search (an expand only with radius 0) and the
+// indexes of the segments in its scope, asked query, read at most bound's bytes together
+// (kInlineMaxBytes, or kSyncMaxBytes for InlineBound::kSync; tessera/prepared_read.h). Looks at
+// no more than a few dozen segments.
+bool SearchRunsInline(const Snapshot& snap, const SearchParams& p, const SegmentQuery& query, InlineBound bound);
 
 // Whether a text search is worth preparing where it arrives (PrepareText): no prefix expansion
 // (which walks a field's whole vocabulary), nothing costlier than ranking and writing the window

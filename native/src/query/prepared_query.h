@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "query/context.h"
+#include "tessera/error.h"
 #include "tessera/footprint.h"
 #include "tessera/options.h"
 #include "tessera/prepared_read.h"
@@ -21,24 +22,35 @@ struct QueryEnvironment {
   FootprintCounters* counters;  // reads_inline, reads_queued
 };
 
+// hits: the answer as arrays (RunHits), for /search; null for the other routes.
 template <typename Params, typename Answer>
 class PreparedQuery final : public PreparedRead {
  public:
-  PreparedQuery(SnapshotPtr snap, Params params, Answer answer, const QueryEnvironment& env, bool runs_inline)
-      : snap_(std::move(snap)), params_(std::move(params)), answer_(answer), env_(env) {
+  using HitsAnswer = HitList (*)(const QueryContext&, const Params&);
+
+  PreparedQuery(SnapshotPtr snap, Params params, Answer answer, const QueryEnvironment& env, bool runs_inline, HitsAnswer hits = nullptr)
+      : snap_(std::move(snap)), params_(std::move(params)), answer_(answer), hits_(hits), env_(env) {
     runs_inline_ = runs_inline;
   }
 
-  std::string Run(const CancelToken& cancel) override {
-    ThreadPool& pool = runs_inline_ ? *env_.inline_pool : *env_.pool;
-    (runs_inline_ ? env_.counters->reads_inline : env_.counters->reads_queued).fetch_add(1, std::memory_order_relaxed);
-    return answer_(QueryContext{*snap_, env_.metric, pool, cancel, env_.ann, env_.quantization}, std::move(params_));
+  std::string Run(const CancelToken& cancel) override { return answer_(Context(cancel), std::move(params_)); }
+
+  HitList RunHits(const CancelToken& cancel) override {
+    if (hits_ == nullptr) throw BadRequest("only /search answers as arrays of hits");
+    return hits_(Context(cancel), params_);
   }
 
  private:
+  QueryContext Context(const CancelToken& cancel) {
+    ThreadPool& pool = runs_inline_ ? *env_.inline_pool : *env_.pool;
+    (runs_inline_ ? env_.counters->reads_inline : env_.counters->reads_queued).fetch_add(1, std::memory_order_relaxed);
+    return QueryContext{*snap_, env_.metric, pool, cancel, env_.ann, env_.quantization};
+  }
+
   SnapshotPtr snap_;
   Params params_;
   Answer answer_;
+  HitsAnswer hits_;
   QueryEnvironment env_;
 };
 

@@ -60,6 +60,7 @@ void WritePlan(JsonWriter& w, const QueryPlan& plan) {
   JsonWriter::Scope object = w.Object();
   w.Member("path", plan.path);
   WriteCounts(w, ShortPlanOf(plan));
+  if (t.rescore_ns > 0 || t.quantized_passes > 0) w.Member("rows_rescored", t.rescored);
   {
     w.Key("narrowing");
     JsonWriter::Scope narrowing = w.Object();

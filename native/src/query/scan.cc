@@ -29,10 +29,7 @@ std::vector<std::string_view> ScopeNames(const std::vector<const CollectionState
 }
 
 ScanPlan::ScanPlan(const std::vector<const CollectionState*>& scope, size_t threads, const Filter& filter, bool approximate) {
-  auto method = [&](const SegmentRef& ref) {
-    if (approximate && ref.indexes->ann()) return ScanTask::kWalk;
-    return approximate && ref.indexes->first_pass() ? ScanTask::kQuantized : ScanTask::kScan;
-  };
+  auto method = [&](const SegmentRef& ref) { return ScanTask::MethodOf(ref, approximate); };
   uint64_t total = 0;
   for (const CollectionState* c : scope)
     for (const SegmentRef& ref : c->segments) total += method(ref) == ScanTask::kScan ? ref.rows : 0;

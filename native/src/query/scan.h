@@ -32,8 +32,16 @@ struct ScanTask {
   uint32_t begin, end;
   Method method;
 
-  const VectorIndex& index() const {
-    return method == kWalk ? *ref->indexes->ann() : method == kQuantized ? *ref->indexes->first_pass() : ref->indexes->vectors();
+  const VectorIndex& index() const { return IndexOf(*ref, method); }
+
+  // How a segment's rows are visited: by its approximate index when approximate and it has one,
+  // else by its quantized codes when it has those, else scanned.
+  static Method MethodOf(const SegmentRef& ref, bool approximate) {
+    if (approximate && ref.indexes->ann()) return kWalk;
+    return approximate && ref.indexes->first_pass() ? kQuantized : kScan;
+  }
+  static const VectorIndex& IndexOf(const SegmentRef& ref, Method method) {
+    return method == kWalk ? *ref.indexes->ann() : method == kQuantized ? *ref.indexes->first_pass() : ref.indexes->vectors();
   }
 };
 

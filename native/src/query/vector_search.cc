@@ -67,13 +67,7 @@ RankedSearch Rank(const QueryContext& ctx, const SearchParams& p, const std::vec
   result.scope = ResolveScope(ctx.snap, scope_names);
   CheckNames(result.scope, p);
   size_t window = RankWindow(p);
-  VectorQuery query = QueryOf(p, ctx.metric);
-  query.window = uint32_t(window);
-  query.min_score = MinScoreFloor(p);
-  // Named vectors have no index or codes of their own yet: they are scanned exactly.
-  bool approximate = (ctx.ann || ctx.quantization) && !p.exact && query.names.empty();
-  if (ctx.ann) query.ef = EfOf(*ctx.ann, window);
-  if (ctx.quantization) query.rescore = ctx.quantization->rescore;
+  auto [query, approximate] = SegmentQueryOf(p, ctx.metric, ctx.ann, ctx.quantization);
   ScanPlan plan(result.scope, ctx.pool.size(), p.filter, approximate);
   result.plan.narrowing = plan.narrowing();
   result.plan.narrow_ns = NowNanos() - start;
@@ -159,11 +153,38 @@ std::vector<Candidate> Fuse(const std::vector<RankedSearch>& legs, const BatchPa
 
 }  // namespace
 
+SegmentQuery SegmentQueryOf(const SearchParams& p, Metric metric, const AnnConfig* ann, const QuantizationConfig* quantization) {
+  size_t window = RankWindow(p);
+  SegmentQuery out{QueryOf(p, metric), false};
+  out.query.window = uint32_t(window);
+  out.query.min_score = MinScoreFloor(p);
+  // Named vectors have no index or codes of their own yet: they are scanned exactly.
+  out.approximate = (ann || quantization) && !p.exact && out.query.names.empty();
+  if (ann) out.query.ef = EfOf(*ann, window);
+  if (quantization) out.query.rescore = quantization->rescore;
+  return out;
+}
+
 RankedSearch RankByVector(const QueryContext& ctx, const SearchParams& params) { return Rank(ctx, params, params.scope, nullptr); }
 
 RankedPage RankVectorPage(const QueryContext& ctx, const SearchParams& params) { return PageOf(Rank(ctx, params, params.scope, nullptr)); }
 
 std::string VectorSearch(const QueryContext& ctx, const SearchParams& params) { return PageJson(ctx, RankVectorPage(ctx, params), params); }
+
+HitList VectorHits(const QueryContext& ctx, const SearchParams& params) {
+  if (params.plan) throw BadRequest("plan: the arrays of hits carry no plan; leave plan out, or read the hits as objects");
+  if (params.expand) throw BadRequest("expand: the arrays of hits carry no chunks; leave expand out, or read the hits as objects");
+  RankedSearch r = Rank(ctx, params, params.scope, nullptr);
+  HitList hits;
+  size_t end = std::min(r.ranked.size(), size_t(params.offset) + params.top_k);
+  for (size_t i = params.offset; i < end; ++i) {
+    const Candidate& c = r.ranked[i];
+    hits.collections.push_back(r.scope[c.collection]->name);
+    hits.ids.push_back(c.id());
+    hits.scores.push_back(c.score);
+  }
+  return hits;
+}
 
 std::string SimilarSearch(const QueryContext& ctx, SimilarParams sp) {
   const CollectionState* c = ctx.snap.Resolve(sp.collection);
