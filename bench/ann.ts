@@ -78,8 +78,9 @@ const TARGETS = [0.95, 0.99, 0.995];
 // 2 x M at level 0, as ours) with efConstruction L 200; its searchers, each a curve named below.
 const GLASS = { R: 32, L: 200, quant: 'SQ8U' };
 const GLASS_CURVES: Record<string, string> = { 'SQ8U+FP32': 'glass_sq8u_fp32', SQ8U: 'glass_sq8u' };
-// Our curves that go through the Store's public search method (one thread, one query at a time).
-const LIBRARY_CURVES = ['tessera_hnsw', 'tessera_hnsw_int8'];
+// Our curves through the Store's public search methods (searchSync, and search for the Int8 store;
+// one thread, one query at a time); _alone: searchSync measured by itself, as glass is.
+const LIBRARY_CURVES = ['tessera_hnsw', 'tessera_hnsw_int8', 'tessera_hnsw_int8_async', 'tessera_hnsw_int8_alone'];
 const CPUS = os.cpus().length;
 
 // ---------------------------------------------------------------------------------------------
@@ -820,6 +821,7 @@ async function main(): Promise<void> {
       tessera_hnsw_json: [],
       tessera_hnsw_int8: [],
       tessera_hnsw_int8_async: [],
+      tessera_hnsw_int8_alone: [],
       hnswlib: [],
       usearch: [],
     };
@@ -858,6 +860,9 @@ async function main(): Promise<void> {
       }
       const res = await measure(engines, truth, nq);
       const resAlternating = await measure(engines, truth, nq, 1);
+      // Measured as glass is, alone: no peer's queries run on this thread between ours.
+      const alone = oursEngine('tessera_hnsw_int8_alone', sInt8, data.queries);
+      curves.tessera_hnsw_int8_alone.push(point(ef, (await measure([alone], truth, nq)).get(alone.name)!));
       const core: Record<string, Awaited<ReturnType<typeof coreTimes>>> = {
         tessera_hnsw: await coreTimes(sF32, data.queries),
         tessera_hnsw_int8: await coreTimes(sInt8, data.queries),
@@ -1121,7 +1126,7 @@ async function main(): Promise<void> {
       curves,
       plan_paths: { ...planPaths, binary_hnsw: binPath },
       engines_note:
-        "tessera_hnsw = store.searchSync({query: Float32Array, top_k: 10}, {arrays: true}), search() when it answers null (call_overhead.sync_misses) (the headline); tessera_hnsw_int8_async = store.search() on the Int8 store, every read handed to a query thread; tessera_hnsw_json = store.searchJson(prebuilt request bytes), the same store and walk without serializing the query object; core_total_us = the plan timings of the same queries (a separate pass); glass_sq8u_fp32 / glass_sq8u = glass's Search with SQ8U walk + FP32 rescore of 1.5 x top_k rows / SQ8U alone (bench/glass.ts). library_qps_at = the faster of tessera_hnsw and tessera_hnsw_int8 (store.searchSync) per level, glass_qps_at the faster glass curve, best_peer the fastest of hnswlib, usearch and glass",
+        "tessera_hnsw = store.searchSync({query: Float32Array, top_k: 10}, {arrays: true}), search() when it answers null (call_overhead.sync_misses) (the headline); tessera_hnsw_int8_async = store.search() on the Int8 store, every read handed to a query thread; tessera_hnsw_json = store.searchJson(prebuilt request bytes), the same store and walk without serializing the query object; core_total_us = the plan timings of the same queries (a separate pass); glass_sq8u_fp32 / glass_sq8u = glass's Search with SQ8U walk + FP32 rescore of 1.5 x top_k rows / SQ8U alone (bench/glass.ts). library_qps_at = the fastest of tessera_hnsw, tessera_hnsw_int8 (store.searchSync) tessera_hnsw_int8_async (store.search) and tessera_hnsw_int8_alone (searchSync measured by itself, with no peer's queries between ours, as glass is) per level, glass_qps_at the faster glass curve, best_peer the fastest of hnswlib, usearch and glass",
       ef_floors: {
         tessera_hnsw: 'ef = max(efSearch, overscan 1 x top_k 10)',
         tessera_hnsw_int8: `ef as f32's; the best top_k x rescore (4) = ${TOP_K * 4} rows the walk finds are rescored`,

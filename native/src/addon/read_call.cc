@@ -13,6 +13,8 @@ namespace {
 constexpr size_t kParseInlineMaxBytes = 16 * 1024;
 
 // {collections, ids, scores}: the page's hits as parallel arrays, a collection's name made once.
+// Elements are set as Napi::Value: Set's template takes a Napi::String for text (it converts to
+// std::string) and makes a new string of it, a round trip per element.
 Napi::Object HitArrays(Napi::Env env, const tessera::HitList& hits) {
   size_t n = hits.ids.size();
   Napi::Array collections = Napi::Array::New(env, n), ids = Napi::Array::New(env, n);
@@ -21,8 +23,8 @@ Napi::Object HitArrays(Napi::Env env, const tessera::HitList& hits) {
   for (size_t i = 0; i < n; ++i) {
     if (i == 0 || hits.collections[i] != hits.collections[i - 1])
       collection = Napi::String::New(env, hits.collections[i].data(), hits.collections[i].size());
-    collections.Set(uint32_t(i), collection);
-    ids.Set(uint32_t(i), Napi::String::New(env, hits.ids[i].data(), hits.ids[i].size()));
+    collections.Set(uint32_t(i), Napi::Value(collection));
+    ids.Set(uint32_t(i), Napi::Value(Napi::String::New(env, hits.ids[i].data(), hits.ids[i].size())));
     scores[i] = hits.scores[i];
   }
   Napi::Object out = Napi::Object::New(env);
