@@ -111,6 +111,32 @@ void CheckInt8(const tessera::Kernels* k) {
   }
 }
 
+int64_t ReferenceL2sqU7(const int8_t* a, const int8_t* b, size_t n) {
+  int64_t s = 0;
+  for (size_t i = 0; i < n; ++i) s += int64_t(a[i] - b[i]) * (a[i] - b[i]);
+  return s;
+}
+
+// Grid codes in [0, 127]: uniform, or the extremes (0 against 127, every |a - b| at its largest);
+// bytes past n hold 127 and -128, so a kernel reading past the end scores wrong.
+void CheckL2sqU7(const tessera::Kernels* k) {
+  std::uniform_int_distribution<int> uni(0, 127);
+  const size_t dims[] = {0, 1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 384, 784, 1023, 1024};
+  for (size_t n : dims) {
+    for (int trial = 0; trial < 8; ++trial) {
+      size_t offset = trial % 3;
+      std::vector<int8_t> abuf(offset + n + 64, 127), bbuf(offset + n + 64, -128);
+      int8_t *a = abuf.data() + offset, *b = bbuf.data() + offset;
+      for (size_t i = 0; i < n; ++i) {
+        a[i] = int8_t(trial % 2 == 0 ? uni(rng) : 127);
+        b[i] = int8_t(trial % 2 == 0 ? uni(rng) : 0);
+      }
+      Record(k->l2sq_u7(a, b, n) == ReferenceL2sqU7(a, b, n) && k->l2sq_u7(b, a, n) == ReferenceL2sqU7(a, b, n), k->name, "l2sq_u7", n,
+             trial);
+    }
+  }
+}
+
 // Words 0 to 40 with random bits, all ones, or sparse bits; the words past the end are all ones.
 void CheckBits(const tessera::Kernels* k) {
   std::mt19937_64 bits(7);
@@ -147,6 +173,7 @@ int main() {
   for (const tessera::Kernels* k : tessera::SupportedKernels()) {
     CheckF32(k);
     CheckInt8(k);
+    CheckL2sqU7(k);
     CheckBits(k);
     std::printf("family %s checked\n", k->name);
   }

@@ -26,6 +26,10 @@ struct Kernels {
   // while n * 127^2 fits an int32 (n <= 133143).
   int32_t (*dot_i8)(const int8_t* a, const int8_t* b, size_t n);
   void (*dot_i8_rows)(const int8_t* q, const int8_t* rows, size_t n, size_t count, int32_t* out);
+  // Exact squared Euclidean distance of two code vectors whose values lie in [0, 127] (Euclidean
+  // Int8 codes, on a grid), with no per-row norm to read: each |a - b| is at most 127, and is
+  // multiplied by itself through the int8 dot's step.
+  int32_t (*l2sq_u7)(const int8_t* a, const int8_t* b, size_t n);
   // Bit vectors of `words` 64-bit words: popcount(a XOR b), and popcount(a AND b) for estimators
   // that split the query into bit planes.
   uint32_t (*hamming)(const uint64_t* a, const uint64_t* b, size_t words);

@@ -55,6 +55,8 @@ class QuantizedCodes {
   void DistancesFromRow(uint32_t from, const uint32_t* rows, size_t n, float* out) const;
 
   QuantizationKind kind() const;
+  // Int8 codes of the Euclidean grid (see above).
+  bool on_grid() const;
   size_t bytes() const { return block_.size(); }
 
   struct Header;

@@ -35,6 +35,25 @@ int32_t DotI8With(const int8_t* a, const int8_t* b, size_t n) {
   return _mm512_reduce_add_epi32(_mm512_add_epi32(acc0, acc1));
 }
 
+// |a - b| lies in [0, 127] for codes in [0, 127], so the step takes it as both operands.
+template <__m512i (*Step)(__m512i, __m512i, __m512i)>
+int32_t L2sqU7With(const int8_t* a, const int8_t* b, size_t n) {
+  __m512i acc0 = _mm512_setzero_si512(), acc1 = _mm512_setzero_si512();
+  size_t i = 0;
+  for (; i + 128 <= n; i += 128) {
+    __m512i d0 = _mm512_abs_epi8(_mm512_sub_epi8(_mm512_loadu_si512(a + i), _mm512_loadu_si512(b + i)));
+    __m512i d1 = _mm512_abs_epi8(_mm512_sub_epi8(_mm512_loadu_si512(a + i + 64), _mm512_loadu_si512(b + i + 64)));
+    acc0 = Step(d0, d0, acc0);
+    acc1 = Step(d1, d1, acc1);
+  }
+  for (; i < n; i += 64) {
+    __mmask64 m = ByteMask(n - i);
+    __m512i d0 = _mm512_abs_epi8(_mm512_sub_epi8(_mm512_maskz_loadu_epi8(m, a + i), _mm512_maskz_loadu_epi8(m, b + i)));
+    acc0 = Step(d0, d0, acc0);
+  }
+  return _mm512_reduce_add_epi32(_mm512_add_epi32(acc0, acc1));
+}
+
 // Four rows per pass share q's loads, |q| and its sign mask.
 template <__m512i (*Step)(__m512i, __m512i, __m512i)>
 void DotI8RowsWith(const int8_t* q, const int8_t* rows, size_t n, size_t count, int32_t* out) {

@@ -77,6 +77,7 @@ const Kernels& Avx512Kernels() {
                          FourRowsAt<Avx512, true, L2sq>,
                          DotI8With<DotI8Step>,
                          DotI8RowsWith<DotI8Step>,
+                         L2sqU7With<DotI8Step>,
                          Avx2Kernels().hamming,
                          Avx2Kernels().hamming_rows,
                          Avx2Kernels().and_popcount,

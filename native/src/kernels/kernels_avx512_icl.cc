@@ -35,6 +35,7 @@ const Kernels& Avx512IclKernels() {
     icl.name = "avx512-icl";
     icl.dot_i8 = DotI8With<DotI8Step>;
     icl.dot_i8_rows = DotI8RowsWith<DotI8Step>;
+    icl.l2sq_u7 = L2sqU7With<DotI8Step>;
     icl.hamming = Popcount<false>;
     icl.hamming_rows = RowsOneByOne<Popcount<false>>;
     icl.and_popcount = Popcount<true>;

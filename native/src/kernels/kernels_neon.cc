@@ -55,6 +55,20 @@ int32_t DotI8(const int8_t* a, const int8_t* b, size_t n) {
   return s;
 }
 
+// vabdq_u8 gives |a - b| (at most 127), vmull_u8 its square in 16 bits, vpadalq_u16 widens.
+int32_t L2sqU7(const int8_t* a, const int8_t* b, size_t n) {
+  uint32x4_t acc = vdupq_n_u32(0);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    uint8x16_t d = vabdq_u8(vld1q_u8(reinterpret_cast<const uint8_t*>(a + i)), vld1q_u8(reinterpret_cast<const uint8_t*>(b + i)));
+    acc = vpadalq_u16(acc, vmull_u8(vget_low_u8(d), vget_low_u8(d)));
+    acc = vpadalq_u16(acc, vmull_high_u8(d, d));
+  }
+  int32_t s = int32_t(vaddvq_u32(acc));
+  for (; i < n; ++i) s += (int32_t(a[i]) - b[i]) * (int32_t(a[i]) - b[i]);
+  return s;
+}
+
 // popcount(a OP b): vcntq_u8 counts per byte, pairwise adds widen into int32 lanes (exact for any
 // length), an odd last word goes through the 64-bit vcnt.
 template <bool kAnd>
@@ -87,6 +101,7 @@ const Kernels& NeonKernels() {
                          RowsAtOneByOne<L2sq>,
                          DotI8,
                          RowsOneByOne<DotI8>,
+                         L2sqU7,
                          Popcount<false>,
                          RowsOneByOne<Popcount<false>>,
                          Popcount<true>,

@@ -1,5 +1,5 @@
 // Compiled with -march=armv8.2-a+dotprod; called only after HWCAP says sdot exists. Only the
-// int8 dot lives here; the other kernels are the neon family's.
+// int8 dot and code distance live here; the other kernels are the neon family's.
 #include <arm_neon.h>
 
 #include "tessera/kernels.h"
@@ -24,6 +24,19 @@ int32_t DotI8(const int8_t* a, const int8_t* b, size_t n) {
   return s;
 }
 
+// udot of |a - b| with itself: each group of four squares into a uint32 lane.
+int32_t L2sqU7(const int8_t* a, const int8_t* b, size_t n) {
+  uint32x4_t acc = vdupq_n_u32(0);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    uint8x16_t d = vabdq_u8(vld1q_u8(reinterpret_cast<const uint8_t*>(a + i)), vld1q_u8(reinterpret_cast<const uint8_t*>(b + i)));
+    acc = vdotq_u32(acc, d, d);
+  }
+  int32_t s = int32_t(vaddvq_u32(acc));
+  for (; i < n; ++i) s += (int32_t(a[i]) - b[i]) * (int32_t(a[i]) - b[i]);
+  return s;
+}
+
 }  // namespace
 
 const Kernels& NeonDotprodKernels() {
@@ -32,6 +45,7 @@ const Kernels& NeonDotprodKernels() {
     dotprod.name = "neon-dotprod";
     dotprod.dot_i8 = DotI8;
     dotprod.dot_i8_rows = RowsOneByOne<DotI8>;
+    dotprod.l2sq_u7 = L2sqU7;
     return dotprod;
   }();
   return k;

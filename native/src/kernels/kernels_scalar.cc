@@ -42,6 +42,15 @@ int32_t DotI8(const int8_t* a, const int8_t* b, size_t n) {
   return s;
 }
 
+int32_t L2sqU7(const int8_t* a, const int8_t* b, size_t n) {
+  int32_t s = 0;
+  for (size_t i = 0; i < n; ++i) {
+    int32_t d = int32_t(a[i]) - b[i];
+    s += d * d;
+  }
+  return s;
+}
+
 uint32_t Hamming(const uint64_t* a, const uint64_t* b, size_t words) {
   uint32_t s = 0;
   for (size_t i = 0; i < words; ++i) s += std::popcount(a[i] ^ b[i]);
@@ -66,6 +75,7 @@ const Kernels& ScalarKernels() {
                          RowsAtOneByOne<L2sq>,
                          DotI8,
                          RowsOneByOne<DotI8>,
+                         L2sqU7,
                          Hamming,
                          RowsOneByOne<Hamming>,
                          AndPopcount,
