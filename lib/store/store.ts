@@ -483,7 +483,8 @@ export class Store {
    * exact scan of a few thousand rows): its hits, as `search` answers them, or with `arrays` as
    * parallel arrays of collections, ids and scores (no attributes; no plan or expand). null when it
    * would cost more (a large segment whose index is not built yet, a filter, diversity, limit_per,
-   * an expand with a radius, a rerank, more than 256 hits): then `await search(body)`. No promise,
+   * an expand with a radius, a rerank, more than 256 hits), or reads a collection this handle does
+   * not hold (`resident`): then `await search(body)`. No promise,
    * no wait for a query thread; a bad body throws the StoreError `search` rejects with.
    */
   searchSync(body: SearchRequest | Uint8Array, options: { arrays: true }): HitArrays | null;
@@ -502,6 +503,8 @@ export class Store {
         answer = this.core.searchSync(bytes, undefined, arrays);
       }
     } catch (e) {
+      // A collection this handle does not hold: search() fetches it (fetchCollections), or says so.
+      if (notResidentOf(e)) return null;
       throw toStoreError(e);
     }
     return answer === null || arrays ? (answer as HitArrays | null) : parseExact(answer as Buffer);

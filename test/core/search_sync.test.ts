@@ -95,6 +95,21 @@ test('a rerank is left to search(): its provider is called between two phases', 
   t.is(store.searchSync(Buffer.from(JSON.stringify(request))), null);
 });
 
+test('a collection the handle does not hold is left to search(), which fetches it or says so', async (t) => {
+  const dir = tempDir('sync-resident');
+  const writer = await Store.open({ path: dir, dimension: DIM, ann: 'none', quantization: 'none' });
+  await fill(writer, 10, 1, 'a');
+  await fill(writer, 10, 2, 'b');
+  await writer.close();
+  const reader = await Store.open({ path: dir, readOnly: true, resident: ['a'] });
+  t.teardown(() => reader.close());
+  const query = randomVector(prng(9), DIM);
+  t.is(reader.searchSync({ query, top_k: 3, scope: ['a'] })?.length, 3, 'a held collection is answered at once');
+  t.is(reader.searchSync({ query, top_k: 3, scope: ['b'] }), null);
+  const refused = await t.throwsAsync(reader.search({ query, top_k: 3, scope: ['b'] }));
+  t.is((refused as { status?: number }).status, 503);
+});
+
 test('a bad body throws the 400 search rejects with, at once; a closed store throws 503', async (t) => {
   const store = await memoryStore(10);
   const wrong = t.throws(() => store.searchSync({ query: [1, 2, 3], top_k: 1 }));
