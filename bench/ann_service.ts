@@ -99,7 +99,7 @@ end
 }
 
 let wrkPresent: boolean | null = null;
-function hasWrk(): boolean {
+export function hasWrk(): boolean {
   if (wrkPresent === null) {
     try {
       execFileSync('wrk', ['--version'], { stdio: 'ignore' });

@@ -14,7 +14,11 @@
 // Every server runs in its own process (this file forked with a role argument). The last line of
 // output is one JSON object.
 //
-// BENCH_SECONDS: one autocannon run (default 3); BENCH_ROUNDS (default 2); BENCH_LATENCY_N:
+// Then the scaling part (issue 49, ./http_threads.ts): --http-threads 1, 2 and the CPU count under
+// wrk, small /search and Fashion-MNIST on the default index: `threads_speedup_small` and
+// `threads_speedup_ann` (req/s at 16 connections, 2 threads over 1) and `threads` (every case).
+//
+// BENCH_SECONDS: one autocannon or wrk run (default 3); BENCH_ROUNDS (default 2); BENCH_LATENCY_N:
 // requests per latency run (default 2,000); BENCH_BIG_N: rows of the large case (default 100,000).
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -23,6 +27,7 @@ import uWS from 'uWebSockets.js';
 import { Store } from '../lib/index';
 import { Rng, emit, log, nlpSentences, randomUnitVectors } from './common';
 import { CLI, connection, post, serveBare, start } from './http_rig';
+import { threadScaling } from './http_threads';
 
 const DIM = 128;
 const SMALL_N = 1_000;
@@ -271,6 +276,9 @@ async function main(): Promise<void> {
     for (const [name, l] of Object.entries(lat)) log(`${name.padEnd(28)} 1 conn p50 ${l.p50_us} us, p99 ${l.p99_us} us`);
     const textLibraryUs = await libraryTextP50(corpus);
     log(`text library p50 ${textLibraryUs.toFixed(0)} us`);
+    for (const proc of servers.splice(0)) proc.kill();
+    const notes: string[] = [];
+    const threads = await threadScaling(notes);
 
     const ratio = (a: number, b: number) => Number((a / b).toFixed(3));
     emit({
@@ -297,6 +305,10 @@ async function main(): Promise<void> {
       rps,
       server_cpu_us_per_request: cpu,
       latency_us: lat,
+      threads_speedup_small: threads?.threads_speedup_small ?? null,
+      threads_speedup_ann: threads?.threads_speedup_ann ?? null,
+      threads,
+      notes,
     });
   } finally {
     for (const proc of servers) proc.kill();

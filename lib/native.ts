@@ -85,6 +85,8 @@ export interface NativeStore extends RouteCalls, RouteReads {
   collectionReads(): Promise<Buffer>;
   waitForIndexes(): Promise<Buffer>;
   close(): Promise<Buffer>;
+  /** A number another JS thread of the process adopts this store by (NativeStore.adopt), until it closes. */
+  share(): number;
   info(): NativeInfo;
   poisoned(): string | null;
   commitVersion(): number;
@@ -125,6 +127,8 @@ export interface NativeAddon {
     /** Refuses what open() would (rejecting like it), without creating or writing anything. */
     check(options: OpenOptions): Promise<void>;
     indexSettings(): IndexSettingInfo[];
+    /** The store another JS thread shared (share()): the same core store, settling on this thread. */
+    adopt(handle: number): NativeStore;
   };
   CancelToken: new () => NativeCancelToken;
   supportedKernels(): string[];
@@ -134,6 +138,8 @@ export interface NativeAddon {
    * one waits for it, then settles the calls finished so far. While `keepPolling`, finishing calls
    * leave their settling to the next such turn; false hands it back to the completion signal.
    */
+  /** The reads this JS thread runs itself when they arrive: 'sync' up to searchSync's bound, else (the default) only those cheaper than a handoff. */
+  inlineReads(bound: 'sync' | 'handoff'): void;
   pollCompletions(keepPolling: boolean): void;
   /**
    * Core calls handed to the core's threads and not yet settled (a read run inline is never one).

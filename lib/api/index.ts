@@ -4,6 +4,7 @@
 import type { Registry } from 'prom-client';
 import { FEATURES } from '../features';
 import { consoleRoutes } from '../http/console';
+import type { Relay } from '../http/relay';
 import type { Route } from '../http/route';
 import { faultRoutes } from './faults';
 import { clusterRoute } from './cluster';
@@ -30,6 +31,12 @@ export interface ApiOptions {
   consoleWithoutToken: boolean;
   /** The routes as a way of serving serves them (Serving.routes: the tenant prefix, durable writes). */
   served?: (routes: Route[]) => Route[];
+  /** What /metrics answers (default: the registry's exposition); several HTTP threads merge theirs. */
+  scrape?: () => Promise<string>;
+  /** Register the store's gauges (default true): one HTTP thread of a server has them. */
+  storeMetrics?: boolean;
+  /** With several HTTP threads: hands a request to the thread owning its state (an MCP session). */
+  relay?: Relay;
 }
 
 /** The core routes answered by the Store method of their name: every `call` route of the table, /stats and /refresh. */
@@ -43,17 +50,18 @@ const STORE_CALLS: readonly StoreMethodRoute[] = [
  * Every route of the service, one module per route family, as the way of serving serves them
  * (`served`). /openapi.json describes the routes as served.
  */
-export function apiRoutes(slot: StoreSlot, { registry, slowQueryMs, testFaults, readOnly, consoleWithoutToken, served: serve }: ApiOptions): Route[] {
+export function apiRoutes(slot: StoreSlot, options: ApiOptions): Route[] {
+  const { registry, slowQueryMs, testFaults, readOnly, consoleWithoutToken, served: serve } = options;
   const queries = new QueryAccounting({ registry, slowQueryMs });
   let served: Route[] = [];
   const routes: Route[] = [
-    ...probeRoutes(slot, registry),
+    ...probeRoutes(slot, registry, options.scrape, options.storeMetrics),
     ...consoleRoutes(consoleWithoutToken),
     clusterRoute(slot),
     ...STORE_CALLS.map((id) => storeMethodRoute(slot, id)),
     recordsRoute(slot),
     ...readRoutes(slot, queries),
-    ...FEATURES.flatMap((feature) => feature.routes?.(slot, { readOnly, queries }) ?? []),
+    ...FEATURES.flatMap((feature) => feature.routes?.(slot, { readOnly, queries, relay: options.relay }) ?? []),
     ...(testFaults ? faultRoutes(slot) : []),
     openApiRoute(() => served),
   ];

@@ -44,9 +44,13 @@ function storeGauges(slot: StoreSlot, registry: Registry): void {
 
 const poisonedBody = (error: string) => ({ status: 'poisoned', error });
 
-/** Liveness, readiness and the Prometheus scrape; none takes a token, is shed, or has a deadline. */
-export function probeRoutes(slot: StoreSlot, registry: Registry): Route[] {
-  storeGauges(slot, registry);
+/**
+ * Liveness, readiness and the Prometheus scrape; none takes a token, is shed, or has a deadline.
+ * `scrape` answers /metrics (a server on several HTTP threads merges theirs); `storeMetrics` false
+ * leaves the store's gauges to the thread whose registry has them.
+ */
+export function probeRoutes(slot: StoreSlot, registry: Registry, scrape = () => registry.metrics(), storeMetrics = true): Route[] {
+  if (storeMetrics) storeGauges(slot, registry);
   return [
     tableRoute('health', () => {
       const poison = slot.poisoned();
@@ -56,6 +60,6 @@ export function probeRoutes(slot: StoreSlot, registry: Registry): Route[] {
       const unready = slot.unready();
       return unready ? json(unready, 503) : text('ok');
     }),
-    tableRoute('metrics', async () => text(await registry.metrics(), 200, METRICS_CONTENT_TYPE)),
+    tableRoute('metrics', async () => text(await scrape(), 200, METRICS_CONTENT_TYPE)),
   ];
 }

@@ -1,13 +1,20 @@
 // `tessera serve`: its flags, then the server: listen first (probes answer while the store
 // opens), open the store (one, namespaced tenants, or a cluster member), and shut both down
 // cleanly on SIGTERM or SIGINT.
-import { OneStore, apiRoutes, storeErrorStatus } from '../api';
+import { availableParallelism } from 'node:os';
+import * as path from 'node:path';
+import type { Registry } from 'prom-client';
+import type { Logger } from 'pino';
+import { OneStore, type StoreSlot, apiRoutes, storeErrorStatus } from '../api';
 import { FAMILIES } from '../features';
 import type { FeatureFlag, Serving, Settings } from '../features/feature';
 import { authenticate, refuseWrites, shed } from '../http/hooks';
 import { LOG_LEVELS, type LogLevel, accessLog, createLogger } from '../http/log';
-import { createRegistry, httpMetrics } from '../http/metrics';
+import { createRegistry, httpMetrics, mergedMetrics } from '../http/metrics';
 import { HttpServer } from '../http/server';
+import { Relay } from '../http/relay';
+import { HttpThreads, portMesh, sharedCounters } from '../http/threads';
+import type { MessagePort } from 'node:worker_threads';
 import { malformedJson } from '../json_syntax';
 import { StoreError } from '../store/errors';
 import { Store } from '../store/store';
@@ -19,7 +26,13 @@ import { crash, exit } from './flags';
 /** How long in-flight requests may run on after SIGTERM/SIGINT before they are cancelled. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-interface ServeConfig {
+/**
+ * --http-threads' default: one per CPU, at most 16 (each thread holds a V8 heap of its own, tens
+ * of MB; past that the core's query threads, not the front, are what a read waits on).
+ */
+const DEFAULT_HTTP_THREADS = Math.min(availableParallelism(), 16);
+
+export interface ServeConfig {
   data: string;
   inMemory: boolean;
   host: string;
@@ -35,6 +48,8 @@ interface ServeConfig {
   readTimeoutMs: number;
   writeTimeoutMs: number;
   queryThreads?: number;
+  /** Given by the flag; else one thread per CPU (DEFAULT_HTTP_THREADS), or one for a way of serving (namespaced, cluster). */
+  httpThreads?: number;
   maxStalenessMs?: number;
   historyVersions?: number;
   atVersion?: number;
@@ -186,6 +201,13 @@ const FLAGS: Flag[] = [
     help: 'a reader not refreshed (POST /refresh) within DUR is stale: /ready answers 503 (default: no bound)',
   },
   { name: '--query-threads', key: 'queryThreads', parse: integer(1, 1024), arg: 'N', help: 'core thread pool size (default: number of CPUs)' },
+  {
+    name: '--http-threads',
+    key: 'httpThreads',
+    parse: integer(1, 256),
+    arg: 'N',
+    help: `threads serving HTTP over the one store, each accepting on the port (default: number of CPUs up to 16, here ${DEFAULT_HTTP_THREADS}; 1 with --namespaced or --cluster)`,
+  },
   { name: '--mmap', key: 'mmap', value: true, help: 'map sealed segment files (default on)' },
   { name: '--no-mmap', key: 'mmap', value: false, help: 'read sealed segment files into memory instead' },
   ...indexFlags(Store.indexSettings()),
@@ -296,39 +318,39 @@ export async function serve(config: ServeConfig): Promise<void> {
   // their settings are checked as a new store's would be.
   await Store.check(serving ? { ...open, inMemory: true, dimension: config.dimension ?? 0 } : options).catch((err: Error) => refused(config, serving, err, 2));
 
+  const threads = threadsOf(config, serving);
+  const family = ways.find((w) => w.serving !== null)?.family;
+  if (family && threads > 1) exit(`--http-threads ${threads}: ${family.name} mode serves on one HTTP thread; drop --http-threads`, 2);
+
   const slot = serving?.slot ?? new OneStore();
-  const slowQuery = Number(process.env.SVC_SLOW_QUERY_MS);
-  const routes = apiRoutes(slot, {
-    registry,
-    slowQueryMs: slowQuery > 0 ? slowQuery : null,
-    testFaults: process.env.TESSERA_TEST_FAULTS === '1',
-    readOnly: config.readOnly,
-    consoleWithoutToken: config.consoleWithoutToken,
-    ...(serving && { served: (r: Route[]) => serving.routes(r) }),
-  });
+  const active = sharedCounters();
+  let others: HttpThreads | null = null;
+  const scrape = async () => mergedMetrics(registry, others ? await others.gather() : []);
+  const mesh = threads > 1 ? portMesh(threads) : null;
+  // With several HTTP threads each one's lines name it (thread 0 leads).
+  const log = mesh ? logger.child({ thread: 0 }) : logger;
+  const relay = mesh ? new Relay(0, mesh[0], log, storeErrorStatus) : undefined;
+  const server = threadServer(config, slot, { registry, logger: log, scrape, active, serving, relay });
   for (const { family, serving: own } of ways) family.metrics?.(registry, own);
-  const server = new HttpServer(routes, {
-    host: config.host,
-    port: config.port,
-    maxBodyBytes: config.maxBodyBytes,
-    readTimeoutMs: config.readTimeoutMs,
-    writeTimeoutMs: config.writeTimeoutMs,
-    hooks: [
-      ...(config.token ? [authenticate(config.token)] : []),
-      ...(config.readOnly ? [refuseWrites] : []),
-      shed(config.maxConcurrentRequests),
-      httpMetrics(registry),
-      accessLog(logger),
-      ...(serving?.hooks ?? []),
-    ],
-    logger,
-    errorStatus: storeErrorStatus,
-    describeMalformed: malformedJson,
-  });
 
   // Listen first: /health answers and /ready says 503 while a large store is still opening.
-  const port = await server.listen().catch((err: Error) => exit(err.message, 2));
+  const port = await server.listen(threads > 1 ? 'lead' : undefined).catch((err: Error) => exit(err.message, 2));
   process.stdout.write(`listening on http://${urlHost(config.host)}:${port}\n`);
+  if (mesh) {
+    const data = (index: number) => {
+      const peers = mesh[index];
+      return { data: { config: { ...config, port }, active, index, peers } satisfies HttpThreadData, transfer: [...peers.values()] };
+    };
+    others = new HttpThreads(path.join(__dirname, 'http_thread.js'), threads - 1, data, logger, scrape, () =>
+      logger.info({ threads }, 'HTTP threads listening'),
+    );
+    // An error nothing caught on this thread ends the process as one on another does: logged,
+    // every thread's connections closed, exit 1.
+    const group = others;
+    const died = (err: unknown) => void group.fatal(0, err instanceof Error ? err : new Error(String(err)));
+    process.on('uncaughtException', died);
+    process.on('unhandledRejection', died);
+  }
 
   // A shutdown ends a standby's wait: a process that is exiting never takes the writer lease.
   const shutdown = new AbortController();
@@ -339,7 +361,7 @@ export async function serve(config: ServeConfig): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     shutdown.abort(new Error(`shutting down (${signal})`));
-    await server.close(SHUTDOWN_GRACE_MS);
+    await Promise.all([server.close(SHUTDOWN_GRACE_MS), others?.close(SHUTDOWN_GRACE_MS)]);
     let code = 0;
     const store = await opening?.catch(() => null);
     const closing = serving ? serving.close() : (store?.shutdown() ?? Promise.resolve());
@@ -357,7 +379,74 @@ export async function serve(config: ServeConfig): Promise<void> {
   const store = await opening.catch((err: Error) => (stopping ? null : refused(config, serving, err, err instanceof StoreError && err.status === 400 ? 2 : 1)));
   if (store === null) return;
   if (slot instanceof OneStore) slot.open(store);
+  others?.serve(store.share());
   logger.info({ role: store.role, dimension: store.dimension, distance: store.distance, ann: store.ann, quantization: store.quantization }, 'store open');
+}
+
+const threadsOf = (config: ServeConfig, serving: Serving | null) => config.httpThreads ?? (serving ? 1 : DEFAULT_HTTP_THREADS);
+
+/** What the leading thread hands each other HTTP thread (http_thread.ts) as its workerData. */
+export interface HttpThreadData {
+  config: ServeConfig;
+  /** The shed hook's count, shared by every thread. */
+  active: Int32Array;
+  /** This thread's number (the leader is 0) and its ports to the others, by number (Relay). */
+  index: number;
+  peers: Map<number, MessagePort>;
+}
+
+/** What one HTTP thread serves with, beside the config and the slot. */
+interface ThreadParts {
+  registry: Registry;
+  logger: Logger;
+  /** /metrics' answer: the whole server's. */
+  scrape: () => Promise<string>;
+  active: Int32Array;
+  /** The way of serving (namespaced, cluster) when one serves; only ever on the one thread. */
+  serving?: Serving | null;
+  /** Whether this thread's registry has the store's gauges (the leading thread's). */
+  storeMetrics?: boolean;
+  /** Hands a request to the thread owning its state (several HTTP threads only). */
+  relay?: Relay;
+}
+
+/** One HTTP thread's server: every route over `slot`, behind the hooks, as each thread of a server builds it. */
+export function threadServer(
+  config: ServeConfig,
+  slot: StoreSlot,
+  { registry, logger, scrape, active, serving, storeMetrics, relay }: ThreadParts,
+): HttpServer {
+  if (threadsOf(config, serving ?? null) > 1) Store.inlineReads('sync');
+  const slowQuery = Number(process.env.SVC_SLOW_QUERY_MS);
+  const routes = apiRoutes(slot, {
+    registry,
+    slowQueryMs: slowQuery > 0 ? slowQuery : null,
+    testFaults: process.env.TESSERA_TEST_FAULTS === '1',
+    readOnly: config.readOnly,
+    consoleWithoutToken: config.consoleWithoutToken,
+    scrape,
+    storeMetrics,
+    relay,
+    ...(serving && { served: (r: Route[]) => serving.routes(r) }),
+  });
+  return new HttpServer(routes, {
+    host: config.host,
+    port: config.port,
+    maxBodyBytes: config.maxBodyBytes,
+    readTimeoutMs: config.readTimeoutMs,
+    writeTimeoutMs: config.writeTimeoutMs,
+    hooks: [
+      ...(config.token ? [authenticate(config.token)] : []),
+      ...(config.readOnly ? [refuseWrites] : []),
+      shed(config.maxConcurrentRequests, active),
+      httpMetrics(registry),
+      accessLog(logger),
+      ...(serving?.hooks ?? []),
+    ],
+    logger,
+    errorStatus: storeErrorStatus,
+    describeMalformed: malformedJson,
+  });
 }
 
 /**

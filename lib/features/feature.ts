@@ -6,6 +6,7 @@ import type { Registry } from 'prom-client';
 import type { FlagSpec } from '../flags';
 import type { Hook } from '../http/hooks';
 import type { Logger } from 'pino';
+import type { Relay } from '../http/relay';
 import type { Route } from '../http/route';
 import type { QueryAccounting } from '../route_kit/query_accounting';
 import type { StoreSlot } from '../route_kit/slot';
@@ -18,6 +19,8 @@ export interface FeatureOptions {
   readOnly: boolean;
   /** The query counter and slow-query log every route running a query shares. */
   queries: QueryAccounting;
+  /** With several HTTP threads: hands a request to the thread that owns its state (an MCP session lives on the thread that opened it). */
+  relay?: Relay;
 }
 
 /** A flag of `tessera serve` a family adds: it sets `settings[key]`, or with `option` that open option of the store. */

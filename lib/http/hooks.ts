@@ -42,13 +42,16 @@ export const refuseWrites: Hook = {
   },
 };
 
-/** `--max-concurrent-requests`: beyond it a request is refused untouched; probes always pass. */
-export function shed(limit: number): Hook {
-  let active = 0;
+/**
+ * `--max-concurrent-requests`: beyond it a request is refused untouched; probes always pass.
+ * `active[0]` counts the requests admitted now: shared memory when several HTTP threads serve.
+ */
+export function shed(limit: number, active: Int32Array<ArrayBufferLike> = new Int32Array(1)): Hook {
   return {
     onRequest(req, route) {
       if (isProbe(route)) return;
-      if (active >= limit) {
+      if (Atomics.add(active, 0, 1) >= limit) {
+        Atomics.sub(active, 0, 1);
         throw new HttpError(
           503,
           `server is at --max-concurrent-requests (${limit}); nothing was attempted, retry shortly`,
@@ -56,13 +59,12 @@ export function shed(limit: number): Hook {
           { 'Retry-After': '1' },
         );
       }
-      active++;
       req.admitted = true;
     },
     onResponse(req) {
       if (!req.admitted) return;
       req.admitted = false;
-      active--;
+      Atomics.sub(active, 0, 1);
     },
   };
 }

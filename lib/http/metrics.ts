@@ -1,6 +1,7 @@
 // Prometheus: the registry /metrics serves and the per-route request count and duration hook.
-import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Hook } from './hooks';
+import type { MetricJson } from './threads';
 
 /**
  * prom-client's sums of its labelled `nodejs_active_{handles,requests,resources}` gauges: gauges
@@ -9,7 +10,6 @@ import type { Hook } from './hooks';
  */
 const COUNTER_NAMED_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
-/** A registry with the process metrics; route families add their own metrics to it. */
 /** A counter whose value is read at scrape time from a count kept elsewhere. */
 export function countedElsewhere(registry: Registry, name: string, help: string, read: () => number): Counter {
   return new Counter({
@@ -23,11 +23,27 @@ export function countedElsewhere(registry: Registry, name: string, help: string,
   });
 }
 
-export function createRegistry(): Registry {
+/**
+ * A registry with the process metrics; route families add their own metrics to it. A server's
+ * other HTTP threads keep only what each counts itself (requests, queries): `perThread`, with none.
+ */
+export function createRegistry(perThread = false): Registry {
   const registry = new Registry();
+  if (perThread) return registry;
   collectDefaultMetrics({ register: registry });
   for (const name of COUNTER_NAMED_GAUGES) registry.removeSingleMetric(name);
   return registry;
+}
+
+/**
+ * The whole server's exposition: the leading thread's registry, with the other HTTP threads' own
+ * counts (`others`, their per-thread registries) added in, series by series. A metric only the
+ * leader has (the process, the store) is its value alone.
+ */
+export async function mergedMetrics(own: Registry, others: MetricJson[][]): Promise<string> {
+  const counted = new Set(others.flat().map((m) => m.name));
+  const mark = (metrics: MetricJson[]) => metrics.map((m) => ({ ...m, aggregator: counted.has(m.name) ? 'sum' : 'first' }));
+  return AggregatorRegistry.aggregate([mark((await own.getMetricsAsJSON()) as MetricJson[]), ...others.map(mark)]).metrics();
 }
 
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];

@@ -13,6 +13,19 @@ const ID_PREFIX = randomBytes(6).toString('hex');
 let idCounter = 0;
 const nextId = (): string => `${ID_PREFIX}-${(++idCounter).toString(36)}`;
 
+/** A request as another HTTP thread receives it (Relay): plain data, its body read. */
+export interface RequestParts {
+  id: string;
+  method: string;
+  path: string;
+  route: string;
+  authorization: string;
+  headers: Record<string, string>;
+  params: Record<string, string>;
+  bytes: Uint8Array;
+  writes: boolean;
+}
+
 /** What this layer needs of a library call's cancellation: the library's own handle satisfies it. */
 export interface CancelHandle {
   cancel(): void;
@@ -70,6 +83,28 @@ export class Request<B = unknown> {
     paramNames.forEach((name, i) => {
       this.params[name] = raw.getParameter(i);
     });
+  }
+
+  /** This request as plain data, for the thread a Relay hands it to. */
+  parts(): RequestParts {
+    const { id, method, path, route, authorization, headers, params, bytes, writes } = this;
+    return { id, method, path, route, authorization, headers, params, bytes, writes };
+  }
+
+  /** The stand-in, on the thread that owns what it addresses, of a request another thread received (Relay). */
+  static relayed(parts: RequestParts, logger: Logger): Request {
+    const own: Record<string, string> = { 'x-request-id': parts.id, authorization: parts.authorization, ...parts.headers };
+    const values = Object.values(parts.params);
+    const raw = {
+      getHeader: (name: string) => own[name] ?? '',
+      getCaseSensitiveMethod: () => parts.method,
+      getUrl: () => parts.path,
+      getParameter: (i: number) => values[i],
+    };
+    const req = new Request(raw as unknown as HttpRequest, parts.route, Object.keys(parts.params), logger, Object.keys(parts.headers));
+    req.bytes = Buffer.from(parts.bytes.buffer, parts.bytes.byteOffset, parts.bytes.byteLength);
+    req.writes = parts.writes;
+    return req;
   }
 
   /** A path parameter, percent-decoded. */

@@ -67,16 +67,27 @@ export class HttpServer {
   /**
    * Resolves the bound port (useful with port 0). The port is taken exclusively: by default uWS sets
    * SO_REUSEPORT, so a second server on a busy port would "listen" beside the first and take a share
-   * of its connections instead of failing to start.
+   * of its connections instead of failing to start. A server served by several HTTP threads
+   * (`sharing`): the leader ('lead') first takes the port exclusively, so that a busy one still
+   * fails, and at once takes it again shared; each other thread ('join') then shares it too, and
+   * the kernel spreads connections over them.
    */
-  listen(): Promise<number> {
+  async listen(sharing?: 'lead' | 'join'): Promise<number> {
+    const exclusive = (uWS as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT: number }).LIBUS_LISTEN_EXCLUSIVE_PORT;
+    if (sharing === undefined) return this.bind(this.options.port, exclusive);
+    if (sharing === 'join') return this.bind(this.options.port, 0);
+    const port = await this.bind(this.options.port, exclusive);
+    uWS.us_listen_socket_close(this.listenSocket as uWS.us_listen_socket);
+    return this.bind(port, 0);
+  }
+
+  private bind(port: number, options: number): Promise<number> {
     // uWS takes (host, port, options, cb) and exports the option at its top level; its typings
     // declare neither.
     const app = this.app as unknown as { listen(host: string, port: number, options: number, cb: (socket: uWS.us_listen_socket | false) => void): void };
-    const exclusive = (uWS as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT: number }).LIBUS_LISTEN_EXCLUSIVE_PORT;
     return new Promise((resolve, reject) => {
-      app.listen(this.options.host, this.options.port, exclusive, (socket) => {
-        if (!socket) return reject(new Error(`cannot listen on ${this.options.host}:${this.options.port} (is the port in use?)`));
+      app.listen(this.options.host, port, options, (socket) => {
+        if (!socket) return reject(new Error(`cannot listen on ${this.options.host}:${port} (is the port in use?)`));
         this.listenSocket = socket;
         resolve(uWS.us_socket_local_port(socket));
       });
@@ -89,8 +100,9 @@ export class HttpServer {
   }
 
   /**
-   * Stops accepting, lets in-flight requests finish for up to `graceMs`, then cancels the rest.
-   * Requests still arriving on open keep-alive connections are refused with 503.
+   * Stops accepting, lets in-flight requests finish for up to `graceMs`, then cancels the rest, and
+   * closes every connection. Requests still arriving on open keep-alive connections meanwhile are
+   * refused with 503.
    */
   async close(graceMs: number): Promise<void> {
     this.closing = true;
@@ -98,12 +110,24 @@ export class HttpServer {
     this.listenSocket = null;
     for (const route of this.routes) route.close?.();
     const idle = new Promise<void>((resolve) => (this.onIdle = resolve));
-    if (this.inFlight.length === 0) return;
-    const timer = setTimeout(() => {
-      for (const ex of [...this.inFlight]) ex.abandon(shuttingDown());
-    }, graceMs);
-    await idle;
-    clearTimeout(timer);
+    if (this.inFlight.length > 0) {
+      const timer = setTimeout(() => {
+        for (const ex of [...this.inFlight]) ex.abandon(shuttingDown());
+      }, graceMs);
+      await idle;
+      clearTimeout(timer);
+    }
+    this.closeConnections();
+  }
+
+  /**
+   * Closes the listening socket and every connection now, answering nothing more. A worker thread
+   * must, before it ends: one ending with a socket open aborts the whole process (Node's check of
+   * its event loop at teardown). uWebSockets.js has App.close since v20.27; its typings lack it.
+   */
+  closeConnections(): void {
+    this.listenSocket = null;
+    (this.app as unknown as { close(): void }).close();
   }
 
   private dispatch(res: uWS.HttpResponse, raw: uWS.HttpRequest, route: Route | null, names: string[]): void {

@@ -108,6 +108,17 @@ function settingOption(setting: string): string {
 }
 
 /**
+ * An open store as another JS thread of the process takes it (Store.adopt): the core store's number,
+ * the cell every thread's handle keeps its last refresh time in, and the options it was opened with
+ * (the extensions make their state from them). Structured-cloneable: a worker receives it by postMessage.
+ */
+export interface SharedStore {
+  core: number;
+  refreshedAt: SharedArrayBuffer;
+  options: OpenOptions;
+}
+
+/**
  * How a feature adds to the library without this class knowing it. A feature installs one
  * (lib/features/extensions.ts installs them all, and every entry point loads that): it may refuse
  * open options of its own, keep state for each store opened, take over a ranked read, and define
@@ -158,16 +169,18 @@ export class Store {
   readonly ann: AnnConfig | null;
   /** The quantized first pass this handle runs with; null: none. */
   readonly quantization: QuantizationConfig | null;
-  /** When a Reader last refreshed successfully (or opened): the age of the state it serves. */
-  private refreshedAt = Date.now();
+  /** When a Reader last refreshed successfully (or opened), in ms since the epoch: the age of the state it serves. Shared by every thread's handle. */
+  private readonly refreshedAt: Float64Array;
   private readonly refreshes = new Serial();
 
   private constructor(
     private readonly core: NativeStore,
-    private readonly maxStalenessMs: number | null,
-    private readonly openedReadOnly: boolean,
+    private readonly options: OpenOptions,
     private readonly pull: (() => Promise<void>) | null,
+    refreshedAt?: SharedArrayBuffer,
   ) {
+    this.refreshedAt = new Float64Array(refreshedAt ?? new SharedArrayBuffer(8));
+    if (!refreshedAt) this.refreshedAt[0] = Date.now();
     const info = core.info();
     this.role = info.role;
     this.writerHolder = info.writerHolder;
@@ -214,19 +227,50 @@ export class Store {
     try {
       const core = await openCore(options);
       const fetch = options.fetchCollections;
-      store = new Store(fetch ? fetchingCore(core, fetch) : core, options.maxStalenessMs ?? null, options.readOnly === true, options.pull ?? null);
+      store = new Store(fetch ? fetchingCore(core, fetch) : core, options, options.pull ?? null);
     } catch (e) {
       throw toStoreError(e, settingOption);
     }
     try {
       checkExtensions(options, store.dimension);
-      const internals = store.internals();
-      for (const extension of storeExtensions()) extension.open?.(store, internals, options);
+      store.openExtensions();
     } catch (e) {
       await store.close();
       throw e;
     }
     return store;
+  }
+
+  /**
+   * This store for another JS thread of the process (a worker_threads Worker): post the answer to
+   * it and `Store.adopt` it there. Every thread's handle reads and writes the one core store, each
+   * settling its calls on its own thread. Close it from the thread that opened it, once the others
+   * are done with it; a handle adopted afterwards is refused. Not for a store opened with
+   * `fetchCollections` or `pull` (cluster mode), whose functions stay on their thread.
+   */
+  share(): SharedStore {
+    if (this.pull || this.options.fetchCollections)
+      throw new StoreError(400, 'a store opened with pull or fetchCollections cannot be shared with another thread');
+    const { fetchCollections: _f, pull: _p, ...options } = this.options;
+    return { core: this.core.share(), refreshedAt: this.refreshedAt.buffer as SharedArrayBuffer, options };
+  }
+
+  /** The store another thread shared (`share()`), as a handle of this thread: 503 once that store closed. */
+  static adopt(shared: SharedStore): Store {
+    let core: NativeStore;
+    try {
+      core = native.NativeStore.adopt(shared.core);
+    } catch (e) {
+      throw new StoreError(503, `cannot adopt the shared store: ${(e as Error).message}`);
+    }
+    const store = new Store(core, shared.options, null, shared.refreshedAt);
+    store.openExtensions();
+    return store;
+  }
+
+  private openExtensions(): void {
+    const internals = this.internals();
+    for (const extension of storeExtensions()) extension.open?.(this, internals, this.options);
   }
 
   /**
@@ -242,6 +286,17 @@ export class Store {
     } catch (e) {
       throw toStoreError(e, settingOption);
     }
+  }
+
+  /**
+   * How costly a read may be and still run on this JS thread as it arrives (readJson answers its
+   * bytes at once, no query thread involved): 'handoff', the default, only what costs less than
+   * handing it over (about 10 us here); 'sync' up to searchSync's bound (about 250 us: an indexed
+   * walk at the default ef_search). A server with several HTTP threads serves ordinary reads on the
+   * thread that received them; with one, a walk there would hold up every other connection.
+   */
+  static inlineReads(bound: 'handoff' | 'sync'): void {
+    native.inlineReads(bound);
   }
 
   /** The ANN and quantization settings `open` takes: names, kinds or ranges, and defaults, from the core's one table. */
@@ -270,7 +325,7 @@ export class Store {
       lease_owner: null,
       commit_version: this.commitVersion(),
       staleness_secs: Math.floor(this.stalenessMs() / 1000),
-      max_staleness_secs: this.maxStalenessMs === null ? null : Math.floor(this.maxStalenessMs / 1000),
+      max_staleness_secs: this.options.maxStalenessMs == null ? null : Math.floor(this.options.maxStalenessMs / 1000),
     };
   }
 
@@ -281,7 +336,7 @@ export class Store {
 
   /** How old the served state may be: since a Reader's last successful refresh (or open), pinned ones included; 0 for a writer. */
   stalenessMs(): number {
-    return this.role === 'Reader' ? Date.now() - this.refreshedAt : 0;
+    return this.role === 'Reader' ? Date.now() - this.refreshedAt[0] : 0;
   }
 
   /**
@@ -289,7 +344,8 @@ export class Store {
    * Never while pinned: a pinned handle serves its version on purpose and cannot catch up.
    */
   stale(): boolean {
-    return this.maxStalenessMs !== null && this.pinned() === null && this.stalenessMs() > this.maxStalenessMs;
+    const bound = this.options.maxStalenessMs;
+    return bound != null && this.pinned() === null && this.stalenessMs() > bound;
   }
 
   /**
@@ -302,7 +358,7 @@ export class Store {
     return this.refreshes.run(async () => {
       if (this.pull && this.pinned() === null) await this.pull();
       const result = json(await call(o, () => this.core.refresh())) as { adopted: boolean };
-      this.refreshedAt = Date.now();
+      this.refreshedAt[0] = Date.now();
       return result;
     });
   }
@@ -388,7 +444,7 @@ export class Store {
 
   /** Whether writes are refused: opened read-only, a Reader, or serving a pinned version. */
   get readOnly(): boolean {
-    return this.openedReadOnly || this.role === 'Reader' || this.pinned() !== null;
+    return this.options.readOnly === true || this.role === 'Reader' || this.pinned() !== null;
   }
 
   /** What the extensions get of this store beside its public methods (lib/store/extension.ts). */

@@ -83,6 +83,9 @@ export async function startServer(
   const hasData = args.includes('--data') || args.includes('--in-memory');
   const defaults = ['--port', '0', '--log-level', 'warn', ...(hasData ? [] : ['--data', tempDir()])];
   if (defaultDimension && !args.includes('--dimension')) defaults.push('--dimension', '4');
+  // CI runs the HTTP suites a second time on one HTTP thread (the default is one per CPU).
+  const threads = process.env.TESSERA_TEST_HTTP_THREADS;
+  if (threads && !args.includes('--http-threads')) defaults.push('--http-threads', threads);
   const proc = spawn(process.execPath, [cli, 'serve', ...defaults, ...args], { env: { ...process.env, ...env } });
   let stderr = '';
   proc.stderr!.on('data', (d) => (stderr += d));

@@ -10,31 +10,13 @@ import type { Method } from '../../http/route';
 import type { FeatureOptions } from '../feature';
 import { carrying, mcpServer } from './server';
 import { Sessions } from './sessions';
-import { TOOLS } from './tools';
+import { messagesOf } from './messages';
 
 /** Response headers the HTTP layer writes itself (uWebSockets.js frames the body and keeps the connection). */
 const OWN_HEADERS = new Set(['content-type', 'content-length', 'connection', 'transfer-encoding']);
 
 /** A JSON-RPC error answered before any transport is involved, shaped as the SDK shapes its own. */
 const rpcError = (status: number, code: number, message: string): Reply => json({ jsonrpc: '2.0', error: { code, message }, id: null }, status);
-
-/** The JSON-RPC messages of a POST body (one, or a batch); null for a body that is not JSON. */
-function messagesOf(bytes: Buffer): unknown[] | null {
-  try {
-    const parsed: unknown = JSON.parse(bytes.toString('utf8'));
-    return Array.isArray(parsed) ? parsed : [parsed];
-  } catch {
-    return null;
-  }
-}
-
-function callsWritingTool(req: Request): boolean {
-  if (!req.bytes.includes('"tools/call"')) return false;
-  return (messagesOf(req.bytes) ?? []).some((m) => {
-    const { method, params } = (m ?? {}) as { method?: unknown; params?: { name?: unknown; arguments?: Record<string, unknown> } };
-    return method === 'tools/call' && TOOLS.some((t) => t.name === params?.name && t.writes(params?.arguments ?? {}));
-  });
-}
 
 /** The Fetch-API request the transport reads: method, path, the headers it needs, the body. */
 function webRequest(method: Method, req: Request): globalThis.Request {
@@ -100,14 +82,13 @@ async function reply(method: Method, req: Request, response: Response): Promise<
 export interface McpHandler {
   /** Answers one /mcp request. */
   handle(method: Method, req: Request): Promise<Reply>;
-  /** Whether a POST calls a tool that writes: judged on --write-timeout, like the write routes. */
-  callsWritingTool(req: Request): boolean;
   /** Ends every open event stream (the server is closing). */
   close(): void;
 }
 
 export function mcpHandler(slot: StoreSlot, options: FeatureOptions): McpHandler {
-  const sessions = new Sessions(() => mcpServer(slot, options));
+  const { relay } = options;
+  const sessions = new Sessions(() => mcpServer(slot, options), relay ? `${relay.index}-` : '');
 
   /** The session's transport; a new one for an initialize; or the error the SDK would answer. */
   async function transportFor(method: Method, req: Request): Promise<WebStandardStreamableHTTPServerTransport | Reply> {
@@ -120,13 +101,16 @@ export function mcpHandler(slot: StoreSlot, options: FeatureOptions): McpHandler
     return sessions.open(slot.scope(req));
   }
 
+  async function handleHere(method: Method, req: Request): Promise<Reply> {
+    const transport = await transportFor(method, req);
+    if (!('handleRequest' in transport)) return transport;
+    return reply(method, req, await transport.handleRequest(webRequest(method, req), { authInfo: carrying(req) }));
+  }
+  // A session lives on the thread that opened it: the others relay its requests here (routes.ts).
+  relay?.serve('mcp', (req) => handleHere(req.method as Method, req));
+
   return {
-    async handle(method, req) {
-      const transport = await transportFor(method, req);
-      if (!('handleRequest' in transport)) return transport;
-      return reply(method, req, await transport.handleRequest(webRequest(method, req), { authInfo: carrying(req) }));
-    },
-    callsWritingTool,
+    handle: handleHere,
     close: () => sessions.endStreams(),
   };
 }

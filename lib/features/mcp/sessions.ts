@@ -15,7 +15,11 @@ export class Sessions {
   /** By scope and session id, least recently used first. */
   private readonly live = new Map<string, WebStandardStreamableHTTPServerTransport>();
 
-  constructor(private readonly makeServer: () => McpServer) {}
+  /** `idPrefix` starts every session id made here: the HTTP thread's number when several serve (`1-<uuid>`, messages.ts' ownerOf). */
+  constructor(
+    private readonly makeServer: () => McpServer,
+    private readonly idPrefix = '',
+  ) {}
 
   /** The transport of a session, or undefined for an unknown (or ended) one. */
   find(scope: string, id: string): WebStandardStreamableHTTPServerTransport | undefined {
@@ -34,7 +38,7 @@ export class Sessions {
    */
   async open(scope: string): Promise<WebStandardStreamableHTTPServerTransport> {
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
+      sessionIdGenerator: () => `${this.idPrefix}${randomUUID()}`,
       onsessioninitialized: (id) => this.admit(keyOf(scope, id), transport),
       // The HTTP layer has refused bodies above --max-body-bytes already.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,

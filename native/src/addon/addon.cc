@@ -35,6 +35,11 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("beginPolling", Napi::Function::New(env, [data](const Napi::CallbackInfo& info) {
                 return Napi::Number::New(info.Env(), double(data->completions->BeginPolling()));
               }));
+  // inlineReads('sync' | 'handoff'): the reads this thread runs itself (AddonData::read_bound).
+  exports.Set("inlineReads", Napi::Function::New(env, [data](const Napi::CallbackInfo& info) {
+                data->read_bound =
+                    info[0].As<Napi::String>().Utf8Value() == "sync" ? tessera::InlineBound::kSync : tessera::InlineBound::kHandoff;
+              }));
   // The 400 message of a body JSON.parse refused (lib/json_syntax.ts): where it breaks, or null.
   exports.Set("jsonSyntaxError", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
                 std::string text = info[0].As<Napi::String>().Utf8Value();

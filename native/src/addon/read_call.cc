@@ -58,7 +58,7 @@ Napi::Value StartRead(const Napi::CallbackInfo& info, std::shared_ptr<tessera::S
   }
   std::unique_ptr<tessera::PreparedRead> read;
   Outcome prepared = Outcome::Of([&] {
-    read = s.Prepare(route, body, floats ? &query : nullptr);
+    read = s.Prepare(route, body, floats ? &query : nullptr, env.GetInstanceData<AddonData>()->read_bound);
     return std::string();
   });
   if (prepared.failed) return prepared.Answer(env);

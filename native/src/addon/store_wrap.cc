@@ -10,6 +10,7 @@
 #include "read_call.h"
 #include "records_cursor_wrap.h"
 #include "rerank_window_wrap.h"
+#include "shared_stores.h"
 
 namespace tessera_addon {
 
@@ -23,6 +24,8 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          StaticMethod<&StoreWrap::Open>("open"),
                          StaticMethod<&StoreWrap::Check>("check"),
                          StaticMethod<&StoreWrap::IndexSettings>("indexSettings"),
+                         StaticMethod<&StoreWrap::Adopt>("adopt"),
+                         InstanceMethod<&StoreWrap::Share>("share"),
                          InstanceMethod<&StoreWrap::Call<&Store::Collections>>("collections"),
                          InstanceMethod<&StoreWrap::Call<&Store::CreateCollection>>("createCollection"),
                          InstanceMethod<&StoreWrap::Call<&Store::DropCollection>>("dropCollection"),
@@ -160,6 +163,20 @@ Napi::Value StoreWrap::Open(const Napi::CallbackInfo& info) {
       });
 }
 
+Napi::Value StoreWrap::Adopt(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsNumber()) throw Napi::TypeError::New(env, "adopt() takes the number share() answered");
+  std::shared_ptr<Store> store = AdoptStore(info[0].As<Napi::Number>().Uint32Value());
+  if (!store) throw Napi::Error::New(env, "no open store is shared by that number (closed already?)");
+  Napi::Object obj = env.GetInstanceData<AddonData>()->store_ctor.New({});
+  StoreWrap::Unwrap(obj)->store_ = std::move(store);
+  return obj;
+}
+
+Napi::Value StoreWrap::Share(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), double(ShareStore(shared(info.Env()))));
+}
+
 Napi::Value StoreWrap::Check(const Napi::CallbackInfo& info) {
   OpenArgs args = ReadOpenArgs(info, "check");
   return CoreTask::Run(
@@ -286,6 +303,7 @@ Napi::Value StoreWrap::RerankWindow(const Napi::CallbackInfo& info) {
 Napi::Value StoreWrap::Close(const Napi::CallbackInfo& info) {
   auto s = shared(info.Env());
   return CoreTask::Run(info.Env(), [s] {
+    ForgetStore(s.get());
     s->Close();
     return std::string();
   });

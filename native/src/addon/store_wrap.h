@@ -25,6 +25,10 @@ class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
   static Napi::Value Check(const Napi::CallbackInfo& info);
   // indexSettings() -> [{name, option, choices, min, max, needs, default}]: the core's table, for help.
   static Napi::Value IndexSettings(const Napi::CallbackInfo& info);
+  // adopt(handle) -> NativeStore: the store another JS thread shared (share()), for this thread.
+  static Napi::Value Adopt(const Napi::CallbackInfo& info);
+  // share() -> handle: lets other JS threads of the process adopt this store until it closes.
+  Napi::Value Share(const Napi::CallbackInfo& info);
 
   // Binds one core method by its signature: () | (name) | (version) | (name, body) | (body).
   template <auto Method>
