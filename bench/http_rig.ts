@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import uWS from 'uWebSockets.js';
 
 /** The `tessera` command line, compiled beside this file (or the source when run through tsx). */
-export const CLI = path.join(__dirname, '..', 'lib', `cli${path.extname(__filename)}`);
+export const CLI = path.join(__dirname, '..', 'lib', 'cli', `main${path.extname(__filename)}`);
 
 export interface Server {
   url: string;

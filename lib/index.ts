@@ -6,7 +6,7 @@ export { parseExact, stringifyExact } from './exact_json';
 export { type CallOptions, Cancellation } from './store/cancellation';
 export { RecordsCursor } from './store/cursor';
 export { StoreError } from './store/errors';
-export { Store } from './store/store';
+export { type SharedStore, Store } from './store/store';
 export { TenantStores, type TenantOptions, checkNamespace } from './store/tenants';
 export { ClusterNode, type ClusterOptions } from './features/cluster/node';
 export { awsEnvironment, ObjectStore, type ObjectStoreOptions } from './features/cluster/object_store';

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { OneStore, type StoreSlot, apiRoutes, storeErrorStatus } from '../api';
 import { FAMILIES } from '../features';
 import type { FeatureFlag, Serving, Settings } from '../features/feature';
-import { authenticate, refuseWrites, shed } from '../http/hooks';
+import { authenticate, awakeWhenBusy, refuseWrites, shed } from '../http/hooks';
 import { LOG_LEVELS, type LogLevel, accessLog, createLogger } from '../http/log';
 import { createRegistry, httpMetrics, mergedMetrics } from '../http/metrics';
 import { HttpServer } from '../http/server';
@@ -18,6 +18,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { malformedJson } from '../json_syntax';
 import { StoreError } from '../store/errors';
 import { Store } from '../store/store';
+import { keepAwake } from '../store/core_wait';
 import type { Route } from '../http/route';
 import type { Distance, IndexSettingInfo, OpenOptions } from '../types';
 import { anyText, DISTANCES, duration, flagHelp, type FlagSpec, integer, oneOf, readFlags, size, UsageError } from '../flags';
@@ -441,6 +442,7 @@ export function threadServer(
       shed(config.maxConcurrentRequests, active),
       httpMetrics(registry),
       accessLog(logger),
+      awakeWhenBusy(keepAwake),
       ...(serving?.hooks ?? []),
     ],
     logger,

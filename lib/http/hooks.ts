@@ -68,3 +68,30 @@ export function shed(limit: number, active: Int32Array<ArrayBufferLike> = new In
     },
   };
 }
+
+/**
+ * A request read within this long after the thread's last answer arrived while the thread was busy:
+ * connections are queueing on it. (One client sending one request at a time leaves a gap of a
+ * round trip, 50-100 us here.)
+ */
+const BUSY_GAP_MS = 0.05;
+
+/**
+ * While requests arrive back to back (the thread is saturated), each answer keeps the thread awake
+ * (`keepAwake`) for the next one rather than letting it sleep in the event loop and pay a wake-up.
+ * A thread whose client sends one request at a time is left to sleep between them: spinning there
+ * measured a worse p99 (bench/README.md, "Where the ANN tail comes from").
+ */
+export function awakeWhenBusy(keepAwake: () => void): Hook {
+  let lastAnswer = Number.NEGATIVE_INFINITY;
+  let busy = false;
+  return {
+    onRequest(req) {
+      busy = req.startedAt - lastAnswer < BUSY_GAP_MS;
+    },
+    onResponse() {
+      lastAnswer = performance.now();
+      if (busy) keepAwake();
+    },
+  };
+}
