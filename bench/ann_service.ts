@@ -63,10 +63,10 @@ const body = (q: Float32Array, extra: Record<string, unknown> = {}) =>
     .join('')}}`;
 
 /**
- * `wrk` over `bodies` (each connection cycles through them) for `seconds`: requests/s and the
+ * `wrk` over `bodies` to `route` (each connection cycles through them) for `seconds`: requests/s and the
  * latency percentiles wrk measured, read from its done() hook as JSON. Null when wrk is missing.
  */
-export function runWrk(url: string, bodies: string[], connections: number, seconds: number): WrkResult | null {
+export function runWrk(url: string, bodies: string[], connections: number, seconds: number, route = '/search'): WrkResult | null {
   if (!hasWrk()) return null;
   const script = path.join(os.tmpdir(), `tessera-bench-wrk-${process.pid}.lua`);
   // Level-3 long brackets: a body never holds "]===]".
@@ -74,7 +74,7 @@ export function runWrk(url: string, bodies: string[], connections: number, secon
 local i = 0
 request = function()
   i = i % #bodies + 1
-  return wrk.format("POST", "/search", {["content-type"]="application/json"}, bodies[i])
+  return wrk.format("POST", "${route}", {["content-type"]="application/json"}, bodies[i])
 end
 done = function(summary, latency, requests)
   local bad = summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout
@@ -84,7 +84,7 @@ end
   fs.writeFileSync(script, lua);
   try {
     const threads = Math.min(connections, 2);
-    const out = execFileSync('wrk', ['-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '-s', script, `${url}/search`], {
+    const out = execFileSync('wrk', ['-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '-s', script, `${url}${route}`], {
       encoding: 'utf8',
       maxBuffer: 1 << 24,
     });

@@ -840,7 +840,7 @@ std::unique_ptr<PreparedRead> StoreImpl::Prepare(ReadRoute route, std::string_vi
       // the run reuses it against the same snapshot.
       PreparedText text = PrepareText(*snap, params.text, params.search.scope);
       PreparedTextSearch search{std::move(params), std::move(text)};
-      bool runs_inline = TextSearchRunsInline(search);
+      bool runs_inline = TextSearchRunsInline(search, bound);
       return PrepareQuery(std::move(snap), std::move(search), &RunTextSearch, runs_inline);
     }
     case ReadRoute::kHybrid: {

@@ -20,7 +20,8 @@ enum class ReadRoute { kSearch, kSimilar, kBatch, kText, kHybrid, kSuggest, kLis
 enum class InlineBound : uint8_t {
   kNone,     // never: it runs on a query thread whatever it costs
   kHandoff,  // when it costs less than handing it to a query thread (kInlineMaxBytes, kInlineMaxPostings)
-  kSync,     // when it costs at most kSyncMaxBytes, an indexed walk included (/search; others as kHandoff)
+  kSync,     // when it costs at most kSyncMaxBytes, an indexed walk included (/search), or kSyncMaxPostings
+             // (/text-search); other routes as kHandoff
 };
 
 // A prepared /search may run on its caller's thread when its segments' indexes read at most this
@@ -38,6 +39,9 @@ constexpr size_t kInlineMaxWindow = 256;
 // kInlineMaxBytes of records): about 20 us here. Its terms are looked up where it arrives only when
 // the scope's text chunks times the query's words stay under kInlineMaxLookups.
 constexpr uint64_t kInlineMaxPostings = 4096;
+// Under InlineBound::kSync (a server with several HTTP threads) a /text-search runs where it
+// arrives up to this many postings: about 250 us here, as kSyncMaxBytes bounds a /search.
+constexpr uint64_t kSyncMaxPostings = 48 * 1024;
 constexpr uint64_t kInlineMaxLookups = 4096;
 
 // A /search page as parallel arrays, best first (PreparedRead::RunHits): no JSON written or parsed.

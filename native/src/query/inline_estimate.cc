@@ -59,8 +59,8 @@ bool TextSearchMayRunInline(const Snapshot& snap, const TextSearchParams& params
   return chunks * words <= kInlineMaxLookups;
 }
 
-bool TextSearchRunsInline(const PreparedTextSearch& search) {
-  if (search.text.postings > kInlineMaxPostings) return false;
+bool TextSearchRunsInline(const PreparedTextSearch& search, InlineBound bound) {
+  if (search.text.postings > (bound == InlineBound::kSync ? kSyncMaxPostings : kInlineMaxPostings)) return false;
   uint64_t largest = 0;
   for (const CollectionState* c : search.text.scope)
     for (const SegmentRef& ref : c->segments) largest = std::max(largest, ref.segment->max_record_bytes());

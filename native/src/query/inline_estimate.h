@@ -22,8 +22,9 @@ bool SearchRunsInline(const Snapshot& snap, const SearchParams& p, const Segment
 // lookups (kInlineMaxLookups).
 // Error(404) for a collection in scope that does not exist, as the search itself would answer.
 bool TextSearchMayRunInline(const Snapshot& snap, const TextSearchParams& params);
-// Whether the prepared search then reads few enough postings (kInlineMaxPostings) and writes few
-// enough record bytes (kInlineMaxWindow hits of the largest record in scope) to run there.
-bool TextSearchRunsInline(const PreparedTextSearch& search);
+// Whether the prepared search then reads few enough postings (kInlineMaxPostings, or
+// kSyncMaxPostings for InlineBound::kSync) and writes few enough record bytes (kInlineMaxWindow
+// hits of the largest record in scope) to run there.
+bool TextSearchRunsInline(const PreparedTextSearch& search, InlineBound bound);
 
 }  // namespace tessera
