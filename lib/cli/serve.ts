@@ -7,13 +7,13 @@ import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { OneStore, type StoreSlot, apiRoutes, storeErrorStatus } from '../api';
 import { FAMILIES } from '../features';
-import type { FeatureFlag, Serving, Settings } from '../features/feature';
+import type { Feature, FeatureFlag, Serving, Settings, ThreadLink } from '../features/feature';
 import { authenticate, awakeWhenBusy, refuseWrites, shed } from '../http/hooks';
 import { LOG_LEVELS, type LogLevel, accessLog, createLogger } from '../http/log';
 import { createRegistry, httpMetrics, mergedMetrics } from '../http/metrics';
 import { HttpServer } from '../http/server';
 import { Relay } from '../http/relay';
-import { HttpThreads, portMesh, sharedCounters } from '../http/threads';
+import { Answers, HttpThreads, portMesh, sharedCounters } from '../http/threads';
 import type { MessagePort } from 'node:worker_threads';
 import { malformedJson } from '../json_syntax';
 import { StoreError } from '../store/errors';
@@ -207,7 +207,7 @@ const FLAGS: Flag[] = [
     key: 'httpThreads',
     parse: integer(1, 256),
     arg: 'N',
-    help: `threads serving HTTP over the one store, each accepting on the port (default: number of CPUs up to 16, here ${DEFAULT_HTTP_THREADS}; 1 with --namespaced or --cluster)`,
+    help: `threads serving HTTP over the one store, each accepting on the port (default: number of CPUs up to 16, here ${DEFAULT_HTTP_THREADS}; 1 with --cluster)`,
   },
   { name: '--mmap', key: 'mmap', value: true, help: 'map sealed segment files (default on)' },
   { name: '--no-mmap', key: 'mmap', value: false, help: 'read sealed segment files into memory instead' },
@@ -284,10 +284,9 @@ export function parseServe(args: string[], env: NodeJS.ProcessEnv): ServeConfig 
 
 const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
-export async function serve(config: ServeConfig): Promise<void> {
-  const logger = createLogger(config.logLevel);
-  const registry = createRegistry();
-  const options: OpenOptions = {
+/** The store options of `tessera serve`'s flags. */
+function openOptionsOf(config: ServeConfig): OpenOptions {
+  return {
     ...(config.inMemory ? { inMemory: true } : { path: config.data }),
     dimension: config.dimension,
     distance: config.distance,
@@ -301,38 +300,55 @@ export async function serve(config: ServeConfig): Promise<void> {
     ...config.featureOptions,
     ...config.index,
   };
-  const { path: _root, ...open } = options;
-  // The way of serving a family's flags asked for (cluster mode, namespaced mode; they exclude each
-  // other), else the one store. Its refusal (no credentials, a root it cannot make) exits 2 now.
-  const ways = FAMILIES.map((family) => {
+}
+
+/**
+ * The way of serving a family's flags asked for (cluster mode, namespaced mode; they exclude each
+ * other), with its family, or null for the one store. Its refusal (no credentials, a root it
+ * cannot make) exits 2. `link` ties the way of serving on this HTTP thread to the others'.
+ */
+export function wayOfServing(config: ServeConfig, logger: Logger, link: ThreadLink): { family: Feature; serving: Serving } | null {
+  const { path: _root, ...open } = openOptionsOf(config);
+  for (const family of FAMILIES) {
     try {
-      return { family, serving: family.serve?.(config.settings[family.name], { open, data: config.data, logger }) ?? null };
+      const serving = family.serve?.(config.settings[family.name], { open, data: config.data, logger, link }) ?? null;
+      if (serving) return { family, serving };
     } catch (err) {
       if (err instanceof UsageError) exit(err.message, 2);
       throw err;
     }
-  });
-  const serving = ways.find((w) => w.serving !== null)?.serving ?? null;
+  }
+  return null;
+}
+
+export async function serve(config: ServeConfig): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  const registry = createRegistry();
+  const options = openOptionsOf(config);
+  const { path: _root, ...open } = options;
+  const answers = new Answers();
+  const way = wayOfServing(config, logger, { role: 'leader', answers });
+  const serving = way?.serving ?? null;
   // Whatever the store would refuse is refused before listening (exit 2, like a bad flag), so a
   // supervisor never sees a start that was bound to fail; the check creates nothing. A namespaced
   // root is no store itself, and a cluster member's directory takes the published store's header:
   // their settings are checked as a new store's would be.
   await Store.check(serving ? { ...open, inMemory: true, dimension: config.dimension ?? 0 } : options).catch((err: Error) => refused(config, serving, err, 2));
 
-  const threads = threadsOf(config, serving);
-  const family = ways.find((w) => w.serving !== null)?.family;
-  if (family && threads > 1) exit(`--http-threads ${threads}: ${family.name} mode serves on one HTTP thread; drop --http-threads`, 2);
+  const threads = config.httpThreads ?? (serving && !serving.threads ? 1 : DEFAULT_HTTP_THREADS);
+  if (way && !way.serving.threads && threads > 1) exit(`--http-threads ${threads}: ${way.family.name} mode serves on one HTTP thread; drop --http-threads`, 2);
 
   const slot = serving?.slot ?? new OneStore();
   const active = sharedCounters();
   let others: HttpThreads | null = null;
   const scrape = async () => mergedMetrics(registry, others ? await others.gather() : []);
+  answers.on('metrics', scrape);
   const mesh = threads > 1 ? portMesh(threads) : null;
   // With several HTTP threads each one's lines name it (thread 0 leads).
   const log = mesh ? logger.child({ thread: 0 }) : logger;
   const relay = mesh ? new Relay(0, mesh[0], log, storeErrorStatus) : undefined;
-  const server = threadServer(config, slot, { registry, logger: log, scrape, active, serving, relay });
-  for (const { family, serving: own } of ways) family.metrics?.(registry, own);
+  const server = threadServer(config, slot, { threads, registry, logger: log, scrape, active, serving, relay });
+  for (const family of FAMILIES) family.metrics?.(registry, family === way?.family ? serving : null);
 
   // Listen first: /health answers and /ready says 503 while a large store is still opening.
   const port = await server.listen(threads > 1 ? 'lead' : undefined).catch((err: Error) => exit(err.message, 2));
@@ -340,9 +356,9 @@ export async function serve(config: ServeConfig): Promise<void> {
   if (mesh) {
     const data = (index: number) => {
       const peers = mesh[index];
-      return { data: { config: { ...config, port }, active, index, peers } satisfies HttpThreadData, transfer: [...peers.values()] };
+      return { data: { config: { ...config, port }, threads, active, index, peers } satisfies HttpThreadData, transfer: [...peers.values()] };
     };
-    others = new HttpThreads(path.join(__dirname, 'http_thread.js'), threads - 1, data, logger, scrape, () =>
+    others = new HttpThreads(path.join(__dirname, 'http_thread.js'), threads - 1, data, logger, answers, () =>
       logger.info({ threads }, 'HTTP threads listening'),
     );
     // An error nothing caught on this thread ends the process as one on another does: logged,
@@ -379,16 +395,18 @@ export async function serve(config: ServeConfig): Promise<void> {
   // Opening cut short by a shutdown is stop()'s to end (exit 0), not a refusal.
   const store = await opening.catch((err: Error) => (stopping ? null : refused(config, serving, err, err instanceof StoreError && err.status === 400 ? 2 : 1)));
   if (store === null) return;
-  if (slot instanceof OneStore) slot.open(store);
-  others?.serve(store.share());
+  if (slot instanceof OneStore) {
+    slot.open(store);
+    others?.serve(store.share());
+  }
   logger.info({ role: store.role, dimension: store.dimension, distance: store.distance, ann: store.ann, quantization: store.quantization }, 'store open');
 }
-
-const threadsOf = (config: ServeConfig, serving: Serving | null) => config.httpThreads ?? (serving ? 1 : DEFAULT_HTTP_THREADS);
 
 /** What the leading thread hands each other HTTP thread (http_thread.ts) as its workerData. */
 export interface HttpThreadData {
   config: ServeConfig;
+  /** How many HTTP threads the server has. */
+  threads: number;
   /** The shed hook's count, shared by every thread. */
   active: Int32Array;
   /** This thread's number (the leader is 0) and its ports to the others, by number (Relay). */
@@ -398,12 +416,14 @@ export interface HttpThreadData {
 
 /** What one HTTP thread serves with, beside the config and the slot. */
 interface ThreadParts {
+  /** The server's HTTP threads: with several, each runs a bounded read where it arrives. */
+  threads: number;
   registry: Registry;
   logger: Logger;
   /** /metrics' answer: the whole server's. */
   scrape: () => Promise<string>;
   active: Int32Array;
-  /** The way of serving (namespaced, cluster) when one serves; only ever on the one thread. */
+  /** The way of serving (namespaced, cluster) when one serves. */
   serving?: Serving | null;
   /** Whether this thread's registry has the store's gauges (the leading thread's). */
   storeMetrics?: boolean;
@@ -415,9 +435,9 @@ interface ThreadParts {
 export function threadServer(
   config: ServeConfig,
   slot: StoreSlot,
-  { registry, logger, scrape, active, serving, storeMetrics, relay }: ThreadParts,
+  { threads, registry, logger, scrape, active, serving, storeMetrics, relay }: ThreadParts,
 ): HttpServer {
-  if (threadsOf(config, serving ?? null) > 1) Store.inlineReads('sync');
+  if (threads > 1) Store.inlineReads('sync');
   const slowQuery = Number(process.env.SVC_SLOW_QUERY_MS);
   const routes = apiRoutes(slot, {
     registry,

@@ -7,6 +7,7 @@ import type { FlagSpec } from '../flags';
 import type { Hook } from '../http/hooks';
 import type { Logger } from 'pino';
 import type { Relay } from '../http/relay';
+import type { Answers } from '../http/threads';
 import type { Route } from '../http/route';
 import type { QueryAccounting } from '../route_kit/query_accounting';
 import type { StoreSlot } from '../route_kit/slot';
@@ -32,11 +33,19 @@ export interface FeatureFlag extends FlagSpec {
 /** A family's settings from its flags, by key (its `defaults` where a flag was not given). */
 export type Settings = Record<string, unknown>;
 
-/** What a way of serving is given: the options every store opens with (but its path), the --data directory, the logger. */
+/**
+ * How a way of serving on one HTTP thread reaches the others: the leading thread (the one that
+ * started) registers what it answers; every other thread asks it. A way of serving that keeps its
+ * state with the leader this way serves on several threads (Serving.threads).
+ */
+export type ThreadLink = { role: 'leader'; answers: Answers } | { role: 'worker'; ask(kind: string, payload?: unknown): Promise<unknown> };
+
+/** What a way of serving is given: the options every store opens with (but its path), the --data directory, the logger, the other HTTP threads. */
 export interface ServeContext {
   open: Omit<OpenOptions, 'path'>;
   data: string;
   logger: Logger;
+  link: ThreadLink;
 }
 
 /** A way of serving the store, set up for one server when its flags ask for it. */
@@ -52,6 +61,8 @@ export interface Serving {
   start(signal: AbortSignal): Promise<Store> | null;
   /** Flushes and closes whatever it opened. */
   close(): Promise<void>;
+  /** Whether it serves on several HTTP threads (its state kept once, through ServeContext.link); else the server has one. */
+  threads?: boolean;
 }
 
 /** One family. Methods, so that a family's own Serving type stands in for Serving. */

@@ -59,7 +59,7 @@ interface Pending {
 }
 
 export class Relay {
-  private readonly handlers = new Map<string, RelayedHandler>();
+  private readonly handlers = new Map<string, { handler: RelayedHandler; done?: (req: Request) => void }>();
   private readonly pending = new Map<number, Pending>();
   /** Relayed requests this thread runs for others, by peer and id. */
   private readonly running = new Map<string, Request>();
@@ -81,9 +81,9 @@ export class Relay {
     }
   }
 
-  /** Runs `handler` for requests of `kind` other threads relay here. */
-  serve(kind: string, handler: RelayedHandler): void {
-    this.handlers.set(kind, handler);
+  /** Runs `handler` for requests of `kind` other threads relay here; `done` once each is answered, its stream ended. */
+  serve(kind: string, handler: RelayedHandler, done?: (req: Request) => void): void {
+    this.handlers.set(kind, { handler, done });
   }
 
   /** Whether `owner` names another thread of this server. */
@@ -135,8 +135,8 @@ export class Relay {
     const req = Request.relayed(m.parts, this.logger);
     this.running.set(key, req);
     const send = (answer: Answer) => port.postMessage(answer);
-    const handler = this.handlers.get(m.kind);
-    (handler ? handler(req) : Promise.reject(new HttpError(404, `no relayed handler for ${m.kind}`)))
+    const served = this.handlers.get(m.kind);
+    (served ? served.handler(req) : Promise.reject(new HttpError(404, `no relayed handler for ${m.kind}`)))
       .then(async (reply) => {
         if (!('pieces' in reply)) {
           const { status, headers } = reply;
@@ -162,7 +162,10 @@ export class Relay {
         if (answer.unexpected) req.log.error({ err }, 'relayed request failed');
         send({ t: 'error', id: m.id, status: answer.status, body: answer.body, headers: answer.headers });
       })
-      .finally(() => this.running.delete(key));
+      .finally(() => {
+        this.running.delete(key);
+        served?.done?.(req);
+      });
   }
 
   /** A peer stopped: whatever waits on it answers 503, a stream ends. */

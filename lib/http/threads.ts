@@ -1,8 +1,8 @@
 // HTTP threads: one server's uWebSockets.js apps on several JS threads, all accepting on one port
 // (the kernel's SO_REUSEPORT balancing spreads connections over them). The thread that started the
-// process leads: it spawns the others (worker_threads), hands them what they serve, gathers their
-// metrics for a scrape answered on any thread, and drains them at shutdown. What every thread must
-// count together (--max-concurrent-requests) lives in shared memory.
+// process leads: it spawns the others (worker_threads), hands them what they serve, answers what
+// they ask of it (the whole server's metrics, a tenant store), and drains them at shutdown. What
+// every thread must count together (--max-concurrent-requests) lives in shared memory.
 import type { Logger } from 'pino';
 import { MessageChannel, type MessagePort, Worker, parentPort } from 'node:worker_threads';
 
@@ -14,7 +14,12 @@ export interface MetricJson {
 }
 
 /** What the leader sends a worker thread. */
-type ToWorker = { type: 'serve'; what: unknown } | { type: 'close'; graceMs: number } | { type: 'metrics'; id: number } | { type: 'abort' };
+type ToWorker =
+  | { type: 'serve'; what: unknown }
+  | { type: 'close'; graceMs: number }
+  | { type: 'metrics'; id: number }
+  | { type: 'abort' }
+  | { type: 'answer'; id: number; answer: Answer };
 /** What a worker thread sends the leader. */
 type ToLeader =
   | { type: 'listening' }
@@ -22,8 +27,30 @@ type ToLeader =
   | { type: 'aborted' }
   | { type: 'died'; error: string }
   | { type: 'metrics'; id: number; metrics: MetricJson[] }
-  | { type: 'scrape'; id: number }
-  | { type: 'scraped'; id: number; text: string };
+  | { type: 'ask'; id: number; kind: string; payload: unknown };
+
+/** The leader's answer to an ask: its value, or the error it failed with (message and, if it has one, status). */
+type Answer = { value: unknown } | { error: { message: string; status?: number } };
+
+/** What the leader answers the other threads' asks (HttpThread.ask), by kind: the whole server's /metrics, a tenant store. */
+export class Answers {
+  private readonly handlers = new Map<string, (payload: unknown) => unknown>();
+
+  on(kind: string, handler: (payload: unknown) => unknown): void {
+    this.handlers.set(kind, handler);
+  }
+
+  async run(kind: string, payload: unknown): Promise<Answer> {
+    try {
+      const handler = this.handlers.get(kind);
+      if (!handler) throw new Error(`no answer to ${kind} on the leading thread`);
+      return { value: await handler(payload) };
+    } catch (err) {
+      const { message, status } = err as { message?: string; status?: number };
+      return { error: { message: String(message ?? err), ...(typeof status === 'number' && { status }) } };
+    }
+  }
+}
 
 /** Counters every thread of a server shares: index 0 the requests admitted now (the shed hook). */
 export const sharedCounters = (): Int32Array => new Int32Array(new SharedArrayBuffer(4 * 1));
@@ -74,15 +101,14 @@ export class HttpThreads {
   /**
    * Starts `count` worker threads, numbered from 1, running `entry` with `workerData(index)` (ports
    * in it go in `transfer`). A thread that dies, or exits before close(), takes the process down
-   * (exit 1, logged): never a half-serving server. `scrape` answers a worker's /metrics (the whole
-   * server's exposition).
+   * (exit 1, logged): never a half-serving server. `answers` answers the workers' asks.
    */
   constructor(
     entry: string,
     count: number,
     workerData: (index: number) => { data: unknown; transfer: MessagePort[] },
     private readonly logger: Logger,
-    private readonly scrape: () => Promise<string>,
+    private readonly answers: Answers,
     private readonly onListening: () => void,
   ) {
     for (let i = 1; i <= count; i++) {
@@ -130,11 +156,7 @@ export class HttpThreads {
       if (++this.listening === this.workers.length) this.onListening();
     } else if (m.type === 'died') void this.fatal(this.workers.indexOf(worker) + 1, new Error(m.error));
     else if (m.type === 'metrics') this.metricAsks.answer(m.id, m.metrics);
-    else if (m.type === 'scrape')
-      this.scrape().then(
-        (text) => send(worker, { type: 'scraped', id: m.id, text }),
-        (err: Error) => send(worker, { type: 'scraped', id: m.id, text: `# scrape failed: ${err.message}\n` }),
-      );
+    else if (m.type === 'ask') void this.answers.run(m.kind, m.payload).then((answer) => send(worker, { type: 'answer', id: m.id, answer }));
   }
 
   /**
@@ -173,10 +195,10 @@ export interface WorkerSide {
   abort(): void;
 }
 
-/** A worker thread's side: answers its leader; `scrape` asks the leader for the whole server's metrics. */
+/** A worker thread's side: answers its leader, and asks it (`ask`) for what only the leader holds. */
 export class HttpThread {
   private readonly port: MessagePort;
-  private readonly scrapes = new Asks<string>();
+  private readonly asks = new Asks<Answer>();
 
   /**
    * An error nothing caught ends this thread's serving at once (its connections closed) and the
@@ -199,15 +221,20 @@ export class HttpThread {
     send(this.port, { type: 'listening' });
   }
 
-  /** The whole server's /metrics exposition, merged by the leader. */
-  scrape(): Promise<string> {
-    return this.scrapes.ask((id) => send(this.port, { type: 'scrape', id }));
+  /**
+   * Asks the leader (its Answers' handler of `kind`); rejects with an Error carrying the status
+   * the leader's failure had, if any.
+   */
+  async ask(kind: string, payload?: unknown): Promise<unknown> {
+    const answer = await this.asks.ask((id) => send(this.port, { type: 'ask', id, kind, payload }));
+    if ('value' in answer) return answer.value;
+    throw Object.assign(new Error(answer.error.message), answer.error.status === undefined ? {} : { status: answer.error.status });
   }
 
   private received(m: ToWorker | ToLeader): void {
     if (m.type === 'serve') this.side.serve(m.what);
     else if (m.type === 'metrics') void this.side.metrics().then((metrics) => send(this.port, { type: 'metrics', id: m.id, metrics }));
-    else if (m.type === 'scraped') this.scrapes.answer(m.id, m.text);
+    else if (m.type === 'answer') this.asks.answer(m.id, m.answer);
     else if (m.type === 'close') void this.side.close(m.graceMs).then(() => send(this.port, { type: 'closed' }));
     else if (m.type === 'abort') {
       this.side.abort();

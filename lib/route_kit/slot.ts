@@ -54,6 +54,12 @@ export interface StoreSlot {
   status(req: Request): ClusterStatus;
   /** On a --namespaced server only: runs `use` on another namespace's store, held open meanwhile. */
   using?<T>(namespace: string, use: (store: Store) => Promise<T>): Promise<T>;
+  /**
+   * On a --namespaced server only: holds the store `req` addresses for it until `leave(req)`, as its
+   * route does (for a request another HTTP thread received and relayed here).
+   */
+  enter?(req: Request): Promise<void>;
+  leave?(req: Request): void;
 }
 
 /** Holds the one store once it is open; `waiting` says what it waits for until then. */

@@ -3,7 +3,7 @@
 // thread's requests once, a write seen at once by a read on another thread, an MCP session usable
 // from any thread, a dead thread taking the process down, no acknowledged write lost at shutdown.
 // Which thread served a request is read from the access log (--log-level debug), which names it.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import * as http from 'node:http';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { type Server, call, startServer, tempDir, until } from './helpers';
@@ -132,11 +132,12 @@ test("/metrics on any thread counts every thread's requests once, and the store 
   }
 });
 
-test('an MCP session opened on one thread is served on the other, and DELETE there ends it', async (t) => {
-  const { server, agents } = await threadedServer(t, ['--dimension', '16', '--embed-provider', 'hash:16']);
+/** An MCP session opened on one thread, used and ended from the other; `prefix` for a namespaced server. */
+async function mcpAcrossThreads(t: ExecutionContext, args: string[], prefix: string): Promise<void> {
+  const { server, agents } = await threadedServer(t, ['--dimension', '16', '--embed-provider', 'hash:16', ...args]);
   const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
   const rpc = (agent: http.Agent, body: unknown, session?: string) =>
-    send(server, agent, 'POST', '/mcp', body, { ...headers, ...(session ? { 'mcp-session-id': session } : {}) });
+    send(server, agent, 'POST', `${prefix}/mcp`, body, { ...headers, ...(session ? { 'mcp-session-id': session } : {}) });
   const init = await rpc(agents[0], {
     jsonrpc: '2.0',
     id: 1,
@@ -153,11 +154,22 @@ test('an MCP session opened on one thread is served on the other, and DELETE the
   );
   t.is(remembered.status, 200);
   t.regex(remembered.text, /upserted\\":1/);
-  const listed = await rpc(agents[0], { jsonrpc: '2.0', id: 3, method: 'tools/list' }, session);
+  const recalled = await rpc(
+    agents[1],
+    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'recall', arguments: { collection: 'notes', query: 'hello there' } } },
+    session,
+  );
+  t.regex(recalled.text, /hello there/);
+  const listed = await rpc(agents[0], { jsonrpc: '2.0', id: 4, method: 'tools/list' }, session);
   t.regex(listed.text, /"recall"/);
-  t.is((await send(server, agents[1], 'DELETE', '/mcp', undefined, { 'mcp-session-id': session })).status, 200);
-  t.is((await rpc(agents[0], { jsonrpc: '2.0', id: 4, method: 'tools/list' }, session)).status, 404, 'ended for every thread');
-});
+  t.is((await send(server, agents[1], 'DELETE', `${prefix}/mcp`, undefined, { 'mcp-session-id': session })).status, 200);
+  t.is((await rpc(agents[0], { jsonrpc: '2.0', id: 5, method: 'tools/list' }, session)).status, 404, 'ended for every thread');
+}
+
+test('an MCP session opened on one thread is served on the other, and DELETE there ends it', (t) => mcpAcrossThreads(t, [], ''));
+
+test('--namespaced: an MCP session opened on one thread works from the other, its tools in its namespace', (t) =>
+  mcpAcrossThreads(t, ['--namespaced'], '/ns/acme'));
 
 test('an HTTP thread that dies takes the process down: exit 1, logged', async (t) => {
   const { server, agents } = await threadedServer(t, [], { TESSERA_TEST_FAULTS: '1' });
@@ -195,8 +207,32 @@ test('SIGTERM under writes on every thread loses no acknowledged write', async (
   );
 });
 
-test('--http-threads above 1 with --namespaced exits 2 naming the flag', async (t) => {
-  const run = await startServer(['--namespaced', '--http-threads', '2']).catch((e: Error) => e);
+test('--namespaced on two threads: a tenant written on one thread is read on the other at once, listed by both, held open once', async (t) => {
+  const { server, agents } = await threadedServer(t, ['--namespaced']);
+  for (let i = 0; i < 10; i++) {
+    const [writer, reader] = i % 2 === 0 ? [agents[0], agents[1]] : [agents[1], agents[0]];
+    const vector = [1, i, 0.5, 0];
+    t.is((await send(server, writer, 'POST', '/ns/acme/collections/c/upsert', { records: [{ id: `r${i}`, vector }] })).status, 200);
+    const hits = JSON.parse((await send(server, reader, 'POST', '/ns/acme/search', { scope: ['c'], query: vector, top_k: 1 })).text);
+    t.is(hits[0].id, `r${i}`, `write ${i} read at once on the other thread`);
+  }
+  for (const agent of agents) {
+    const listed = JSON.parse((await send(server, agent, 'GET', '/namespaces')).text) as { name: string; role: string }[];
+    t.deepEqual(
+      listed.map((e) => [e.name, e.role]),
+      [['acme', 'Writer']],
+      'one tenant store, the writer: never a second open of the same directory from another thread',
+    );
+  }
+  const metrics = (await send(server, agents[1], 'GET', '/metrics')).text;
+  t.regex(metrics, /svc_store_docs 10\n/, 'the tenant counted once');
+});
+
+test('--http-threads above 1 with --cluster exits 2 naming the flag', async (t) => {
+  const env = { AWS_ACCESS_KEY_ID: 'k', AWS_SECRET_ACCESS_KEY: 's' };
+  const run = await startServer(['--cluster', 's3://bucket/prefix', '--cluster-endpoint', 'http://127.0.0.1:9', '--http-threads', '2'], env).catch(
+    (e: Error) => e,
+  );
   t.true(run instanceof Error);
-  t.regex((run as Error).message, /exited with 2[\s\S]*--http-threads 2: namespaces mode serves on one HTTP thread/);
+  t.regex((run as Error).message, /exited with 2[\s\S]*--http-threads 2: cluster mode serves on one HTTP thread/);
 });

@@ -106,8 +106,16 @@ export function mcpHandler(slot: StoreSlot, options: FeatureOptions): McpHandler
     if (!('handleRequest' in transport)) return transport;
     return reply(method, req, await transport.handleRequest(webRequest(method, req), { authInfo: carrying(req) }));
   }
-  // A session lives on the thread that opened it: the others relay its requests here (routes.ts).
-  relay?.serve('mcp', (req) => handleHere(req.method as Method, req));
+  // A session lives on the thread that opened it: the others relay its requests here (routes.ts),
+  // each holding its namespace's store here as its route would.
+  relay?.serve(
+    'mcp',
+    async (req) => {
+      await slot.enter?.(req);
+      return handleHere(req.method as Method, req);
+    },
+    (req) => slot.leave?.(req),
+  );
 
   return {
     handle: handleHere,

@@ -7,6 +7,7 @@ import { tableRoute } from '../../route_kit/table_route';
 import { TenantStores } from '../../store/tenants';
 import type { Feature, Serving } from '../feature';
 import { Namespaces, namespacedRoutes } from './namespaces';
+import { RemoteTenants, answerTenants } from './remote_tenants';
 
 export const namespacesFeature: Feature = {
   name: 'namespaces',
@@ -34,9 +35,22 @@ export const namespacesFeature: Feature = {
       throw new UsageError('--warm-bytes bounds the tenant stores of --namespaced; add --namespaced or drop it');
     }
   },
-  routes: (slot) => (slot instanceof Namespaces ? [tableRoute('namespaces', () => json(slot.namespaces()))] : []),
-  serve(settings, { open, data, logger }): Serving | null {
+  routes: (slot) => (slot instanceof Namespaces ? [tableRoute('namespaces', async () => json(await slot.namespaces()))] : []),
+  serve(settings, { open, data, logger, link }): Serving | null {
     if (!settings.namespaced) return null;
+    // Every HTTP thread serves the tenants the leader opens, holds and evicts, once for the process.
+    if (link.role === 'worker') {
+      const slot = new Namespaces(new RemoteTenants(link.ask));
+      return {
+        what: `serve the tenant stores under ${data}`,
+        slot,
+        routes: (routes) => namespacedRoutes(routes, slot),
+        hooks: [slot],
+        start: () => null,
+        close: async () => {},
+        threads: true,
+      };
+    }
     // The root is made (or refused, exit 2) before anything listens.
     try {
       mkdirSync(data, { recursive: true });
@@ -49,6 +63,7 @@ export const namespacesFeature: Feature = {
       warmBytes: settings.warmBytes as number,
       onCloseError: (namespace, err) => logger.error({ err, namespace }, 'closing an evicted namespace failed'),
     });
+    answerTenants(tenants, link.answers);
     const slot = new Namespaces(tenants);
     return {
       what: `serve the tenant stores under ${data}`,
@@ -57,6 +72,7 @@ export const namespacesFeature: Feature = {
       hooks: [slot],
       start: () => null,
       close: () => tenants.closeAll(),
+      threads: true,
     };
   },
 };

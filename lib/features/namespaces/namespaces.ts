@@ -7,7 +7,8 @@ import type { Hook } from '../../http/hooks';
 import type { Request } from '../../http/request';
 import type { Route } from '../../http/route';
 import type { Store } from '../../store/store';
-import { checkNamespace, type TenantStores } from '../../store/tenants';
+import { checkNamespace } from '../../store/tenants';
+import type { Tenants } from './remote_tenants';
 import type { ClusterStatus, NamespaceEntry } from '../../types';
 import { forRequest, type StoreSlot } from '../../route_kit/slot';
 
@@ -18,7 +19,7 @@ export class Namespaces implements StoreSlot, Hook {
   /** Requests holding (or acquiring) their tenant, with its name once acquired. */
   private readonly holding = new Map<Request, Promise<string>>();
 
-  constructor(private readonly tenants: TenantStores) {}
+  constructor(private readonly tenants: Tenants) {}
 
   /** Opens (or finds) the request's tenant store and holds it open until the response is sent. */
   async enter(req: Request): Promise<void> {
@@ -34,6 +35,11 @@ export class Namespaces implements StoreSlot, Hook {
   }
 
   onResponse(req: Request): void {
+    this.leave(req);
+  }
+
+  /** Ends the hold `enter` began. */
+  leave(req: Request): void {
     const acquired = this.holding.get(req);
     if (!acquired) return;
     this.holding.delete(req);
@@ -79,7 +85,7 @@ export class Namespaces implements StoreSlot, Hook {
     return null;
   }
 
-  namespaces(): NamespaceEntry[] {
+  namespaces(): NamespaceEntry[] | Promise<NamespaceEntry[]> {
     return this.tenants.entries();
   }
 }
