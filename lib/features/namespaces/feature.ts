@@ -7,7 +7,7 @@ import { tableRoute } from '../../route_kit/table_route';
 import { TenantStores } from '../../store/tenants';
 import type { Feature, Serving } from '../feature';
 import { Namespaces, namespacedRoutes } from './namespaces';
-import { RemoteTenants, answerTenants } from './remote_tenants';
+import { RemoteTenants, type Tenants, answerTenants } from './remote_tenants';
 
 export const namespacesFeature: Feature = {
   name: 'namespaces',
@@ -39,18 +39,7 @@ export const namespacesFeature: Feature = {
   serve(settings, { open, data, logger, link }): Serving | null {
     if (!settings.namespaced) return null;
     // Every HTTP thread serves the tenants the leader opens, holds and evicts, once for the process.
-    if (link.role === 'worker') {
-      const slot = new Namespaces(new RemoteTenants(link.ask));
-      return {
-        what: `serve the tenant stores under ${data}`,
-        slot,
-        routes: (routes) => namespacedRoutes(routes, slot),
-        hooks: [slot],
-        start: () => null,
-        close: async () => {},
-        threads: true,
-      };
-    }
+    if (link.role === 'worker') return namespacedServing(data, new RemoteTenants(link.ask), async () => {});
     // The root is made (or refused, exit 2) before anything listens.
     try {
       mkdirSync(data, { recursive: true });
@@ -64,15 +53,20 @@ export const namespacesFeature: Feature = {
       onCloseError: (namespace, err) => logger.error({ err, namespace }, 'closing an evicted namespace failed'),
     });
     answerTenants(tenants, link.answers);
-    const slot = new Namespaces(tenants);
-    return {
-      what: `serve the tenant stores under ${data}`,
-      slot,
-      routes: (routes) => namespacedRoutes(routes, slot),
-      hooks: [slot],
-      start: () => null,
-      close: () => tenants.closeAll(),
-      threads: true,
-    };
+    return namespacedServing(data, tenants, () => tenants.closeAll());
   },
 };
+
+/** The tenant stores under `data` as served on one HTTP thread; `close` ends what this thread opened. */
+function namespacedServing(data: string, tenants: Tenants, close: () => Promise<void>): Serving {
+  const slot = new Namespaces(tenants);
+  return {
+    what: `serve the tenant stores under ${data}`,
+    slot,
+    routes: (routes) => namespacedRoutes(routes, slot),
+    hooks: [slot],
+    start: () => null,
+    close,
+    threads: true,
+  };
+}
