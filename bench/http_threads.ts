@@ -34,7 +34,12 @@ function serve(args: string[], threads: number): Promise<Served> {
     const check = () => {
       const m = /listening on (http:\/\/\S+)\n/.exec(out);
       if (!m || (threads > 1 && !err.includes('"msg":"HTTP threads listening"'))) return;
-      const stop = () => new Promise<void>((done) => (proc.exitCode !== null ? done() : (proc.once('exit', () => done()), proc.kill('SIGTERM'))));
+      const stop = () =>
+        new Promise<void>((done) => {
+          if (proc.exitCode !== null) return done();
+          proc.once('exit', () => done());
+          proc.kill('SIGTERM');
+        });
       resolve({ url: m[1], pid: proc.pid as number, stop });
     };
     proc.stdout.on('data', (d) => {
