@@ -49,7 +49,7 @@ export interface ServeConfig {
   readTimeoutMs: number;
   writeTimeoutMs: number;
   queryThreads?: number;
-  /** Given by the flag; else one thread per CPU (DEFAULT_HTTP_THREADS), or one for a way of serving (namespaced, cluster). */
+  /** Given by the flag; else one thread per CPU (DEFAULT_HTTP_THREADS), or one for a way of serving that keeps its state on one thread (cluster). */
   httpThreads?: number;
   maxStalenessMs?: number;
   historyVersions?: number;
