@@ -28,8 +28,8 @@ import { crash, exit } from './flags';
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
- * --http-threads' default: one per CPU, at most 16 (each thread holds a V8 heap of its own, tens
- * of MB; past that the core's query threads, not the front, are what a read waits on).
+ * --http-threads' default: one per CPU, at most 16 (each thread holds a V8 heap of its own, about 20
+ * MB when idle; past that the core's query threads, not the front, are what a read waits on).
  */
 const DEFAULT_HTTP_THREADS = Math.min(availableParallelism(), 16);
 
