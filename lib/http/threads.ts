@@ -131,7 +131,9 @@ export class HttpThreads {
 
   /** Every worker thread's metrics, as JSON. */
   gather(): Promise<MetricJson[][]> {
-    return Promise.all(this.workers.map((worker) => this.metricAsks.ask((id) => send(worker, { type: 'metrics', id }))));
+    // A thread that has ended (shutdown) answers nothing: its counts end with it.
+    const live = this.workers.filter((w) => !this.exited.has(w));
+    return Promise.all(live.map((worker) => this.metricAsks.ask((id) => send(worker, { type: 'metrics', id }))));
   }
 
   /** Stops every worker thread's server (in-flight requests get `graceMs`), then the threads. */
