@@ -87,6 +87,8 @@ export interface NativeStore extends RouteCalls, RouteReads {
   close(): Promise<Buffer>;
   /** A number another JS thread of the process adopts this store by (NativeStore.adopt), until it closes. */
   share(): number;
+  /** Lets the core store go without closing it (an adopted handle done with it); later calls throw. */
+  drop(): void;
   info(): NativeInfo;
   poisoned(): string | null;
   commitVersion(): number;

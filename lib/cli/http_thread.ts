@@ -20,7 +20,10 @@ let server: HttpServer | null = null;
 const thread = new HttpThread({
   serve: (shared) => (slot as OneStore).open(Store.adopt(shared as SharedStore)),
   metrics: async () => (await registry.getMetricsAsJSON()) as MetricJson[],
-  close: async (graceMs) => server?.close(graceMs),
+  close: async (graceMs) => {
+    await server?.close(graceMs);
+    await relay.drain(graceMs);
+  },
   abort: () => server?.closeConnections(),
 });
 const serving = wayOfServing(config, logger, { role: 'worker', ask: (kind, payload) => thread.ask(kind, payload) })?.serving ?? null;

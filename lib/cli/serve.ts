@@ -379,6 +379,7 @@ export async function serve(config: ServeConfig): Promise<void> {
     logger.info({ signal }, 'shutting down');
     shutdown.abort(new Error(`shutting down (${signal})`));
     await Promise.all([server.close(SHUTDOWN_GRACE_MS), others?.close(SHUTDOWN_GRACE_MS)]);
+    await relay?.drain(SHUTDOWN_GRACE_MS);
     let code = 0;
     const store = await opening?.catch(() => null);
     const closing = serving ? serving.close() : (store?.shutdown() ?? Promise.resolve());

@@ -23,26 +23,50 @@ type Answer =
   | { t: 'end'; id: number }
   | { t: 'error'; id: number; status: number; body: Record<string, unknown>; headers: Record<string, string> };
 
-const gone = () => new HttpError(503, 'the HTTP thread holding this state has stopped (server shutting down)', { retryable: true }, { 'Retry-After': '1' });
+/** The owning thread stopped before answering: a write may have been applied there, so only a read is retryable. */
+const gone = (writes: boolean) =>
+  writes
+    ? new HttpError(
+        503,
+        'the HTTP thread running this request stopped (server shutting down) before answering; the write may have been applied: read before retrying',
+        {
+          retryable: false,
+        },
+      )
+    : new HttpError(503, 'the HTTP thread holding this state has stopped (server shutting down)', { retryable: true }, { 'Retry-After': '1' });
 
-/** Pieces that arrive by message, handed out as the response asks for them. */
+/**
+ * Pieces that arrive by message, handed out as the response asks for them. A stream the owner could
+ * not finish fails (`fail`): the response is cut, never ended as if complete.
+ */
 class ArrivingPieces implements PieceSource {
   private readonly queue: (Uint8Array | null)[] = [];
-  private waiting: ((piece: Uint8Array | null) => void) | null = null;
+  private waiting: { resolve: (piece: Uint8Array | null) => void; reject: (err: Error) => void } | null = null;
+  private failure: Error | null = null;
 
   constructor(private readonly onClose: () => void) {}
 
   push(piece: Uint8Array | null): void {
     if (this.waiting) {
-      const resolve = this.waiting;
+      const { resolve } = this.waiting;
       this.waiting = null;
       resolve(piece);
     } else this.queue.push(piece);
   }
 
+  fail(err: Error): void {
+    this.failure = err;
+    if (this.waiting) {
+      const { reject } = this.waiting;
+      this.waiting = null;
+      reject(err);
+    }
+  }
+
   next(): Promise<Uint8Array | null> {
     if (this.queue.length > 0) return Promise.resolve(this.queue.shift() as Uint8Array | null);
-    return new Promise((resolve) => (this.waiting = resolve));
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
   }
 
   close(): void {
@@ -53,6 +77,8 @@ class ArrivingPieces implements PieceSource {
 /** A relayed request waiting on its owner: its reply, then (for a stream) its pieces. */
 interface Pending {
   owner: number;
+  /** The relayed request writes: a lost owner's 503 is then not retryable. */
+  writes: boolean;
   reply: (reply: Reply) => void;
   fail: (err: Error) => void;
   pieces: ArrivingPieces | null;
@@ -64,6 +90,8 @@ export class Relay {
   /** Relayed requests this thread runs for others, by peer and id. */
   private readonly running = new Map<string, Request>();
   private nextId = 1;
+  /** Called once `running` empties (drain). */
+  private onIdle: (() => void) | null = null;
 
   /**
    * `index` is this thread's number (0 the leader); `peers` a port to each other thread by number.
@@ -94,16 +122,23 @@ export class Relay {
   /** Hands `req` (its body read) to thread `owner`'s handler of `kind`; its reply, answered here. */
   forward(owner: number, kind: string, req: Request): Promise<Reply> {
     const port = this.peers.get(owner);
-    if (!port) return Promise.reject(gone());
+    if (!port) return Promise.reject(gone(req.writes));
     const id = this.nextId++;
     return new Promise<Reply>((reply, fail) => {
-      this.pending.set(id, { owner, reply, fail, pieces: null });
-      const cancel = () => {
-        this.pending.delete(id);
-        port.postMessage({ t: 'cancel', id } satisfies Ask);
-      };
-      req.cancelWith({ cancel });
+      this.pending.set(id, { owner, writes: req.writes, reply, fail, pieces: null });
+      // The ask goes first: a port keeps order, so a cancel (at once, for a request already
+      // abandoned) always finds it running on the owner.
       port.postMessage({ t: 'ask', id, kind, parts: req.parts() } satisfies Ask);
+      req.cancelWith({
+        cancel: () => {
+          const p = this.pending.get(id);
+          this.pending.delete(id);
+          port.postMessage({ t: 'cancel', id } satisfies Ask);
+          const cancelled = new HttpError(499, 'the request was cancelled');
+          if (p?.pieces) p.pieces.fail(cancelled);
+          else p?.fail(cancelled);
+        },
+      });
     });
   }
 
@@ -113,7 +148,10 @@ export class Relay {
     if (m.t === 'error') {
       this.pending.delete(m.id);
       const { error, ...fields } = m.body;
-      p.fail(new HttpError(m.status, String(error), fields, m.headers));
+      const err = new HttpError(m.status, String(error), fields, m.headers);
+      // A stream already under way is cut; a request not yet answered answers the error.
+      if (p.pieces) p.pieces.fail(err);
+      else p.fail(err);
     } else if (m.t === 'body') {
       this.pending.delete(m.id);
       p.reply({ status: m.head.status, contentType: m.head.contentType ?? 'application/json', headers: m.head.headers, body: m.body ?? '' } as Reply);
@@ -165,15 +203,29 @@ export class Relay {
       .finally(() => {
         this.running.delete(key);
         served?.done?.(req);
+        if (this.running.size === 0) this.onIdle?.();
       });
   }
 
-  /** A peer stopped: whatever waits on it answers 503, a stream ends. */
+  /**
+   * Resolves once no request another thread relayed here is running, or after graceMs, when the
+   * rest are cancelled: a thread that stops (shutdown) first finishes what it runs for others.
+   */
+  async drain(graceMs: number): Promise<void> {
+    if (this.running.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise<void>((resolve) => (this.onIdle = resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
+    }
+    for (const req of this.running.values()) req.abort(new Error('the server is shutting down'));
+  }
+
+  /** A peer stopped: whatever waits on it answers 503, a stream under way is cut. */
   private lost(peer: number): void {
     for (const [id, p] of this.pending) {
       if (p.owner !== peer) continue;
-      if (p.pieces) p.pieces.push(null);
-      else p.fail(gone());
+      if (p.pieces) p.pieces.fail(gone(p.writes));
+      else p.fail(gone(p.writes));
       this.pending.delete(id);
     }
   }

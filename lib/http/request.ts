@@ -87,8 +87,9 @@ export class Request<B = unknown> {
 
   /** This request as plain data, for the thread a Relay hands it to. */
   parts(): RequestParts {
-    const { id, method, path, route, authorization, headers, params, bytes, writes } = this;
-    return { id, method, path, route, authorization, headers, params, bytes, writes };
+    const { id, method, path, route, authorization, headers, params, writes } = this;
+    // A copy of the body alone: a small body is a view into a shared pool, which a message would copy whole.
+    return { id, method, path, route, authorization, headers, params, bytes: new Uint8Array(this.bytes), writes };
   }
 
   /** The stand-in, on the thread that owns what it addresses, of a request another thread received (Relay). */

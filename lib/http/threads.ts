@@ -97,6 +97,8 @@ export class HttpThreads {
   private closing = false;
   private listening = 0;
   private readonly exited = new Set<Worker>();
+  /** Per worker, resolves once it has exited: an ask it will never answer ends with it. */
+  private readonly ended = new Map<Worker, Promise<void>>();
 
   /**
    * Starts `count` worker threads, numbered from 1, running `entry` with `workerData(index)` (ports
@@ -115,6 +117,7 @@ export class HttpThreads {
       const { data, transfer } = workerData(i);
       const worker = new Worker(entry, { workerData: data, transferList: transfer });
       worker.on('message', (m: ToLeader) => this.received(worker, m));
+      this.ended.set(worker, new Promise((resolve) => worker.once('exit', () => resolve())));
       worker.on('error', (err) => void this.fatal(i, err));
       worker.on('exit', (code) => {
         this.exited.add(worker);
@@ -131,9 +134,11 @@ export class HttpThreads {
 
   /** Every worker thread's metrics, as JSON. */
   gather(): Promise<MetricJson[][]> {
-    // A thread that has ended (shutdown) answers nothing: its counts end with it.
-    const live = this.workers.filter((w) => !this.exited.has(w));
-    return Promise.all(live.map((worker) => this.metricAsks.ask((id) => send(worker, { type: 'metrics', id }))));
+    // A thread that has ended (shutdown), or ends before it answers, counts nothing more.
+    const asked = this.workers.map((worker) =>
+      Promise.race([this.metricAsks.ask((id) => send(worker, { type: 'metrics', id })), (this.ended.get(worker) as Promise<void>).then(() => [])]),
+    );
+    return Promise.all(asked);
   }
 
   /** Stops every worker thread's server (in-flight requests get `graceMs`), then the threads. */

@@ -268,6 +268,15 @@ export class Store {
     return store;
   }
 
+  /**
+   * An adopted handle lets its store go, unclosed: the thread that opened it goes on serving it.
+   * Calls in flight finish; later ones on this handle fail. (The memory goes when the last thread's
+   * handle lets go or closes, not when this object is collected.)
+   */
+  disown(): void {
+    this.core.drop();
+  }
+
   private openExtensions(): void {
     const internals = this.internals();
     for (const extension of storeExtensions()) extension.open?.(this, internals, this.options);

@@ -17,12 +17,17 @@ export function answerTenants(tenants: TenantStores, answers: Answers): void {
   const shares = new WeakMap<Store, SharedStore>();
   answers.on('tenants.acquire', async (name) => {
     const store = await tenants.acquire(name as string);
-    let shared = shares.get(store);
-    if (!shared) {
-      shared = store.share();
-      shares.set(store, shared);
+    try {
+      let shared = shares.get(store);
+      if (!shared) {
+        shared = store.share();
+        shares.set(store, shared);
+      }
+      return shared;
+    } catch (err) {
+      tenants.release(name as string);
+      throw err;
     }
-    return shared;
   });
   answers.on('tenants.release', (name) => tenants.release(name as string));
   answers.on('tenants.entries', () => tenants.entries());
@@ -34,8 +39,11 @@ type Ask = (kind: string, payload?: unknown) => Promise<unknown>;
 const asStoreError = (err: unknown) => (err instanceof StoreError ? err : new StoreError((err as { status?: number }).status ?? 500, (err as Error).message));
 
 export class RemoteTenants implements Tenants {
-  /** The store adopted for each namespace used here, with the requests holding it. */
-  private readonly adopted = new Map<string, { core: number; store: Store; users: number }>();
+  /**
+   * The store adopted for each namespace held here now, with the requests holding it. Let go when
+   * the last one ends: the leader may then evict it, and only the last handle's drop frees it.
+   */
+  private readonly adopted = new Map<string, { store: Store; users: number }>();
 
   constructor(private readonly ask: Ask) {}
 
@@ -43,9 +51,13 @@ export class RemoteTenants implements Tenants {
     checkNamespace(name);
     const shared = (await this.ask('tenants.acquire', name).catch((err) => Promise.reject(asStoreError(err)))) as SharedStore;
     let entry = this.adopted.get(name);
-    // Another core store than the one adopted before: the tenant was evicted and opened again.
-    if (!entry || entry.core !== shared.core) {
-      entry = { core: shared.core, store: Store.adopt(shared), users: 0 };
+    if (!entry) {
+      try {
+        entry = { store: Store.adopt(shared), users: 0 };
+      } catch (err) {
+        void this.ask('tenants.release', name).catch(() => undefined);
+        throw err;
+      }
       this.adopted.set(name, entry);
     }
     entry.users++;
@@ -54,7 +66,10 @@ export class RemoteTenants implements Tenants {
 
   release(name: string): void {
     const entry = this.adopted.get(name);
-    if (entry) entry.users--;
+    if (entry && --entry.users === 0) {
+      this.adopted.delete(name);
+      entry.store.disown();
+    }
     void this.ask('tenants.release', name).catch(() => undefined);
   }
 

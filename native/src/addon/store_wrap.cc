@@ -26,6 +26,7 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          StaticMethod<&StoreWrap::IndexSettings>("indexSettings"),
                          StaticMethod<&StoreWrap::Adopt>("adopt"),
                          InstanceMethod<&StoreWrap::Share>("share"),
+                         InstanceMethod<&StoreWrap::Drop>("drop"),
                          InstanceMethod<&StoreWrap::Call<&Store::Collections>>("collections"),
                          InstanceMethod<&StoreWrap::Call<&Store::CreateCollection>>("createCollection"),
                          InstanceMethod<&StoreWrap::Call<&Store::DropCollection>>("dropCollection"),
@@ -175,6 +176,11 @@ Napi::Value StoreWrap::Adopt(const Napi::CallbackInfo& info) {
 
 Napi::Value StoreWrap::Share(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), double(ShareStore(shared(info.Env()))));
+}
+
+Napi::Value StoreWrap::Drop(const Napi::CallbackInfo& info) {
+  store_.reset();
+  return info.Env().Undefined();
 }
 
 Napi::Value StoreWrap::Check(const Napi::CallbackInfo& info) {

@@ -29,6 +29,9 @@ class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
   static Napi::Value Adopt(const Napi::CallbackInfo& info);
   // share() -> handle: lets other JS threads of the process adopt this store until it closes.
   Napi::Value Share(const Napi::CallbackInfo& info);
+  // drop(): this wrapper lets its core store go, unclosed (an adopted one another thread still
+  // serves); calls in flight keep their own reference.
+  Napi::Value Drop(const Napi::CallbackInfo& info);
 
   // Binds one core method by its signature: () | (name) | (version) | (name, body) | (body).
   template <auto Method>
