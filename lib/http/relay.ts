@@ -131,12 +131,8 @@ export class Relay {
       port.postMessage({ t: 'ask', id, kind, parts: req.parts() } satisfies Ask);
       req.cancelWith({
         cancel: () => {
-          const p = this.pending.get(id);
-          this.pending.delete(id);
           port.postMessage({ t: 'cancel', id } satisfies Ask);
-          const cancelled = new HttpError(499, 'the request was cancelled');
-          if (p?.pieces) p.pieces.fail(cancelled);
-          else p?.fail(cancelled);
+          this.failPending(id, new HttpError(499, 'the request was cancelled'));
         },
       });
     });
@@ -146,12 +142,8 @@ export class Relay {
     const p = this.pending.get(m.id);
     if (!p) return;
     if (m.t === 'error') {
-      this.pending.delete(m.id);
       const { error, ...fields } = m.body;
-      const err = new HttpError(m.status, String(error), fields, m.headers);
-      // A stream already under way is cut; a request not yet answered answers the error.
-      if (p.pieces) p.pieces.fail(err);
-      else p.fail(err);
+      this.failPending(m.id, new HttpError(m.status, String(error), fields, m.headers));
     } else if (m.t === 'body') {
       this.pending.delete(m.id);
       p.reply({ status: m.head.status, contentType: m.head.contentType ?? 'application/json', headers: m.head.headers, body: m.body ?? '' } as Reply);
@@ -222,11 +214,15 @@ export class Relay {
 
   /** A peer stopped: whatever waits on it answers 503, a stream under way is cut. */
   private lost(peer: number): void {
-    for (const [id, p] of this.pending) {
-      if (p.owner !== peer) continue;
-      if (p.pieces) p.pieces.fail(gone(p.writes));
-      else p.fail(gone(p.writes));
-      this.pending.delete(id);
-    }
+    for (const [id, p] of this.pending) if (p.owner === peer) this.failPending(id, gone(p.writes));
+  }
+
+  /** Ends a relayed request with `err`: a stream under way is cut, one not yet answered answers it. */
+  private failPending(id: number, err: Error): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.pending.delete(id);
+    if (p.pieces) p.pieces.fail(err);
+    else p.fail(err);
   }
 }

@@ -96,8 +96,7 @@ export class HttpThreads {
   private readonly metricAsks = new Asks<MetricJson[]>();
   private closing = false;
   private listening = 0;
-  private readonly exited = new Set<Worker>();
-  /** Per worker, resolves once it has exited: an ask it will never answer ends with it. */
+  /** Per worker, resolves once it has exited: whatever waits on it ends with it. */
   private readonly ended = new Map<Worker, Promise<void>>();
 
   /**
@@ -120,7 +119,6 @@ export class HttpThreads {
       this.ended.set(worker, new Promise((resolve) => worker.once('exit', () => resolve())));
       worker.on('error', (err) => void this.fatal(i, err));
       worker.on('exit', (code) => {
-        this.exited.add(worker);
         if (!this.closing) void this.fatal(i, new Error(`exited with code ${code}`));
       });
       this.workers.push(worker);
@@ -136,7 +134,7 @@ export class HttpThreads {
   gather(): Promise<MetricJson[][]> {
     // A thread that has ended (shutdown), or ends before it answers, counts nothing more.
     const asked = this.workers.map((worker) =>
-      Promise.race([this.metricAsks.ask((id) => send(worker, { type: 'metrics', id })), (this.ended.get(worker) as Promise<void>).then(() => [])]),
+      Promise.race([this.metricAsks.ask((id) => send(worker, { type: 'metrics', id })), this.endOf(worker).then(() => [])]),
     );
     return Promise.all(asked);
   }
@@ -148,7 +146,7 @@ export class HttpThreads {
       this.workers.map(
         (worker) =>
           new Promise<void>((resolve) => {
-            worker.once('exit', () => resolve());
+            void this.endOf(worker).then(resolve);
             worker.on('message', (m: ToLeader) => {
               if (m.type === 'closed') void worker.terminate();
             });
@@ -156,6 +154,10 @@ export class HttpThreads {
           }),
       ),
     );
+  }
+
+  private endOf(worker: Worker): Promise<void> {
+    return this.ended.get(worker) as Promise<void>;
   }
 
   private received(worker: Worker, m: ToLeader): void {
@@ -174,12 +176,11 @@ export class HttpThreads {
   async fatal(index: number, err: Error): Promise<never> {
     this.closing = true;
     this.logger.fatal({ err, thread: index }, 'an HTTP thread died; exiting');
-    const live = this.workers.filter((w) => !this.exited.has(w));
-    const closed = live.map(
+    const closed = this.workers.map(
       (worker) =>
         new Promise<void>((resolve) => {
           worker.on('message', (m: ToLeader) => m.type === 'aborted' && resolve());
-          worker.once('exit', () => resolve());
+          void this.endOf(worker).then(resolve);
           send(worker, { type: 'abort' });
         }),
     );

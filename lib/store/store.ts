@@ -172,6 +172,8 @@ export class Store {
   /** When a Reader last refreshed successfully (or opened), in ms since the epoch: the age of the state it serves. Shared by every thread's handle. */
   private readonly refreshedAt: Float64Array;
   private readonly refreshes = new Serial();
+  /** What share() answered, once asked: one entry in the addon's registry per store. */
+  private shared: SharedStore | null = null;
 
   private constructor(
     private readonly core: NativeStore,
@@ -245,14 +247,16 @@ export class Store {
    * This store for another JS thread of the process (a worker_threads Worker): post the answer to
    * it and `Store.adopt` it there. Every thread's handle reads and writes the one core store, each
    * settling its calls on its own thread. Close it from the thread that opened it, once the others
-   * are done with it; a handle adopted afterwards is refused. Not for a store opened with
-   * `fetchCollections` or `pull` (cluster mode), whose functions stay on their thread.
+   * are done with it; a handle adopted afterwards is refused. Every call answers the same share.
+   * Not for a store opened with `fetchCollections` or `pull` (cluster mode), whose functions stay
+   * on their thread.
    */
   share(): SharedStore {
     if (this.pull || this.options.fetchCollections)
       throw new StoreError(400, 'a store opened with pull or fetchCollections cannot be shared with another thread');
     const { fetchCollections: _f, pull: _p, ...options } = this.options;
-    return { core: this.core.share(), refreshedAt: this.refreshedAt.buffer as SharedArrayBuffer, options };
+    this.shared ??= { core: this.core.share(), refreshedAt: this.refreshedAt.buffer as SharedArrayBuffer, options };
+    return this.shared;
   }
 
   /** The store another thread shared (`share()`), as a handle of this thread: 503 once that store closed. */

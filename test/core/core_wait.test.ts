@@ -2,7 +2,7 @@
 // (lib/store/core_wait.ts). Serial, and in a file of their own: the polling state is the process's.
 import test from 'ava';
 import { Store } from '../../lib/index';
-import { awaitRead, pollingNow } from '../../lib/store/core_wait';
+import { awaitRead, keepAwake, pollingNow } from '../../lib/store/core_wait';
 import { until } from '../harness/until';
 import { prng, randomVector } from './helpers';
 
@@ -81,4 +81,13 @@ test.serial('reads finishing while the JS thread polls, as the polling stops, an
     }
   }
   await until(() => !pollingNow(), 'the polling stops once nothing is outstanding');
+});
+
+test.serial('keepAwake keeps the event loop turning for a bounded time, then lets it sleep', async (t) => {
+  t.false(pollingNow());
+  keepAwake();
+  t.true(pollingNow());
+  t.true(process.getActiveResourcesInfo().includes('Immediate'), 'a queued immediate keeps the loop from sleeping');
+  await until(() => !pollingNow(), 'the polling stopped once its time was up');
+  t.false(process.getActiveResourcesInfo().includes('Immediate'));
 });

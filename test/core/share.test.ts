@@ -46,6 +46,7 @@ test('a store shared with another thread is the same store: each thread reads wh
     ['worker'],
   );
   t.is(store.footprintCached().doc_count, 2);
+  t.is(store.share(), store.share(), 'one share per store, however often asked');
 });
 
 test("an adopted handle serves the opener's settings and role; a store closed by its opener is adopted by no one (503)", async (t) => {

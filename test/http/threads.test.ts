@@ -80,16 +80,21 @@ async function threadedServer(t: { teardown(f: () => void): void }, args: string
   return { server, agents };
 }
 
+/** `writes` upserts into collection c, each searched for at once on the other thread than the one that wrote it. */
+async function writeHereReadThere(t: ExecutionContext, server: Server, agents: http.Agent[], prefix: string, writes: number): Promise<void> {
+  for (let i = 0; i < writes; i++) {
+    const [writer, reader] = i % 2 === 0 ? [agents[0], agents[1]] : [agents[1], agents[0]];
+    const vector = [1, i, 0.5, 0];
+    t.is((await send(server, writer, 'POST', `${prefix}/collections/c/upsert`, { records: [{ id: `r${i}`, vector }] })).status, 200);
+    const hits = JSON.parse((await send(server, reader, 'POST', `${prefix}/search`, { scope: ['c'], query: vector, top_k: 1 })).text);
+    t.is(hits[0].id, `r${i}`, `write ${i} read at once on the other thread`);
+  }
+}
+
 test('each thread accepts on the one port; a store written on one thread is read on the other at once', async (t) => {
   const { server, agents } = await threadedServer(t);
   t.is((await send(server, agents[0], 'POST', '/collections/c', {})).status, 200);
-  for (let i = 0; i < 20; i++) {
-    const [writer, reader] = i % 2 === 0 ? [agents[0], agents[1]] : [agents[1], agents[0]];
-    const vector = [1, i, 0.5, 0];
-    t.is((await send(server, writer, 'POST', '/collections/c/upsert', { records: [{ id: `r${i}`, vector }] })).status, 200);
-    const hits = JSON.parse((await send(server, reader, 'POST', '/search', { scope: ['c'], query: vector, top_k: 1 })).text);
-    t.is(hits[0].id, `r${i}`, `write ${i} read at once on the other thread`);
-  }
+  await writeHereReadThere(t, server, agents, '', 20);
 });
 
 test('--max-concurrent-requests is one limit across threads: with two slow requests held on two threads, a third on either is shed once', async (t) => {
@@ -209,13 +214,7 @@ test('SIGTERM under writes on every thread loses no acknowledged write', async (
 
 test('--namespaced on two threads: a tenant written on one thread is read on the other at once, listed by both, held open once', async (t) => {
   const { server, agents } = await threadedServer(t, ['--namespaced']);
-  for (let i = 0; i < 10; i++) {
-    const [writer, reader] = i % 2 === 0 ? [agents[0], agents[1]] : [agents[1], agents[0]];
-    const vector = [1, i, 0.5, 0];
-    t.is((await send(server, writer, 'POST', '/ns/acme/collections/c/upsert', { records: [{ id: `r${i}`, vector }] })).status, 200);
-    const hits = JSON.parse((await send(server, reader, 'POST', '/ns/acme/search', { scope: ['c'], query: vector, top_k: 1 })).text);
-    t.is(hits[0].id, `r${i}`, `write ${i} read at once on the other thread`);
-  }
+  await writeHereReadThere(t, server, agents, '/ns/acme', 10);
   for (const agent of agents) {
     const listed = JSON.parse((await send(server, agent, 'GET', '/namespaces')).text) as { name: string; role: string }[];
     t.deepEqual(
@@ -235,4 +234,10 @@ test('--http-threads above 1 with --cluster exits 2 naming the flag', async (t) 
   );
   t.true(run instanceof Error);
   t.regex((run as Error).message, /exited with 2[\s\S]*--http-threads 2: cluster mode serves on one HTTP thread/);
+});
+
+test('--http-threads must be a whole number from 1 to 256: 0 exits 2 naming the flag', async (t) => {
+  const run = await startServer(['--http-threads', '0']).catch((e: Error) => e);
+  t.true(run instanceof Error);
+  t.regex((run as Error).message, /exited with 2[\s\S]*--http-threads/);
 });

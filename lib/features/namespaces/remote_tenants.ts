@@ -13,17 +13,11 @@ export type Tenants = Pick<TenantStores, 'acquire' | 'release' | 'held' | 'openS
 
 /** The leader's side: what the other threads' RemoteTenants ask of its TenantStores. */
 export function answerTenants(tenants: TenantStores, answers: Answers): void {
-  // One share per open store: a tenant reopened after eviction is a new store, shared anew.
-  const shares = new WeakMap<Store, SharedStore>();
+  // A tenant reopened after eviction is a new store, shared anew.
   answers.on('tenants.acquire', async (name) => {
     const store = await tenants.acquire(name as string);
     try {
-      let shared = shares.get(store);
-      if (!shared) {
-        shared = store.share();
-        shares.set(store, shared);
-      }
-      return shared;
+      return store.share();
     } catch (err) {
       tenants.release(name as string);
       throw err;
