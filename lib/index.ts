@@ -11,6 +11,7 @@ export { TenantStores, type TenantOptions, checkNamespace } from './store/tenant
 export { ClusterNode, type ClusterOptions } from './features/cluster/node';
 export { awsEnvironment, ObjectStore, type ObjectStoreOptions } from './features/cluster/object_store';
 export { NotFound, ObjectStoreError, OutcomeUnknown, PreconditionFailed, Unreachable } from './features/cluster/errors';
+export { type BackupRestored, restoreBackup } from './features/backups/restore';
 export * from './types';
 export type { IngestCodeOptions, IngestCodeResult } from './features/code/ingest';
 export { type CodeChunk, type CodeChunkOptions, chunkFile } from './features/code/chunker';

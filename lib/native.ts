@@ -78,6 +78,9 @@ export interface NativeStore extends RouteCalls, RouteReads {
   sweepExpired(): Promise<Buffer>;
   refresh(): Promise<Buffer>;
   replication(): Promise<Buffer>;
+  backupPoint(): Promise<Buffer>;
+  beginBackup(): Promise<Buffer>;
+  endBackup(): Promise<Buffer>;
   pin(version: number): Promise<Buffer>;
   setResident(names: string[] | null): Promise<Buffer>;
   hold(names: string[]): Promise<Buffer>;
@@ -153,6 +156,10 @@ export interface NativeAddon {
   scheduleWith(setImmediate: (callback: () => void) => unknown): void;
   runKernel(family: string, op: 'dot' | 'l2sq', a: Float32Array, b: Float32Array): number;
   runKernel(family: string, op: 'dot_rows' | 'l2sq_rows' | 'dot_rows_at' | 'l2sq_rows_at', q: Float32Array, rows: Float32Array): Float32Array;
+  /** CRC32C of a file's first `length` bytes (all of it when absent), read on a libuv worker; a missing file rejects with status 404. */
+  checksumFile(path: string, length?: number): Promise<{ crc32c: number; bytes: number }>;
+  /** Copies a file's first `length` bytes (all of it when absent) into `to` in one checksumming pass, then syncs `to`; ENOSPC rejects with status 507. */
+  copyFileChecksummed(from: string, to: string, length?: number): Promise<{ crc32c: number; bytes: number }>;
   /** Where a JSON text first breaks the grammar, as the core's 400 says it ("malformed JSON at byte ..."), or null when it holds. */
   jsonSyntaxError(text: string): string | null;
 }

@@ -99,6 +99,10 @@ export interface OpenOptions {
   summarizeProvider?: string;
   /** The cross-encoder of `rerank`, as `--rerank-provider` takes it. */
   rerankProvider?: string;
+  /** Where `createBackup` (POST /backups) writes: a directory, or s3://BUCKET/PREFIX (README "Backups"). */
+  backupTo?: string;
+  /** The object store's URL (path-style, like cluster mode's) of a `backupTo` s3://BUCKET/PREFIX; credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY. */
+  backupEndpoint?: string;
   /** Epoch milliseconds for the memory routes' stamps and expiry checks (default Date.now; tests set it). */
   clock?: () => number;
 }

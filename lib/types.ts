@@ -356,6 +356,35 @@ export interface ReplicationPoint {
   log_bytes: number;
 }
 
+/** POST /backups: what a new backup holds and what it cost. */
+export interface BackupCreated {
+  name: string;
+  commit_version: number;
+  files: number;
+  /** Bytes of every file it names. */
+  bytes: number;
+  /** Bytes it copied (the rest was in the target already). */
+  new_bytes: number;
+  seconds: number;
+}
+
+/** A GET /backups element. */
+export interface BackupEntry {
+  name: string;
+  commit_version: number;
+  created_at: string;
+  files: number;
+  bytes: number;
+}
+
+/** DELETE /backups/{name}: what went with it. */
+export interface BackupDeleted {
+  deleted: string;
+  /** Files no other backup names, removed. */
+  files: number;
+  bytes: number;
+}
+
 /** GET /versions: the commit-version landscape. `readable` stays empty until history is recorded. */
 export interface Versions {
   commit_version: number;

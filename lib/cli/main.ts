@@ -5,6 +5,7 @@ import { type Command, crash, exit } from './flags';
 import { exportCommand } from './export';
 import { importCommand } from './import';
 import { ingestCommand } from './ingest';
+import { restoreCommand } from './restore';
 import { parseServe, serve, serveUsage } from './serve';
 import { statsCommand } from './stats';
 
@@ -14,6 +15,7 @@ const COMMANDS = new Map<string, Command>([
   ['import', importCommand],
   ['export', exportCommand],
   ['stats', statsCommand],
+  ['restore', restoreCommand],
 ]);
 
 const COMMAND_LINES = `usage: ${['serve', ...COMMANDS.keys()].map((name) => `tessera ${name} [flags]`).join(' | ')}`;

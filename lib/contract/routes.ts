@@ -5,6 +5,9 @@
 // (lib/route_kit/table_route.ts) and so /openapi.json. Pure data: the client loads it.
 import type {
   AggregateRequest,
+  BackupCreated,
+  BackupDeleted,
+  BackupEntry,
   AggregateResult,
   BatchRequest,
   BatchResponse,
@@ -209,6 +212,37 @@ export const ROUTES = {
     summary: 'The commit-version landscape',
     responses: answers('The versions', ref('Versions')),
     library: 'call',
+  }),
+  // Backups read the store only: a --read-only server makes them too. Judged on --write-timeout, as long work.
+  createBackup: op<{ name?: string }, BackupCreated>()({
+    method: 'POST',
+    path: '/backups',
+    access: 'read',
+    summary: 'Back up the state at the current commit version to the --backup-to target, copying only what it lacks',
+    body: 'raw',
+    request: ref('BackupRequest'),
+    requestOptional: true,
+    errors: [502, 507],
+    responses: answers('The backup, complete', ref('BackupCreated')),
+    library: 'own',
+  }),
+  listBackups: op<never, BackupEntry[]>()({
+    method: 'GET',
+    path: '/backups',
+    access: 'read',
+    summary: 'The complete backups in the --backup-to target, oldest first',
+    errors: [502],
+    responses: answers('The backups', listOf(ref('BackupEntry'))),
+    library: 'own',
+  }),
+  deleteBackup: op<never, BackupDeleted>()({
+    method: 'DELETE',
+    path: '/backups/{name}',
+    access: 'read',
+    summary: 'Delete a backup and every file no other backup names',
+    errors: [502],
+    responses: answers('Deleted', ref('BackupDeleted')),
+    library: 'own',
   }),
   collections: op<never, string[]>()({
     method: 'GET',

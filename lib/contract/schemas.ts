@@ -491,5 +491,34 @@ export const COMPONENTS: Record<string, JsonSchema> = {
   VectorNamesRequest: closed({ names: noted(STRINGS, { description: "Named vector fields; 'default' is refused; replaces the set" }) }, ['names']),
   AliasRequest: closed({ target: noted(STRING, { description: 'An existing concrete collection' }) }, ['target']),
   Ok: closed({ ok: { const: true } }, ['ok']),
+  BackupRequest: closed({
+    name: noted(STRING, {
+      pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$',
+      description: "The backup's name, unique in the target (default: the time and commit version)",
+    }),
+  }),
+  BackupCreated: closed(
+    {
+      name: STRING,
+      commit_version: COUNT,
+      files: COUNT,
+      bytes: noted(COUNT, { description: 'Bytes of every file the backup names' }),
+      new_bytes: noted(COUNT, { description: 'Bytes this backup copied (the rest was in the target already)' }),
+      seconds: NUMBER,
+    },
+    ['name', 'commit_version', 'files', 'bytes', 'new_bytes', 'seconds'],
+  ),
+  BackupEntry: closed({ name: STRING, commit_version: COUNT, created_at: noted(STRING, { format: 'date-time' }), files: COUNT, bytes: COUNT }, [
+    'name',
+    'commit_version',
+    'created_at',
+    'files',
+    'bytes',
+  ]),
+  BackupDeleted: closed({ deleted: STRING, files: noted(COUNT, { description: 'Files no other backup names, removed' }), bytes: COUNT }, [
+    'deleted',
+    'files',
+    'bytes',
+  ]),
   Metadata: { type: 'object', additionalProperties: STRING, description: 'Free-form string keys and values' },
 };

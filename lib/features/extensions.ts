@@ -6,3 +6,4 @@ import './rerank/store_extension';
 import './mcp/store_extension';
 import './code/store_extension';
 import './sql/store_extension';
+import './backups/store_extension';

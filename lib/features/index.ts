@@ -3,7 +3,8 @@
 // 6), its metrics, its way of serving. A family's code lives in its own folder here; a route of a
 // family not built answers 404 like any unknown route.
 import './extensions';
-import { anyText } from '../flags';
+import { anyText, UsageError } from '../flags';
+import { backupRoutes } from './backups/routes';
 import { hasFeature } from './built';
 import { clusterFeature } from './cluster/feature';
 import { codeRoutes } from './code/routes';
@@ -59,6 +60,37 @@ export const FAMILIES: readonly Feature[] = [
   { name: 'mcp', enabled: hasFeature('mcp'), routes: mcpRoutes },
   { name: 'code', enabled: hasFeature('code'), routes: codeRoutes },
   { name: 'sql', enabled: true, routes: (slot, { queries }) => sqlRoutes(slot, queries) },
+  {
+    name: 'backups',
+    enabled: true,
+    flags: [
+      {
+        name: '--backup-to',
+        key: 'backupTo',
+        option: 'backupTo',
+        parse: anyText,
+        arg: 'DIR|s3://B/P',
+        help: 'backup target of POST/GET/DELETE /backups (a directory, or an object store bucket and prefix); `tessera restore` reads it (default none)',
+      },
+      {
+        name: '--backup-endpoint',
+        key: 'backupEndpoint',
+        option: 'backupEndpoint',
+        parse: anyText,
+        arg: 'URL',
+        help: 'with --backup-to s3://B/P: the S3-compatible endpoint, path-style; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (default none)',
+      },
+    ],
+    checkFlags(_settings, given) {
+      if (!given.has('--backup-to')) return;
+      for (const flag of ['--in-memory', '--cluster'])
+        if (given.has(flag))
+          throw new UsageError(
+            `--backup-to and ${flag} exclude each other (${flag === '--in-memory' ? 'an in-memory store has no files' : "cluster mode's object store is the live copy"})`,
+          );
+    },
+    routes: backupRoutes,
+  },
 ];
 
 /** The families this package has; apiRoutes mounts their routes. */

@@ -14,6 +14,23 @@ export interface StoreInternals {
   searchVectorJson(body: Record<string, unknown>, query: Float32Array, o?: CallOptions): Promise<Buffer>;
   /** Phase one of a reranked read: the core ranks the candidate window and reads their texts. */
   rerankWindow(route: RerankedRead, body: object | Uint8Array, o?: CallOptions): Promise<RerankWindow>;
+  /** What a backup copies of the state served now (the core's BackupPoint): 400 in memory, 409 pinned. */
+  backupPoint(o?: CallOptions): Promise<BackupPoint>;
+  /** Runs `work` holding the store's backup turn (one at a time over every thread serving the store); 409 while another holds it. */
+  inBackupTurn<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** A backup's view of the state served: its files copied meanwhile are of it while `current` stays true and `manifest` the same. */
+export interface BackupPoint {
+  commit_version: number;
+  /** MANIFEST's text ('' before the first checkpoint a reader loaded). */
+  manifest: string;
+  /** HEADER and the files the manifest names (a writer keeping history: every segment and history file). */
+  files: string[];
+  /** The log's bytes the state read. */
+  log_bytes: number;
+  /** Whether MANIFEST on disk still is this one (a reader's may be behind: refresh, then ask again). */
+  current: boolean;
 }
 
 /**

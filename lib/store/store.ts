@@ -26,7 +26,7 @@ import { RecordsCursor } from './cursor';
 import { fetchingCore, notResidentOf } from './fetching_core';
 import { Serial } from './serial';
 import { StoreError, cancelledError, toStoreError } from './errors';
-import type { StoreInternals } from './extension';
+import type { BackupPoint, StoreInternals } from './extension';
 
 const json = <T>(b: Buffer): T => JSON.parse(b.toString('utf8')) as T;
 
@@ -481,6 +481,15 @@ export class Store {
           },
           close: () => window.close(),
         };
+      },
+      backupPoint: async (o) => json<BackupPoint>(await call(o, () => this.core.backupPoint())),
+      inBackupTurn: async (work) => {
+        await call(undefined, () => this.core.beginBackup());
+        try {
+          return await work();
+        } finally {
+          await call(undefined, () => this.core.endBackup()).catch(() => undefined);
+        }
       },
     };
   }

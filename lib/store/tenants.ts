@@ -130,7 +130,10 @@ export class TenantStores {
   }
 
   private admit(name: string): Tenant {
-    const opening = Store.open({ ...this.options.open, path: path.join(this.options.root, name) }).catch((err) => {
+    const { backupTo } = this.options.open;
+    // A tenant's backups live in the root's target under the tenant's name.
+    const backups = backupTo === undefined ? {} : { backupTo: `${backupTo.replace(/\/+$/, '')}/${name}` };
+    const opening = Store.open({ ...this.options.open, ...backups, path: path.join(this.options.root, name) }).catch((err) => {
       throw err instanceof StoreError ? new StoreError(err.status, `namespace ${name}: ${err.message}`) : err;
     });
     const tenant: Tenant = { name, opening, store: null, users: 0, lastUsed: 0, bytes: 0, measuredAt: 0, measuring: false, remeasure: null, closing: null };

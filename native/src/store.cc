@@ -746,6 +746,39 @@ std::string StoreImpl::Replication() {
   });
 }
 
+std::string StoreImpl::BackupPoint() {
+  MutexLock writer(writer_mu_);
+  if (closed_) throw Error(Status::kUnavailable, "the store is closed");
+  if (role_ == Role::kInMemory) throw BadRequest("an in-memory store has no files to back up");
+  if (pinned())
+    throw Error(Status::kConflict,
+                "this instance serves a past version (pinned); back up the store from a writer or a read-only server at its latest");
+  VersionSet::BackupPoint point = versions_->Backup();
+  return JsonText([&](JsonWriter& w) {
+    JsonWriter::Scope object = w.Object();
+    w.Member("commit_version", point.commit_version);
+    w.Member("manifest", point.manifest);
+    w.Key("files");
+    {
+      JsonWriter::Scope files = w.Array();
+      for (const std::string& name : point.files) w.String(name);
+    }
+    w.Member("log_bytes", point.log_bytes);
+    w.Member("current", point.current);
+  });
+}
+
+std::string StoreImpl::BeginBackup() {
+  if (backing_up_.exchange(true))
+    throw Error(Status::kConflict, "a backup of this store is running (or being deleted); retry once it ends");
+  return OneMember("ok", true);
+}
+
+std::string StoreImpl::EndBackup() {
+  backing_up_.store(false);
+  return OneMember("ok", true);
+}
+
 std::string StoreImpl::Pin(uint64_t version) {
   MutexLock writer(writer_mu_);
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");

@@ -83,6 +83,9 @@ class StoreImpl final : public Store {
   std::string CollectionReads() override;
   std::string Versions() override;
   std::string Replication() override TS_EXCLUDES(writer_mu_);
+  std::string BackupPoint() override TS_EXCLUDES(writer_mu_);
+  std::string BeginBackup() override;
+  std::string EndBackup() override;
   std::string Pin(uint64_t version) override TS_EXCLUDES(writer_mu_);
   std::string SweepExpired() override;
   std::string WaitForIndexes() override;
@@ -186,6 +189,7 @@ class StoreImpl final : public Store {
   std::atomic<uint64_t> commit_version_{0};
   static constexpr uint64_t kNotPinned = UINT64_MAX;
   std::atomic<uint64_t> pinned_{kNotPinned};
+  std::atomic<bool> backing_up_{false};  // BeginBackup's turn
 
   Mutex writer_mu_;
   GroupCommit group_commit_{writer_mu_, [this](std::deque<PendingWrite*>& group) {

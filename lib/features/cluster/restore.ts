@@ -84,7 +84,7 @@ export async function fetchFiles(
  * arrive. The first range also tells the object's size, so a file within one range costs one
  * request; a larger one's other ranges are then fetched several at once.
  */
-async function fetchFile(objects: ObjectStore, key: string, file: string, signal?: AbortSignal): Promise<void> {
+export async function fetchFile(objects: ObjectStore, key: string, file: string, signal?: AbortSignal): Promise<void> {
   const tmp = temporary(file);
   const handle = await fs.open(tmp, 'w');
   try {

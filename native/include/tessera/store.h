@@ -109,6 +109,13 @@ class Store {
   // Cluster mode's shipping point: {generation, manifest, files, cold, log_bytes} (VersionSet::
   // ReplicationPoint) of a writer, taken between writes.
   virtual std::string Replication() = 0;
+  // What a backup copies of the state served now: {commit_version, manifest, files, log_bytes,
+  // current} (VersionSet::BackupPoint); Error(400) in memory, Error(409) pinned to a past version.
+  virtual std::string BackupPoint() = 0;
+  // One backup of a store at a time, whichever JS thread asks: BeginBackup answers {"ok": true}
+  // and holds the store's backup turn until EndBackup, or Error(409) while another holds it.
+  virtual std::string BeginBackup() = 0;
+  virtual std::string EndBackup() = 0;
   // Moves a read-only handle (a Reader) to past version, which it then serves pinned; Error(400)
   // naming the oldest readable version when it cannot, the prior state still served.
   virtual std::string Pin(uint64_t version) = 0;

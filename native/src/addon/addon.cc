@@ -1,9 +1,10 @@
-// The N-API binding's entry point: registers the wrapped classes and the kernel functions. The
+// The N-API binding's entry point: registers the wrapped classes, the kernel and the file functions. The
 // binding converts arguments and dispatches; no store logic lives in addon/.
 #include <napi.h>
 
 #include "addon_data.h"
 #include "cancel_token_wrap.h"
+#include "file_functions.h"
 #include "kernel_functions.h"
 #include "records_cursor_wrap.h"
 #include "rerank_window_wrap.h"
@@ -24,6 +25,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativeStore", store);
   exports.Set("CancelToken", tessera_addon::CancelTokenWrap::Define(env));
   tessera_addon::ExportKernelFunctions(env, exports);
+  tessera_addon::ExportFileFunctions(env, exports);
   // The JS thread calls it on each turn while it polls for a core read (lib/store/core_wait.ts).
   exports.Set("pollCompletions", Napi::Function::New(env, [data](const Napi::CallbackInfo& info) {
                 data->completions->Poll(info.Env(), info[0].ToBoolean());

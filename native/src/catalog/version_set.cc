@@ -297,6 +297,24 @@ VersionSet::ReplicationPoint VersionSet::Replication() const {
   return point;
 }
 
+VersionSet::BackupPoint VersionSet::Backup() const {
+  if (logging_) {
+    ReplicationPoint point = Replication();
+    return BackupPoint{version_, std::move(point.manifest), std::move(point.files), point.log_bytes, true};
+  }
+  std::optional<Manifest> on_disk = ReadManifest(dir_);
+  BackupPoint point{version_, manifest_text_, {"HEADER"}, wal_offset_, (on_disk ? ManifestText(*on_disk) : "") == manifest_text_};
+  for (const ManifestCollection& mc : manifest_.collections) {
+    for (const ManifestSegment& segment : mc.segments) {
+      std::vector<std::string> names = SegmentFileNames(segment.id);
+      if (!segment.deletions.empty()) names.push_back(segment.deletions);
+      for (std::string& name : names)
+        if (!name.ends_with(".tmp") && FileExists(dir_ + "/" + name)) point.files.push_back(std::move(name));
+    }
+  }
+  return point;
+}
+
 void VersionSet::Release(const std::vector<std::string>& names) {
   // Each was created before the last checkpoint and did not change since (the caller checkpoints
   // first otherwise), so the manifest's entry of that name is this collection's.

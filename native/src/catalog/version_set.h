@@ -103,6 +103,20 @@ class VersionSet {
   };
   ReplicationPoint Replication() const;
 
+  // What a backup copies of the state this instance serves (a writer's latest, a reader's loaded
+  // one): the manifest's text, HEADER and the files it names (a writer keeping history: every
+  // segment and history file), the log's bytes that state read, and whether MANIFEST on disk is
+  // still this one. While it is, the files stay and the log's first log_bytes do not change (a
+  // checkpoint writes a manifest before it empties the log): a copy made meanwhile is of this state.
+  struct BackupPoint {
+    uint64_t commit_version;
+    std::string manifest;
+    std::vector<std::string> files;
+    uint64_t log_bytes;
+    bool current;
+  };
+  BackupPoint Backup() const;
+
   // Whether memory segments or the log have grown enough to checkpoint; seal_rows, when not 0, is
   // also enough rows in one memory segment (the store's seal bound).
   bool CheckpointDue(uint32_t seal_rows) const;

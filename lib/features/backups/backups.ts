@@ -1,0 +1,256 @@
+// A store's backups in a target (target.ts): create one of the state served now while reads and
+// writes go on, list the complete ones, delete one with the files no other names.
+//
+// A backup is the store's state at one commit version: HEADER, the files its manifest names
+// (indexes included, so a restored store serves at index speed at once), the log's bytes that
+// state read, and the manifest's text. Segment files never change once written, and the log only
+// grows until a checkpoint writes a new manifest; so files copied while the manifest stays the
+// one of the point are that state, and a compaction or checkpoint meanwhile makes the copy start
+// over from a new point (what it copied already is kept: content-named, it is not copied again).
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import * as path from 'node:path';
+import { native } from '../../native';
+import { isCancelled } from '../../store/call';
+import type { CallOptions } from '../../store/cancellation';
+import { cancelledError, StoreError } from '../../store/errors';
+import type { BackupPoint } from '../../store/extension';
+import type { BackupCreated, BackupDeleted, BackupEntry } from '../../types';
+import { eachLimited } from '../cluster/transfers';
+import { type BackupTarget, CATALOGS, FILES, targetFailure } from './target';
+
+/** The store's log file, copied up to the point's log_bytes (native/src/storage/file_names.cc). */
+export const LOG = 'wal.log';
+
+/** One file of a backup: its name in the store directory, its key in the target, and its content's size and CRC32C. */
+export interface BackupFile {
+  name: string;
+  key: string;
+  bytes: number;
+  crc32c: number;
+}
+
+/** A complete backup, as its catalog (backups/<name>.json) holds it. */
+export interface Catalog {
+  format: 1;
+  name: string;
+  commit_version: number;
+  /** ISO 8601, when the backup completed. */
+  created_at: string;
+  /** The store's MANIFEST ('' when the state had none yet). */
+  manifest: string;
+  files: BackupFile[];
+}
+
+/** What a backup needs of its store: the point, a reader's refresh, the directory. */
+export interface BackupSource {
+  dir: string;
+  point(): Promise<BackupPoint>;
+  /** A reader catching up with the newest state on disk (the point's state was removed under it). */
+  refresh(): Promise<void>;
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** Points taken before a backup gives up on a store that compacts under every copy. */
+const ATTEMPTS = 8;
+/** Files a directory copies at once, several disks' worth of queue. */
+const COPY_CONCURRENCY = 4;
+
+/** Refuses a backup name that is not one path segment of safe characters. */
+export function checkName(name: unknown): string {
+  if (typeof name !== 'string' || !NAME.test(name))
+    throw new StoreError(400, `name must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit, got ${JSON.stringify(name)}`);
+  return name;
+}
+
+const catalogKey = (name: string) => `${CATALOGS}${name}.json`;
+const fileKey = (name: string, sum: { bytes: number; crc32c: number }) => `${FILES}${name}.${sum.bytes}.${sum.crc32c.toString(16).padStart(8, '0')}`;
+const digest = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** A catalog as the target holds it: the text and its SHA-256, so a damaged one is told apart from a valid one. */
+function catalogText(catalog: Catalog): string {
+  const text = JSON.stringify(catalog);
+  return JSON.stringify({ sha256: digest(text), catalog: text });
+}
+
+/** The backup `name` of the target; null when there is none. A catalog that fails its checksum is a 400 naming it. */
+export async function readCatalog(target: BackupTarget, name: string): Promise<Catalog | null> {
+  const text = await target.getText(catalogKey(name));
+  if (text === null) return null;
+  let sealed: { sha256?: unknown; catalog?: unknown };
+  try {
+    sealed = JSON.parse(text);
+  } catch {
+    sealed = {};
+  }
+  if (typeof sealed.catalog !== 'string' || sealed.sha256 !== digest(sealed.catalog))
+    throw new StoreError(400, `the backup ${name} is damaged: its catalog ${catalogKey(name)} does not match its checksum`);
+  return JSON.parse(sealed.catalog) as Catalog;
+}
+
+/** Every backup's catalog that reads whole, by name. */
+async function catalogs(target: BackupTarget): Promise<Catalog[]> {
+  const out: Catalog[] = [];
+  for (const entry of await target.listCatalogs()) {
+    if (!entry.endsWith('.json')) continue;
+    const catalog = await readCatalog(target, entry.slice(0, -'.json'.length)).catch(() => null);
+    if (catalog) out.push(catalog);
+  }
+  return out.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.name.localeCompare(b.name));
+}
+
+/** The state changed under a copy: a compaction removed a file, a checkpoint a manifest. */
+class Moved extends Error {}
+
+/**
+ * Creates backup `name` (default: the time and commit version) of the state `source` serves when
+ * it is called: every write acknowledged before is in it. Call it in the store's backup turn.
+ */
+export async function createBackup(source: BackupSource, target: BackupTarget, name?: string, o?: CallOptions): Promise<BackupCreated> {
+  const started = performance.now();
+  const fail = (err: unknown): never => {
+    throw targetFailure(target.location, err);
+  };
+  if (name !== undefined && (await target.getText(catalogKey(name)).catch(fail)) !== null)
+    throw new StoreError(409, `a backup named ${name} exists; pick another name or delete it first`);
+  await target.sweepPartial().catch(fail);
+  const held = await target.listFiles().catch(fail);
+  let newBytes = 0;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const point = await source.point();
+      if (!point.current) {
+        await source.refresh();
+        throw new Moved();
+      }
+      const files = await copyPoint(source.dir, point, target, held, o, (bytes) => {
+        newBytes += bytes;
+      });
+      const after = await source.point();
+      if (!after.current || after.manifest !== point.manifest) throw new Moved();
+      const created = name ?? defaultName(point.commit_version);
+      const catalog: Catalog = {
+        format: 1,
+        name: created,
+        commit_version: point.commit_version,
+        created_at: new Date().toISOString(),
+        manifest: point.manifest,
+        files,
+      };
+      await target.putText(catalogKey(created), catalogText(catalog)).catch(fail);
+      return {
+        name: created,
+        commit_version: point.commit_version,
+        files: files.length,
+        bytes: files.reduce((sum, f) => sum + f.bytes, 0),
+        new_bytes: newBytes,
+        seconds: (performance.now() - started) / 1000,
+      };
+    } catch (err) {
+      if (!(err instanceof Moved)) throw err;
+      if (attempt === ATTEMPTS)
+        throw new StoreError(503, `the store's files changed under ${ATTEMPTS} copies in a row (compactions, checkpoints); retry the backup`);
+    }
+  }
+}
+
+/** `2026-12-07T08-57-43-123Z-v42`: sorts by time, names the version. */
+function defaultName(version: number): string {
+  return `${new Date().toISOString().replaceAll(':', '-').replace('.', '-')}-v${version}`;
+}
+
+/**
+ * Copies the point's files the target lacks (a key of the same name, size and checksum is there
+ * already), the log up to the point's bytes; answers the backup's files. A file gone, or changed
+ * between its checksum and its copy, is a Moved.
+ */
+async function copyPoint(
+  dir: string,
+  point: BackupPoint,
+  target: BackupTarget,
+  held: Map<string, number>,
+  o: CallOptions | undefined,
+  copied: (bytes: number) => void,
+): Promise<BackupFile[]> {
+  const wanted = point.files.map((name) => ({ name, length: undefined as number | undefined }));
+  if (point.log_bytes > 0) wanted.push({ name: LOG, length: point.log_bytes });
+  const files: BackupFile[] = new Array(wanted.length);
+  const stall = process.env.TESSERA_TEST_FAULTS === '1' && process.env.TESSERA_TEST_BACKUP_STALL === '1';
+  await eachLimited(
+    wanted.map((w, i) => ({ ...w, i })),
+    COPY_CONCURRENCY,
+    async ({ name, length, i }) => {
+      if (isCancelled(o)) throw cancelledError();
+      const file = path.join(dir, name);
+      const sum = await native.checksumFile(file, length).catch(movedWhenGone);
+      const key = fileKey(name, sum);
+      files[i] = { name, key, bytes: sum.bytes, crc32c: sum.crc32c };
+      if (held.get(key) === sum.bytes) return;
+      const landed = await target.putFile(key, file, sum.bytes).catch(async (err) => {
+        throw (await gone(file)) ? new Moved() : targetFailure(target.location, err);
+      });
+      if (landed.crc32c !== sum.crc32c || landed.bytes !== sum.bytes) {
+        await target.delete(key).catch(() => undefined);
+        throw new Moved();
+      }
+      held.set(key, sum.bytes);
+      copied(sum.bytes);
+      // A test's way to kill a server mid-backup (TESSERA_TEST_FAULTS=1): the backup never ends.
+      if (stall) await new Promise(() => undefined);
+    },
+  );
+  return files;
+}
+
+const movedWhenGone = (err: unknown): never => {
+  if ((err as { status?: number }).status === 404) throw new Moved();
+  throw err;
+};
+
+/** Whether a store file is gone (a compaction removed it under the copy). */
+const gone = (file: string): Promise<boolean> =>
+  fs.stat(file).then(
+    () => false,
+    () => true,
+  );
+
+/** The complete backups, oldest first. */
+export async function listBackups(target: BackupTarget): Promise<BackupEntry[]> {
+  try {
+    return (await catalogs(target)).map((c) => ({
+      name: c.name,
+      commit_version: c.commit_version,
+      created_at: c.created_at,
+      files: c.files.length,
+      bytes: c.files.reduce((sum, f) => sum + f.bytes, 0),
+    }));
+  } catch (err) {
+    throw targetFailure(target.location, err);
+  }
+}
+
+/**
+ * Deletes backup `name`: its catalog first (it is no longer listed, nor restorable), then every
+ * file no other backup names (those a killed backup left too). Call it in the store's backup turn.
+ */
+export async function deleteBackup(target: BackupTarget, name: string): Promise<BackupDeleted> {
+  checkName(name);
+  try {
+    if ((await target.getText(catalogKey(name))) === null) throw new StoreError(404, `no backup named ${name} at ${target.location}`);
+    await target.delete(catalogKey(name));
+    const kept = new Set((await catalogs(target)).flatMap((c) => c.files.map((f) => f.key)));
+    let files = 0;
+    let bytes = 0;
+    for (const [key, size] of await target.listFiles()) {
+      if (kept.has(key)) continue;
+      await target.delete(key);
+      files++;
+      bytes += size;
+    }
+    await target.sweepPartial();
+    return { deleted: name, files, bytes };
+  } catch (err) {
+    throw targetFailure(target.location, err);
+  }
+}
