@@ -11,10 +11,10 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as path from 'node:path';
-import { native } from '../../native';
 import { isCancelled } from '../../store/call';
 import type { CallOptions } from '../../store/cancellation';
 import { cancelledError, StoreError } from '../../store/errors';
+import { checksumFile } from '../../store/file_checksum';
 import type { BackupPoint } from '../../store/extension';
 import type { BackupCreated, BackupDeleted, BackupEntry } from '../../types';
 import { eachLimited } from '../cluster/transfers';
@@ -183,7 +183,7 @@ async function copyPoint(
     async ({ name, length, i }) => {
       if (isCancelled(o)) throw cancelledError();
       const file = path.join(dir, name);
-      const sum = await native.checksumFile(file, length).catch(movedWhenGone);
+      const sum = await checksumFile(file, length).catch(movedWhenGone);
       const key = fileKey(name, sum);
       files[i] = { name, key, bytes: sum.bytes, crc32c: sum.crc32c };
       if (held.get(key) === sum.bytes) return;

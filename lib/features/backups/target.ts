@@ -9,17 +9,11 @@
 // syncs, then renames; an object store's put is atomic.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { native } from '../../native';
 import { StoreError } from '../../store/errors';
+import { type Checksummed, checksumFile, copyFileChecksummed } from '../../store/file_checksum';
 import { NotFound } from '../cluster/errors';
 import { awsEnvironment, ObjectStore } from '../cluster/object_store';
 import { fetchFile } from '../cluster/restore';
-
-/** What a copy or fetch moved: the CRC32C of its bytes, and how many. */
-export interface Checksummed {
-  crc32c: number;
-  bytes: number;
-}
 
 export interface BackupTarget {
   /** As the user named it: a directory path, or s3://BUCKET/PREFIX. */
@@ -112,14 +106,14 @@ class DirectoryTarget implements BackupTarget {
   async putFile(key: string, file: string, length: number): Promise<Checksummed> {
     const target = this.at(key);
     await fs.mkdir(path.dirname(target), { recursive: true });
-    const sum = await native.copyFileChecksummed(file, target + PARTIAL, length);
+    const sum = await copyFileChecksummed(file, target + PARTIAL, length);
     await fs.rename(target + PARTIAL, target);
     return sum;
   }
 
   async getFile(key: string, file: string): Promise<Checksummed> {
     try {
-      return await native.copyFileChecksummed(this.at(key), file);
+      return await copyFileChecksummed(this.at(key), file);
     } catch (err) {
       if (missing(err)) throw new NotFoundError(`${key} is missing`);
       throw err;
@@ -195,7 +189,7 @@ class BucketTarget implements BackupTarget {
 
   /** Read whole before the put (the object store's put takes one body): a file's size bounds the memory it takes. */
   async putFile(key: string, file: string, length: number): Promise<Checksummed> {
-    const sum = await native.checksumFile(file, length);
+    const sum = await checksumFile(file, length);
     const handle = await fs.open(file, 'r');
     let body: Buffer;
     try {
@@ -219,7 +213,7 @@ class BucketTarget implements BackupTarget {
       if (err instanceof NotFound) throw new NotFoundError(`${key} is missing`);
       throw err;
     }
-    return native.checksumFile(file);
+    return checksumFile(file);
   }
 
   async putText(key: string, text: string): Promise<void> {
