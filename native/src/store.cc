@@ -754,6 +754,8 @@ std::string StoreImpl::BackupPoint() {
     throw Error(Status::kConflict,
                 "this instance serves a past version (pinned); back up the store from a writer or a read-only server at its latest");
   VersionSet::BackupPoint point = versions_->Backup();
+  // A reader cannot keep the writer from removing files: its backup starts over when one goes.
+  if (role_ == Role::kWriter) versions_->KeepForBackup(point.files);
   return JsonText([&](JsonWriter& w) {
     JsonWriter::Scope object = w.Object();
     w.Member("commit_version", point.commit_version);
@@ -775,6 +777,10 @@ std::string StoreImpl::BeginBackup() {
 }
 
 std::string StoreImpl::EndBackup() {
+  {
+    MutexLock writer(writer_mu_);
+    if (role_ == Role::kWriter && !closed_) versions_->KeepForBackup({});
+  }
   backing_up_.store(false);
   return OneMember("ok", true);
 }

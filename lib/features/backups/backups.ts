@@ -3,19 +3,21 @@
 //
 // A backup is the store's state at one commit version: HEADER, the files its manifest names
 // (indexes included, so a restored store serves at index speed at once), the log's bytes that
-// state read, and the manifest's text. Segment files never change once written, and the log only
-// grows until a checkpoint writes a new manifest; so files copied while the manifest stays the
-// one of the point are that state, and a compaction or checkpoint meanwhile makes the copy start
-// over from a new point (what it copied already is kept: content-named, it is not copied again).
+// state read, and the manifest's text. The log only grows until a checkpoint writes a new
+// manifest, so the log is copied first, and is that state's if the manifest is still the point's
+// after the copy. Segment files never change once written, and a writer keeps the point's files
+// until the backup ends; a reader cannot, so a file the writer removed under its copy makes it
+// start over from a new point (what it copied already is kept: content-named, it is not copied
+// again).
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as path from 'node:path';
 import { isCancelled } from '../../store/call';
 import type { CallOptions } from '../../store/cancellation';
+import type { BackupPoint } from '../../store/extension';
 import { cancelledError, StoreError } from '../../store/errors';
 import { checksumFile } from '../../store/file_checksum';
-import type { BackupPoint } from '../../store/extension';
 import type { BackupCreated, BackupDeleted, BackupEntry } from '../../types';
 import { eachLimited } from '../cluster/transfers';
 import { type BackupTarget, CATALOGS, FILES, targetFailure } from './target';
@@ -124,11 +126,15 @@ export async function createBackup(source: BackupSource, target: BackupTarget, n
         await source.refresh();
         throw new Moved();
       }
-      const files = await copyPoint(source.dir, point, target, held, o, (bytes) => {
-        newBytes += bytes;
-      });
+      const copy = (wanted: Wanted[]) =>
+        copyFiles(source.dir, wanted, target, held, o, (bytes) => {
+          newBytes += bytes;
+        });
+      const log = point.log_bytes > 0 ? await copy([{ name: LOG, length: point.log_bytes }]) : [];
+      // A checkpoint empties the log only after it wrote a new manifest.
       const after = await source.point();
       if (!after.current || after.manifest !== point.manifest) throw new Moved();
+      const files = [...(await copy(point.files.map((name) => ({ name })))), ...log];
       const created = name ?? defaultName(point.commit_version);
       const catalog: Catalog = {
         format: 1,
@@ -160,21 +166,25 @@ function defaultName(version: number): string {
   return `${new Date().toISOString().replaceAll(':', '-').replace('.', '-')}-v${version}`;
 }
 
+/** A store file to copy: its first `length` bytes (all of it when absent). */
+interface Wanted {
+  name: string;
+  length?: number;
+}
+
 /**
- * Copies the point's files the target lacks (a key of the same name, size and checksum is there
- * already), the log up to the point's bytes; answers the backup's files. A file gone, or changed
- * between its checksum and its copy, is a Moved.
+ * Copies the files the target lacks (a key of the same name, size and checksum is there already);
+ * answers their backup entries. A file gone, cut short, or changed between its checksum and its
+ * copy is a Moved.
  */
-async function copyPoint(
+async function copyFiles(
   dir: string,
-  point: BackupPoint,
+  wanted: Wanted[],
   target: BackupTarget,
   held: Map<string, number>,
   o: CallOptions | undefined,
   copied: (bytes: number) => void,
 ): Promise<BackupFile[]> {
-  const wanted = point.files.map((name) => ({ name, length: undefined as number | undefined }));
-  if (point.log_bytes > 0) wanted.push({ name: LOG, length: point.log_bytes });
   const files: BackupFile[] = new Array(wanted.length);
   const stall = process.env.TESSERA_TEST_FAULTS === '1' && process.env.TESSERA_TEST_BACKUP_STALL === '1';
   await eachLimited(
@@ -203,8 +213,10 @@ async function copyPoint(
   return files;
 }
 
+/** A file gone (404) or shorter than the point says (400: a log emptied) moved under the copy. */
 const movedWhenGone = (err: unknown): never => {
-  if ((err as { status?: number }).status === 404) throw new Moved();
+  const status = (err as { status?: number }).status;
+  if (status === 404 || status === 400) throw new Moved();
   throw err;
 };
 
@@ -236,8 +248,11 @@ export async function listBackups(target: BackupTarget): Promise<BackupEntry[]> 
  */
 export async function deleteBackup(target: BackupTarget, name: string): Promise<BackupDeleted> {
   checkName(name);
+  const fail = (err: unknown): never => {
+    throw targetFailure(target.location, err);
+  };
+  if ((await target.getText(catalogKey(name)).catch(fail)) === null) throw new StoreError(404, `no backup named ${name} at ${target.location}`);
   try {
-    if ((await target.getText(catalogKey(name))) === null) throw new StoreError(404, `no backup named ${name} at ${target.location}`);
     await target.delete(catalogKey(name));
     const kept = new Set((await catalogs(target)).flatMap((c) => c.files.map((f) => f.key)));
     let files = 0;

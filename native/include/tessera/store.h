@@ -111,6 +111,7 @@ class Store {
   virtual std::string Replication() = 0;
   // What a backup copies of the state served now: {commit_version, manifest, files, log_bytes,
   // current} (VersionSet::BackupPoint); Error(400) in memory, Error(409) pinned to a past version.
+  // A writer keeps the files named until EndBackup (or the next point): cleanup spares them.
   virtual std::string BackupPoint() = 0;
   // One backup of a store at a time, whichever JS thread asks: BeginBackup answers {"ok": true}
   // and holds the store's backup turn until EndBackup, or Error(409) while another holds it.

@@ -400,6 +400,7 @@ void VersionSet::RemoveUnnamedFiles(const Manifest& manifest) {
     }
   };
   name_files_of(manifest);
+  named.insert(kept_for_backup_.begin(), kept_for_backup_.end());
   // History: the kept manifests and logs the last history_versions_ versions need, and the files
   // those manifests name. Without history every kept file goes.
   if (history_versions_ > 0) {

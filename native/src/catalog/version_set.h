@@ -116,6 +116,9 @@ class VersionSet {
     bool current;
   };
   BackupPoint Backup() const;
+  // A writer's backup copies files a checkpoint or compaction would remove meanwhile: until the
+  // next call, no cleanup removes these (the first one after removes what is unnamed by then).
+  void KeepForBackup(std::vector<std::string> files) { kept_for_backup_ = std::move(files); }
 
   // Whether memory segments or the log have grown enough to checkpoint; seal_rows, when not 0, is
   // also enough rows in one memory segment (the store's seal bound).
@@ -191,6 +194,7 @@ class VersionSet {
   mutable std::mutex retired_mu_;
   std::set<uint64_t> retired_;  // inputs of installed compactions, marked before their files go
   std::optional<std::set<std::string>> resident_;
+  std::vector<std::string> kept_for_backup_;
 };
 
 }  // namespace tessera
