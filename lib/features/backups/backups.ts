@@ -48,6 +48,12 @@ export interface Catalog {
 /** What a backup needs of its store: the point, a reader's refresh, the directory. */
 export interface BackupSource {
   dir: string;
+  /**
+   * Brings the store to the state a backup copies: a writer's index builds and saves in flight
+   * finished (so the backup holds every index), a reader refreshed (so it holds every write the
+   * writer acknowledged).
+   */
+  settle(): Promise<void>;
   point(): Promise<BackupPoint>;
   /** A reader catching up with the newest state on disk (the point's state was removed under it). */
   refresh(): Promise<void>;
@@ -117,8 +123,10 @@ export async function createBackup(source: BackupSource, target: BackupTarget, n
   if (name !== undefined && (await target.getText(catalogKey(name)).catch(fail)) !== null)
     throw new StoreError(409, `a backup named ${name} exists; pick another name or delete it first`);
   await target.sweepPartial().catch(fail);
+  await source.settle();
   const held = await target.listFiles().catch(fail);
-  let newBytes = 0;
+  // Keys this backup copied (an abandoned attempt's included): its new bytes are those it names.
+  const copied = new Set<string>();
   for (let attempt = 1; ; attempt++) {
     try {
       const point = await source.point();
@@ -126,10 +134,7 @@ export async function createBackup(source: BackupSource, target: BackupTarget, n
         await source.refresh();
         throw new Moved();
       }
-      const copy = (wanted: Wanted[]) =>
-        copyFiles(source.dir, wanted, target, held, o, (bytes) => {
-          newBytes += bytes;
-        });
+      const copy = (wanted: Wanted[]) => copyFiles(source.dir, wanted, target, held, o, copied);
       const log = point.log_bytes > 0 ? await copy([{ name: LOG, length: point.log_bytes }]) : [];
       // A checkpoint empties the log only after it wrote a new manifest.
       const after = await source.point();
@@ -150,7 +155,7 @@ export async function createBackup(source: BackupSource, target: BackupTarget, n
         commit_version: point.commit_version,
         files: files.length,
         bytes: files.reduce((sum, f) => sum + f.bytes, 0),
-        new_bytes: newBytes,
+        new_bytes: files.reduce((sum, f) => sum + (copied.has(f.key) ? f.bytes : 0), 0),
         seconds: (performance.now() - started) / 1000,
       };
     } catch (err) {
@@ -183,7 +188,7 @@ async function copyFiles(
   target: BackupTarget,
   held: Map<string, number>,
   o: CallOptions | undefined,
-  copied: (bytes: number) => void,
+  copied: Set<string>,
 ): Promise<BackupFile[]> {
   const files: BackupFile[] = new Array(wanted.length);
   const stall = process.env.TESSERA_TEST_FAULTS === '1' && process.env.TESSERA_TEST_BACKUP_STALL === '1';
@@ -205,7 +210,7 @@ async function copyFiles(
         throw new Moved();
       }
       held.set(key, sum.bytes);
-      copied(sum.bytes);
+      copied.add(key);
       // A test's way to kill a server mid-backup (TESSERA_TEST_FAULTS=1): the backup never ends.
       if (stall) await new Promise(() => undefined);
     },

@@ -84,6 +84,10 @@ Store.prototype.createBackup = async function (this: Store, body = {}, o) {
   const name = body.name === undefined ? undefined : checkName(body.name);
   const source = {
     dir: state.dir,
+    settle: async () => {
+      if (this.role === 'Writer') await this.waitForIndexes();
+      else await this.refresh(o);
+    },
     point: () => state.internals.backupPoint(o),
     refresh: async () => {
       await this.refresh(o);
