@@ -723,6 +723,17 @@ std::string StoreImpl::CollectionReads() {
 
 std::string StoreImpl::Versions() { return versions_->Versions(commit_version(), pinned()); }
 
+namespace {
+
+// `"key": [names...]`, the file lists of the replication and backup points.
+void NamesMember(JsonWriter& w, std::string_view key, const std::vector<std::string>& names) {
+  w.Key(key);
+  JsonWriter::Scope array = w.Array();
+  for (const std::string& name : names) w.String(name);
+}
+
+}  // namespace
+
 std::string StoreImpl::Replication() {
   MutexLock writer(writer_mu_);
   if (closed_) throw Error(Status::kUnavailable, "the store is closed");
@@ -732,16 +743,8 @@ std::string StoreImpl::Replication() {
     JsonWriter::Scope object = w.Object();
     w.Member("generation", point.generation);
     w.Member("manifest", point.manifest);
-    w.Key("files");
-    {
-      JsonWriter::Scope files = w.Array();
-      for (const std::string& name : point.files) w.String(name);
-    }
-    w.Key("cold");
-    {
-      JsonWriter::Scope cold = w.Array();
-      for (const std::string& name : point.cold) w.String(name);
-    }
+    NamesMember(w, "files", point.files);
+    NamesMember(w, "cold", point.cold);
     w.Member("log_bytes", point.log_bytes);
   });
 }
@@ -760,11 +763,7 @@ std::string StoreImpl::BackupPoint() {
     JsonWriter::Scope object = w.Object();
     w.Member("commit_version", point.commit_version);
     w.Member("manifest", point.manifest);
-    w.Key("files");
-    {
-      JsonWriter::Scope files = w.Array();
-      for (const std::string& name : point.files) w.String(name);
-    }
+    NamesMember(w, "files", point.files);
     w.Member("log_bytes", point.log_bytes);
     w.Member("current", point.current);
   });

@@ -26,7 +26,7 @@ interface Target {
 async function s3Target(t: ExecutionContext): Promise<Target> {
   const objects = await rgw.bucket(t);
   const gateway = rgw.gateway();
-  const env = { AWS_ACCESS_KEY_ID: gateway.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: gateway.credentials.secretAccessKey, AWS_REGION: gateway.region };
+  const env = gateway.env;
   const prefix = `backups-${randomBytes(3).toString('hex')}`;
   return { objects, env, endpoint: gateway.endpoint, prefix, location: `s3://${objects.bucket}/${prefix}` };
 }

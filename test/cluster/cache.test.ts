@@ -343,7 +343,7 @@ test('resident is refused in memory, at a past version and on a writer keeping h
 rgw.test('tessera serve --cluster-reader --cache-bytes answers /search and /list like a full reader, within the bound', async (t) => {
   const bucket = (await rgw.bucket(t)).bucket;
   const gateway = rgw.gateway();
-  const env = { AWS_ACCESS_KEY_ID: gateway.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: gateway.credentials.secretAccessKey, AWS_REGION: gateway.region };
+  const env = gateway.env;
   const prefix = `store-${randomBytes(3).toString('hex')}`;
   const args = (...more: string[]) => ['--cluster', `s3://${bucket}/${prefix}`, '--cluster-endpoint', gateway.endpoint, '--lease-ttl', '4s', ...more];
   const writer = await startServer(args(), env);

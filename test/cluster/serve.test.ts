@@ -32,7 +32,7 @@ interface Cluster {
 async function cluster(t: ExecutionContext): Promise<Cluster> {
   const objects = await rgw.bucket(t);
   const gateway = rgw.gateway();
-  const env = { AWS_ACCESS_KEY_ID: gateway.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: gateway.credentials.secretAccessKey, AWS_REGION: gateway.region };
+  const env = gateway.env;
   const prefix = `store-${randomBytes(3).toString('hex')}`;
   return {
     env,

@@ -122,7 +122,7 @@ rgw.test(
   async (t) => {
     const bucket = (await rgw.bucket(t)).bucket;
     const gateway = rgw.gateway();
-    const env = { AWS_ACCESS_KEY_ID: gateway.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: gateway.credentials.secretAccessKey, AWS_REGION: gateway.region };
+    const env = gateway.env;
     const prefix = `store-${randomBytes(3).toString('hex')}`;
     const args = (...more: string[]) => [
       '--cluster',

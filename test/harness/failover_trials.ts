@@ -290,7 +290,7 @@ export async function runFailoverTrials({ gateway, bucket, spawn, faults, log = 
   const prefix = `trials-${randomBytes(3).toString('hex')}`;
   const objects = gateway.store(bucket);
   await objects.createBucket();
-  const env = { AWS_ACCESS_KEY_ID: gateway.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: gateway.credentials.secretAccessKey, AWS_REGION: gateway.region };
+  const env = gateway.env;
   const dirs: string[] = [];
   const members: Running[] = [];
   const load = new Load();

@@ -24,6 +24,8 @@ export interface Radosgw {
   region: string;
   /** Milliseconds from the first command to the first bucket created. */
   bootMs: number;
+  /** The credentials and region as the environment a server (or a bench's process) reads them from. */
+  env: NodeJS.ProcessEnv;
   /** A client for `bucket` (not created). */
   store(bucket: string, options?: { credentials?: Credentials; timeoutMs?: number; retries?: number }): ObjectStore;
   /** Stops every daemon and removes the directory. */
@@ -187,7 +189,8 @@ export async function startRadosgw({ timeoutMs = 90_000, memstoreBytes = 1024 **
     // pools, seconds that would otherwise land on whichever test comes first.
     const first = store('harness-first-bucket');
     await first.createBucket().finally(() => first.close());
-    return { endpoint, credentials, region, bootMs: Date.now() - started, store, stop };
+    const env = { AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey, AWS_REGION: region };
+    return { endpoint, credentials, region, bootMs: Date.now() - started, env, store, stop };
   } catch (e) {
     await stop();
     throw new Error(`radosgw did not start: ${(e as Error).message}`);
