@@ -184,7 +184,7 @@ function* bigBodies(): Generator<Buffer> {
 async function clusterPart(images: Images): Promise<Record<string, unknown>> {
   log('booting radosgw');
   const gw = await startRadosgw({ memstoreBytes: 8 * 1024 ** 3 });
-  Object.assign(process.env, { AWS_ACCESS_KEY_ID: gw.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: gw.credentials.secretAccessKey, AWS_REGION: gw.region });
+  Object.assign(process.env, gw.env);
   const servers: Server[] = [];
   const serve = async (args: string[]) => {
     const server = await start(CLI, ['serve', '--port', '0', '--log-level', 'warn', ...args]);
