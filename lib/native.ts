@@ -87,6 +87,7 @@ export interface NativeStore extends RouteCalls, RouteReads {
   release(names: string[]): Promise<Buffer>;
   collectionReads(): Promise<Buffer>;
   waitForIndexes(): Promise<Buffer>;
+  waitForIndexBuilds(): Promise<Buffer>;
   close(): Promise<Buffer>;
   /** A number another JS thread of the process adopts this store by (NativeStore.adopt), until it closes. */
   share(): number;

@@ -20,7 +20,7 @@ import type {
   ReplicationPoint,
 } from '../types';
 import { bodyBytes } from './body';
-import { call, isCancelled, read } from './call';
+import { call, isCancelled, read, untilCancelled } from './call';
 import type { CallOptions } from './cancellation';
 import { RecordsCursor } from './cursor';
 import { fetchingCore, notResidentOf } from './fetching_core';
@@ -481,6 +481,12 @@ export class Store {
           },
           close: () => window.close(),
         };
+      },
+      indexesBuilt: async (o) => {
+        await untilCancelled(
+          call(undefined, () => this.core.waitForIndexBuilds()),
+          o,
+        );
       },
       backupPoint: async (o) => json<BackupPoint>(await call(o, () => this.core.backupPoint())),
       inBackupTurn: async (work) => {

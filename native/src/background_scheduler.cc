@@ -18,6 +18,12 @@ void BackgroundScheduler::BuildEnded(uint64_t segment_id) {
   MutexLock lock(mu_);
   building_.erase(segment_id);
   pending_ = building_.size();
+  if (building_.empty()) builds_ended_.NotifyAll();
+}
+
+void BackgroundScheduler::WaitBuildsEnded() {
+  MutexLock lock(mu_);
+  while (!building_.empty()) builds_ended_.Wait(mu_);
 }
 
 bool BackgroundScheduler::Building(uint64_t segment_id) {
@@ -43,6 +49,11 @@ void BackgroundScheduler::CompactionEnded() {
 void BackgroundScheduler::Stop() {
   stop_.Cancel();
   worker_.Stop();
+  // The builds dropped from the queue never end: nobody waits for them.
+  MutexLock lock(mu_);
+  building_.clear();
+  pending_ = 0;
+  builds_ended_.NotifyAll();
 }
 
 }  // namespace tessera

@@ -24,6 +24,9 @@ class BackgroundScheduler {
   // segment_id's build ended (built, failed or cancelled): another may be queued.
   void BuildEnded(uint64_t segment_id) TS_EXCLUDES(mu_);
   bool Building(uint64_t segment_id) TS_EXCLUDES(mu_);
+  // Blocks until no build is queued or running (one queued behind a compaction waits for it), or
+  // the scheduler stopped.
+  void WaitBuildsEnded() TS_EXCLUDES(mu_);
 
   // Queues compaction when none is queued or running and worth() says there is work (asked only
   // then: it reads the state); false otherwise. It ends with CompactionEnded, before which no
@@ -45,6 +48,7 @@ class BackgroundScheduler {
   BackgroundWorker worker_;
   Mutex mu_;
   std::set<uint64_t> building_ TS_GUARDED_BY(mu_);
+  CondVar builds_ended_;
   bool compaction_queued_ TS_GUARDED_BY(mu_) = false;
 };
 

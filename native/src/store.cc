@@ -512,6 +512,12 @@ std::string StoreImpl::WaitForIndexes() {
   return OneMember("ok", true);
 }
 
+std::string StoreImpl::WaitForIndexBuilds() {
+  background_.WaitBuildsEnded();
+  if (saver_) saver_->WaitIdle();
+  return OneMember("ok", true);
+}
+
 std::string StoreImpl::Collections() {
   SnapshotPtr snap = Current();
   return JsonText([&](JsonWriter& w) {

@@ -89,6 +89,7 @@ class StoreImpl final : public Store {
   std::string Pin(uint64_t version) override TS_EXCLUDES(writer_mu_);
   std::string SweepExpired() override;
   std::string WaitForIndexes() override;
+  std::string WaitForIndexBuilds() override;
   void Close() override TS_EXCLUDES(writer_mu_);
 
   Role role() const override { return role_; }

@@ -84,6 +84,30 @@ test('the background merges a run of small segments without being asked', async 
   await store.close();
 });
 
+test('the background does not merge a big segment with a few small ones; the small ones merge once they are enough', async (t) => {
+  const dir = tempDir();
+  const store = await Store.open({ path: dir, dimension: DIM, ann: 'none' });
+  await upsertRange(store, 'a', 0, 20_000);
+  await store.flush();
+  const big = fs.readdirSync(dir).filter((f) => f.endsWith('.rows'));
+  for (let b = 0; b < 3; b++) {
+    await upsertRange(store, 'b', b * 500, 500);
+    await store.flush();
+  }
+  await store.waitForIndexes();
+  t.is((await store.stats()).footprint.segments, 4, 'a run of four where one holds 20,000 of 21,500 rows stays as it is');
+  await upsertRange(store, 'b', 1500, 500);
+  await store.flush();
+  await store.waitForIndexes();
+  t.is((await store.stats()).footprint.segments, 2, 'the four small ones merged into one');
+  t.true(
+    big.every((f) => fs.existsSync(path.join(dir, f))),
+    'the big segment was not rewritten',
+  );
+  t.is((await store.stats()).footprint.doc_count, 22_000);
+  await store.close();
+});
+
 test('a sealed segment a third dead is rewritten in the background', async (t) => {
   const dir = tempDir();
   const store = await Store.open({ path: dir, dimension: DIM });

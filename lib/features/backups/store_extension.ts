@@ -85,7 +85,7 @@ Store.prototype.createBackup = async function (this: Store, body = {}, o) {
   const source = {
     dir: state.dir,
     settle: async () => {
-      if (this.role === 'Writer') await this.waitForIndexes();
+      if (this.role === 'Writer') await state.internals.indexesBuilt(o);
       else await this.refresh(o);
     },
     point: () => state.internals.backupPoint(o),

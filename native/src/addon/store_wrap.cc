@@ -71,6 +71,7 @@ Napi::Function StoreWrap::Define(Napi::Env env) {
                          InstanceMethod<&StoreWrap::Call<&Store::Release>>("release"),
                          InstanceMethod<&StoreWrap::Call<&Store::CollectionReads>>("collectionReads"),
                          InstanceMethod<&StoreWrap::Call<&Store::WaitForIndexes>>("waitForIndexes"),
+                         InstanceMethod<&StoreWrap::Call<&Store::WaitForIndexBuilds>>("waitForIndexBuilds"),
                          InstanceMethod<&StoreWrap::Close>("close"),
                          InstanceMethod<&StoreWrap::Info>("info"),
                          InstanceMethod<&StoreWrap::Poisoned>("poisoned"),

@@ -18,12 +18,26 @@ constexpr int kLevels = 4;
 // A run merges once it has this many segments, and takes at most kMaxMergeInputs.
 constexpr size_t kMergeFanIn = 4;
 constexpr size_t kMaxMergeInputs = 16;
+// An automatic merge whose largest input holds more than this share of its live rows would mostly
+// rewrite that one input (a big segment and three small ones after a few overwrites): it waits
+// until the small ones have peers of their own size. Each row is then rewritten about once per level, and
+// an incremental backup after a small change copies about that change.
+constexpr double kMaxMergeSkew = 0.5;
 // A merged segment is built in memory before it is written, and gets one vector index: both
 // bound its size.
 constexpr uint64_t kMaxMergedRows = uint64_t(1) << 22;
 constexpr uint64_t kMaxMergedVectorBytes = uint64_t(2) << 30;
 
 uint64_t LiveRows(const SegmentRef& ref) { return ref.rows - ref.deleted_rows; }
+
+bool Skewed(const std::vector<SegmentRef>& segments, size_t begin, size_t n) {
+  uint64_t total = 0, largest = 0;
+  for (size_t i = begin; i < begin + n; ++i) {
+    total += LiveRows(segments[i]);
+    largest = std::max(largest, LiveRows(segments[i]));
+  }
+  return double(largest) > kMaxMergeSkew * double(total);
+}
 
 int Level(const SegmentRef& ref) {
   int level = 0;
@@ -72,7 +86,8 @@ std::optional<CompactionJob> PickInCollection(const CollectionState& c, uint64_t
       // Slide along the run until a window of kMergeFanIn fits one merged segment.
       for (size_t start = begin; start + kMergeFanIn <= end; ++start) {
         size_t n = MergeablePrefix(segments, start, end, dim);
-        if (n >= kMergeFanIn) return Job(c, {segments.begin() + start, segments.begin() + start + n}, version);
+        if (n >= kMergeFanIn && (scope != CompactionScope::kAutomatic || !Skewed(segments, start, n)))
+          return Job(c, {segments.begin() + start, segments.begin() + start + n}, version);
       }
       begin = end + 1;
     }
