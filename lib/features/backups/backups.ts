@@ -55,6 +55,8 @@ export interface BackupSource {
    */
   settle(): Promise<void>;
   point(): Promise<BackupPoint>;
+  /** The checksums of the store's files read by earlier backups. */
+  known: KnownChecksums;
   /** A reader catching up with the newest state on disk (the point's state was removed under it). */
   refresh(): Promise<void>;
 }
@@ -134,12 +136,14 @@ export async function createBackup(source: BackupSource, target: BackupTarget, n
         await source.refresh();
         throw new Moved();
       }
-      const copy = (wanted: Wanted[]) => copyFiles(source.dir, wanted, target, held, o, copied);
+      const copy = (wanted: Wanted[]) => copyFiles(source.dir, wanted, target, held, source.known, o, copied);
       const log = point.log_bytes > 0 ? await copy([{ name: LOG, length: point.log_bytes }]) : [];
       // A checkpoint empties the log only after it wrote a new manifest.
       const after = await source.point();
       if (!after.current || after.manifest !== point.manifest) throw new Moved();
       const files = [...(await copy(point.files.map((name) => ({ name })))), ...log];
+      const named = new Set(files.map((f) => path.join(source.dir, f.name)));
+      for (const file of source.known.keys()) if (!named.has(file)) source.known.delete(file);
       const created = name ?? defaultName(point.commit_version);
       const catalog: Catalog = {
         format: 1,
@@ -177,20 +181,29 @@ interface Wanted {
   length?: number;
 }
 
+/** A file's checksum as of its identity (inode, size, change time): sealed files never change in place, so one read names them for every later backup. */
+export type KnownChecksums = Map<string, { ino: number; size: number; mtimeMs: number; crc32c: number }>;
+
+/** `files/NAME.BYTES.CRC` -> `files/NAME.BYTES`: the keys a file of that name and size may have. */
+const sizedName = (key: string) => key.slice(0, key.lastIndexOf('.'));
+
 /**
  * Copies the files the target lacks (a key of the same name, size and checksum is there already);
- * answers their backup entries. A file gone, cut short, or changed between its checksum and its
- * copy is a Moved.
+ * answers their backup entries. A file the target has no key of its name and size for is copied
+ * in one pass that names it; one it may have is checksummed first (once per file identity, kept in
+ * `known`). A file gone, cut short, or changed between its checksum and its copy is a Moved.
  */
 async function copyFiles(
   dir: string,
   wanted: Wanted[],
   target: BackupTarget,
   held: Map<string, number>,
+  known: KnownChecksums,
   o: CallOptions | undefined,
   copied: Set<string>,
 ): Promise<BackupFile[]> {
   const files: BackupFile[] = new Array(wanted.length);
+  const heldSizes = new Set([...held.keys()].map(sizedName));
   const stall = process.env.TESSERA_TEST_FAULTS === '1' && process.env.TESSERA_TEST_BACKUP_STALL === '1';
   await eachLimited(
     wanted.map((w, i) => ({ ...w, i })),
@@ -198,19 +211,36 @@ async function copyFiles(
     async ({ name, length, i }) => {
       if (isCancelled(o)) throw cancelledError();
       const file = path.join(dir, name);
-      const sum = await checksumFile(file, length).catch(movedWhenGone);
-      const key = fileKey(name, sum);
-      files[i] = { name, key, bytes: sum.bytes, crc32c: sum.crc32c };
-      if (held.get(key) === sum.bytes) return;
-      const landed = await target.putFile(key, file, sum.bytes).catch(async (err) => {
-        throw (await gone(file)) ? new Moved() : targetFailure(target.location, err);
-      });
-      if (landed.crc32c !== sum.crc32c || landed.bytes !== sum.bytes) {
-        await target.delete(key).catch(() => undefined);
+      const stat = await fs.stat(file).catch(movedWhenGone);
+      const bytes = length ?? stat.size;
+      if (stat.size < bytes) throw new Moved();
+      const identity = { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
+      const cached = known.get(file);
+      // The log grows in place: only a sealed file's identity names its bytes.
+      let crc32c =
+        length === undefined && cached?.ino === identity.ino && cached.size === identity.size && cached.mtimeMs === identity.mtimeMs
+          ? cached.crc32c
+          : undefined;
+      if (crc32c === undefined && heldSizes.has(sizedName(fileKey(name, { bytes, crc32c: 0 }))))
+        crc32c = (await checksumFile(file, bytes).catch(movedWhenGone)).crc32c;
+      if (crc32c !== undefined && held.get(fileKey(name, { bytes, crc32c })) === bytes) {
+        files[i] = { name, key: fileKey(name, { bytes, crc32c }), bytes, crc32c };
+        if (length === undefined) known.set(file, { ...identity, crc32c });
+        return;
+      }
+      const landed = await target
+        .putFile(file, bytes, (sum) => fileKey(name, sum))
+        .catch(async (err) => {
+          throw (await gone(file)) ? new Moved() : targetFailure(target.location, err);
+        });
+      if (landed.bytes !== bytes || (crc32c !== undefined && landed.crc32c !== crc32c)) {
+        await target.delete(landed.key).catch(() => undefined);
         throw new Moved();
       }
-      held.set(key, sum.bytes);
-      copied.add(key);
+      files[i] = { name, key: landed.key, bytes, crc32c: landed.crc32c };
+      if (length === undefined) known.set(file, { ...identity, crc32c: landed.crc32c });
+      held.set(landed.key, bytes);
+      copied.add(landed.key);
       // A test's way to kill a server mid-backup (TESSERA_TEST_FAULTS=1): the backup never ends.
       if (stall) await new Promise(() => undefined);
     },
@@ -220,8 +250,8 @@ async function copyFiles(
 
 /** A file gone (404) or shorter than the point says (400: a log emptied) moved under the copy. */
 const movedWhenGone = (err: unknown): never => {
-  const status = (err as { status?: number }).status;
-  if (status === 404 || status === 400) throw new Moved();
+  const { status, code } = err as { status?: number; code?: string };
+  if (status === 404 || status === 400 || code === 'ENOENT') throw new Moved();
   throw err;
 };
 

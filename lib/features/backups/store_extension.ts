@@ -7,7 +7,7 @@ import { ExtensionState, type StoreInternals } from '../../store/extension';
 import { installExtension, Store } from '../../store/store';
 import type { OpenOptions } from '../../types';
 import type { BackupCreated, BackupDeleted, BackupEntry } from '../../types';
-import { checkName, createBackup, deleteBackup, listBackups } from './backups';
+import { checkName, createBackup, deleteBackup, type KnownChecksums, listBackups } from './backups';
 import { type BackupTarget, bucketOf, openTarget } from './target';
 
 declare module '../../store/store' {
@@ -31,6 +31,7 @@ interface Backups {
   endpoint: string | undefined;
   dir: string;
   internals: StoreInternals;
+  known: KnownChecksums;
 }
 
 const backups = new ExtensionState<Backups>('backups');
@@ -74,7 +75,7 @@ installExtension({
   open(store, internals, options) {
     if (options.backupTo === undefined) return;
     if (options.inMemory || options.path === undefined) throw new StoreError(400, 'backupTo needs a store on disk; an in-memory store has no files to back up');
-    backups.set(store, { location: options.backupTo, endpoint: options.backupEndpoint, dir: options.path, internals });
+    backups.set(store, { location: options.backupTo, endpoint: options.backupEndpoint, dir: options.path, internals, known: new Map() });
   },
 });
 
@@ -84,6 +85,7 @@ Store.prototype.createBackup = async function (this: Store, body = {}, o) {
   const name = body.name === undefined ? undefined : checkName(body.name);
   const source = {
     dir: state.dir,
+    known: state.known,
     settle: async () => {
       if (this.role === 'Writer') await state.internals.indexesBuilt(o);
       else await this.refresh(o);

@@ -20,8 +20,11 @@ export interface BackupTarget {
   readonly location: string;
   /** Every complete object under files/, key -> bytes. */
   listFiles(): Promise<Map<string, number>>;
-  /** Copies a local file's first `length` bytes to `key`: whole, or (after a failure) not at all. */
-  putFile(key: string, file: string, length: number): Promise<Checksummed>;
+  /**
+   * Copies a local file's first `length` bytes to the key `keyOf` names by their checksum: whole,
+   * or (after a failure) not at all. Answers the key and what landed.
+   */
+  putFile(file: string, length: number, keyOf: (sum: Checksummed) => string): Promise<Checksummed & { key: string }>;
   /** Fetches `key` into a local file (replaced whole): what landed, checksummed. NotFoundError when there is no such key. */
   getFile(key: string, file: string): Promise<Checksummed>;
   /** Writes a catalog, once every file put before it is durable. */
@@ -103,12 +106,14 @@ class DirectoryTarget implements BackupTarget {
     return out;
   }
 
-  async putFile(key: string, file: string, length: number): Promise<Checksummed> {
-    const target = this.at(key);
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    const sum = await copyFileChecksummed(file, target + PARTIAL, length);
-    await fs.rename(target + PARTIAL, target);
-    return sum;
+  /** One pass: the copy, under a temporary name, checksums what it writes; the rename names it. */
+  async putFile(file: string, length: number, keyOf: (sum: Checksummed) => string): Promise<Checksummed & { key: string }> {
+    await fs.mkdir(this.at(FILES), { recursive: true });
+    const partial = this.at(`${FILES}${path.basename(file)}.${length}${PARTIAL}`);
+    const sum = await copyFileChecksummed(file, partial, length);
+    const key = keyOf(sum);
+    await fs.rename(partial, this.at(key));
+    return { ...sum, key };
   }
 
   async getFile(key: string, file: string): Promise<Checksummed> {
@@ -187,9 +192,10 @@ class BucketTarget implements BackupTarget {
     return out;
   }
 
-  /** Read whole before the put (the object store's put takes one body): a file's size bounds the memory it takes. */
-  async putFile(key: string, file: string, length: number): Promise<Checksummed> {
+  /** Checksummed, then read whole for the put (the object store's put takes one body): a file's size bounds the memory it takes. */
+  async putFile(file: string, length: number, keyOf: (sum: Checksummed) => string): Promise<Checksummed & { key: string }> {
     const sum = await checksumFile(file, length);
+    const key = keyOf(sum);
     const handle = await fs.open(file, 'r');
     let body: Buffer;
     try {
@@ -203,7 +209,7 @@ class BucketTarget implements BackupTarget {
       await handle.close();
     }
     await this.objects.put(this.at(key), body);
-    return sum;
+    return { ...sum, key };
   }
 
   async getFile(key: string, file: string): Promise<Checksummed> {
