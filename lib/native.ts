@@ -159,8 +159,10 @@ export interface NativeAddon {
   runKernel(family: string, op: 'dot_rows' | 'l2sq_rows' | 'dot_rows_at' | 'l2sq_rows_at', q: Float32Array, rows: Float32Array): Float32Array;
   /** CRC32C of a file's first `length` bytes (all of it when absent), read on a libuv worker; a missing file rejects with status 404. */
   checksumFile(path: string, length?: number): Promise<{ crc32c: number; bytes: number }>;
-  /** Copies a file's first `length` bytes (all of it when absent) into `to` in one checksumming pass, then syncs `to`; ENOSPC rejects with status 507. */
+  /** Copies a file's first `length` bytes (all of it when absent) into `to` in one checksumming pass and starts its write-back (`syncFile` waits for it); ENOSPC rejects with status 507. */
   copyFileChecksummed(from: string, to: string, length?: number): Promise<{ crc32c: number; bytes: number }>;
+  /** fdatasync of a file, on a libuv worker. */
+  syncFile(path: string): Promise<Buffer>;
   /** Where a JSON text first breaks the grammar, as the core's 400 says it ("malformed JSON at byte ..."), or null when it holds. */
   jsonSyntaxError(text: string): string | null;
 }

@@ -16,9 +16,19 @@ export function checksumFile(file: string, length?: number): Promise<Checksummed
   });
 }
 
-/** Copies a file's first `length` bytes (all of it when absent) into `to` in one checksumming pass, then syncs `to`. */
+/**
+ * Copies a file's first `length` bytes (all of it when absent) into `to` in one checksumming pass
+ * and starts its write-back; `syncFile(to)` makes it durable (a few files later, to overlap).
+ */
 export function copyFileChecksummed(from: string, to: string, length?: number): Promise<Checksummed> {
   return native.copyFileChecksummed(from, to, length).catch((e) => {
+    throw toStoreError(e);
+  });
+}
+
+/** Makes a file's data durable. */
+export async function syncFile(file: string): Promise<void> {
+  await native.syncFile(file).catch((e) => {
     throw toStoreError(e);
   });
 }

@@ -153,6 +153,7 @@ export async function createBackup(source: BackupSource, target: BackupTarget, n
         manifest: point.manifest,
         files,
       };
+      await target.settle().catch(fail);
       await target.putText(catalogKey(created), catalogText(catalog)).catch(fail);
       return {
         name: created,
@@ -241,8 +242,11 @@ async function copyFiles(
       if (length === undefined) known.set(file, { ...identity, crc32c: landed.crc32c });
       held.set(landed.key, bytes);
       copied.add(landed.key);
-      // A test's way to kill a server mid-backup (TESSERA_TEST_FAULTS=1): the backup never ends.
-      if (stall) await new Promise(() => undefined);
+      // A test's way to kill a server mid-backup (TESSERA_TEST_FAULTS=1): the file lands, then the backup never ends.
+      if (stall) {
+        await target.settle();
+        await new Promise(() => undefined);
+      }
     },
   );
   return files;

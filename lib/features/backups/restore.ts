@@ -1,11 +1,12 @@
 // `tessera restore`: a backup back into a new store directory. Every file is fetched into a
-// directory beside the new one and checked against the catalog's size and checksum before the
-// store is assembled; only a backup that checks out whole becomes the new directory, in one
+// directory beside the new one, checked against the catalog's size and checksum and synced before
+// the store is assembled; only a backup that checks out whole becomes the new directory, in one
 // rename. A damaged or incomplete backup is refused naming the file, and leaves nothing behind.
 import { promises as fs } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as path from 'node:path';
 import { StoreError } from '../../store/errors';
+import { syncFile } from '../../store/file_checksum';
 import { eachLimited } from '../cluster/transfers';
 import { checkName, readCatalog } from './backups';
 import { type BackupTarget, NotFoundError, openTarget, syncDirectory } from './target';
@@ -81,6 +82,7 @@ async function restoreFrom(target: BackupTarget, name: string, data: string): Pr
           `the backup ${name} is damaged: ${file.key} (the store's ${file.name}) holds ${landed.bytes} bytes of checksum ${landed.crc32c}, the catalog says ${file.bytes} bytes of checksum ${file.crc32c}`,
         );
     });
+    await eachLimited(catalog.files, FETCH_CONCURRENCY, (file) => syncFile(path.join(staging, file.name)));
     if (catalog.manifest !== '') {
       const handle = await fs.open(path.join(staging, 'MANIFEST'), 'w');
       try {

@@ -6,11 +6,12 @@
 //   backups/<backup>.json           a backup's catalog, written last: a backup exists once it does
 //
 // A target copies and fetches whole or not at all: a directory writes under a temporary name,
-// syncs, then renames; an object store's put is atomic.
+// syncs (a few files later, so the disk writes while the next are copied), then renames; an
+// object store's put is atomic.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { StoreError } from '../../store/errors';
-import { type Checksummed, checksumFile, copyFileChecksummed } from '../../store/file_checksum';
+import { type Checksummed, checksumFile, copyFileChecksummed, syncFile } from '../../store/file_checksum';
 import { NotFound } from '../cluster/errors';
 import { awsEnvironment, ObjectStore } from '../cluster/object_store';
 import { fetchFile } from '../cluster/restore';
@@ -27,7 +28,9 @@ export interface BackupTarget {
   putFile(file: string, length: number, keyOf: (sum: Checksummed) => string): Promise<Checksummed & { key: string }>;
   /** Fetches `key` into a local file (replaced whole): what landed, checksummed. NotFoundError when there is no such key. */
   getFile(key: string, file: string): Promise<Checksummed>;
-  /** Writes a catalog, once every file put before it is durable. */
+  /** Makes every file put so far durable under its key (a put may land a few puts later). */
+  settle(): Promise<void>;
+  /** Writes a catalog, durably (settle the files it names first). */
   putText(key: string, text: string): Promise<void>;
   /** The object's text, or null when there is none. */
   getText(key: string): Promise<string | null>;
@@ -82,7 +85,13 @@ export function openTarget(location: string, endpoint?: string): BackupTarget {
 
 const missing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT' || (err as { status?: number }).status === 404;
 
+/** Files a directory target copies ahead of the one it makes durable: the disk writes one while the next are copied. */
+const LANDING_LAG = 8;
+
 class DirectoryTarget implements BackupTarget {
+  /** Copied under a temporary name, write-back started, oldest first: synced, then renamed to its key. */
+  private readonly landing: { partial: string; key: string }[] = [];
+
   constructor(readonly location: string) {}
 
   private at(key: string): string {
@@ -106,14 +115,33 @@ class DirectoryTarget implements BackupTarget {
     return out;
   }
 
-  /** One pass: the copy, under a temporary name, checksums what it writes; the rename names it. */
+  /**
+   * One pass: the copy, under a temporary name, checksums what it writes; once synced (after
+   * LANDING_LAG later puts, or at settle) the rename names it, so a key never holds bytes that a
+   * crash could lose.
+   */
   async putFile(file: string, length: number, keyOf: (sum: Checksummed) => string): Promise<Checksummed & { key: string }> {
     await fs.mkdir(this.at(FILES), { recursive: true });
     const partial = this.at(`${FILES}${path.basename(file)}.${length}${PARTIAL}`);
     const sum = await copyFileChecksummed(file, partial, length);
     const key = keyOf(sum);
-    await fs.rename(partial, this.at(key));
+    this.landing.push({ partial, key });
+    while (this.landing.length > LANDING_LAG) await this.landOldest();
     return { ...sum, key };
+  }
+
+  private async landOldest(): Promise<void> {
+    const oldest = this.landing.shift();
+    if (!oldest) return;
+    await syncFile(oldest.partial);
+    await fs.rename(oldest.partial, this.at(oldest.key));
+  }
+
+  async settle(): Promise<void> {
+    while (this.landing.length > 0) await this.landOldest();
+    await syncDirectory(this.at(FILES)).catch((err) => {
+      if (!missing(err)) throw err;
+    });
   }
 
   async getFile(key: string, file: string): Promise<Checksummed> {
@@ -128,9 +156,6 @@ class DirectoryTarget implements BackupTarget {
   async putText(key: string, text: string): Promise<void> {
     const target = this.at(key);
     await fs.mkdir(path.dirname(target), { recursive: true });
-    await syncDirectory(this.at(FILES)).catch((err) => {
-      if (!missing(err)) throw err;
-    });
     const handle = await fs.open(target + PARTIAL, 'w');
     try {
       await handle.writeFile(text);
@@ -221,6 +246,8 @@ class BucketTarget implements BackupTarget {
     }
     return checksumFile(file);
   }
+
+  async settle(): Promise<void> {}
 
   async putText(key: string, text: string): Promise<void> {
     await this.objects.put(this.at(key), text);

@@ -18,8 +18,13 @@ struct FileChecksum {
 FileChecksum ChecksumFile(const std::string& path, std::optional<uint64_t> length);
 
 // Copies the first `length` bytes of `from` (nullopt: all of it) into `to`, created or emptied,
-// in one pass that checksums them, and syncs `to` before it returns. Errors as ChecksumFile's
-// for `from`; Error(507) when `to`'s disk is full; Error(500) on another failure.
+// in one pass that checksums them, and starts `to`'s write-back without waiting for it: the caller
+// makes it durable (SyncFile) a few files later, so the disk writes while the next ones are
+// copied. Errors as ChecksumFile's for `from`; Error(507) when `to`'s disk is full; Error(500) on
+// another failure.
 FileChecksum CopyFileChecksummed(const std::string& from, const std::string& to, std::optional<uint64_t> length);
+
+// Makes a file's data durable (fdatasync): Error(507) when its disk is full, Error(500) otherwise.
+void SyncFile(const std::string& path);
 
 }  // namespace tessera

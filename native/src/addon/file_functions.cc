@@ -50,11 +50,20 @@ Napi::Value CopyFileChecksummed(const Napi::CallbackInfo& info) {
   return Settle(info.Env(), [from, to, length] { return tessera::CopyFileChecksummed(from, to, length); });
 }
 
+Napi::Value SyncFile(const Napi::CallbackInfo& info) {
+  std::string path = StringArg(info, 0);
+  return CoreTask::Run(info.Env(), [path] {
+    tessera::SyncFile(path);
+    return std::string();
+  });
+}
+
 }  // namespace
 
 void ExportFileFunctions(Napi::Env env, Napi::Object exports) {
   exports.Set("checksumFile", Napi::Function::New(env, ChecksumFile));
   exports.Set("copyFileChecksummed", Napi::Function::New(env, CopyFileChecksummed));
+  exports.Set("syncFile", Napi::Function::New(env, SyncFile));
 }
 
 }  // namespace tessera_addon

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstring>
+#include <vector>
 
 namespace tessera {
 namespace {
@@ -26,14 +27,54 @@ const Tables& T() {
 }
 
 #if defined(__x86_64__)
-// The SSE4.2 crc32 instruction computes CRC32C about ten times faster than the tables.
-__attribute__((target("sse4.2"))) uint32_t Crc32cHardware(const uint8_t* p, size_t n, uint32_t seed) {
-  uint64_t c = ~seed;
-  for (; n >= 8; n -= 8, p += 8) {
-    uint64_t word;
-    std::memcpy(&word, p, 8);
-    c = __builtin_ia32_crc32di(c, word);
+// Bytes each of three interleaved streams takes per round of the hardware loop. The crc32
+// instruction's latency is three times its issue rate, so one stream leaves two thirds of it idle.
+constexpr size_t kStride = 8192;
+
+// Advancing a raw CRC register (no inversions) over `bytes` zero bytes: a linear map over GF(2),
+// kept as four byte-indexed tables built from the images of the 32 one-bit registers. The raw
+// register of A then B is Shift|B|(register of A) ^ (register of B from 0).
+struct ZeroShift {
+  std::array<std::array<uint32_t, 256>, 4> t;
+  explicit ZeroShift(size_t bytes) {
+    std::array<uint32_t, 32> basis;
+    for (int i = 0; i < 32; ++i) {
+      uint32_t c = uint32_t(1) << i;
+      for (size_t b = 0; b < bytes; ++b) c = T().t[0][c & 0xFF] ^ (c >> 8);
+      basis[i] = c;
+    }
+    for (int k = 0; k < 4; ++k)
+      for (uint32_t v = 0; v < 256; ++v) {
+        uint32_t image = 0;
+        for (int bit = 0; bit < 8; ++bit)
+          if ((v >> bit) & 1) image ^= basis[8 * k + bit];
+        t[k][v] = image;
+      }
   }
+  uint32_t operator()(uint32_t c) const { return t[0][c & 0xFF] ^ t[1][(c >> 8) & 0xFF] ^ t[2][(c >> 16) & 0xFF] ^ t[3][c >> 24]; }
+};
+
+inline uint64_t Load64(const uint8_t* p) {
+  uint64_t word;
+  std::memcpy(&word, p, 8);
+  return word;
+}
+
+// The SSE4.2 crc32 instruction computes CRC32C about ten times faster than the tables, and three
+// streams at once (long buffers) three times faster again.
+__attribute__((target("sse4.2"))) uint32_t Crc32cHardware(const uint8_t* p, size_t n, uint32_t seed) {
+  static const ZeroShift shift(kStride);
+  uint64_t c = ~seed;
+  for (; n >= 3 * kStride; n -= 3 * kStride, p += 3 * kStride) {
+    uint64_t c1 = 0, c2 = 0;
+    for (size_t i = 0; i < kStride; i += 8) {
+      c = __builtin_ia32_crc32di(c, Load64(p + i));
+      c1 = __builtin_ia32_crc32di(c1, Load64(p + kStride + i));
+      c2 = __builtin_ia32_crc32di(c2, Load64(p + 2 * kStride + i));
+    }
+    c = shift(uint32_t(shift(uint32_t(c)) ^ uint32_t(c1))) ^ uint32_t(c2);
+  }
+  for (; n >= 8; n -= 8, p += 8) c = __builtin_ia32_crc32di(c, Load64(p));
   uint32_t c32 = uint32_t(c);
   for (; n > 0; --n) c32 = __builtin_ia32_crc32qi(c32, *p++);
   return ~c32;
@@ -57,11 +98,19 @@ uint32_t Crc32cSoftware(const void* data, size_t n, uint32_t seed) {
 }
 
 #if defined(__x86_64__)
-// Checked once against the standard check value, so a miscompiled path falls back, not corrupts.
+// Checked once against the standard check value and against the tables over a buffer long enough
+// for the interleaved loop, so a miscompiled path falls back, not corrupts.
 bool HasHardwareCrc() {
-  static const bool ok = __builtin_cpu_supports("sse4.2") &&
-                         Crc32cHardware(reinterpret_cast<const uint8_t*>("123456789"), 9, 0) == 0xE3069283u &&
-                         Crc32cSoftware("123456789", 9, 0) == 0xE3069283u;
+  static const bool ok = [] {
+    if (!__builtin_cpu_supports("sse4.2")) return false;
+    if (Crc32cHardware(reinterpret_cast<const uint8_t*>("123456789"), 9, 0) != 0xE3069283u ||
+        Crc32cSoftware("123456789", 9, 0) != 0xE3069283u)
+      return false;
+    std::vector<uint8_t> long_buffer(3 * kStride * 2 + 13);
+    uint32_t x = 12345;
+    for (uint8_t& b : long_buffer) b = uint8_t((x = x * 1103515245u + 12345u) >> 16);
+    return Crc32cHardware(long_buffer.data(), long_buffer.size(), 7) == Crc32cSoftware(long_buffer.data(), long_buffer.size(), 7);
+  }();
   return ok;
 }
 #endif

@@ -92,8 +92,16 @@ FileChecksum CopyFileChecksummed(const std::string& from, const std::string& to,
       bytes.remove_prefix(size_t(wrote));
     }
   });
-  if (::fdatasync(out.get()) != 0) Fail("sync", to);
+#ifdef __linux__
+  ::sync_file_range(out.get(), 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
   return sum;
+}
+
+void SyncFile(const std::string& path) {
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (fd.get() < 0) Fail("open", path);
+  if (::fdatasync(fd.get()) != 0) Fail("sync", path);
 }
 
 }  // namespace tessera
