@@ -230,7 +230,7 @@ async function copyFiles(
         return;
       }
       const landed = await target
-        .putFile(file, bytes, (sum) => fileKey(name, sum))
+        .putFile(file, length, (sum) => fileKey(name, sum))
         .catch(async (err) => {
           throw (await gone(file)) ? new Moved() : targetFailure(target.location, err);
         });

@@ -22,10 +22,11 @@ export interface BackupTarget {
   /** Every complete object under files/, key -> bytes. */
   listFiles(): Promise<Map<string, number>>;
   /**
-   * Copies a local file's first `length` bytes to the key `keyOf` names by their checksum: whole,
+   * Copies a local file's first `length` bytes (all of it when absent: a sealed file, which never
+   * changes) to the key `keyOf` names by their checksum: whole,
    * or (after a failure) not at all. Answers the key and what landed.
    */
-  putFile(file: string, length: number, keyOf: (sum: Checksummed) => string): Promise<Checksummed & { key: string }>;
+  putFile(file: string, length: number | undefined, keyOf: (sum: Checksummed) => string): Promise<Checksummed & { key: string }>;
   /** Fetches `key` into a local file (replaced whole): what landed, checksummed. NotFoundError when there is no such key. */
   getFile(key: string, file: string): Promise<Checksummed>;
   /** Makes every file put so far durable under its key (a put may land a few puts later). */
@@ -120,9 +121,9 @@ class DirectoryTarget implements BackupTarget {
    * LANDING_LAG later puts, or at settle) the rename names it, so a key never holds bytes that a
    * crash could lose.
    */
-  async putFile(file: string, length: number, keyOf: (sum: Checksummed) => string): Promise<Checksummed & { key: string }> {
+  async putFile(file: string, length: number | undefined, keyOf: (sum: Checksummed) => string): Promise<Checksummed & { key: string }> {
     await fs.mkdir(this.at(FILES), { recursive: true });
-    const partial = this.at(`${FILES}${path.basename(file)}.${length}${PARTIAL}`);
+    const partial = this.at(`${FILES}${path.basename(file)}${PARTIAL}`);
     const sum = await copyFileChecksummed(file, partial, length);
     const key = keyOf(sum);
     this.landing.push({ partial, key });
@@ -186,6 +187,8 @@ class DirectoryTarget implements BackupTarget {
   }
 
   async delete(key: string): Promise<void> {
+    const landing = this.landing.findIndex((l) => l.key === key);
+    if (landing >= 0) await fs.rm(this.landing.splice(landing, 1)[0].partial, { force: true });
     await fs.rm(this.at(key), { force: true });
   }
 
@@ -218,16 +221,16 @@ class BucketTarget implements BackupTarget {
   }
 
   /** Checksummed, then read whole for the put (the object store's put takes one body): a file's size bounds the memory it takes. */
-  async putFile(file: string, length: number, keyOf: (sum: Checksummed) => string): Promise<Checksummed & { key: string }> {
+  async putFile(file: string, length: number | undefined, keyOf: (sum: Checksummed) => string): Promise<Checksummed & { key: string }> {
     const sum = await checksumFile(file, length);
     const key = keyOf(sum);
     const handle = await fs.open(file, 'r');
     let body: Buffer;
     try {
-      body = Buffer.alloc(length);
-      for (let done = 0; done < length; ) {
-        const { bytesRead } = await handle.read(body, done, length - done, done);
-        if (bytesRead === 0) throw new StoreError(404, `${file} ended at ${done}, before ${length}`);
+      body = Buffer.alloc(sum.bytes);
+      for (let done = 0; done < sum.bytes; ) {
+        const { bytesRead } = await handle.read(body, done, sum.bytes - done, done);
+        if (bytesRead === 0) throw new StoreError(404, `${file} ended at ${done}, before ${sum.bytes}`);
         done += bytesRead;
       }
     } finally {
