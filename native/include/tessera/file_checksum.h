@@ -17,8 +17,7 @@ struct FileChecksum {
 // does not exist, Error(400) when it is shorter than `length`, Error(500) on another failure.
 FileChecksum ChecksumFile(const std::string& path, std::optional<uint64_t> length);
 
-// Copies the first `length` bytes of `from` (nullopt: all of it, a file that must not shrink
-// meanwhile: it is copied from a mapping) into `to`, created or emptied,
+// Copies the first `length` bytes of `from` (nullopt: all of it) into `to`, created or emptied,
 // in one pass that checksums them, and starts `to`'s write-back without waiting for it: the caller
 // makes it durable (SyncFile) a few files later, so the disk writes while the next ones are
 // copied. Errors as ChecksumFile's for `from`; Error(507) when `to`'s disk is full; Error(500) on

@@ -1,8 +1,6 @@
 #include "tessera/file_checksum.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -74,30 +72,6 @@ FileChecksum ReadChecksummed(const Fd& fd, const std::string& path, std::optiona
   return sum;
 }
 
-// A read-only shared mapping of a whole file, populated at once, unmapped when it goes.
-struct Mapping {
-  const char* bytes = nullptr;
-  size_t size = 0;
-  void Map(int fd, size_t n) {
-    void* p = ::mmap(nullptr, n, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
-    if (p == MAP_FAILED) return;
-    ::madvise(p, n, MADV_SEQUENTIAL);
-    bytes = static_cast<const char*>(p);
-    size = n;
-  }
-  ~Mapping() {
-    if (bytes) ::munmap(const_cast<char*>(bytes), size);
-  }
-};
-
-// Starts `out`'s write-back without waiting for it (the caller syncs it later), answering `sum`.
-FileChecksum Synced(const Fd& out, FileChecksum sum) {
-#ifdef __linux__
-  ::sync_file_range(out.get(), 0, 0, SYNC_FILE_RANGE_WRITE);
-#endif
-  return sum;
-}
-
 }  // namespace
 
 FileChecksum ChecksumFile(const std::string& path, std::optional<uint64_t> length) {
@@ -108,7 +82,7 @@ FileChecksum CopyFileChecksummed(const std::string& from, const std::string& to,
   Fd in = OpenToRead(from);  // first: a missing source creates nothing
   Fd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (out.get() < 0) Fail("create", to);
-  auto write_all = [&](std::string_view bytes) {
+  FileChecksum sum = ReadChecksummed(in, from, length, [&](std::string_view bytes) {
     while (!bytes.empty()) {
       ssize_t wrote = ::write(out.get(), bytes.data(), bytes.size());
       if (wrote < 0) {
@@ -117,22 +91,11 @@ FileChecksum CopyFileChecksummed(const std::string& from, const std::string& to,
       }
       bytes.remove_prefix(size_t(wrote));
     }
-  };
-  // A whole file, which never shrinks (a sealed one), is written from its mapping: one copy of
-  // its bytes, where reading them into a buffer first is two. A prefix (a log, which a checkpoint
-  // may empty: a mapping past its end would fault) is read.
-  struct stat st;
-  Mapping mapping;
-  if (!length && ::fstat(in.get(), &st) == 0 && uint64_t(st.st_size) >= kChunkBytes) mapping.Map(in.get(), size_t(st.st_size));
-  if (!mapping.bytes) return Synced(out, ReadChecksummed(in, from, length, write_all));
-  FileChecksum sum{0, 0};
-  for (size_t at = 0; at < mapping.size; at += kChunkBytes) {
-    std::string_view chunk(mapping.bytes + at, std::min(kChunkBytes, mapping.size - at));
-    sum.crc32c = Crc32c(chunk.data(), chunk.size(), sum.crc32c);
-    write_all(chunk);
-  }
-  sum.bytes = mapping.size;
-  return Synced(out, sum);
+  });
+#ifdef __linux__
+  ::sync_file_range(out.get(), 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
+  return sum;
 }
 
 void SyncFile(const std::string& path) {
