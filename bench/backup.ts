@@ -36,7 +36,7 @@ import { type ChildProcess, fork, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Store } from '../lib/index';
+import { type BackupCreated, Store } from '../lib/index';
 import { checksumFile } from '../lib/store/file_checksum';
 import {
   CLI,
@@ -278,15 +278,6 @@ const median = (xs: number[]) => {
 };
 const mbps = (bytes: number, s: number) => round(bytes / MB / s, 1);
 
-interface Backup {
-  name: string;
-  commit_version: number;
-  files: number;
-  bytes: number;
-  new_bytes: number;
-  seconds: number;
-}
-
 // --- main ---------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -318,7 +309,7 @@ async function main(): Promise<void> {
     await run('cp', ['-r', source, path.join(work, 'cp-copy')]);
     removeDir(path.join(work, 'cp-copy'));
     const full = { backup_s: [] as number[], backup_server_s: [] as number[], cp_s: [] as number[], cp_sync_s: [] as number[] };
-    let lastFull: Backup | null = null;
+    let lastFull: BackupCreated | null = null;
     for (let r = 0; r < ROUNDS; r++) {
       const copy = path.join(work, 'cp-copy');
       const steps: [string, () => Promise<void>][] = [
@@ -343,7 +334,7 @@ async function main(): Promise<void> {
           'backup',
           async () => {
             const t0 = now();
-            const b = await call<Backup>(`${server.url}/backups`, 'POST', JSON.stringify({ name: `full-${r}` }));
+            const b = await call<BackupCreated>(`${server.url}/backups`, 'POST', JSON.stringify({ name: `full-${r}` }));
             full.backup_s.push((now() - t0) / 1000);
             full.backup_server_s.push(b.seconds);
             if (b.new_bytes !== b.bytes) throw new Error(`full backup ${r} copied ${b.new_bytes} of ${b.bytes} bytes: the target was not empty`);
@@ -361,7 +352,7 @@ async function main(): Promise<void> {
       );
       if (r < ROUNDS - 1) await call(`${server.url}/backups/full-${r}`, 'DELETE');
     }
-    const fullBackup = lastFull as unknown as Backup;
+    const fullBackup = lastFull as unknown as BackupCreated;
     const backupMbps = mbps(fullBackup.bytes, median(full.backup_s));
     const cpMbps = mbps(storeBytes, median(full.cp_s));
     const cpSyncMbps = mbps(storeBytes, median(full.cp_sync_s));
@@ -390,7 +381,7 @@ async function main(): Promise<void> {
       await syncAll();
       const running = (await metrics(server.url)).svc_compactions_running;
       const t0 = now();
-      const b = await call<Backup>(`${server.url}/backups`, 'POST', JSON.stringify({ name }));
+      const b = await call<BackupCreated>(`${server.url}/backups`, 'POST', JSON.stringify({ name }));
       const s = (now() - t0) / 1000;
       const held = new Set(catalogFiles(target, previous).map((f) => f.key));
       const byKind: Record<string, { files: number; bytes: number }> = {};
