@@ -51,18 +51,3 @@ export function read(options: CallOptions | undefined, run: (token?: NativeCance
   }
   return answer instanceof Promise ? awaitRead(answer.catch(rethrown)) : answer;
 }
-
-/**
- * Settles as `work` does, or rejects as cancelled once the call's signal fires: for a core wait
- * that takes no cancel token (it goes on alone, and its outcome is dropped).
- */
-export function untilCancelled<T>(work: Promise<T>, options: CallOptions | undefined): Promise<T> {
-  const signal = options?.signal ?? options?.cancellation?.signal;
-  if (!signal) return work;
-  if (signal.aborted) return Promise.reject(cancelledError());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(cancelledError());
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}

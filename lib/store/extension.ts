@@ -14,7 +14,7 @@ export interface StoreInternals {
   searchVectorJson(body: Record<string, unknown>, query: Float32Array, o?: CallOptions): Promise<Buffer>;
   /** Phase one of a reranked read: the core ranks the candidate window and reads their texts. */
   rerankWindow(route: RerankedRead, body: object | Uint8Array, o?: CallOptions): Promise<RerankWindow>;
-  /** Resolves once no vector index build or derived-file save is queued or running (a writer's); rejects cancelled when `o` fires first. */
+  /** Resolves once no vector index build or derived-file save is queued or running (a writer's); rejects cancelled when `o` fires while builds run. */
   indexesBuilt(o?: CallOptions): Promise<void>;
   /** What a backup copies of the state served now (the core's BackupPoint): 400 in memory, 409 pinned. */
   backupPoint(o?: CallOptions): Promise<BackupPoint>;

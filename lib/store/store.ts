@@ -20,7 +20,7 @@ import type {
   ReplicationPoint,
 } from '../types';
 import { bodyBytes } from './body';
-import { call, isCancelled, read, untilCancelled } from './call';
+import { call, isCancelled, read } from './call';
 import type { CallOptions } from './cancellation';
 import { RecordsCursor } from './cursor';
 import { fetchingCore, notResidentOf } from './fetching_core';
@@ -29,6 +29,9 @@ import { StoreError, cancelledError, toStoreError } from './errors';
 import type { BackupPoint, StoreInternals } from './extension';
 
 const json = <T>(b: Buffer): T => JSON.parse(b.toString('utf8')) as T;
+
+/** How often a backup waiting for index builds looks again (a build takes seconds). */
+const BUILDS_POLL_MS = 20;
 
 /** The write faults `_injectFault` can arm (the addon's injectWriteFault spells them the same). */
 const WRITE_FAULTS = ['poison-next-write', 'oom-preparing-next-write', 'oom-applying-next-write'] as const;
@@ -483,10 +486,13 @@ export class Store {
         };
       },
       indexesBuilt: async (o) => {
-        await untilCancelled(
-          call(undefined, () => this.core.waitForIndexBuilds()),
-          o,
-        );
+        // Polled, not waited for in the core: a wait there would hold one of its few blocking
+        // threads (writes') for as long as a build runs. Then the core waits for the saves alone.
+        while (this.core.footprint().index_builds_pending > 0) {
+          if (isCancelled(o)) throw cancelledError();
+          await new Promise((resolve) => setTimeout(resolve, BUILDS_POLL_MS));
+        }
+        await call(o, () => this.core.waitForIndexBuilds());
       },
       backupPoint: async (o) => json<BackupPoint>(await call(o, () => this.core.backupPoint())),
       inBackupTurn: async (work) => {

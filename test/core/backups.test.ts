@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import test from 'ava';
+import { openTarget } from '../../lib/features/backups/target';
 import { restoreBackup, Store } from '../../lib/index';
 import { genVector, rejectsWith, tempDir } from './helpers';
 
@@ -275,4 +276,19 @@ test('a target that fails answers 502 naming the target and the cause, and the s
   t.is((await store.search({ query: genVector(1, DIM), top_k: 3 })).length, 3);
   await rejectsWith(t, store.createBackup(), 502, 'the turn was released');
   await store.close();
+});
+
+test('a directory target lands a file copied again before the first copy landed under each one its own key', async (t) => {
+  const target = openTarget(path.join(tempDir(), 'target'));
+  const file = path.join(tempDir(), 'wal.log');
+  const keyOf = (sum: { bytes: number; crc32c: number }) => `files/wal.log.${sum.bytes}.${sum.crc32c}`;
+  writeFileSync(file, 'first');
+  const first = await target.putFile(file, undefined, keyOf);
+  writeFileSync(file, 'second, longer');
+  const second = await target.putFile(file, undefined, keyOf);
+  await target.settle();
+  t.not(first.key, second.key);
+  t.is(readFileSync(path.join(target.location, first.key), 'utf8'), 'first');
+  t.is(readFileSync(path.join(target.location, second.key), 'utf8'), 'second, longer');
+  t.deepEqual([...(await target.listFiles()).keys()].sort(), [first.key, second.key].sort());
 });

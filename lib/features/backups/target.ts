@@ -92,6 +92,7 @@ const LANDING_LAG = 8;
 class DirectoryTarget implements BackupTarget {
   /** Copied under a temporary name, write-back started, oldest first: synced, then renamed to its key. */
   private readonly landing: { partial: string; key: string }[] = [];
+  private copies = 0;
 
   constructor(readonly location: string) {}
 
@@ -123,7 +124,8 @@ class DirectoryTarget implements BackupTarget {
    */
   async putFile(file: string, length: number | undefined, keyOf: (sum: Checksummed) => string): Promise<Checksummed & { key: string }> {
     await fs.mkdir(this.at(FILES), { recursive: true });
-    const partial = this.at(`${FILES}${path.basename(file)}${PARTIAL}`);
+    // Its own temporary name: a copy retried (a log copied again after a checkpoint) may land beside the first.
+    const partial = this.at(`${FILES}${path.basename(file)}.${++this.copies}${PARTIAL}`);
     const sum = await copyFileChecksummed(file, partial, length);
     const key = keyOf(sum);
     this.landing.push({ partial, key });
