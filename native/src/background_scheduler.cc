@@ -18,12 +18,19 @@ void BackgroundScheduler::BuildEnded(uint64_t segment_id) {
   MutexLock lock(mu_);
   building_.erase(segment_id);
   pending_ = building_.size();
-  if (building_.empty()) builds_ended_.NotifyAll();
+  builds_ended_.NotifyAll();
 }
 
 void BackgroundScheduler::WaitBuildsEnded() {
   MutexLock lock(mu_);
-  while (!building_.empty()) builds_ended_.Wait(mu_);
+  const std::set<uint64_t> waited = building_;
+  while (AnyBuilding(waited)) builds_ended_.Wait(mu_);
+}
+
+bool BackgroundScheduler::AnyBuilding(const std::set<uint64_t>& ids) {
+  for (uint64_t id : ids)
+    if (building_.count(id) > 0) return true;
+  return false;
 }
 
 bool BackgroundScheduler::Building(uint64_t segment_id) {

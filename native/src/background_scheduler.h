@@ -24,8 +24,8 @@ class BackgroundScheduler {
   // segment_id's build ended (built, failed or cancelled): another may be queued.
   void BuildEnded(uint64_t segment_id) TS_EXCLUDES(mu_);
   bool Building(uint64_t segment_id) TS_EXCLUDES(mu_);
-  // Blocks until no build is queued or running (one queued behind a compaction waits for it), or
-  // the scheduler stopped.
+  // Blocks until the builds queued or running now have ended (one queued behind a compaction waits
+  // for it; builds queued meanwhile are not waited for), or the scheduler stopped.
   void WaitBuildsEnded() TS_EXCLUDES(mu_);
 
   // Queues compaction when none is queued or running and worth() says there is work (asked only
@@ -47,6 +47,8 @@ class BackgroundScheduler {
   CancelToken stop_;
   BackgroundWorker worker_;
   Mutex mu_;
+  bool AnyBuilding(const std::set<uint64_t>& ids) TS_REQUIRES(mu_);
+
   std::set<uint64_t> building_ TS_GUARDED_BY(mu_);
   CondVar builds_ended_;
   bool compaction_queued_ TS_GUARDED_BY(mu_) = false;

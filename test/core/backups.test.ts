@@ -292,3 +292,30 @@ test('a directory target lands a file copied again before the first copy landed 
   t.is(readFileSync(path.join(target.location, second.key), 'utf8'), 'second, longer');
   t.deepEqual([...(await target.listFiles()).keys()].sort(), [first.key, second.key].sort());
 });
+
+test("a delete refuses (409, naming it) while another backup's catalog is damaged, and deletes nothing; the damaged one itself can go", async (t) => {
+  const dir = tempDir();
+  const store = await filledStore(dir);
+  await store.createBackup({ name: 'a' });
+  await upsertDocs(store, 0, 50, 9);
+  await store.flush();
+  await store.waitForIndexes();
+  await store.createBackup({ name: 'b' });
+  const target = targetOf(dir);
+  const catalog = path.join(target, 'backups', 'b.json');
+  writeFileSync(catalog, readFileSync(catalog, 'utf8').replace('"files', '"filez'));
+  const before = filesIn(target);
+  const err = await rejectsWith(t, store.deleteBackup('a'), 409);
+  t.regex(err.message, /the backup b is damaged/);
+  t.deepEqual(filesIn(target), before);
+  t.deepEqual(
+    (await store.listBackups()).map((b) => b.name),
+    ['a'],
+    'a damaged catalog is not listed',
+  );
+  t.is((await store.deleteBackup('b')).deleted, 'b');
+  const restored = path.join(tempDir(), 'restored');
+  await restoreBackup(path.join(target, 'a'), restored);
+  t.true(existsSync(path.join(restored, 'HEADER')));
+  await store.close();
+});

@@ -99,13 +99,28 @@ export async function readCatalog(target: BackupTarget, name: string): Promise<C
   return JSON.parse(sealed.catalog) as Catalog;
 }
 
-/** Every backup's catalog that reads whole, by name. */
-async function catalogs(target: BackupTarget): Promise<Catalog[]> {
+/**
+ * Every backup's catalog but `except`'s, oldest first. A catalog the target fails to read fails
+ * the call; one that fails its checksum is left out (a list), or with `strict` refuses the call
+ * with 409 naming it: a delete must know every file the other backups name.
+ */
+async function catalogs(target: BackupTarget, { strict = false, except }: { strict?: boolean; except?: string } = {}): Promise<Catalog[]> {
   const out: Catalog[] = [];
   for (const entry of await target.listCatalogs()) {
     if (!entry.endsWith('.json')) continue;
-    const catalog = await readCatalog(target, entry.slice(0, -'.json'.length)).catch(() => null);
-    if (catalog) out.push(catalog);
+    const name = entry.slice(0, -'.json'.length);
+    if (name === except) continue;
+    try {
+      const catalog = await readCatalog(target, name);
+      if (catalog) out.push(catalog);
+    } catch (err) {
+      if (!(err instanceof StoreError && err.status === 400)) throw err;
+      if (strict)
+        throw new StoreError(
+          409,
+          `${err.message}: no file can be deleted while a backup's files are unknown; delete that backup first (DELETE /backups/${name})`,
+        );
+    }
   }
   return out.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.name.localeCompare(b.name));
 }
@@ -232,12 +247,10 @@ async function copyFiles(
       const landed = await target
         .putFile(file, length, (sum) => fileKey(name, sum))
         .catch(async (err) => {
-          throw (await gone(file)) ? new Moved() : targetFailure(target.location, err);
+          throw shortRead(err) || (await gone(file)) ? new Moved() : targetFailure(target.location, err);
         });
-      if (landed.bytes !== bytes || (crc32c !== undefined && landed.crc32c !== crc32c)) {
-        await target.delete(landed.key).catch(() => undefined);
-        throw new Moved();
-      }
+      // What landed is named by its own content, so it stays (a later delete sweeps it when unnamed).
+      if (landed.bytes !== bytes || (crc32c !== undefined && landed.crc32c !== crc32c)) throw new Moved();
       files[i] = { name, key: landed.key, bytes, crc32c: landed.crc32c };
       if (length === undefined) known.set(file, { ...identity, crc32c: landed.crc32c });
       held.set(landed.key, bytes);
@@ -258,6 +271,9 @@ const movedWhenGone = (err: unknown): never => {
   if (status === 404 || status === 400 || code === 'ENOENT') throw new Moved();
   throw err;
 };
+
+/** A store file read shorter than the point says (400): a checkpoint emptied the log under the copy. */
+const shortRead = (err: unknown) => err instanceof StoreError && err.status === 400;
 
 /** Whether a store file is gone (a compaction removed it under the copy). */
 const gone = (file: string): Promise<boolean> =>
@@ -291,9 +307,11 @@ export async function deleteBackup(target: BackupTarget, name: string): Promise<
     throw targetFailure(target.location, err);
   };
   if ((await target.getText(catalogKey(name)).catch(fail)) === null) throw new StoreError(404, `no backup named ${name} at ${target.location}`);
+  // Every other catalog read before anything goes: one unread would have its files deleted.
+  const others = await catalogs(target, { strict: true, except: name }).catch(fail);
   try {
     await target.delete(catalogKey(name));
-    const kept = new Set((await catalogs(target)).flatMap((c) => c.files.map((f) => f.key)));
+    const kept = new Set(others.flatMap((c) => c.files.map((f) => f.key)));
     let files = 0;
     let bytes = 0;
     for (const [key, size] of await target.listFiles()) {

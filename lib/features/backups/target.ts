@@ -123,7 +123,7 @@ class DirectoryTarget implements BackupTarget {
    * crash could lose.
    */
   async putFile(file: string, length: number | undefined, keyOf: (sum: Checksummed) => string): Promise<Checksummed & { key: string }> {
-    await fs.mkdir(this.at(FILES), { recursive: true });
+    await this.makeDir(FILES);
     // Its own temporary name: a copy retried (a log copied again after a checkpoint) may land beside the first.
     const partial = this.at(`${FILES}${path.basename(file)}.${++this.copies}${PARTIAL}`);
     const sum = await copyFileChecksummed(file, partial, length);
@@ -147,6 +147,11 @@ class DirectoryTarget implements BackupTarget {
     });
   }
 
+  /** Creates a directory of the layout, its entry in the target synced when it is new. */
+  private async makeDir(dir: string): Promise<void> {
+    if ((await fs.mkdir(this.at(dir), { recursive: true })) !== undefined) await syncDirectory(this.location);
+  }
+
   async getFile(key: string, file: string): Promise<Checksummed> {
     try {
       return await copyFileChecksummed(this.at(key), file);
@@ -158,7 +163,7 @@ class DirectoryTarget implements BackupTarget {
 
   async putText(key: string, text: string): Promise<void> {
     const target = this.at(key);
-    await fs.mkdir(path.dirname(target), { recursive: true });
+    await this.makeDir(CATALOGS);
     const handle = await fs.open(target + PARTIAL, 'w');
     try {
       await handle.writeFile(text);
@@ -232,12 +237,16 @@ class BucketTarget implements BackupTarget {
       body = Buffer.alloc(sum.bytes);
       for (let done = 0; done < sum.bytes; ) {
         const { bytesRead } = await handle.read(body, done, sum.bytes - done, done);
-        if (bytesRead === 0) throw new StoreError(404, `${file} ended at ${done}, before ${sum.bytes}`);
+        if (bytesRead === 0) throw new StoreError(400, `${file} ended at ${done}, before ${sum.bytes}`);
         done += bytesRead;
       }
     } finally {
       await handle.close();
     }
+    // Checksummed again: a key must name the bytes it holds (a log emptied and refilled between
+    // the two reads would not).
+    const after = await checksumFile(file, sum.bytes);
+    if (after.crc32c !== sum.crc32c) throw new StoreError(400, `${file} changed while it was read`);
     await this.objects.put(this.at(key), body);
     return { ...sum, key };
   }

@@ -125,9 +125,9 @@ class Store {
   // Blocks until no background work (an index build, a compaction, a save of derived files) is
   // queued or running.
   virtual std::string WaitForIndexes() = 0;
-  // Blocks until no vector index build is queued or running (a compaction is waited for only when
-  // a build is queued behind it) and no derived-file save: what a backup waits for to hold every
-  // index of its state.
+  // Blocks until the vector index builds queued or running now have ended (a compaction is waited
+  // for only when one is queued behind it) and no derived-file save runs: what a backup waits for
+  // to hold every index of its state.
   virtual std::string WaitForIndexBuilds() = 0;
   virtual void Close() = 0;
 
