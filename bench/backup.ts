@@ -65,7 +65,7 @@ const OVERWRITE_FRACTION = 0.01;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 20);
 const TOP_K = 10;
-/** The source server's --write-timeout: a backup asked for while a compaction runs waits for it (minutes at 1M rows). */
+/** The source server's --write-timeout: a backup waits for the index builds in flight (minutes at 1M rows when one was just queued). */
 const WRITE_TIMEOUT = '30m';
 const ROOT = process.env.BACKUP_DIR ?? os.tmpdir();
 const CACHE = path.join(ROOT, `tessera-bench-backup-${ROWS}x${DIM}-text-seed7`);

@@ -319,3 +319,14 @@ test("a delete refuses (409, naming it) while another backup's catalog is damage
   t.true(existsSync(path.join(restored, 'HEADER')));
   await store.close();
 });
+
+test('a backup whose call is cancelled rejects with 499, lists nothing, and frees the turn for the next', async (t) => {
+  const { store } = await backedUp(t);
+  const err = await rejectsWith(t, store.createBackup({ name: 'cancelled' }, { signal: AbortSignal.abort() }), 499);
+  t.true(err.cancelled);
+  t.deepEqual(
+    (await store.listBackups()).map((b) => b.name),
+    ['b'],
+  );
+  t.is((await store.createBackup({ name: 'next' })).name, 'next');
+});

@@ -75,7 +75,9 @@ export function checkName(name: unknown): string {
 }
 
 const catalogKey = (name: string) => `${CATALOGS}${name}.json`;
-const fileKey = (name: string, sum: { bytes: number; crc32c: number }) => `${FILES}${name}.${sum.bytes}.${sum.crc32c.toString(16).padStart(8, '0')}`;
+/** `files/NAME.BYTES`: the keys a file of that name and size may have. */
+const sizedKey = (name: string, bytes: number) => `${FILES}${name}.${bytes}`;
+const fileKey = (name: string, sum: { bytes: number; crc32c: number }) => `${sizedKey(name, sum.bytes)}.${sum.crc32c.toString(16).padStart(8, '0')}`;
 const digest = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** A catalog as the target holds it: the text and its SHA-256, so a damaged one is told apart from a valid one. */
@@ -200,9 +202,6 @@ interface Wanted {
 /** A file's checksum as of its identity (inode, size, change time): sealed files never change in place, so one read names them for every later backup. */
 export type KnownChecksums = Map<string, { ino: number; size: number; mtimeMs: number; crc32c: number }>;
 
-/** `files/NAME.BYTES.CRC` -> `files/NAME.BYTES`: the keys a file of that name and size may have. */
-const sizedName = (key: string) => key.slice(0, key.lastIndexOf('.'));
-
 /**
  * Copies the files the target lacks (a key of the same name, size and checksum is there already);
  * answers their backup entries. A file the target has no key of its name and size for is copied
@@ -219,7 +218,7 @@ async function copyFiles(
   copied: Set<string>,
 ): Promise<BackupFile[]> {
   const files: BackupFile[] = new Array(wanted.length);
-  const heldSizes = new Set([...held.keys()].map(sizedName));
+  const heldSizes = new Set([...held.keys()].map((key) => key.slice(0, key.lastIndexOf('.'))));
   const stall = process.env.TESSERA_TEST_FAULTS === '1' && process.env.TESSERA_TEST_BACKUP_STALL === '1';
   await eachLimited(
     wanted.map((w, i) => ({ ...w, i })),
@@ -237,12 +236,14 @@ async function copyFiles(
         length === undefined && cached?.ino === identity.ino && cached.size === identity.size && cached.mtimeMs === identity.mtimeMs
           ? cached.crc32c
           : undefined;
-      if (crc32c === undefined && heldSizes.has(sizedName(fileKey(name, { bytes, crc32c: 0 }))))
-        crc32c = (await checksumFile(file, bytes).catch(movedWhenGone)).crc32c;
-      if (crc32c !== undefined && held.get(fileKey(name, { bytes, crc32c })) === bytes) {
-        files[i] = { name, key: fileKey(name, { bytes, crc32c }), bytes, crc32c };
-        if (length === undefined) known.set(file, { ...identity, crc32c });
-        return;
+      if (crc32c === undefined && heldSizes.has(sizedKey(name, bytes))) crc32c = (await checksumFile(file, bytes).catch(movedWhenGone)).crc32c;
+      if (crc32c !== undefined) {
+        const key = fileKey(name, { bytes, crc32c });
+        if (held.get(key) === bytes) {
+          files[i] = { name, key, bytes, crc32c };
+          if (length === undefined) known.set(file, { ...identity, crc32c });
+          return;
+        }
       }
       const landed = await target
         .putFile(file, length, (sum) => fileKey(name, sum))
