@@ -295,6 +295,10 @@ export interface Footprint {
   doc_count: number;
   /** Segments over all collections: sealed ones and those still in memory. */
   segments: number;
+  /** Bytes of the sealed segments' quantized codes, of their HNSW graphs or IVF lists, and of their id indexes. */
+  code_bytes: number;
+  ann_index_bytes: number;
+  id_index_bytes: number;
 }
 
 export interface Stats {

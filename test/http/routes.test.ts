@@ -90,7 +90,8 @@ test('/stats has every field of the spec table', async (t) => {
   t.true(Number.isInteger(r.json.query_threads));
   t.is(typeof r.json.mmap, 'boolean');
   t.true(Array.isArray(r.json.collections));
-  for (const k of ['rows', 'dead_rows', 'dimension', 'vector_bytes', 'doc_count']) t.true(Number.isInteger(r.json.footprint[k]), k);
+  for (const k of ['rows', 'dead_rows', 'dimension', 'vector_bytes', 'doc_count', 'segments', 'code_bytes', 'ann_index_bytes', 'id_index_bytes'])
+    t.true(Number.isInteger(r.json.footprint[k]), k);
 });
 
 test('collections: create, list, meta, vector names, drop', async (t) => {

@@ -13,6 +13,7 @@ class FlatIndex final : public VectorIndex {
   void Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
               const CancelToken& cancel, SearchTrace& trace) const override;
   uint64_t BytesRead(const Segment& segment, uint32_t rows, const VectorQuery& query) const override;
+  size_t bytes() const override { return 0; }
 };
 
 }  // namespace tessera

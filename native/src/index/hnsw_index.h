@@ -28,7 +28,7 @@ class HnswIndex final : public VectorIndex {
 
   uint64_t BytesRead(const Segment& segment, uint32_t rows, const VectorQuery& query) const override;
 
-  size_t bytes() const { return graph_->bytes(); }
+  size_t bytes() const override { return graph_->bytes(); }
 
  private:
   // What a walk for query keeps (ef), rescores exactly, and about how many distances it computes.

@@ -41,7 +41,7 @@ class IvfIndex final : public VectorIndex {
 
   uint64_t BytesRead(const Segment& segment, uint32_t rows, const VectorQuery& query) const override;
 
-  size_t bytes() const { return lists_->bytes(); }
+  size_t bytes() const override { return lists_->bytes(); }
   uint32_t n_lists() const { return lists_->n_lists(); }
 
  private:

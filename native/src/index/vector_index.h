@@ -140,6 +140,9 @@ class VectorIndex {
   // segment, unfiltered: the estimate that decides whether a read may run on its caller's thread
   // (query/inline_estimate.h).
   virtual uint64_t BytesRead(const Segment& segment, uint32_t rows, const VectorQuery& query) const = 0;
+  // The bytes of the structure itself (a graph, lists, codes; not the f32 rows it scores): what
+  // /stats reports per structure.
+  virtual size_t bytes() const = 0;
 };
 
 using VectorIndexPtr = std::shared_ptr<const VectorIndex>;

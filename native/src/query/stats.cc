@@ -19,7 +19,7 @@ void WriteConfig(JsonWriter& w, std::string_view key, const std::optional<Config
 }  // namespace
 
 std::string StatsJson(const Snapshot& snap, const StoreFacts& facts) {
-  uint64_t rows = 0, dead = 0, live = 0, text_bytes = 0, segments = 0;
+  uint64_t rows = 0, dead = 0, live = 0, text_bytes = 0, segments = 0, code_bytes = 0, ann_bytes = 0, id_bytes = 0;
   std::vector<const CollectionState*> all;
   for (const auto& [name, c] : snap.collections) all.push_back(c.get());
   Snapshot::Reading(all);  // the footprint counts every collection's rows
@@ -28,7 +28,13 @@ std::string StatsJson(const Snapshot& snap, const StoreFacts& facts) {
     rows += c->rows;
     dead += c->dead_rows;
     live += c->live_rows;
-    for (const SegmentRef& ref : c->segments) text_bytes += ref.indexes->text_bytes();
+    for (const SegmentRef& ref : c->segments) {
+      const SegmentIndexes& indexes = *ref.indexes;
+      text_bytes += indexes.text_bytes();
+      if (indexes.first_pass()) code_bytes += indexes.first_pass()->bytes();
+      if (indexes.ann()) ann_bytes += indexes.ann()->bytes();
+      if (indexes.ids()) id_bytes += indexes.ids()->bytes();
+    }
   }
   return JsonText([&](JsonWriter& w) {
     JsonWriter::Scope stats = w.Object();
@@ -52,6 +58,9 @@ std::string StatsJson(const Snapshot& snap, const StoreFacts& facts) {
       w.Member("vector_bytes", rows * facts.dimension * sizeof(float));
       w.Member("doc_count", live);
       w.Member("segments", segments);
+      w.Member("code_bytes", code_bytes);
+      w.Member("ann_index_bytes", ann_bytes);
+      w.Member("id_index_bytes", id_bytes);
     }
     w.Member("text_index_bytes", text_bytes);
     w.Member("kernels", ActiveKernels().name);
