@@ -1,5 +1,6 @@
-// BackgroundScheduler: the store's background work, run in turn on one thread (each job fans out
-// over the query pool itself): a sealed segment's index build, queued once per segment, and
+// BackgroundScheduler: the store's background work, run in turn on one thread at background
+// priority (util/thread_priority.h; a build fans out over the build pool, as many threads as the
+// query pool, at that priority too): a sealed segment's index build, queued once per segment, and
 // compactions, one queued or running at a time. Stop cancels the running job through stop() and
 // drops the queued ones.
 #pragma once
@@ -45,7 +46,7 @@ class BackgroundScheduler {
  private:
   std::atomic<uint64_t>& pending_;
   CancelToken stop_;
-  BackgroundWorker worker_;
+  BackgroundWorker worker_{std::chrono::milliseconds(0), ThreadPriority::kBackground};
   Mutex mu_;
   bool AnyBuilding(const std::set<uint64_t>& ids) TS_REQUIRES(mu_);
 

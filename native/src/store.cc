@@ -126,6 +126,7 @@ std::unique_ptr<StoreImpl> StoreImpl::Open(const StoreOptions& options, const In
   s->pool_ = ThreadPool::Shared(threads);
   s->inline_pool_ = std::make_unique<ThreadPool>(0);
   s->blocking_pool_ = ThreadPool::Shared(kBlockingThreads, false);
+  s->build_pool_ = ThreadPool::Shared(threads, false, ThreadPriority::kBackground);
   if (options.in_memory) {
     s->role_ = Role::kInMemory;
     s->dim_ = *options.dimension;
@@ -372,7 +373,7 @@ void StoreImpl::IndexSealedSegments() {
 void StoreImpl::BuildSegmentIndexes(const std::string& collection, const SegmentPtr& segment) {
   SegmentVectorIndexes built;
   try {
-    built = BuildSegmentVectorIndexes(options_.path, *segment, VectorIndexes(), *pool_, background_.stop());
+    built = BuildSegmentVectorIndexes(options_.path, *segment, VectorIndexes(), *build_pool_, background_.stop());
   } catch (const std::exception& e) {
     // The segment stays on the exact scan; the next open tries again. A segment a compaction
     // replaced meanwhile is no loss: the sweep took its files, the half-built index's with them.
@@ -429,7 +430,7 @@ bool StoreImpl::CompactOnce(CompactionScope scope) {
     out = RewriteSegments(job, options_.path, dim_, options_.mmap, background_.stop());
     const VectorIndexConfig config = VectorIndexes();
     if (out.segment && config.any() && out.segment->appended() >= kMinAnnRows) {
-      SegmentVectorIndexes built = BuildSegmentVectorIndexes(options_.path, *out.segment, config, *pool_, background_.stop());
+      SegmentVectorIndexes built = BuildSegmentVectorIndexes(options_.path, *out.segment, config, *build_pool_, background_.stop());
       if (built.complete) out.indexes = out.indexes->WithVectorIndexes(std::move(built.first_pass), std::move(built.ann));
     }
     CrashPoint("compaction-written");

@@ -175,10 +175,13 @@ class StoreImpl final : public Store {
   std::shared_ptr<ThreadPool> pool_;           // shared with the process's other stores of its size
   std::unique_ptr<ThreadPool> inline_pool_;    // no threads: the pool a read run inline splits over
   std::shared_ptr<ThreadPool> blocking_pool_;  // SubmitBlocking's; shared like pool_
+  // What an index build fans out over: as many threads as pool_, at background priority, so a
+  // build has every core while no query wants one and yields them to queries that do.
+  std::shared_ptr<ThreadPool> build_pool_;
   std::unique_ptr<VersionSet> versions_;
   std::atomic<bool> closed_{false};
   FootprintCounters footprint_;
-  // Index builds and compactions, in turn on one thread that fans each out over the query pool.
+  // Index builds and compactions, in turn on one thread that fans each out over build_pool_.
   BackgroundScheduler background_{footprint_.index_builds_pending};
   Mutex compaction_mu_;
   std::atomic<CompactionFault> compaction_fault_{CompactionFault::kNone};

@@ -5,6 +5,9 @@
 #include "util/thread_pool.h"
 
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -17,12 +20,15 @@
 #include <vector>
 
 #include "check.h"
+#include "util/background_worker.h"
 #include "util/cpu_placement.h"
 
+using tessera::BackgroundWorker;
 using tessera::CpuPlacement;
 using tessera::CurrentCpu;
 using tessera::MoveOffCpus;
 using tessera::ThreadPool;
+using tessera::ThreadPriority;
 using tessera::test::Check;
 
 namespace {
@@ -161,9 +167,30 @@ void AHelperOnAnotherCpuStays() {
   Check(RunTwoTogether(pool) && fake.calls() == 0, "a thread helping a ParallelFor on another CPU than the caller's does not move");
 }
 
+int NiceOfThisThread() { return ::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid))); }
+
+// Index builds fan out over a background pool from a background worker: both run below the query
+// threads' priority, and the query pool's threads keep theirs.
+void BackgroundThreadsRunBelowTheQueryThreads() {
+  const int base = NiceOfThisThread();
+  ThreadPool queries(1);
+  ThreadPool builds(1, false, CpuPlacement{}, ThreadPriority::kBackground);
+  std::promise<int> query_nice, build_nice, worker_nice;
+  queries.Submit([&] { query_nice.set_value(NiceOfThisThread()); });
+  builds.Submit([&] { build_nice.set_value(NiceOfThisThread()); });
+  BackgroundWorker worker(std::chrono::milliseconds(0), ThreadPriority::kBackground);
+  worker.Post([&] { worker_nice.set_value(NiceOfThisThread()); });
+  int q = query_nice.get_future().get(), b = build_nice.get_future().get(), w = worker_nice.get_future().get();
+  Check(q == base, "a query thread keeps the process's priority (nice " + std::to_string(q) + ")");
+  const bool lowered = base >= 10 || (b > base && w > base);  // a process started at nice 10 or more stays there
+  Check(lowered, "a build pool thread and a background worker run at a lower priority (nice " + std::to_string(b) + ", " +
+                     std::to_string(w) + " against " + std::to_string(base) + ")");
+}
+
 }  // namespace
 
 int main() {
+  BackgroundThreadsRunBelowTheQueryThreads();
   SpinningOnTheSubmittersCpuMovesOff();
   SpinningOnAnotherCpuStays();
   WithNowhereToGoNothingMovesAndRequestsRun();

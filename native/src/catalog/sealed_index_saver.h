@@ -36,7 +36,7 @@ class SealedIndexSaver {
   std::function<bool(uint64_t)> retired_;
   std::function<void()> sweep_;
   std::atomic<bool> queued_{false};
-  BackgroundWorker worker_;
+  BackgroundWorker worker_{std::chrono::milliseconds(0), ThreadPriority::kBackground};
 };
 
 }  // namespace tessera

@@ -33,6 +33,7 @@ void BackgroundWorker::Stop() {
 }
 
 void BackgroundWorker::Loop() {
+  SetCurrentThreadPriority(priority_);
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     while (!stopping_ && !queue_.empty()) {

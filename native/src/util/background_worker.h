@@ -9,13 +9,18 @@
 #include <mutex>
 #include <thread>
 
+#include "util/thread_priority.h"
+
 namespace tessera {
 
 class BackgroundWorker {
  public:
   // linger: how long the thread waits for another job before it leaves; 0 for work that comes
   // rarely, more where jobs come often and starting a thread for each would cost more than the job.
-  explicit BackgroundWorker(std::chrono::milliseconds linger = std::chrono::milliseconds(0)) : linger_(linger) {}
+  // priority: the thread's, for every job it runs.
+  explicit BackgroundWorker(std::chrono::milliseconds linger = std::chrono::milliseconds(0),
+                            ThreadPriority priority = ThreadPriority::kNormal)
+      : linger_(linger), priority_(priority) {}
   ~BackgroundWorker() { Stop(); }
   BackgroundWorker(const BackgroundWorker&) = delete;
   BackgroundWorker& operator=(const BackgroundWorker&) = delete;
@@ -32,6 +37,7 @@ class BackgroundWorker {
   void Loop();
 
   const std::chrono::milliseconds linger_;
+  const ThreadPriority priority_;
   std::mutex mu_;
   std::condition_variable idle_, posted_;
   std::deque<std::function<void()>> queue_;

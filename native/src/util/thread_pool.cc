@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -33,23 +34,28 @@ constexpr auto kMoveEvery = std::chrono::milliseconds(1);
 
 }  // namespace
 
-std::shared_ptr<ThreadPool> ThreadPool::Shared(size_t threads, bool spin) {
+std::shared_ptr<ThreadPool> ThreadPool::Shared(size_t threads, bool spin, ThreadPriority priority) {
   static std::mutex mu;
-  static std::map<std::pair<size_t, bool>, std::weak_ptr<ThreadPool>> pools;
+  static std::map<std::tuple<size_t, bool, ThreadPriority>, std::weak_ptr<ThreadPool>> pools;
   std::lock_guard<std::mutex> lock(mu);
-  std::weak_ptr<ThreadPool>& slot = pools[{threads, spin}];
+  std::weak_ptr<ThreadPool>& slot = pools[{threads, spin, priority}];
   std::shared_ptr<ThreadPool> pool = slot.lock();
   if (!pool) {
-    pool = std::make_shared<ThreadPool>(threads, spin);
+    pool = std::make_shared<ThreadPool>(threads, spin, CpuPlacement{}, priority);
     slot = pool;
   }
   return pool;
 }
 
-ThreadPool::ThreadPool(size_t threads, bool spin, CpuPlacement placement) : spin_(spin), placement_(std::move(placement)) {
+ThreadPool::ThreadPool(size_t threads, bool spin, CpuPlacement placement, ThreadPriority priority)
+    : spin_(spin), placement_(std::move(placement)) {
   job_cpus_ = std::make_unique<std::atomic<int>[]>(threads);
   for (size_t i = 0; i < threads; ++i) job_cpus_[i] = -1;
-  for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
+  for (size_t i = 0; i < threads; ++i)
+    workers_.emplace_back([this, i, priority] {
+      SetCurrentThreadPriority(priority);
+      WorkerLoop(i);
+    });
 }
 
 ThreadPool::~ThreadPool() {

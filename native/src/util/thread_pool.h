@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "util/cpu_placement.h"
+#include "util/thread_priority.h"
 
 namespace tessera {
 
@@ -25,7 +26,8 @@ class ThreadPool {
   // on the JS thread) and Submit is not allowed.
   // spin false: idle threads park at once (for work that waits on the disk anyway).
   // placement: where threads are found and moved (SpinForWork); tests pass stand-ins.
-  explicit ThreadPool(size_t threads, bool spin = true, CpuPlacement placement = {});
+  // priority: the threads' (background: the pool index builds fan out over).
+  explicit ThreadPool(size_t threads, bool spin = true, CpuPlacement placement = {}, ThreadPriority priority = ThreadPriority::kNormal);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -33,7 +35,7 @@ class ThreadPool {
   // The process's pool of this size and kind, made on first use and shared by every store that asks
   // while one holds it: a process serving many stores (--namespaced tenants) keeps one set of
   // threads, not one per store.
-  static std::shared_ptr<ThreadPool> Shared(size_t threads, bool spin = true);
+  static std::shared_ptr<ThreadPool> Shared(size_t threads, bool spin = true, ThreadPriority priority = ThreadPriority::kNormal);
 
   // How often an idle thread has moved off the submitter's CPU (SpinForWork).
   uint64_t moves() const { return moves_.load(std::memory_order_relaxed); }
