@@ -1,7 +1,7 @@
-// Where an import of a file stands: the byte offset and line number after its last durable batch,
-// saved beside the file in FILE.tessera-import with the SHA-256 of every byte before that offset,
-// so --resume refuses a file changed before it (fixing the line that stopped the import, or
-// anything after it, is fine).
+// Where an import of a file stands: the byte offset after its last durable batch and the lines (of
+// JSON lines) or rows (of a vector file) before it, saved beside the file in FILE.tessera-import
+// with the SHA-256 of every byte before that offset, so --resume refuses a file changed before it
+// (fixing the line or row that stopped the import, or anything after it, is fine).
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -14,11 +14,11 @@ export interface ImportTarget {
   data: string;
 }
 
-interface Saved extends ImportTarget {
-  offset: number;
-  line: number;
-  sha256: string;
-}
+/** What the file is counted in: lines number from 1, as editors show them; rows from 0, as a vector file's default ids. */
+export type Unit = 'line' | 'row';
+const FIRST_NUMBER: Record<Unit, number> = { line: 1, row: 0 };
+
+type Saved = ImportTarget & { offset: number; sha256: string } & { [unit in Unit]?: number };
 
 export const positionFile = (file: string) => `${file}.tessera-import`;
 
@@ -26,21 +26,22 @@ export class ImportPosition {
   private constructor(
     private readonly file: string,
     private readonly target: ImportTarget,
-    /** Bytes of the file already imported: every line before `line + 1`. */
+    private readonly unit: Unit,
+    /** Bytes of the file already imported: every line or row before `next`. */
     public offset: number,
-    /** Lines already imported, blank ones included. */
-    public line: number,
+    /** Lines or rows already imported, blank lines included. */
+    private imported: number,
     /** Of the bytes before `offset`. */
     private readonly hash: Hash,
   ) {}
 
   /** From the first byte. */
-  static start(file: string, target: ImportTarget): ImportPosition {
-    return new ImportPosition(file, target, 0, 0, createHash('sha256'));
+  static start(file: string, target: ImportTarget, unit: Unit): ImportPosition {
+    return new ImportPosition(file, target, unit, 0, 0, createHash('sha256'));
   }
 
   /** Where the last run left off, refused (a UsageError) when it was for another target or the file changed before it. */
-  static async resume(file: string, target: ImportTarget): Promise<ImportPosition> {
+  static async resume(file: string, target: ImportTarget, unit: Unit): Promise<ImportPosition> {
     const sidecar = positionFile(file);
     if (!existsSync(sidecar))
       throw new UsageError(`--resume: no saved position ${sidecar} (an import of ${file} finished, or never started); run without --resume`);
@@ -53,26 +54,38 @@ export class ImportPosition {
     for (const key of ['collection', 'data'] as const) {
       if (saved[key] !== target[key]) throw new UsageError(`--resume: ${sidecar} is an import into ${key} ${saved[key]}, not ${target[key]}`);
     }
+    const imported = saved[unit];
+    if (typeof imported !== 'number') throw new UsageError(`--resume: ${sidecar} is not a saved position of ${unit}s; run without --resume`);
     const hash = createHash('sha256');
     if (saved.offset > 0 && statSync(file).size >= saved.offset) {
       for await (const chunk of createReadStream(file, { end: saved.offset - 1 })) hash.update(chunk);
     }
     if (hash.copy().digest('hex') !== saved.sha256) {
-      throw new UsageError(`--resume: ${file} changed before line ${saved.line + 1}, where the last import stopped; run without --resume to import it all`);
+      const next = imported + FIRST_NUMBER[unit];
+      throw new UsageError(`--resume: ${file} changed before ${unit} ${next}, where the last import stopped; run without --resume to import it all`);
     }
-    return new ImportPosition(file, target, saved.offset, saved.line, hash);
+    return new ImportPosition(file, target, unit, saved.offset, imported, hash);
   }
 
-  /** Counts `bytes` (the lines through `line`) as imported and saves the position. */
-  advance(bytes: readonly Buffer[], line: number): void {
-    for (const b of bytes) {
-      this.hash.update(b);
-      this.offset += b.length;
+  /** The number of the first line or row not imported. */
+  get next(): number {
+    return this.imported + FIRST_NUMBER[this.unit];
+  }
+
+  /** Counts `bytes` (the lines or rows through number `last`) as imported and saves the position. */
+  advance(bytes: readonly Buffer[], last: number): void {
+    // Pieces that lie one after another in a buffer are hashed as one: an update per row costs more than its bytes.
+    for (let i = 0; i < bytes.length; ) {
+      const first = bytes[i];
+      let end = first.byteOffset + first.length;
+      for (i++; i < bytes.length && bytes[i].buffer === first.buffer && bytes[i].byteOffset === end; i++) end += bytes[i].length;
+      this.hash.update(new Uint8Array(first.buffer, first.byteOffset, end - first.byteOffset));
+      this.offset += end - first.byteOffset;
     }
-    this.line = line;
-    const saved: Saved = { ...this.target, offset: this.offset, line, sha256: this.hash.copy().digest('hex') };
+    this.imported = last + 1 - FIRST_NUMBER[this.unit];
+    const saved: Saved = { ...this.target, offset: this.offset, [this.unit]: this.imported, sha256: this.hash.copy().digest('hex') };
     // Written aside, then renamed over: a kill leaves the old position or the new, never half of one.
-    // It is not synced: after a crash an older position only re-imports lines, and upserts are idempotent.
+    // It is not synced: after a crash an older position only re-imports lines or rows, and upserts are idempotent.
     const sidecar = positionFile(this.file);
     const partial = path.join(path.dirname(sidecar), `.${path.basename(sidecar)}.${process.pid}`);
     writeFileSync(partial, `${JSON.stringify(saved)}\n`);
