@@ -39,18 +39,21 @@ import {
   freshDir,
   log,
   machine,
+  normalized,
   now,
   quantize,
   removeDir,
-  Rng,
   round,
   runBench,
   searchBody,
+  segmentRows,
+  storeFiles,
   tryRequire,
   upsertBody,
   writeAscii,
 } from './common';
 import { type ServiceUsearch, serviceCases } from './ann_service';
+import { CLUSTERED_DIM, CLUSTERED_MIXTURE, clustered } from './clustered';
 import { readImages, requireFashion } from './fashion_mnist';
 import { type GlassEf, type GlassRun, runGlass } from './glass';
 
@@ -68,7 +71,7 @@ const COLLECTION = 'fmnist';
 const { n: N, queries: NQ } = benchSize(60_000, 500);
 const SCALE_N = Number(process.env.BENCH_SCALE_N ?? 1_000_000);
 const SCALE_Q = Number(process.env.BENCH_SCALE_QUERIES ?? 100);
-const SCALE_DIM = 128;
+const SCALE_DIM = CLUSTERED_DIM;
 const EFS = (process.env.BENCH_EFS ?? '10,16,24,32,48,64,96,128,192,256,384,512').split(',').map(Number);
 const SCALE_EFS = [10, 16, 24, 32, 48, 64, 96, 128, 192, 256];
 const HTTP_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -116,61 +119,6 @@ function loadFashion(rows: number, queries: number): DataSet {
     qs.push(v);
   }
   return { rows, dim: DIM, vectors, queries: qs };
-}
-
-// The scale case's clusters: CLUSTERS centres ~ N(0, 1) in SCALE_DIM dimensions; each cluster spreads
-// along RANK random directions of its own (coefficients ~ N(0, SPREAD^2)), plus N(0, NOISE^2) in every
-// dimension, so the data has a low intrinsic dimension as real embeddings do (pure 128-d Gaussian
-// noise has none and is not what anyone indexes).
-const CLUSTERS = 1000;
-const RANK = 16;
-const SPREAD = 0.35;
-const NOISE = 0.05;
-const SCALE_SEED = 0x5ca1e;
-
-/** Seeded clustered vectors; centres, rows and queries each from their own seed, so a child can rebuild just the queries. */
-function clustered(rows: number, queries: number): DataSet {
-  const dim = SCALE_DIM;
-  const rc = new Rng(SCALE_SEED);
-  const centres = new Float32Array(CLUSTERS * dim);
-  for (let i = 0; i < centres.length; i++) centres[i] = rc.normal();
-  const basis = new Float32Array(CLUSTERS * RANK * dim);
-  for (let i = 0; i < basis.length; i++) basis[i] = rc.normal() / Math.sqrt(dim);
-  const z = new Float64Array(RANK);
-  const point = (rng: Rng, out: Float32Array, o: number) => {
-    const c = rng.int(CLUSTERS);
-    for (let k = 0; k < RANK; k++) z[k] = (SPREAD * Math.sqrt(dim) * rng.normal()) / Math.sqrt(RANK);
-    for (let j = 0; j < dim; j++) {
-      let x = centres[c * dim + j] + NOISE * rng.normal();
-      for (let k = 0; k < RANK; k++) x += z[k] * basis[(c * RANK + k) * dim + j];
-      out[o + j] = x;
-    }
-  };
-  const rr = new Rng(SCALE_SEED + 1);
-  const vectors = new Float32Array(rows * dim);
-  for (let r = 0; r < rows; r++) point(rr, vectors, r * dim);
-  quantize(vectors);
-  const rq = new Rng(SCALE_SEED + 2);
-  const qs: Float32Array[] = [];
-  for (let q = 0; q < queries; q++) {
-    const v = new Float32Array(dim);
-    point(rq, v, 0);
-    quantize(v);
-    qs.push(v);
-  }
-  return { rows, dim, vectors, queries: qs };
-}
-
-/** Unit-normalized copy (what a Cosine store keeps), for the Cosine ground truth distances. */
-function normalized(v: Float32Array, dim: number): Float32Array {
-  const out = new Float32Array(v.length);
-  for (let o = 0; o < v.length; o += dim) {
-    let s = 0;
-    for (let j = 0; j < dim; j++) s += v[o + j] * v[o + j];
-    const inv = s > 0 ? 1 / Math.sqrt(s) : 0;
-    for (let j = 0; j < dim; j++) out[o + j] = v[o + j] * inv;
-  }
-  return out;
 }
 
 type Metric = 'Euclidean' | 'Cosine';
@@ -360,32 +308,6 @@ interface Built {
   segment_rows: number[];
   files: Record<string, number>; // extension -> bytes over all segments
   disk_bytes: number;
-}
-
-/** Rows per segment, from the .vec sizes, in segment order. */
-function segmentRows(dir: string, dim: number): number[] {
-  return fs
-    .readdirSync(dir)
-    .map((f) => /^seg-(\d+)\.vec$/.exec(f))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .sort((a, b) => Number(a[1]) - Number(b[1]))
-    .map((m) => fs.statSync(path.join(dir, m[0])).size / (dim * 4));
-}
-
-function storeFiles(dir: string): { files: Record<string, number>; segments: number; disk: number } {
-  const files: Record<string, number> = {};
-  const segs = new Set<string>();
-  let disk = 0;
-  for (const f of fs.readdirSync(dir)) {
-    const size = fs.statSync(path.join(dir, f)).size;
-    disk += size;
-    const m = /^(seg-\d+)\.(.+)$/.exec(f);
-    if (!m) continue;
-    segs.add(m[1]);
-    const ext = m[2].replace(/\d+$/, '');
-    files[ext] = (files[ext] ?? 0) + size;
-  }
-  return { files, segments: segs.size, disk };
 }
 
 /** Upserts every row through prebuilt JSON bodies, then times flush -> waitForIndexes. */
@@ -1297,7 +1219,7 @@ async function scaleCase(notes: string[]): Promise<Record<string, unknown>> {
   const tGen = now();
   const data = clustered(SCALE_N, SCALE_Q);
   log(
-    `scale: ${SCALE_N} x ${SCALE_DIM} seeded clustered vectors (${CLUSTERS} clusters of rank ${RANK}) generated in ${((now() - tGen) / 1000).toFixed(1)} s; ${SCALE_Q} queries`,
+    `scale: ${SCALE_N} x ${SCALE_DIM} seeded clustered vectors (${CLUSTERED_MIXTURE}) generated in ${((now() - tGen) / 1000).toFixed(1)} s; ${SCALE_Q} queries`,
   );
   const cfg: OursConfig = { distance: 'Euclidean', ann: 'hnsw', quantization: 'none' };
   const b = await buildOurs('scale', data, cfg, undefined);
@@ -1330,7 +1252,7 @@ async function scaleCase(notes: string[]): Promise<Record<string, unknown>> {
     const loaded = await runChild(['ours', b.dir, String(at95?.ef ?? 64), 'nommap', String(SCALE_DIM), String(SCALE_Q)]);
     const rssDelta = fresh.rss_after - fresh.rss_before;
     return {
-      data: `synthetic: ${SCALE_N} x ${SCALE_DIM} seeded clustered vectors (${CLUSTERS} Gaussian centres, each cluster spread along ${RANK} random directions + N(0, ${NOISE}^2) noise), Euclidean; ${SCALE_Q} queries from the same mixture`,
+      data: `synthetic: ${SCALE_N} x ${SCALE_DIM} seeded clustered vectors (${CLUSTERED_MIXTURE}), Euclidean; ${SCALE_Q} queries from the same mixture`,
       rows: SCALE_N,
       segments: b.segments,
       segment_rows: b.segment_rows,

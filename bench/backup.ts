@@ -32,7 +32,6 @@
 // disk, HNSW + Int8, and left to build its indexes, both timed) and cached under BACKUP_DIR
 // (default os.tmpdir()); each run copies it to a work directory beside the targets.
 // Progress goes to stderr; the last stdout line is one JSON object.
-import { type ChildProcess, fork, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -51,10 +50,12 @@ import {
   randomUnitVectors,
   removeDir,
   round,
+  run,
   runBench,
   writeAscii,
   writeVector,
 } from './common';
+import { call, metrics, type Serving, serve, stop, untilReady } from './http_rig';
 
 const ROWS = Number(process.env.BACKUP_ROWS ?? 1_000_000);
 const DIM = 128;
@@ -151,61 +152,6 @@ async function buildStore(texts: string[]): Promise<Built> {
 
 // --- processes and requests ---------------------------------------------------------------------
 
-interface Server {
-  url: string;
-  proc: ChildProcess;
-  exited: Promise<number | null>;
-}
-
-/** `tessera serve` on `data`, resolved once it prints its listening line. */
-function serve(data: string, extra: string[] = []): Promise<Server> {
-  const proc = fork(CLI, ['serve', '--data', data, '--port', '0', '--log-level', 'warn', ...extra], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
-      if (m) resolve({ url: m[1], proc, exited });
-    });
-    void exited.then((code) => reject(new Error(`tessera serve --data ${data} exited with ${code} before listening: ${out}`)));
-  });
-}
-
-async function untilReady(server: Server): Promise<void> {
-  for (;;) {
-    const res = await fetch(`${server.url}/ready`).catch(() => null);
-    if (res?.status === 200) return;
-    await res?.text();
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-async function stop(server: Server): Promise<void> {
-  server.proc.kill('SIGTERM');
-  const code = await server.exited;
-  if (code !== 0) throw new Error(`the server exited with ${code}`);
-}
-
-/** A request whose answer must be 200; resolves its JSON. */
-async function call<T>(url: string, method: string, body?: string): Promise<T> {
-  const res = await fetch(url, { method, body, headers: body === undefined ? {} : { 'content-type': 'application/json' } });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-  return JSON.parse(text) as T;
-}
-
-/** The store gauges and counters of /metrics, by name. */
-async function metrics(url: string): Promise<Record<string, number>> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const out: Record<string, number> = {};
-  for (const line of text.split('\n')) {
-    const m = /^(svc_[a-z_]+) ([\d.e+-]+)$/.exec(line);
-    if (m) out[m[1]] = Number(m[2]);
-  }
-  return out;
-}
-
 /**
  * Waits until no index build (and, with `compactions`, no compaction) is queued or running, three
  * readings in a row; throws after `ms`. Resolves the last reading.
@@ -220,24 +166,6 @@ async function settle(url: string, compactions = true, ms = 1_800_000): Promise<
     if (now() - t0 > ms) throw new Error(`indexes or compactions still pending after ${ms} ms`);
     await new Promise((r) => setTimeout(r, 200));
   }
-}
-
-/** Runs a command to its end; resolves its wall seconds and stdout (a failure throws). */
-function run(cmd: string, args: string[]): Promise<{ s: number; stdout: string }> {
-  const t0 = now();
-  const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  let stdout = '';
-  proc.stdout.on('data', (d: Buffer) => {
-    stdout += d.toString();
-  });
-  return new Promise((resolve, reject) => {
-    proc.once('error', reject);
-    proc.once('exit', (code) => {
-      const s = (now() - t0) / 1000;
-      if (code === 0) resolve({ s, stdout });
-      else reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}`));
-    });
-  });
 }
 
 /** Writes back whatever dirty pages earlier steps left, so a timed step pays only for its own. */
@@ -293,13 +221,13 @@ async function main(): Promise<void> {
   const work = freshDir('backup');
   const source = path.join(work, 'source');
   const target = path.join(work, 'target');
-  const servers: Server[] = [];
+  const servers: Serving[] = [];
   try {
     log(`copying the cached store to ${source}`);
     await run('cp', ['-r', CACHE, source]);
     const server = await serve(source, ['--backup-to', target, '--write-timeout', WRITE_TIMEOUT]);
     servers.push(server);
-    await untilReady(server);
+    await untilReady(server.url);
     const before = await settle(server.url);
     const storeBytes = dirBytes(source);
     log(`source served: ${before.svc_store_docs} docs, ${before.svc_store_segments} segments, ${(storeBytes / MB).toFixed(0)} MB on disk`);
@@ -495,7 +423,7 @@ async function main(): Promise<void> {
       const fresh = await serve(dir);
       servers.push(fresh);
       const listening = (now() - t0) / 1000;
-      await untilReady(fresh);
+      await untilReady(fresh.url);
       const ready = (now() - t0) / 1000;
       const searched = await passes(fresh.url);
       const gauges = await metrics(fresh.url);

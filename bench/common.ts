@@ -1,6 +1,6 @@
 // Shared helpers for the benchmarks: progress on stderr, one JSON object as the last stdout line,
 // a seeded RNG, and a fast float -> JSON text writer so bodies never go through JSON.stringify.
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -19,6 +19,24 @@ export function forkServer(args: string[]): Promise<{ url: string; proc: ChildPr
       if (m) resolve({ url: m[1], proc });
     });
     proc.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+  });
+}
+
+/** Runs a command to its end; resolves its wall seconds and stdout (a failure throws). */
+export function run(cmd: string, args: string[]): Promise<{ s: number; stdout: string }> {
+  const t0 = now();
+  const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let stdout = '';
+  proc.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  return new Promise((resolve, reject) => {
+    proc.once('error', reject);
+    proc.once('exit', (code) => {
+      const s = (now() - t0) / 1000;
+      if (code === 0) resolve({ s, stdout });
+      else reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}`));
+    });
   });
 }
 
@@ -88,6 +106,18 @@ const SCALE = 10 ** DECIMALS;
 /** Rounds every value to what writeFixed prints, so peers and the store see the same numbers. */
 export function quantize(v: Float32Array): void {
   for (let i = 0; i < v.length; i++) v[i] = Math.round(v[i] * SCALE) / SCALE;
+}
+
+/** Unit-normalized copy (what a Cosine store keeps), for Cosine ground truth distances. */
+export function normalized(v: Float32Array, dim: number): Float32Array {
+  const out = new Float32Array(v.length);
+  for (let o = 0; o < v.length; o += dim) {
+    let s = 0;
+    for (let j = 0; j < dim; j++) s += v[o + j] * v[o + j];
+    const inv = s > 0 ? 1 / Math.sqrt(s) : 0;
+    for (let j = 0; j < dim; j++) out[o + j] = v[o + j] * inv;
+  }
+  return out;
 }
 
 /** Random unit vectors (Gaussian, normalized), quantized to the printed decimals. */
@@ -217,12 +247,12 @@ export function upsertBody(vectors: Float32Array, dim: number, from: number, to:
   return buf.subarray(0, pos);
 }
 
-/** `{"query":[...],"top_k":k,"exact":true}` for row `row` of `v`. */
-export function searchBody(v: Float32Array, row: number, dim: number, topK: number, exact = true): Buffer {
-  const buf = Buffer.allocUnsafe(vectorTextBound(dim) + 64);
+/** `{"query":[...],"top_k":k,"exact":true}` for row `row` of `v`; `extra`: more members, each after a comma. */
+export function searchBody(v: Float32Array, row: number, dim: number, topK: number, exact = true, extra = ''): Buffer {
+  const buf = Buffer.allocUnsafe(vectorTextBound(dim) + 64 + extra.length);
   let pos = writeAscii(buf, 0, '{"query":');
   pos = writeVector(buf, pos, v, row * dim, dim);
-  pos = writeAscii(buf, pos, `,"top_k":${topK},"exact":${exact}}`);
+  pos = writeAscii(buf, pos, `,"top_k":${topK},"exact":${exact}${extra}}`);
   return buf.subarray(0, pos);
 }
 
@@ -267,6 +297,35 @@ export function freshDir(prefix: string): string {
 
 export function removeDir(dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** A segment file's kind (`seg-3.q8` -> `q8`, `seg-3.del.7` -> `del`); null for the store's other files. */
+export const segmentFileKind = (name: string): string | null => /^seg-\d+\.([a-z0-9]+)/.exec(name)?.[1] ?? null;
+
+/** A store directory's bytes, and its segment files' bytes by kind (segmentFileKind). */
+export function storeFiles(dir: string): { files: Record<string, number>; segments: number; disk: number } {
+  const files: Record<string, number> = {};
+  const segs = new Set<string>();
+  let disk = 0;
+  for (const f of fs.readdirSync(dir)) {
+    const size = fs.statSync(path.join(dir, f)).size;
+    disk += size;
+    const kind = segmentFileKind(f);
+    if (!kind) continue;
+    segs.add(f.slice(0, f.indexOf('.')));
+    files[kind] = (files[kind] ?? 0) + size;
+  }
+  return { files, segments: segs.size, disk };
+}
+
+/** Rows per segment, from the .vec sizes, in segment order. */
+export function segmentRows(dir: string, dim: number): number[] {
+  return fs
+    .readdirSync(dir)
+    .map((f) => /^seg-(\d+)\.vec$/.exec(f))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .sort((a, b) => Number(a[1]) - Number(b[1]))
+    .map((m) => fs.statSync(path.join(dir, m[0])).size / (dim * 4));
 }
 
 /**

@@ -215,7 +215,7 @@ function kernels(): Case[] {
 }
 
 /** POST /search of body on a keep-alive connection, opened anew before each timing: uWebSockets.js closes one idle for 10 s. */
-function keepAlive(port: number, body: string): { open: () => Promise<void>; send: () => Promise<void> } {
+function keepAlive(port: number, body: string): { open: () => Promise<void>; send: () => Promise<string> } {
   let conn: Awaited<ReturnType<typeof connection>> | null = null;
   cleanup.push(() => conn?.close());
   return {
