@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
-import type { Distance, Hit, StoreError } from '../../lib/index';
+import type { Distance, Hit, Stats, StoreError } from '../../lib/index';
 
 const dirs: string[] = [];
 
@@ -166,6 +166,17 @@ export async function rejectsWith(t: ExecutionContext, promise: Promise<unknown>
 }
 
 // ---- deterministic records for durability tests (shared by the parent and the child) ----
+
+/**
+ * `stats` less the bytes of derived structures (codes, graphs, id indexes): those follow the
+ * background builds (an id index attached after a seal), not what was written.
+ */
+export function statsOfWrites(
+  stats: Stats,
+): Omit<Stats, 'footprint'> & { footprint: Omit<Stats['footprint'], 'code_bytes' | 'ann_index_bytes' | 'id_index_bytes'> } {
+  const { code_bytes, ann_index_bytes, id_index_bytes, ...footprint } = stats.footprint;
+  return { ...stats, footprint };
+}
 
 /** Vector of record i: exact f32 values, never all zero. */
 export function genVector(i: number, dim: number): number[] {
