@@ -6,6 +6,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { UsageError } from '../flags';
+import { contiguousRuns } from './contiguous_runs';
 
 /** What the position is of: the same file resumes only into the same collection of the same store. */
 export interface ImportTarget {
@@ -74,13 +75,9 @@ export class ImportPosition {
 
   /** Counts `bytes` (the lines or rows through number `last`) as imported and saves the position. */
   advance(bytes: readonly Buffer[], last: number): void {
-    // Pieces that lie one after another in a buffer are hashed as one: an update per row costs more than its bytes.
-    for (let i = 0; i < bytes.length; ) {
-      const first = bytes[i];
-      let end = first.byteOffset + first.length;
-      for (i++; i < bytes.length && bytes[i].buffer === first.buffer && bytes[i].byteOffset === end; i++) end += bytes[i].length;
-      this.hash.update(new Uint8Array(first.buffer, first.byteOffset, end - first.byteOffset));
-      this.offset += end - first.byteOffset;
+    for (const run of contiguousRuns(bytes)) {
+      this.hash.update(run);
+      this.offset += run.length;
     }
     this.imported = last + 1 - FIRST_NUMBER[this.unit];
     const saved: Saved = { ...this.target, offset: this.offset, [this.unit]: this.imported, sha256: this.hash.copy().digest('hex') };

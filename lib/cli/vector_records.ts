@@ -1,6 +1,8 @@
 // The upsert bodies of vector rows: records {"id", "vector"} written as JSON straight into large
 // buffers, each float32 with 9 significant digits (enough for any float32 to parse back to
 // itself), about 37 ns a value where Number#toString and a copy cost ~250.
+import { contiguousRuns } from './contiguous_runs';
+
 const OPEN = Buffer.from('{"records":[');
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');
@@ -147,14 +149,6 @@ export class RecordWriter {
 
   /** The upsert body of `records`, which this writer wrote in this order: each run of them in one buffer goes as one piece. */
   body(records: Buffer[]): Buffer {
-    const runs: Buffer[] = [];
-    for (let i = 0; i < records.length; ) {
-      const first = records[i];
-      let end = first.byteOffset + first.length;
-      for (i++; i < records.length && records[i].buffer === first.buffer && records[i].byteOffset === end + 1; i++)
-        end = records[i].byteOffset + records[i].length;
-      runs.push(Buffer.from(first.buffer, first.byteOffset, end - first.byteOffset));
-    }
-    return joinedRecords(runs);
+    return joinedRecords(contiguousRuns(records, COMMA.length));
   }
 }

@@ -170,6 +170,51 @@ test('a blank line in the --ids file is an error naming the line', async (t) => 
   t.is(lastLine(r.stderr), `tessera: ${idsFile}:2: a blank line; each line holds the id of one row (this one row 1's)`);
 });
 
+test('an --ids line that is not UTF-8 is an error naming the line', async (t) => {
+  const idsFile = fileOf('ids.txt', Buffer.concat([Buffer.from('a\n'), Buffer.from([0xff, 0xfe]), Buffer.from('\nc\n')]));
+  const r = await importVectors(fileOf('base.fvecs', fvecs(randomRows(3, 3))), newStore(), '--ids', idsFile);
+  t.is(r.code, 1);
+  t.is(lastLine(r.stderr), `tessera: ${idsFile}:2: not UTF-8 text`);
+});
+
+test('a vector file whose first row has no usable dimension is refused naming it, the store left unmade', async (t) => {
+  const cases: [string, Buffer, string][] = [
+    ['zero.fvecs', fvecs([[1, 2]], [0]), "row 0 at byte 0: dimension 0; a row's dimension must be 1 to 65536 (is this a .fvecs file?)"],
+    [
+      'huge.bvecs',
+      Buffer.from([0xff, 0xff, 0xff, 0x7f, 1, 2]),
+      "row 0 at byte 0: dimension 2147483647; a row's dimension must be 1 to 65536 (is this a .bvecs file?)",
+    ],
+  ];
+  for (const [name, bytes, problem] of cases) {
+    const file = fileOf(name, bytes);
+    const data = newStore();
+    const r = await importVectors(file, data);
+    t.is(r.code, 1, name);
+    t.is(lastLine(r.stderr), `tessera: ${file}: ${problem}`);
+    t.false(existsSync(data), `${name}: no store is created`);
+  }
+  const short = fileOf('short.fvecs', Buffer.from([4, 0]));
+  const r = await importVectors(short, newStore());
+  t.is(lastLine(r.stderr), `tessera: ${short} ends inside row 0 at byte 0: its dimension needs 2 bytes more`);
+});
+
+test('an .npy file of another format version, or cut inside its header, is refused naming it', async (t) => {
+  const good = npy([[1, 2, 3]]);
+  const v4 = Buffer.from(good);
+  v4[6] = 4;
+  const cases: [string, Buffer, string][] = [
+    ['v4.npy', v4, 'NumPy format version 4.0; versions 1.0, 2.0 and 3.0 are read'],
+    ['cut.npy', good.subarray(0, 30), `the file ends inside its ${good.length - 12}-byte header, at byte 30`],
+  ];
+  for (const [name, bytes, problem] of cases) {
+    const file = fileOf(name, bytes);
+    const r = await importVectors(file, newStore());
+    t.is(r.code, 1, name);
+    t.is(lastLine(r.stderr), `tessera: ${file}: ${problem}`);
+  }
+});
+
 test('a row with another dimension is an error naming its row and byte offset, every row before it written', async (t) => {
   const rows = [...randomRows(12, 4), [1, 2], ...randomRows(2, 4)];
   const data = newStore();
