@@ -9,7 +9,7 @@ import { StoreError, TesseraClient } from '../../lib/client';
 import { PROCESS_ROUTES } from '../../lib/client/client';
 import { codeTree } from '../code/tree';
 import { apiDescription, checkedFetch } from '../http/contract';
-import { type Server, call, openRequest, runCli, startServer, tempDir, until } from '../http/helpers';
+import { type Server, runCli, startServer, tempDir, until, uploadHoldingTheSlot } from '../http/helpers';
 import { closed, fakeProvider, rejection } from '../memory/providers_server';
 
 const clientOf = (server: Server, options: { token?: string; retries?: number; fetch?: typeof fetch } = {}) =>
@@ -206,10 +206,7 @@ test('aborting a call in flight rejects it as cancelled, and the server sees the
 test('a shed 503 is retried after its Retry-After, then answers', async (t) => {
   const narrow = await startServer(['--max-concurrent-requests', '1']);
   t.teardown(() => narrow.stop());
-  // An upload that stays open holds the only slot.
-  const held = openRequest(narrow, 'POST', '/collections/held/upsert');
-  held.req.write('{"records": [');
-  await until(async () => (await call(narrow, 'GET', '/collections')).status === 503, 'the upload holds the slot');
+  const held = await uploadHoldingTheSlot(narrow, '/collections/held/upsert', '{"records": [');
   const statuses: number[] = [];
   let shed!: () => void;
   const wasShed = new Promise<void>((resolve) => (shed = resolve));
@@ -230,10 +227,8 @@ test('a shed 503 is retried after its Retry-After, then answers', async (t) => {
 test('a shed 503 past the retry budget rejects with it', async (t) => {
   const narrow = await startServer(['--max-concurrent-requests', '1']);
   t.teardown(() => narrow.stop());
-  const held = openRequest(narrow, 'POST', '/collections/held/upsert');
-  held.req.write('{"records": [');
+  const held = await uploadHoldingTheSlot(narrow, '/collections/held/upsert', '{"records": [');
   t.teardown(() => held.req.destroy());
-  await until(async () => (await call(narrow, 'GET', '/collections')).status === 503, 'the upload holds the slot');
   const statuses: number[] = [];
   const err = (await rejection(clientOf(narrow, { retries: 0, fetch: watching((s) => statuses.push(s)) }).collections())) as StoreError;
   t.is(err.status, 503);

@@ -215,3 +215,21 @@ export function openRequest(server: Pick<Server, 'url'>, method: string, path: s
   req.flushHeaders();
   return { req, response };
 }
+
+/**
+ * On a server at --max-concurrent-requests 1: a POST to `path` whose body stays open after
+ * `firstChunk`, once it holds the only slot (a GET /collections is shed). The GET that checks can
+ * reach the server first and shed the upload instead; such an upload is opened again.
+ */
+export async function uploadHoldingTheSlot(server: Pick<Server, 'url'>, path: string, firstChunk: string) {
+  for (let attempt = 1; ; attempt++) {
+    const held = openRequest(server, 'POST', path);
+    held.req.write(firstChunk);
+    let answered = false;
+    held.response.then(() => (answered = true));
+    await until(async () => answered || (await call(server, 'GET', '/collections')).status === 503, `the upload to ${path} holds the slot`);
+    if (!answered) return held;
+    held.req.destroy();
+    if (attempt === 5) throw new Error(`the upload to ${path} was answered ${attempt} times before it held the slot: ${(await held.response).status}`);
+  }
+}

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { call, openRequest, runCli, startServer, tempDir, unitRecords, until } from './helpers';
+import { call, runCli, startServer, tempDir, unitRecords, until, uploadHoldingTheSlot } from './helpers';
 
 test('an acknowledged upsert survives SIGKILL', async (t) => {
   const data = tempDir();
@@ -43,9 +43,7 @@ test('SIGTERM lets an in-flight request finish, then flushes, closes and exits 0
   // the shutdown's first line says when SIGTERM has been taken.
   const server = await startServer(['--data', data, '--max-concurrent-requests', '1', '--log-level', 'info']);
   const body = JSON.stringify({ records: unitRecords(10, 4) });
-  const inFlight = openRequest(server, 'POST', '/collections/graceful/upsert');
-  inFlight.req.write(body.slice(0, 10));
-  await until(async () => (await call(server, 'GET', '/collections')).status === 503, 'the upload is in flight');
+  const inFlight = await uploadHoldingTheSlot(server, '/collections/graceful/upsert', body.slice(0, 10));
   server.proc.kill('SIGTERM');
   await until(() => server.stderr().includes('shutting down'), 'the server took SIGTERM');
   inFlight.req.end(body.slice(10));
