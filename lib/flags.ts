@@ -40,12 +40,18 @@ export const durationOrZero: Parse = (raw, flag) => {
 const SIZE_UNITS: Record<string, number> = { '': 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40 };
 
 /** A byte count, plain or with a binary unit: 1048576, 512KiB, 64MiB, 8GiB, 2TiB. */
-export const size: Parse = (raw, flag) => {
-  const m = /^(\d+)(KiB|MiB|GiB|TiB)?$/.exec(raw);
-  const bytes = m ? Number(m[1]) * SIZE_UNITS[m[2] ?? ''] : 0;
-  if (!(bytes >= 1 && bytes <= Number.MAX_SAFE_INTEGER)) throw new UsageError(`${flag} must be a size like 1048576, 512KiB, 64MiB or 8GiB, got "${raw}"`);
-  return bytes;
-};
+/** A byte count of at least `least`, in bytes or with a binary unit. */
+export const sizeFrom =
+  (least: number): Parse =>
+  (raw, flag) => {
+    const m = /^(\d+)(KiB|MiB|GiB|TiB)?$/.exec(raw);
+    const bytes = m ? Number(m[1]) * SIZE_UNITS[m[2] ?? ''] : -1;
+    if (!(bytes >= least && bytes <= Number.MAX_SAFE_INTEGER))
+      throw new UsageError(`${flag} must be a size${least > 0 ? '' : ' (0 allowed)'} like 1048576, 512KiB, 64MiB or 8GiB, got "${raw}"`);
+    return bytes;
+  };
+
+export const size = sizeFrom(1);
 
 export const oneOf =
   (choices: readonly string[]): Parse =>

@@ -116,6 +116,8 @@ export interface NativeFootprint {
   compactions: number;
   compactions_running: number;
   compaction_bytes: number;
+  /** Rows of merged segments whose HNSW links came from their first input's graph. */
+  graph_rows_reused: number;
   reads_inline: number;
   reads_queued: number;
   /** Full-text postings, filter indexes and id indexes of sealed segments served from their saved files. */

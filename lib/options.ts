@@ -70,6 +70,14 @@ export interface OpenOptions {
    */
   maxVectorBytes?: number;
   /**
+   * With quantization and `mmap`: the sealed segments' f32 rows stay mapped, rescored in place,
+   * while they total at most this many bytes (default 256 MiB); past it a rescore reads each row
+   * it needs from its file (about a microsecond a row from the page cache) and the maps are let go
+   * of, so the resident set holds the codes, graphs and ids without the rows
+   * (`footprint.vector_bytes_read_from_files`). README "Vector memory".
+   */
+  mappedVectorBytes?: number;
+  /**
    * ANN index and quantization settings (README "Index settings" has the ranges). Unset means what
    * the store recorded, else the default; `'none'` turns a recorded kind off. A writer records what
    * it resolved. Integers may also be given as their decimal text, which is how the CLI hands its

@@ -21,7 +21,7 @@ import { Store } from '../store/store';
 import { keepAwake } from '../store/core_wait';
 import type { Route } from '../http/route';
 import type { Distance, IndexSettingInfo, OpenOptions } from '../types';
-import { anyText, DISTANCES, duration, flagHelp, type FlagSpec, integer, oneOf, readFlags, size, UsageError } from '../flags';
+import { anyText, DISTANCES, duration, flagHelp, type FlagSpec, integer, oneOf, readFlags, size, sizeFrom, UsageError } from '../flags';
 import { crash, exit } from './flags';
 
 /** How long in-flight requests may run on after SIGTERM/SIGINT before they are cancelled. */
@@ -45,6 +45,7 @@ export interface ServeConfig {
   consoleWithoutToken: boolean;
   maxBodyBytes: number;
   maxVectorBytes?: number;
+  mappedVectorBytes?: number;
   maxConcurrentRequests: number;
   readTimeoutMs: number;
   writeTimeoutMs: number;
@@ -158,6 +159,13 @@ const FLAGS: Flag[] = [
     parse: size,
     arg: 'SIZE',
     help: "upserts that would take the store's vector bytes (footprint.vector_bytes + named vectors) past it answer 507 and write nothing (default: no limit; sealed vectors are mmap'd files, so bound it when memory must be)",
+  },
+  {
+    name: '--mapped-vector-bytes',
+    key: 'mappedVectorBytes',
+    parse: sizeFrom(0),
+    arg: 'SIZE',
+    help: 'with quantization and --mmap, sealed f32 rows past SIZE in all are read from their files to rescore instead of mapped: out of the resident set, ~1 us a row (default 256MiB)',
   },
   {
     name: '--max-concurrent-requests',
@@ -297,6 +305,7 @@ function openOptionsOf(config: ServeConfig): OpenOptions {
     historyVersions: config.historyVersions,
     atVersion: config.atVersion,
     maxVectorBytes: config.maxVectorBytes,
+    mappedVectorBytes: config.mappedVectorBytes,
     ...config.featureOptions,
     ...config.index,
   };

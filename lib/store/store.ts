@@ -78,6 +78,8 @@ function checkOptionShapes(options: OpenOptions): void {
   if (options.resident !== undefined) checkNames(options.resident, 'resident');
   if (options.maxVectorBytes !== undefined && !(Number.isSafeInteger(options.maxVectorBytes) && options.maxVectorBytes >= 0))
     throw new StoreError(400, `maxVectorBytes must be a whole number of bytes (0 to 2^53 - 1; leave it out for no limit), got ${options.maxVectorBytes}`);
+  if (options.mappedVectorBytes !== undefined && !(Number.isSafeInteger(options.mappedVectorBytes) && options.mappedVectorBytes >= 0))
+    throw new StoreError(400, `mappedVectorBytes must be a whole number of bytes (0 to 2^53 - 1), got ${options.mappedVectorBytes}`);
 }
 
 /**

@@ -226,6 +226,7 @@ void StoreImpl::Publish(SnapshotPtr snap) {
       columnar += ref.segment->columns() != nullptr ? 1 : 0;
     }
   }
+  ReadRowsFromFilesPastBound(*snap);
   footprint_.derived_mapped = mapped;
   footprint_.derived_built = built;
   footprint_.rows = rows;
@@ -239,6 +240,17 @@ void StoreImpl::Publish(SnapshotPtr snap) {
   commit_version_.store(snap->version, std::memory_order_release);
   MutexLock lock(snap_mu_);
   snap_ = std::move(snap);
+}
+
+void StoreImpl::ReadRowsFromFilesPastBound(const Snapshot& snap) {
+  uint64_t sealed_vector_bytes = 0;
+  for (const auto& [name, c] : snap.collections)
+    for (const SegmentRef& ref : c->segments)
+      if (ref.segment->sealed()) sealed_vector_bytes += uint64_t(ref.segment->capacity()) * dim_ * sizeof(float);
+  bool from_files = options_.mmap && quantization_.has_value() && sealed_vector_bytes > options_.mapped_vector_bytes;
+  for (const auto& [name, c] : snap.collections)
+    for (const SegmentRef& ref : c->segments)
+      if (ref.segment->sealed()) ref.segment->ReadRowsFromFile(from_files);
 }
 
 std::string StoreImpl::poisoned() const {
@@ -426,12 +438,15 @@ bool StoreImpl::CompactOnce(CompactionScope scope) {
     ~Running() { count.fetch_sub(1); }
   } running{footprint_.compactions_running};
   CompactedSegment out;
+  uint32_t reused_graph_rows = 0;
   try {
     out = RewriteSegments(job, options_.path, dim_, options_.mmap, background_.stop());
     const VectorIndexConfig config = VectorIndexes();
     if (out.segment && config.any() && out.segment->appended() >= kMinAnnRows) {
-      SegmentVectorIndexes built = BuildSegmentVectorIndexes(options_.path, *out.segment, config, *build_pool_, background_.stop());
+      SegmentVectorIndexes built =
+          BuildSegmentVectorIndexes(options_.path, *out.segment, config, *build_pool_, background_.stop(), ReusableAnn(job, out));
       if (built.complete) out.indexes = out.indexes->WithVectorIndexes(std::move(built.first_pass), std::move(built.ann));
+      reused_graph_rows = built.reused_graph_rows;
     }
     CrashPoint("compaction-written");
     if (TakeCompactionFault(CompactionFault::kBeforeSwitch)) throw std::runtime_error("injected compaction fault");
@@ -456,6 +471,7 @@ bool StoreImpl::CompactOnce(CompactionScope scope) {
   }
   footprint_.compactions.fetch_add(1);
   footprint_.compaction_bytes.fetch_add(out.bytes);
+  footprint_.graph_rows_reused.fetch_add(reused_graph_rows);
   Publish(versions_->Current());
   IndexSealedSegments();
   return true;

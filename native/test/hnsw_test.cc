@@ -1,6 +1,7 @@
 // Checks the HNSW graph against brute force on seeded data: recall@10 of a built graph, the same
 // answers from its saved file, admission (refused rows never returned, the walk still finds
-// admitted ones) and rows without vectors left out. Prints "N passed, M failed".
+// admitted ones), rows without vectors left out, and a build that takes over a graph of some of
+// its rows (a merge's input) as good as a whole one. Prints "N passed, M failed".
 #include <algorithm>
 #include <cstdio>
 #include <random>
@@ -47,6 +48,27 @@ class TestSpace final : public VectorSpace {
   uint32_t dim_;
   std::vector<float> data_;
   std::vector<bool> present_;
+};
+
+// Rows [first, first + n) of a space as a space of their own (a merge input's rows).
+class RowsOf final : public VectorSpace {
+ public:
+  RowsOf(const TestSpace& all, uint32_t first, uint32_t n) : all_(all), first_(first), n_(n) {}
+  void Distances(const void* query, const uint32_t* rows, size_t n, float* out) const override {
+    std::vector<uint32_t> moved(rows, rows + n);
+    for (uint32_t& r : moved) r += first_;
+    all_.Distances(query, moved.data(), n, out);
+  }
+  void DistancesFromRow(uint32_t from, const uint32_t* rows, size_t n, float* out) const override {
+    Distances(all_.Row(first_ + from), rows, n, out);
+  }
+  bool Present(uint32_t row) const override { return all_.Present(first_ + row); }
+  uint32_t rows() const override { return n_; }
+  uint32_t kind() const override { return all_.kind(); }
+
+ private:
+  const TestSpace& all_;
+  uint32_t first_, n_;
 };
 
 template <typename Predicate>
@@ -143,6 +165,32 @@ void Run() {
   Check(HnswGraph::Open(dir + "/flipped.hnsw", space, params, true) == nullptr,
         "a flipped bit in the links is caught: the graph is rebuilt");
   for (const std::string& f : ListDir(dir)) RemoveFile(dir + "/" + f);
+
+  // A merge whose input kept every row takes over that input's graph, wherever its rows land.
+  for (uint32_t first_row : {0u, 5000u}) {
+    RowsOf input(space, first_row, 12000);
+    std::shared_ptr<const HnswGraph> part = HnswGraph::Build(input, params, pool, never);
+    std::shared_ptr<const HnswGraph> merged = HnswGraph::Build(space, params, pool, never, {part.get(), first_row});
+    std::string at = " (rows from " + std::to_string(first_row) + ")";
+    Check(merged->reused_rows() == 12000, "a fitting graph is taken over" + at + ", got " + std::to_string(merged->reused_rows()));
+    Check(merged->nodes() == graph->nodes(), "the merged graph holds every row with a vector" + at);
+    only_admitted = true;
+    double merged_recall = Recall(*merged, space, 64, all, &only_admitted);
+    std::printf("recall@10 ef=64 taking over 12,000 rows from row %u: %.4f (whole build %.4f)\n", first_row, merged_recall, recall);
+    Check(only_admitted && merged_recall >= recall - 0.01,
+          "a graph that took over a part recalls as well as one built whole" + at + ", got " + std::to_string(merged_recall));
+  }
+  RowsOf input(space, 0, 12000);
+  for (HnswParams other : {HnswParams{32, 200, 42}, HnswParams{16, 100, 42}, HnswParams{16, 200, 7}}) {
+    std::shared_ptr<const HnswGraph> unfit = HnswGraph::Build(input, other, pool, never);
+    Check(HnswGraph::Build(space, params, pool, never, {unfit.get(), 0})->reused_rows() == 0,
+          "a graph built with other parameters is not taken over");
+  }
+  std::shared_ptr<const HnswGraph> part = HnswGraph::Build(input, params, pool, never);
+  Check(HnswGraph::Build(space, params, pool, never, {part.get(), 10000})->reused_rows() == 0,
+        "a graph reaching past the space is not taken over");
+  Check(HnswGraph::Build(space, params, pool, never, {part.get(), 1})->reused_rows() == 0,
+        "a graph whose nodes are not where the space has vectors is not taken over");
 
   CancelToken stop;
   stop.Cancel();

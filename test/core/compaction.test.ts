@@ -5,7 +5,8 @@ import test, { type ExecutionContext } from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type SearchRequest, Store, type StoredRecord } from '../../lib/index';
-import { Child, genBatchBody, genVector, prng, rejectsWith, tempDir } from './helpers';
+import { until } from '../harness/until';
+import { Child, genBatchBody, genVector, prng, randomVector, rejectsWith, tempDir } from './helpers';
 
 const DIM = 8;
 
@@ -322,4 +323,44 @@ test('a compaction failing inside its switch poisons the store; a restart has ev
   t.is(store.poisoned(), null);
   t.is((await store.records('c')).length, 500);
   await store.close();
+});
+
+/**
+ * Four sealed segments of random 16-d rows of these sizes, each indexed before the next seals
+ * (with `deadRow`, one row of each deleted before it seals), merged by the background.
+ */
+async function fourIndexedSegments(sizes: number[], deadRow = false) {
+  const rand = prng(51);
+  const vectors = Array.from({ length: sizes.reduce((a, b) => a + b) }, () => randomVector(rand, 16));
+  const store = await Store.open({ path: tempDir(), dimension: 16, ann: 'hnsw', quantization: 'int8' });
+  let next = 0;
+  for (const size of sizes) {
+    const records = vectors.slice(next, next + size).map((vector, k) => ({ id: `a-${next + k}`, vector }));
+    await store.upsert('c', { records });
+    if (deadRow) await store.delete('c', { ids: [records[1].id] });
+    await store.flush();
+    await store.waitForIndexes();
+    next += size;
+  }
+  // Four level-0 segments, none over half the rows: the background merges them. (compact() would
+  // first rewrite each segment with a dead row on its own.)
+  await until(async () => (await store.stats()).footprint.segments === 1, 'the four segments merged');
+  return { store, vectors };
+}
+
+test('a merge takes over the graph of its largest input that kept every row', async (t) => {
+  const { store, vectors } = await fourIndexedSegments([1500, 1500, 2000, 1500]);
+  t.teardown(() => store.close());
+  t.is(store.footprintCached().graph_rows_reused, 2000);
+  for (const i of [0, 2999, 3000, 4999, 5000, 6499]) {
+    const { hits, plan } = await store.search({ query: vectors[i], top_k: 1, plan: true });
+    t.is(plan.path, 'ann');
+    t.is(hits[0].id, `a-${i}`, 'rows of the graph taken over and rows inserted around it are found');
+  }
+});
+
+test('a merge whose inputs each lost a row builds its graph whole', async (t) => {
+  const { store } = await fourIndexedSegments([1500, 1500, 2000, 1500], true);
+  t.teardown(() => store.close());
+  t.is(store.footprintCached().graph_rows_reused, 0);
 });

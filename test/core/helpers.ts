@@ -4,7 +4,7 @@
 // child.ts (the process side) imports this file too.
 import type { ExecutionContext } from 'ava';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
@@ -22,6 +22,21 @@ export function tempDir(label = 'core'): string {
   }
   dirs.push(dir);
   return dir;
+}
+
+/** This process's mappings of files under dir (a real path): each file's name, resident KiB and VmFlags (Linux /proc/self/smaps). */
+export function fileMappings(dir: string): { file: string; rssKiB: number; flags: string[] }[] {
+  const out: { file: string; rssKiB: number; flags: string[] }[] = [];
+  let current: { file: string; rssKiB: number; flags: string[] } | null = null;
+  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s+(.*)$/.exec(line);
+    if (mapping) {
+      current = mapping[1].startsWith(`${dir}/`) ? { file: path.basename(mapping[1]), rssKiB: 0, flags: [] } : null;
+      if (current) out.push(current);
+    } else if (current && line.startsWith('Rss:')) current.rssKiB = Number.parseInt(line.slice('Rss:'.length), 10);
+    else if (current && line.startsWith('VmFlags:')) current.flags = line.slice('VmFlags:'.length).trim().split(/\s+/);
+  }
+  return out;
 }
 
 /** A deterministic PRNG (mulberry32), so any failing case replays from its seed. */

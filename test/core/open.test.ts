@@ -4,7 +4,7 @@ import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Store, StoreError } from '../../lib/index';
-import { Child, rejectsWith, tempDir } from './helpers';
+import { Child, fileMappings, rejectsWith, tempDir } from './helpers';
 
 test('reopening with another dimension is a 400 StoreError naming both values', async (t) => {
   const dir = tempDir();
@@ -95,18 +95,6 @@ test('a store opened with mmap off answers the same as with mmap on', async (t) 
   t.deepEqual(answers[0], answers[1]);
   t.is(answers[0].hits[0].id, 'r10');
 });
-
-/** This process's mappings of files under dir: each file's name and VmFlags (Linux /proc/self/smaps). */
-function fileMappings(dir: string): { file: string; flags: string[] }[] {
-  const out: { file: string; flags: string[] }[] = [];
-  let file: string | null = null;
-  for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
-    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s+(.*)$/.exec(line);
-    if (mapping) file = mapping[1].startsWith(`${dir}/`) ? path.basename(mapping[1]) : null;
-    else if (file && line.startsWith('VmFlags:')) out.push({ file, flags: line.slice('VmFlags:'.length).trim().split(/\s+/) });
-  }
-  return out;
-}
 
 test('a sealed segment keeps its records in its mapped rows file with mmap on, and reads them into memory with mmap off', async (t) => {
   const dir = tempDir();

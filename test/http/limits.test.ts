@@ -1,5 +1,5 @@
 import test from 'ava';
-import { call, openRequest, sleep, startServer, unitRecords, until } from './helpers';
+import { call, openRequest, sleep, startServer, tempDir, unitRecords, until } from './helpers';
 
 test('a declared Content-Length above --max-body-bytes answers 413 before the body is read', async (t) => {
   const server = await startServer(['--max-body-bytes', '1024']);
@@ -92,6 +92,20 @@ test('a request past --read-timeout answers 504 with retryable false', async (t)
     t.true(elapsed >= limit - 20 && elapsed < 10_000, `${path} answered after ${elapsed}ms`);
   }
   t.is((await call(server, 'GET', '/health')).status, 200);
+});
+
+test("--mapped-vector-bytes 0: a sealed segment's rows are rescored from its files, and /stats says so", async (t) => {
+  const server = await startServer(['--data', tempDir(), '--quantization', 'int8', '--mapped-vector-bytes', '0']);
+  t.teardown(() => server.stop());
+  const records = unitRecords(2000, 4);
+  t.is((await call(server, 'POST', '/collections/c/upsert', { records })).status, 200);
+  t.is((await call(server, 'POST', '/flush')).status, 200);
+  t.like((await call(server, 'GET', '/stats')).json.footprint, { vector_bytes: 2000 * 16, vector_bytes_read_from_files: 2000 * 16 });
+  const search = () => call(server, 'POST', '/search', { query: records[7].vector, top_k: 1, plan: true });
+  await until(async () => (await search()).json.plan.path === 'ann', 'the sealed segment is indexed');
+  const found = await search();
+  t.is(found.json.hits[0].id, records[7].id);
+  t.true(found.json.plan.rows_rescored > 0);
 });
 
 test('--max-vector-bytes: an upsert that would pass it answers 507 naming the limit and the flag, and writes nothing', async (t) => {

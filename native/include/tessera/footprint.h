@@ -13,6 +13,8 @@ struct FootprintCounters {
   std::atomic<uint64_t> rows{0}, dead_rows{0}, doc_count{0}, collections{0}, segments{0}, index_builds_pending{0};
   // Compactions installed since open, and the bytes they wrote; whether one is rewriting now.
   std::atomic<uint64_t> compactions{0}, compaction_bytes{0}, compactions_running{0};
+  // Rows of merged segments whose graph links came from their first input's graph (not inserted).
+  std::atomic<uint64_t> graph_rows_reused{0};
   std::atomic<uint64_t> derived_mapped{0}, derived_built{0};
   // Sealed segments whose attributes are read column by column (their column file opened).
   std::atomic<uint64_t> column_segments{0};

@@ -128,6 +128,12 @@ struct StoreOptions {
   // Unset: no limit. Sealed vectors are file-backed (mmap'd), so a store larger than memory is
   // legitimate; an opener that must bound memory (in memory, or without mmap) sets it.
   std::optional<uint64_t> max_vector_bytes;
+  // With quantization and mmap: the sealed segments' f32 rows stay mapped, rescored in place, while
+  // they total at most this many bytes; past it a rescore reads each row it needs from its file
+  // (pread, about a microsecond from the page cache) and the maps are let go of, so the resident
+  // set holds the codes, graphs and ids but not the rows. Walks without codes read the rows
+  // themselves and always map them.
+  uint64_t mapped_vector_bytes = uint64_t(256) << 20;
   // A store on disk that holds only some collections' files (cluster mode's bounded cache): the
   // manifest's other collections are listed but their segments are not opened, and a read (or a
   // writer's upsert or delete) touching one fails with NotResidentError. A writer's open fails so

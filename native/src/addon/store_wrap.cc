@@ -132,6 +132,8 @@ OpenArgs ReadOpenArgs(const Napi::CallbackInfo& info, const char* method) {
   if (has("atVersion", &Napi::Value::IsNumber)) opts.at_version = uint64_t(o.Get("atVersion").As<Napi::Number>().Int64Value());
   if (has("maxVectorBytes", &Napi::Value::IsNumber))
     opts.max_vector_bytes = uint64_t(o.Get("maxVectorBytes").As<Napi::Number>().Int64Value());
+  if (has("mappedVectorBytes", &Napi::Value::IsNumber))
+    opts.mapped_vector_bytes = uint64_t(o.Get("mappedVectorBytes").As<Napi::Number>().Int64Value());
   opts.resident = OptionalStrings(env, o.Get("resident"), "resident");
   for (const tessera::IndexSettingInfo& setting : tessera::DescribeIndexSettings()) {
     Napi::Value v = o.Get(CamelCase(setting.name));
@@ -370,6 +372,7 @@ Napi::Value StoreWrap::Footprint(const Napi::CallbackInfo& info) {
   o.Set("compactions", double(f.compactions.load()));
   o.Set("compactions_running", double(f.compactions_running.load()));
   o.Set("compaction_bytes", double(f.compaction_bytes.load()));
+  o.Set("graph_rows_reused", double(f.graph_rows_reused.load()));
   o.Set("derived_mapped", double(f.derived_mapped.load()));
   o.Set("derived_built", double(f.derived_built.load()));
   o.Set("column_segments", double(f.column_segments.load()));

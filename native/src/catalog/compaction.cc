@@ -140,4 +140,23 @@ CompactedSegment RewriteSegments(const CompactionJob& job, const std::string& di
   return out;
 }
 
+IndexPart ReusableAnn(const CompactionJob& job, const CompactedSegment& out) {
+  // Rows are copied input by input in row order: an input kept every row when its count of
+  // sources equals its rows, and they start where its first source is.
+  std::vector<uint32_t> kept(job.inputs.size(), 0), first(job.inputs.size(), 0);
+  for (uint32_t i = uint32_t(out.sources.size()); i-- > 0;) {
+    ++kept[out.sources[i].input];
+    first[out.sources[i].input] = i;
+  }
+  IndexPart best;
+  uint32_t best_rows = 0;
+  for (size_t k = 0; k < job.inputs.size(); ++k) {
+    const SegmentRef& in = job.inputs[k];
+    if (!in.segment->sealed() || in.rows == 0 || kept[k] != in.rows || in.rows <= best_rows || !in.indexes->ann()) continue;
+    best = {in.indexes->ann().get(), first[k]};
+    best_rows = uint32_t(in.rows);
+  }
+  return best;
+}
+
 }  // namespace tessera

@@ -55,4 +55,8 @@ struct CompactedSegment {
 // once stop is cancelled; files already written are then orphans the next cleanup removes.
 CompactedSegment RewriteSegments(const CompactionJob& job, const std::string& dir, uint32_t dim, bool mmap, const CancelToken& stop);
 
+// The approximate index of the largest input that kept every row (its rows are then a run of the
+// output's, in order), for the output's graph to start from; none when no input qualifies.
+IndexPart ReusableAnn(const CompactionJob& job, const CompactedSegment& out);
+
 }  // namespace tessera

@@ -14,7 +14,7 @@ std::string CodesPath(const std::string& dir, uint64_t segment, QuantizationKind
 
 // Opens the saved parts; with build, builds (and saves) what is missing.
 SegmentVectorIndexes Resolve(const std::string& dir, const Segment& segment, const VectorIndexConfig& config, ThreadPool* pool,
-                             const CancelToken* stop) {
+                             const CancelToken* stop, IndexPart reuse_ann) {
   SegmentVectorIndexes out;
   QuantizedCodesPtr codes;
   if (config.quantization) {
@@ -36,7 +36,11 @@ SegmentVectorIndexes Resolve(const std::string& dir, const Segment& segment, con
   } else if (config.ann) {
     std::string path = dir.empty() ? "" : SegmentHnswPath(dir, segment.id());
     if (!path.empty()) out.ann = HnswIndex::Open(path, segment, config.metric, *config.ann, codes, config.mmap);
-    if (!out.ann && pool) out.ann = HnswIndex::Build(path, segment, config.metric, *config.ann, codes, *pool, *stop);
+    if (!out.ann && pool) {
+      std::shared_ptr<const HnswIndex> built = HnswIndex::Build(path, segment, config.metric, *config.ann, codes, *pool, *stop, reuse_ann);
+      out.reused_graph_rows = built->graph().reused_rows();
+      out.ann = std::move(built);
+    }
     if (!out.ann) return out;
   }
   out.complete = true;
@@ -46,12 +50,14 @@ SegmentVectorIndexes Resolve(const std::string& dir, const Segment& segment, con
 }  // namespace
 
 SegmentVectorIndexes OpenSegmentVectorIndexes(const std::string& dir, const Segment& segment, const VectorIndexConfig& config) {
-  return Resolve(dir, segment, config, nullptr, nullptr);
+  return Resolve(dir, segment, config, nullptr, nullptr, {});
 }
 
 SegmentVectorIndexes BuildSegmentVectorIndexes(const std::string& dir, const Segment& segment, const VectorIndexConfig& config,
-                                               ThreadPool& pool, const CancelToken& stop) {
-  return Resolve(dir, segment, config, &pool, &stop);
+                                               ThreadPool& pool, const CancelToken& stop, IndexPart reuse_ann) {
+  SegmentVectorIndexes built = Resolve(dir, segment, config, &pool, &stop, reuse_ann);
+  segment.ReleaseMappedRows();
+  return built;
 }
 
 }  // namespace tessera

@@ -13,9 +13,10 @@
 namespace tessera {
 
 struct SegmentVectorIndexes {
-  VectorIndexPtr first_pass;  // the quantized scan; null without quantization
-  VectorIndexPtr ann;         // null without ANN
-  bool complete = false;      // every part the configuration asks for is here
+  VectorIndexPtr first_pass;       // the quantized scan; null without quantization
+  VectorIndexPtr ann;              // null without ANN
+  bool complete = false;           // every part the configuration asks for is here
+  uint32_t reused_graph_rows = 0;  // rows a new HNSW graph took over from a reused one (BuildSegmentVectorIndexes)
 };
 
 struct VectorIndexConfig {
@@ -31,8 +32,9 @@ struct VectorIndexConfig {
 SegmentVectorIndexes OpenSegmentVectorIndexes(const std::string& dir, const Segment& segment, const VectorIndexConfig& config);
 
 // Opens what is saved and builds (and saves, when dir is not empty) the rest. Throws
-// Error(kCancelled) once stop is cancelled.
+// Error(kCancelled) once stop is cancelled. reuse_ann: an approximate index over some of segment's
+// rows, whose graph a new HNSW graph takes over.
 SegmentVectorIndexes BuildSegmentVectorIndexes(const std::string& dir, const Segment& segment, const VectorIndexConfig& config,
-                                               ThreadPool& pool, const CancelToken& stop);
+                                               ThreadPool& pool, const CancelToken& stop, IndexPart reuse_ann = {});
 
 }  // namespace tessera

@@ -148,7 +148,10 @@ uint64_t FlatIndex::BytesRead(const Segment& seg, uint32_t rows, const VectorQue
 void FlatIndex::Search(const Segment& seg, const VectorQuery& q, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
                        const CancelToken& cancel, SearchTrace& trace) const {
   trace.rows_scanned += rows.size();
-  if (q.names.empty() && rows.narrowed == nullptr) return ScanBlocks(seg, q, rows, admit, sink, cancel);
+  if (q.names.empty() && rows.narrowed == nullptr) {
+    ScanBlocks(seg, q, rows, admit, sink, cancel);
+    return seg.ReleaseMappedRows();
+  }
   const Kernels& k = ActiveKernels();
   auto distance = [&](const float* v) { return ExactScore(k, q, v); };
   std::vector<const NamedColumn*> columns;

@@ -245,20 +245,26 @@ class HnswGraph::Builder {
  public:
   Builder(const VectorSpace& space, const HnswParams& params) : space_(space), params_(params), locks_(kLockStripes) {}
 
-  std::shared_ptr<const HnswGraph> Build(ThreadPool& pool, const CancelToken& stop) {
+  std::shared_ptr<const HnswGraph> Build(ThreadPool& pool, const CancelToken& stop, HnswGraphPart reuse) {
     uint32_t rows = space_.rows();
     double level_mult = 1.0 / std::log(double(params_.m));
-    std::vector<uint32_t> order;  // rows in the graph
+    const HnswGraph* part = reuse.graph != nullptr && Fits(reuse) ? reuse.graph : nullptr;
+    uint32_t part_begin = part ? reuse.first_row : 0, part_end = part ? reuse.first_row + part->rows() : 0;
+    std::vector<uint32_t> order;  // rows to insert
     std::vector<uint8_t> levels(rows, kAbsent);
     std::vector<uint32_t> offsets(rows, 0);
     uint64_t upper_words = 0;
+    uint32_t nodes = 0;
     for (uint32_t r = 0; r < rows; ++r) {
       if (!space_.Present(r)) continue;
-      int level = DrawLevel(params_.seed, r, level_mult);
+      bool reused = r >= part_begin && r < part_end;
+      // A reused row keeps the level it has in its graph: its links there were made for it.
+      int level = reused ? part->arrays_.levels[r - part_begin] : DrawLevel(params_.seed, r, level_mult);
       levels[r] = uint8_t(level);
       offsets[r] = uint32_t(upper_words);
       upper_words += uint64_t(level) * (params_.m + 1);
-      order.push_back(r);
+      ++nodes;
+      if (!reused) order.push_back(r);
     }
     if (upper_words > UINT32_MAX) throw Internal("HNSW graph too large for one segment");
     Layout layout = LayoutOf(rows, params_.m, upper_words);
@@ -273,25 +279,62 @@ class HnswGraph::Builder {
     graph->Bind();
     g_ = graph->arrays_;
 
-    if (!order.empty()) {
+    // Rows before `first` of order are in the graph already (a reused part has the entry point).
+    size_t first = 0;
+    if (part) {
+      CopyPart(*part, part_begin);
+      graph->reused_rows_ = part->rows();
+    } else if (!order.empty()) {
       Insert(order[0]);
+      first = 1;
+    }
+    if (first < order.size()) {
       constexpr size_t kChunk = 64;
-      size_t tasks = (order.size() - 1 + kChunk - 1) / kChunk;
+      size_t tasks = (order.size() - first + kChunk - 1) / kChunk;
       pool.ParallelFor(tasks, [&](size_t t) {
-        size_t end = std::min(order.size(), 1 + (t + 1) * kChunk);
-        for (size_t i = 1 + t * kChunk; i < end; ++i) {
+        size_t end = std::min(order.size(), first + (t + 1) * kChunk);
+        for (size_t i = first + t * kChunk; i < end; ++i) {
           stop.ThrowIfCancelled();
           Insert(order[i]);
         }
       });
     }
-    header->nodes = uint32_t(order.size());
+    header->nodes = nodes;
     header->body_crc = BodyCrc(base, layout.total);
     header->crc = HeaderCrc(*header);
     return graph;
   }
 
  private:
+  // Whether reuse's graph was built with this build's parameters in this kind of space, over rows
+  // that lie inside this space and have vectors exactly where its nodes are.
+  bool Fits(const HnswGraphPart& reuse) const {
+    const HnswGraph::Arrays& p = reuse.graph->arrays_;
+    const Header& h = *p.header;
+    if (h.m != params_.m || h.ef_construction != params_.ef_construction || h.seed != params_.seed || h.space_kind != space_.kind() ||
+        uint64_t(reuse.first_row) + h.rows > space_.rows() || h.entry == kNone)
+      return false;
+    for (uint32_t r = 0; r < h.rows; ++r)
+      if ((p.levels[r] != kAbsent) != space_.Present(reuse.first_row + r)) return false;
+    return true;
+  }
+
+  // The part's links, each row number moved by first_row, and its entry point.
+  void CopyPart(const HnswGraph& part, uint32_t first_row) {
+    const HnswGraph::Arrays& p = part.arrays_;
+    for (uint32_t r = 0; r < p.header->rows; ++r) {
+      if (p.levels[r] == kAbsent) continue;
+      for (int l = 0; l <= p.levels[r]; ++l) {
+        LinkList from = LinksOf(p, r, l);
+        LinkList to = LinksOf(g_, first_row + r, l);
+        to.words[0] = from.count();
+        for (uint32_t i = 0; i < from.count(); ++i) to.words[1 + i] = from.begin()[i] + first_row;
+      }
+    }
+    g_.header->entry = p.header->entry + first_row;
+    g_.header->max_level = p.header->max_level;
+  }
+
   void Insert(uint32_t row) {
     int level = g_.levels[row];
     Walker walker(g_, locks_.data(), space_, row);
@@ -375,10 +418,10 @@ class HnswGraph::Builder {
 };
 
 std::shared_ptr<const HnswGraph> HnswGraph::Build(const VectorSpace& space, const HnswParams& params, ThreadPool& pool,
-                                                  const CancelToken& stop) {
+                                                  const CancelToken& stop, HnswGraphPart reuse) {
   if (params.m < 2 || params.m > 128) throw BadRequest("m must be between 2 and 128");
   Builder builder(space, params);
-  return builder.Build(pool, stop);
+  return builder.Build(pool, stop, reuse);
 }
 
 std::shared_ptr<const HnswGraph> HnswGraph::Open(const std::string& path, const VectorSpace& space, const HnswParams& params, bool mmap) {
@@ -411,6 +454,7 @@ void HnswGraph::Bind() {
   arrays_.upper = reinterpret_cast<uint32_t*>(base + layout.upper);
 }
 
+uint32_t HnswGraph::rows() const { return arrays_.header->rows; }
 uint32_t HnswGraph::nodes() const { return arrays_.header->nodes; }
 uint32_t HnswGraph::m() const { return arrays_.header->m; }
 

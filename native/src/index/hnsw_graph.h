@@ -39,12 +39,23 @@ class WalkAdmission {
   virtual bool Abandoned() const { return false; }
 };
 
+class HnswGraph;
+
+// A graph over rows [first_row, first_row + graph->rows()) of a space being built: those are its
+// rows 0, 1, ... in order (a merge's input that kept every row).
+struct HnswGraphPart {
+  const HnswGraph* graph = nullptr;
+  uint32_t first_row = 0;
+};
+
 class HnswGraph {
  public:
   // Inserts every present row of space, on pool's threads (and the caller's). Throws
-  // Error(kCancelled) once stop is cancelled.
+  // Error(kCancelled) once stop is cancelled. With reuse, the rows reuse covers keep its links
+  // (and levels) and only the others are inserted; a reuse that does not fit (other parameters or
+  // space kind, rows past the space's, vectors not where its nodes are) is ignored.
   static std::shared_ptr<const HnswGraph> Build(const VectorSpace& space, const HnswParams& params, ThreadPool& pool,
-                                                const CancelToken& stop);
+                                                const CancelToken& stop, HnswGraphPart reuse = {});
   // The graph saved at path, or nullptr when there is none, or it was built over another space,
   // row count or parameters (the caller builds a new one).
   static std::shared_ptr<const HnswGraph> Open(const std::string& path, const VectorSpace& space, const HnswParams& params, bool mmap);
@@ -58,8 +69,11 @@ class HnswGraph {
                                const CancelToken& cancel) const;
 
   size_t bytes() const { return block_.size(); }
+  uint32_t rows() const;
   uint32_t nodes() const;
   uint32_t m() const;
+  // Rows whose links Build took from a reused graph (0 for a graph built whole or opened).
+  uint32_t reused_rows() const { return reused_rows_; }
 
   struct Header;
   // The block's sections, as the walk reads them (writable only while a Builder fills them).
@@ -79,6 +93,7 @@ class HnswGraph {
 
   Region block_;
   Arrays arrays_;
+  uint32_t reused_rows_ = 0;
 };
 
 }  // namespace tessera

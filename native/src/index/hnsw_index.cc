@@ -52,9 +52,11 @@ std::shared_ptr<const HnswIndex> HnswIndex::Open(const std::string& path, const 
 }
 
 std::shared_ptr<const HnswIndex> HnswIndex::Build(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config,
-                                                  QuantizedCodesPtr codes, ThreadPool& pool, const CancelToken& stop) {
+                                                  QuantizedCodesPtr codes, ThreadPool& pool, const CancelToken& stop, IndexPart reuse) {
   GraphSpace space(segment, metric, codes);
-  std::shared_ptr<const HnswGraph> graph = HnswGraph::Build(space.get(), ParamsOf(config), pool, stop);
+  const auto* part = dynamic_cast<const HnswIndex*>(reuse.index);
+  std::shared_ptr<const HnswGraph> graph =
+      HnswGraph::Build(space.get(), ParamsOf(config), pool, stop, {part ? part->graph_.get() : nullptr, reuse.first_row});
   if (!path.empty()) graph->Save(path);
   return std::shared_ptr<const HnswIndex>(new HnswIndex(std::move(graph), metric, std::move(codes)));
 }

@@ -19,9 +19,10 @@ class HnswIndex final : public VectorIndex {
   // codes: the segment's quantized codes when the store runs with quantization, else null.
   static std::shared_ptr<const HnswIndex> Open(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config,
                                                QuantizedCodesPtr codes, bool mmap);
-  // Builds the graph of segment's rows (path empty: kept in memory only, else saved there first).
+  // Builds the graph of segment's rows (path empty: kept in memory only, else saved there first),
+  // taking over the links of reuse's graph where it is an HNSW index that fits (HnswGraph::Build).
   static std::shared_ptr<const HnswIndex> Build(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config,
-                                                QuantizedCodesPtr codes, ThreadPool& pool, const CancelToken& stop);
+                                                QuantizedCodesPtr codes, ThreadPool& pool, const CancelToken& stop, IndexPart reuse = {});
 
   void Search(const Segment& segment, const VectorQuery& query, const RowRange& rows, const RowFilter& admit, ScoreSink& sink,
               const CancelToken& cancel, SearchTrace& trace) const override;
@@ -29,6 +30,7 @@ class HnswIndex final : public VectorIndex {
   uint64_t BytesRead(const Segment& segment, uint32_t rows, const VectorQuery& query) const override;
 
   size_t bytes() const override { return graph_->bytes(); }
+  const HnswGraph& graph() const { return *graph_; }
 
  private:
   // What a walk for query keeps (ef), rescores exactly, and about how many distances it computes.

@@ -1,6 +1,7 @@
 #include "index/rescore.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "util/clock.h"
 #include "util/prefetch.h"
@@ -35,15 +36,23 @@ void RescoreBest(const Segment& segment, const VectorQuery& query, std::vector<N
   auto wanted = [&](size_t i) {
     return !prune || rescored < query.window || sink.Wants(-(candidates[i].distance - kPruneSlack * overestimate));
   };
-  VisitRowsPrefetched(
-      candidates.size(), sizeof(float) * segment.dim(), row_at,
-      [&](size_t i) {
-        float score = ExactScore(k, query, row_at(i));
-        overestimate = std::max(overestimate, candidates[i].distance + score);
-        ++rescored;
-        OfferScore(query, candidates[i].row, score, sink, trace);
-      },
-      wanted);
+  auto rescore = [&](size_t i, const float* row) {
+    float score = ExactScore(k, query, row);
+    overestimate = std::max(overestimate, candidates[i].distance + score);
+    ++rescored;
+    OfferScore(query, candidates[i].row, score, sink, trace);
+  };
+  if (segment.reads_rows_from_file()) {
+    // Rows read into a buffer keep the f32 file out of the resident set; a read costs about a
+    // microsecond from the page cache (bench/README.md, "Scale").
+    thread_local std::vector<float> row;
+    row.resize(segment.dim());
+    for (size_t i = 0; i < candidates.size(); ++i)
+      if (wanted(i)) rescore(i, segment.ReadVector(candidates[i].row, row.data()));
+  } else {
+    VisitRowsPrefetched(
+        candidates.size(), sizeof(float) * segment.dim(), row_at, [&](size_t i) { rescore(i, row_at(i)); }, wanted);
+  }
   trace.rescored += rescored;
   trace.rescore_ns += NowNanos() - start;
 }

@@ -147,6 +147,13 @@ class VectorIndex {
 
 using VectorIndexPtr = std::shared_ptr<const VectorIndex>;
 
+// An index over rows [first_row, first_row + its rows) of a segment being indexed, which are its
+// own segment's rows in order (a merge's input that kept every row): a build may start from it.
+struct IndexPart {
+  const VectorIndex* index = nullptr;
+  uint32_t first_row = 0;
+};
+
 // An index's candidate with its final score: counted as dropped under min_score or as survived,
 // and offered to sink when its window wants it.
 inline void OfferScore(const VectorQuery& query, uint32_t row, float score, ScoreSink& sink, SearchTrace& trace) {

@@ -19,7 +19,7 @@ void WriteConfig(JsonWriter& w, std::string_view key, const std::optional<Config
 }  // namespace
 
 std::string StatsJson(const Snapshot& snap, const StoreFacts& facts) {
-  uint64_t rows = 0, dead = 0, live = 0, text_bytes = 0, segments = 0, code_bytes = 0, ann_bytes = 0, id_bytes = 0;
+  uint64_t rows = 0, dead = 0, live = 0, text_bytes = 0, segments = 0, code_bytes = 0, ann_bytes = 0, id_bytes = 0, file_read_bytes = 0;
   std::vector<const CollectionState*> all;
   for (const auto& [name, c] : snap.collections) all.push_back(c.get());
   Snapshot::Reading(all);  // the footprint counts every collection's rows
@@ -34,6 +34,7 @@ std::string StatsJson(const Snapshot& snap, const StoreFacts& facts) {
       if (indexes.first_pass()) code_bytes += indexes.first_pass()->bytes();
       if (indexes.ann()) ann_bytes += indexes.ann()->bytes();
       if (indexes.ids()) id_bytes += indexes.ids()->bytes();
+      if (ref.segment->reads_rows_from_file()) file_read_bytes += uint64_t(ref.segment->capacity()) * facts.dimension * sizeof(float);
     }
   }
   return JsonText([&](JsonWriter& w) {
@@ -61,6 +62,7 @@ std::string StatsJson(const Snapshot& snap, const StoreFacts& facts) {
       w.Member("code_bytes", code_bytes);
       w.Member("ann_index_bytes", ann_bytes);
       w.Member("id_index_bytes", id_bytes);
+      w.Member("vector_bytes_read_from_files", file_read_bytes);
     }
     w.Member("text_index_bytes", text_bytes);
     w.Member("kernels", ActiveKernels().name);

@@ -288,6 +288,24 @@ void Segment::PersistDeletions(const std::string& path, uint32_t rows, uint64_t 
   WriteFileAtomic(path, bitmap);
 }
 
+void Segment::ReadRowsFromFile(bool on) {
+  if (!on || vectors_path_.empty()) return rows_from_file_.store(false, std::memory_order_release);
+  if (reads_rows_from_file()) return;
+  try {
+    std::call_once(vectors_file_once_, [&] { vectors_file_ = std::make_unique<ReadOnlyFile>(vectors_path_); });
+  } catch (const std::exception&) {
+    return;  // the next publish tries again
+  }
+  rows_from_file_.store(true, std::memory_order_release);
+  vectors_.UnmapPages();  // after the switch, so a rescore under way maps no more of them
+}
+
+const float* Segment::ReadVector(uint32_t r, float* out) const {
+  size_t bytes = size_t(dim_) * sizeof(float);
+  vectors_file_->ReadAt(uint64_t(r) * bytes, bytes, out);
+  return out;
+}
+
 void Segment::CopyDeletionsFrom(const Segment& other, uint32_t rows) {
   for (uint32_t r = 0; r < rows; ++r) SetDeletedAt(r, other.DeletedAt(r));
   deleted_rows_ = other.deleted_rows_;
@@ -327,6 +345,7 @@ std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id
     s->named_owned_.push_back(std::move(column));
   }
   s->vectors_ = load(SegmentVectorsPath(dir, id));
+  if (mmap) s->vectors_path_ = SegmentVectorsPath(dir, id);
   // Records point into the rows file, which the segment keeps.
   s->rows_file_ = std::move(rows_region);
   s->rows_crc_ = stored_crc;

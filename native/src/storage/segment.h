@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,6 +90,21 @@ class Segment : public std::enable_shared_from_this<Segment> {
   bool all_have_vectors(uint32_t begin, uint32_t n) const;
   const float* vectors() const { return static_cast<const float*>(vectors_.data()); }
   const float* vector(uint32_t r) const { return vectors() + size_t(r) * dim_; }
+  // Whether a rescore reads this sealed segment's rows from its vectors file (pread) rather than
+  // through the map: the store's choice (StoreOptions::mapped_vector_bytes), made as it publishes.
+  bool reads_rows_from_file() const { return rows_from_file_.load(std::memory_order_acquire); }
+  // Sets it. Turning it on opens the vectors file (once) and takes the mapped rows out of the
+  // resident set; it stays off for a segment whose vectors are not a mapped file, or while the
+  // file cannot be opened (no descriptors left): the rows are then read through the map.
+  void ReadRowsFromFile(bool on);
+  // Row r's vector read from the vectors file into out (dim floats); out. Only once
+  // reads_rows_from_file() has been seen true.
+  const float* ReadVector(uint32_t r, float* out) const;
+  // Once rows are read from the file: lets go of the rows a pass over the whole segment (a build,
+  // an exact scan) mapped.
+  void ReleaseMappedRows() const {
+    if (reads_rows_from_file()) vectors_.UnmapPages();
+  }
   const NamedColumn* named(std::string_view name) const;
   std::vector<const NamedColumn*> named_columns() const;
 
@@ -158,6 +174,11 @@ class Segment : public std::enable_shared_from_this<Segment> {
   std::atomic<uint64_t> record_bytes_{0}, max_record_bytes_{0};
 
   Region vectors_;
+  // A sealed segment's vectors file when mapped, and its reader for rescores (ReadRowsFromFile).
+  std::string vectors_path_;
+  std::once_flag vectors_file_once_;
+  std::unique_ptr<ReadOnlyFile> vectors_file_;
+  std::atomic<bool> rows_from_file_{false};
   // Sized to the capacity but committed only as rows arrive.
   LazyArray<uint8_t> has_vector_;
   LazyArray<const char*> records_;

@@ -92,6 +92,7 @@ Region& Region::operator=(Region&& o) noexcept {
     Release();
     data_ = o.data_;
     size_ = o.size_;
+    file_ = o.file_;
     o.data_ = nullptr;
     o.size_ = 0;
   }
@@ -103,6 +104,30 @@ void Region::Release() {
   ::munmap(data_, size_);
   data_ = nullptr;
   size_ = 0;
+}
+
+void Region::UnmapPages() const {
+  // MADV_DONTNEED on a shared file map drops the mappings only; on anonymous memory it would zero it.
+  if (file_ && data_ != nullptr) ::madvise(data_, size_, MADV_DONTNEED);
+}
+
+ReadOnlyFile::ReadOnlyFile(const std::string& path) : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+  if (fd_ < 0) IoError("open", path);
+}
+
+ReadOnlyFile::~ReadOnlyFile() { ::close(fd_); }
+
+void ReadOnlyFile::ReadAt(uint64_t offset, size_t bytes, void* out) const {
+  auto* to = static_cast<char*>(out);
+  while (bytes > 0) {
+    ssize_t n = ::pread(fd_, to, bytes, off_t(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) IoError("read", path_);
+    if (n == 0) throw Internal("read " + path_ + ": the file ends before offset " + std::to_string(offset + bytes));
+    to += n;
+    offset += uint64_t(n);
+    bytes -= size_t(n);
+  }
 }
 
 Region Region::Anonymous(size_t bytes) {
@@ -154,6 +179,7 @@ Region Region::MapFile(const std::string& path) {
     }
     r.data_ = p;
     r.size_ = size_t(st.st_size);
+    r.file_ = true;
     // A page-cache miss then reads a whole 2 MiB folio, which the kernel maps with one entry:
     // walks and rescores read rows at random, and with 4 KiB mappings each row costs a TLB miss
     // (on this VM worse: the kernel's sampling of accessed bits traps per page).

@@ -51,11 +51,31 @@ class Region {
   // Commits the pages of [offset, offset + bytes) (clipped to the region; offset page-aligned) as
   // first writes would, leaving what they hold; nothing where the kernel lacks MADV_POPULATE_WRITE.
   void Populate(size_t offset, size_t bytes) const;
+  // A map of a file: takes its pages out of this process's page tables (they stay in the page
+  // cache, and a later read maps them again). Nothing for other regions, whose pages hold the data.
+  void UnmapPages() const;
 
  private:
   void Release();
   void* data_ = nullptr;
   size_t size_ = 0;
+  bool file_ = false;
+};
+
+// A file open for reads at any offset (pread), closed with the object.
+class ReadOnlyFile {
+ public:
+  // Throws an I/O error naming path where it cannot be opened.
+  explicit ReadOnlyFile(const std::string& path);
+  ReadOnlyFile(const ReadOnlyFile&) = delete;
+  ReadOnlyFile& operator=(const ReadOnlyFile&) = delete;
+  ~ReadOnlyFile();
+  // Reads exactly bytes at offset into out; a short file is an I/O error.
+  void ReadAt(uint64_t offset, size_t bytes, void* out) const;
+
+ private:
+  std::string path_;
+  int fd_;
 };
 
 }  // namespace tessera
