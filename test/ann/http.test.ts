@@ -93,8 +93,9 @@ test('an index build cut short by SIGKILL: the store reopens, serves, and rebuil
   // The build starts when /flush seals the segment; the kill lands while it runs on this machine
   // (a 20k-row graph takes about a second), or just after it on a faster one: both must recover.
   await first.stop('SIGKILL');
-  const graphsAtKill = readdirSync(dir).filter((f) => f.endsWith('.hnsw')).length;
-  t.log(`graphs written before the kill: ${graphsAtKill}`);
+  const atKill = readdirSync(dir);
+  const halfWritten = atKill.filter((f) => f.endsWith('.tmp'));
+  t.log(`graphs written before the kill: ${atKill.filter((f) => f.endsWith('.hnsw')).length}; half-written files: ${halfWritten.length}`);
 
   // The recorded configuration (no --ann flag) brings the index back.
   const second = await startServer(['--data', dir, '--dimension', '32']);
@@ -105,8 +106,10 @@ test('an index build cut short by SIGKILL: the store reopens, serves, and rebuil
   t.true((await recall(second)) >= 0.95);
   const files = readdirSync(dir);
   t.true(files.some((f) => f.endsWith('.hnsw')));
-  t.false(
-    files.some((f) => f.endsWith('.tmp')),
-    'no half-written index file is left behind',
+  // A merge the reopened store runs meanwhile writes .tmp files of its own (a new segment's names).
+  t.deepEqual(
+    halfWritten.filter((f) => files.includes(f)),
+    [],
+    'no file the killed build was writing is left behind',
   );
 });
