@@ -3,11 +3,13 @@
 // malformed file stops the import naming the row and its byte offset, every row before it written,
 // and --resume goes on from there.
 import test from 'ava';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Store } from '../../lib/index';
 import { prng } from '../core/helpers';
-import { runCli, tempDir } from '../http/helpers';
+import { CLI, runCli, tempDir } from '../http/helpers';
+import { until } from '../harness/until';
 import { lastLine } from './jsonl_helpers';
 
 type Rows = ArrayLike<number>[];
@@ -303,6 +305,29 @@ test('--resume after a failure continues from the saved position and writes ever
   const stats = JSON.parse((await runCli(['stats', '--data', data])).stdout);
   t.like(stats.footprint, { rows: 10, dead_rows: 0 });
   t.false(existsSync(`${file}.tessera-import`), 'a finished import leaves no position behind');
+});
+
+test('SIGKILL in the middle of an import, then --resume: every row is there once, at most one batch written again', async (t) => {
+  const rows = randomRows(100_000, 8, 11);
+  const data = newStore();
+  const file = fileOf('base.fvecs', fvecs(rows));
+  const saved = `${file}.tessera-import`;
+  const proc = spawn(process.execPath, [CLI, 'import', file, '--collection', 'c', '--data', data, '--distance', 'Euclidean', '--batch-size', '100'], {
+    stdio: 'ignore',
+  });
+  const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()));
+  // Killed once a batch is durable and its position saved: mid-file, at whatever step it is in then.
+  await until(() => existsSync(saved) || proc.exitCode !== null, 'the first batch is saved');
+  proc.kill('SIGKILL');
+  await exited;
+  t.is(proc.signalCode, 'SIGKILL', 'the import was still running');
+  const resumed = await importVectors(file, data, '--batch-size', '100', '--resume');
+  t.is(resumed.code, 0, resumed.stderr);
+  t.deepEqual(await storedBits(data), expectedBits(rows));
+  const stats = JSON.parse((await runCli(['stats', '--data', data])).stdout);
+  t.is(stats.footprint.doc_count, rows.length);
+  t.log(`rows written again: ${stats.footprint.dead_rows}`);
+  t.true(stats.footprint.dead_rows <= 100, `a batch durable before the kill but not yet saved is written again, no more: ${stats.footprint.dead_rows}`);
 });
 
 test('--resume refuses a vector file changed before the saved row', async (t) => {
