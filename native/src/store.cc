@@ -213,7 +213,7 @@ SnapshotPtr StoreImpl::Current() const {
 }
 
 void StoreImpl::Publish(SnapshotPtr snap) {
-  uint64_t rows = 0, dead = 0, live = 0, mapped = 0, built = 0, columnar = 0;
+  uint64_t rows = 0, dead = 0, live = 0, mapped = 0, built = 0, columnar = 0, sealed_vector_bytes = 0;
   for (const auto& [name, c] : snap->collections) {
     rows += c->rows;
     dead += c->dead_rows;
@@ -224,9 +224,10 @@ void StoreImpl::Publish(SnapshotPtr snap) {
       mapped += o.mapped;
       built += o.built;
       columnar += ref.segment->columns() != nullptr ? 1 : 0;
+      sealed_vector_bytes += ref.segment->vector_bytes();
     }
   }
-  ReadRowsFromFilesPastBound(*snap);
+  ReadRowsFromFilesPastBound(*snap, sealed_vector_bytes);
   footprint_.derived_mapped = mapped;
   footprint_.derived_built = built;
   footprint_.rows = rows;
@@ -242,11 +243,7 @@ void StoreImpl::Publish(SnapshotPtr snap) {
   snap_ = std::move(snap);
 }
 
-void StoreImpl::ReadRowsFromFilesPastBound(const Snapshot& snap) {
-  uint64_t sealed_vector_bytes = 0;
-  for (const auto& [name, c] : snap.collections)
-    for (const SegmentRef& ref : c->segments)
-      if (ref.segment->sealed()) sealed_vector_bytes += uint64_t(ref.segment->capacity()) * dim_ * sizeof(float);
+void StoreImpl::ReadRowsFromFilesPastBound(const Snapshot& snap, uint64_t sealed_vector_bytes) {
   bool from_files = options_.mmap && quantization_.has_value() && sealed_vector_bytes > options_.mapped_vector_bytes;
   for (const auto& [name, c] : snap.collections)
     for (const SegmentRef& ref : c->segments)
@@ -307,6 +304,9 @@ void StoreImpl::CommitGroup(std::deque<PendingWrite*>& group) {
     if (!applied) return;
     versions_->Sync();
     Publish(versions_->Current());
+    // Durable and visible but not yet acknowledged: a crash here leaves writes their callers never
+    // heard succeed, which a retrying caller (an import's --resume) writes again.
+    CrashPoint("write-published");
     if (versions_->CheckpointDue(SealRows())) {
       versions_->Checkpoint();
       Publish(versions_->Current());

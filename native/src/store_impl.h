@@ -117,8 +117,9 @@ class StoreImpl final : public Store {
   void OpenDirectory();
   std::shared_ptr<const Snapshot> Current() const TS_EXCLUDES(snap_mu_);
   void Publish(std::shared_ptr<const Snapshot> snap) TS_EXCLUDES(snap_mu_);
-  // StoreOptions::mapped_vector_bytes: whether rescores read the sealed rows of snap from files.
-  void ReadRowsFromFilesPastBound(const Snapshot& snap);
+  // StoreOptions::mapped_vector_bytes: whether rescores read the sealed rows of snap (of
+  // sealed_vector_bytes in all) from files.
+  void ReadRowsFromFilesPastBound(const Snapshot& snap, uint64_t sealed_vector_bytes);
   // params bound to snap and to answer, the function that runs them.
   template <typename Params, typename Answer>
   std::unique_ptr<PreparedRead> PrepareQuery(std::shared_ptr<const Snapshot> snap, Params params, Answer answer, bool runs_inline = false,

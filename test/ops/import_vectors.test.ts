@@ -330,6 +330,23 @@ test('SIGKILL in the middle of an import, then --resume: every row is there once
   t.true(stats.footprint.dead_rows <= 100, `a batch durable before the kill but not yet saved is written again, no more: ${stats.footprint.dead_rows}`);
 });
 
+test('a crash right after a batch is durable and published, before the import hears of it: --resume writes that batch again and no other', async (t) => {
+  const rows = randomRows(1000, 8, 12);
+  const data = newStore();
+  const file = fileOf('base.fvecs', fvecs(rows));
+  const args = ['import', file, '--collection', 'c', '--data', data, '--distance', 'Euclidean', '--batch-size', '100'];
+  const crashed = await runCli(args, { TESSERA_CRASH_AT: 'write-published@5' });
+  t.is(crashed.code, null, crashed.stderr);
+  t.regex(crashed.stderr, /crash point write-published/);
+  t.is(JSON.parse(readFileSync(`${file}.tessera-import`, 'utf8')).row, 400, 'the position after the fourth batch, the last one acknowledged');
+  const resumed = await runCli([...args, '--resume']);
+  t.is(resumed.code, 0, resumed.stderr);
+  t.is(JSON.parse(lastLine(resumed.stdout)).records, 600);
+  t.deepEqual(await storedBits(data), expectedBits(rows));
+  const stats = JSON.parse((await runCli(['stats', '--data', data])).stdout);
+  t.like(stats.footprint, { doc_count: 1000, dead_rows: 100 });
+});
+
 test('--resume refuses a vector file changed before the saved row', async (t) => {
   const rows = [...randomRows(4, 4), [Number.NaN, 0, 0, 0]];
   const data = newStore();

@@ -56,7 +56,7 @@ SegmentVectorIndexes OpenSegmentVectorIndexes(const std::string& dir, const Segm
 SegmentVectorIndexes BuildSegmentVectorIndexes(const std::string& dir, const Segment& segment, const VectorIndexConfig& config,
                                                ThreadPool& pool, const CancelToken& stop, IndexPart reuse_ann) {
   SegmentVectorIndexes built = Resolve(dir, segment, config, &pool, &stop, reuse_ann);
-  segment.ReleaseMappedRows();
+  segment.ReleaseMappedRows(0, segment.capacity());
   return built;
 }
 

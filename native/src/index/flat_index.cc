@@ -150,7 +150,7 @@ void FlatIndex::Search(const Segment& seg, const VectorQuery& q, const RowRange&
   trace.rows_scanned += rows.size();
   if (q.names.empty() && rows.narrowed == nullptr) {
     ScanBlocks(seg, q, rows, admit, sink, cancel);
-    return seg.ReleaseMappedRows();
+    return seg.ReleaseMappedRows(rows.begin, rows.end);
   }
   const Kernels& k = ActiveKernels();
   auto distance = [&](const float* v) { return ExactScore(k, q, v); };

@@ -34,7 +34,7 @@ std::string StatsJson(const Snapshot& snap, const StoreFacts& facts) {
       if (indexes.first_pass()) code_bytes += indexes.first_pass()->bytes();
       if (indexes.ann()) ann_bytes += indexes.ann()->bytes();
       if (indexes.ids()) id_bytes += indexes.ids()->bytes();
-      if (ref.segment->reads_rows_from_file()) file_read_bytes += uint64_t(ref.segment->capacity()) * facts.dimension * sizeof(float);
+      if (ref.segment->reads_rows_from_file()) file_read_bytes += ref.segment->vector_bytes();
     }
   }
   return JsonText([&](JsonWriter& w) {

@@ -297,7 +297,7 @@ void Segment::ReadRowsFromFile(bool on) {
     return;  // the next publish tries again
   }
   rows_from_file_.store(true, std::memory_order_release);
-  vectors_.UnmapPages();  // after the switch, so a rescore under way maps no more of them
+  ReleaseMappedRows(0, capacity_);  // after the switch, so a rescore under way maps no more of them
 }
 
 const float* Segment::ReadVector(uint32_t r, float* out) const {

@@ -100,11 +100,13 @@ class Segment : public std::enable_shared_from_this<Segment> {
   // Row r's vector read from the vectors file into out (dim floats); out. Only once
   // reads_rows_from_file() has been seen true.
   const float* ReadVector(uint32_t r, float* out) const;
-  // Once rows are read from the file: lets go of the rows a pass over the whole segment (a build,
-  // an exact scan) mapped.
-  void ReleaseMappedRows() const {
-    if (reads_rows_from_file()) vectors_.UnmapPages();
+  // Once rows are read from the file: lets go of the map's pages of rows [begin, end), which a
+  // pass over them (a build, an exact scan) mapped.
+  void ReleaseMappedRows(uint32_t begin, uint32_t end) const {
+    if (reads_rows_from_file()) vectors_.UnmapPages(size_t(begin) * dim_ * sizeof(float), size_t(end - begin) * dim_ * sizeof(float));
   }
+  // Bytes of a vector slot for every row: a sealed segment's vectors file.
+  uint64_t vector_bytes() const { return uint64_t(capacity_) * dim_ * sizeof(float); }
   const NamedColumn* named(std::string_view name) const;
   std::vector<const NamedColumn*> named_columns() const;
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -106,9 +107,11 @@ void Region::Release() {
   size_ = 0;
 }
 
-void Region::UnmapPages() const {
+void Region::UnmapPages(size_t offset, size_t bytes) const {
   // MADV_DONTNEED on a shared file map drops the mappings only; on anonymous memory it would zero it.
-  if (file_ && data_ != nullptr) ::madvise(data_, size_, MADV_DONTNEED);
+  if (!file_ || data_ == nullptr || offset >= size_) return;
+  size_t from = offset / kHugePage * kHugePage, to = std::min(size_, (offset + bytes + kHugePage - 1) / kHugePage * kHugePage);
+  ::madvise(static_cast<char*>(data_) + from, to - from, MADV_DONTNEED);
 }
 
 ReadOnlyFile::ReadOnlyFile(const std::string& path) : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {

@@ -51,9 +51,12 @@ class Region {
   // Commits the pages of [offset, offset + bytes) (clipped to the region; offset page-aligned) as
   // first writes would, leaving what they hold; nothing where the kernel lacks MADV_POPULATE_WRITE.
   void Populate(size_t offset, size_t bytes) const;
-  // A map of a file: takes its pages out of this process's page tables (they stay in the page
-  // cache, and a later read maps them again). Nothing for other regions, whose pages hold the data.
-  void UnmapPages() const;
+  // A map of a file: takes the pages of [offset, offset + bytes) out of this process's page tables,
+  // widened to whole huge pages (a fault maps the page-cache folio around it, up to one huge page,
+  // so a read near the range's edge maps pages past it) and clipped to the region. They stay in
+  // the page cache, and a later read maps them again. Nothing for other regions, whose pages hold
+  // the data.
+  void UnmapPages(size_t offset, size_t bytes) const;
 
  private:
   void Release();
