@@ -21,6 +21,10 @@
 // 5. A fresh read-only server at the ef reaching 0.95: after 1,000 queries its RSS (/proc status), resident
 //    bytes by mapped store file kind (/proc smaps) and /stats footprint; rss_over_needed holds the RSS
 //    against the codes + graph + ids the walks need; a server on an empty store gives the floor.
+// 5b. wrk at that ef, 1 and 8 connections for SCALE_WRK_SECONDS (10) each, on a fresh read-only
+//    server as the store serves by default (past --mapped-vector-bytes a rescore reads its rows from
+//    the files) and on one whose bound is past the store (rows mapped): p50/p99 and requests/s of
+//    both, alternated, the read-from-files cost in the same run.
 // 6. usearch (cos, connectivity 16, expansion_add 200, on all cores) in a child process, after our
 //    servers stopped, on the vectors read back from the .fvecs: build seconds (its add() calls), then
 //    expansion_search swept through views of its saved index, one query at a time on one thread (and
@@ -51,6 +55,7 @@ import {
   tryRequire,
 } from './common';
 import { CLUSTERED_DIM, CLUSTERED_MIXTURE, ClusteredStream } from './clustered';
+import { runWrk } from './ann_service';
 import { call, connection, metrics, type Serving, serve, stop, untilReady } from './http_rig';
 
 const N = Number(process.env.SCALE_N ?? 10_000_000);
@@ -78,6 +83,9 @@ const TARGETS = [0.95, 0.99];
 const STUCK_MS = 60_000;
 // Idle this long (no build or compaction) counts as settled.
 const QUIET_MS = 3_000;
+const WRK_SECONDS = Number(process.env.SCALE_WRK_SECONDS ?? 10);
+// A --mapped-vector-bytes past any store here: every sealed row mapped.
+const ALL_MAPPED = '1TiB';
 
 /** A log that writes at most once per `ms`. */
 function every(ms: number): (msg: string) => void {
@@ -431,9 +439,9 @@ async function main(): Promise<void> {
 
     // 4. The ef sweep, a fresh server per ef.
     /** A server at `ef`, with its seconds from spawn to the first /search answered. */
-    const reopen = async (ef: number) => {
+    const reopen = async (ef: number, extra: string[] = []) => {
       const t = now();
-      const server = await started(store, ['--read-only', '--ef-search', String(ef), '--overscan', '1']);
+      const server = await started(store, ['--read-only', '--ef-search', String(ef), '--overscan', '1', ...extra]);
       await untilReady(server.url);
       const first = await call<PlannedHits>(`${server.url}/search`, 'POST', planBody);
       const reopenS = round((now() - t) / 1000, 3);
@@ -488,6 +496,19 @@ async function main(): Promise<void> {
       `RSS after ${RSS_QUERIES} queries at ef ${rssPoint.ef}: ${perVector(resident.vm_rss)} B/vector (anon ${perVector(resident.rss_anon)}, file ${perVector(resident.rss_file)}); needed ${perVector(needed)}; by kind ${JSON.stringify(resident.bytes_per_vector_by_kind)}`,
     );
 
+    // 5b. wrk at that ef: rows as the store reads them by default, and all mapped.
+    const wrkOn = async (extra: string[]) => {
+      const { server } = await reopen(rssPoint.ef, extra);
+      const readFromFiles = (await call<Stats>(`${server.url}/stats`, 'GET')).footprint.vector_bytes_read_from_files;
+      const c1 = runWrk(server.url, bodies, 1, WRK_SECONDS);
+      const c8 = runWrk(server.url, bodies, 8, WRK_SECONDS);
+      await stop(server);
+      return { vector_bytes_read_from_files: readFromFiles, c1, c8 };
+    };
+    const wrk = { ef: rssPoint.ef, by_default: await wrkOn([]), all_mapped: await wrkOn(['--mapped-vector-bytes', ALL_MAPPED]) };
+    if (!wrk.by_default.c1) notes.push('wrk is not installed (Debian package wrk): no wrk latencies');
+    else log(`wrk at ef ${wrk.ef}: by default ${JSON.stringify(wrk.by_default)}; all mapped ${JSON.stringify(wrk.all_mapped)}`);
+
     // 6. usearch on the same vectors, our servers stopped.
     let peer: PeerReport | null = null;
     if (usearch) {
@@ -538,6 +559,7 @@ async function main(): Promise<void> {
       rss_over_needed: rssOverNeeded,
       rss_above_floor_over_needed: round((resident.vm_rss - floor.vm_rss) / needed, 3),
       rss: { after_open: afterOpen, after_queries: resident, floor },
+      wrk,
       footprint: fp,
       disk_bytes_per_vector: perVector(files.disk),
       file_bytes_per_vector_by_kind: perVectorByKind(files.files),

@@ -15,7 +15,7 @@ test('bench:scale at 20,000 rows exits 0 with its summary as the last stdout lin
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-scale-smoke-'));
   try {
     const proc = spawn(process.execPath, [SCRIPT], {
-      env: { ...process.env, SCALE_N: '20000', SCALE_QUERIES: '50', SCALE_CHUNK: '7000', SCALE_DIR: dir },
+      env: { ...process.env, SCALE_N: '20000', SCALE_QUERIES: '50', SCALE_CHUNK: '7000', SCALE_WRK_SECONDS: '1', SCALE_DIR: dir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -54,6 +54,12 @@ test('bench:scale at 20,000 rows exits 0 with its summary as the last stdout lin
     const byKind = (result.rss as { after_queries: { bytes_per_vector_by_kind: Record<string, number> } }).after_queries.bytes_per_vector_by_kind;
     t.true(byKind.q8 > 0 && byKind.hnsw > 0, JSON.stringify(byKind));
     t.true((result.truth as { queries: number }).queries > 0);
+    // wrk (when installed) on the default server and on one with every row mapped; 20k rows are under the bound.
+    type Wrk = { vector_bytes_read_from_files: number; c1: { p50_ms: number; p99_ms: number } | null };
+    const wrk = result.wrk as { ef: number; by_default: Wrk; all_mapped: Wrk };
+    t.is(wrk.ef, at95!.ef);
+    t.is(wrk.by_default.vector_bytes_read_from_files, 0);
+    if (wrk.by_default.c1) t.true(wrk.by_default.c1.p50_ms > 0 && wrk.all_mapped.c1!.p99_ms >= wrk.all_mapped.c1!.p50_ms);
     // The work directory is removed.
     t.deepEqual(fs.readdirSync(dir), []);
   } finally {
