@@ -98,3 +98,14 @@ test('mappedVectorBytes must be a whole number of bytes', async (t) => {
     t.regex(err.message, /mappedVectorBytes must be a whole number of bytes/);
   }
 });
+
+test('a vectors file cut short under a store reading from files: a rescore fails naming the file, and the store serves on', async (t) => {
+  const dir = tempDir('mapped');
+  const store = await sealedStore(dir, { mappedVectorBytes: 0 });
+  t.teardown(() => store.close());
+  const vec = fs.readdirSync(dir).find((f) => f.endsWith('.vec'))!;
+  fs.truncateSync(`${dir}/${vec}`, 64);
+  const err = await rejectsWith(t, store.search({ query: QUERIES[0], top_k: 10 }), 500);
+  t.regex(err.message, new RegExp(`${vec}: the file ends before offset`));
+  t.is((await store.stats()).footprint.rows, ROWS, 'the store still answers');
+});
