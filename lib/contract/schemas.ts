@@ -351,6 +351,10 @@ export const COMPONENTS: Record<string, JsonSchema> = {
           code_bytes: noted(COUNT, { description: 'Quantized codes of the sealed segments (the first pass and the walk read them)' }),
           ann_index_bytes: noted(COUNT, { description: 'HNSW graphs or IVF lists of the sealed segments' }),
           id_index_bytes: noted(COUNT, { description: "Id indexes of the sealed segments (memory segments' ids are in the heap)" }),
+          live_id_table_bytes: noted(COUNT, {
+            description:
+              'The table of live ids a writer keeps to apply upserts and deletes: 0 until the first write since open maps them (16 bytes a slot, 32-64 a live id)',
+          }),
           vector_bytes_read_from_files: noted(COUNT, {
             description:
               'Of vector_bytes, the sealed rows a rescore reads from their files rather than a map (past --mapped-vector-bytes): outside the resident set',
@@ -366,6 +370,7 @@ export const COMPONENTS: Record<string, JsonSchema> = {
           'code_bytes',
           'ann_index_bytes',
           'id_index_bytes',
+          'live_id_table_bytes',
           'vector_bytes_read_from_files',
         ],
       ),

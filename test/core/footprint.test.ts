@@ -1,8 +1,9 @@
 // /stats footprint reports the bytes of each structure a sealed segment keeps beside its f32 rows
 // (issue 51): the quantized codes, the graph or lists, the id index.
 import test from 'ava';
+import * as fs from 'node:fs';
 import { type OpenOptions, Store } from '../../lib/index';
-import { genBatchBody, tempDir } from './helpers';
+import { Child, fileMappings, genBatchBody, tempDir } from './helpers';
 
 const DIM = 16;
 const ROWS = 3000;
@@ -10,8 +11,8 @@ const ROWS = 3000;
 const INT8_ROW = DIM + 8;
 const HEADER_BOUND = 4096;
 
-async function sealedStore(options: OpenOptions): Promise<Store> {
-  const store = await Store.open({ path: tempDir('footprint'), dimension: DIM, ...options });
+async function sealedStore(options: OpenOptions, dir = tempDir('footprint')): Promise<Store> {
+  const store = await Store.open({ path: dir, dimension: DIM, ...options });
   await store.upsert('a', Buffer.from(genBatchBody('r', 0, ROWS, DIM)));
   await store.flush();
   await store.waitForIndexes();
@@ -39,4 +40,49 @@ test('footprint reports no codes and no graph when the store runs without them, 
   t.teardown(() => unsealed.close());
   await unsealed.upsert('a', Buffer.from(genBatchBody('r', 0, 100, DIM)));
   t.like((await unsealed.stats()).footprint, { rows: 100, code_bytes: 0, ann_index_bytes: 0, id_index_bytes: 0 });
+});
+
+test('a store reopened holds no live-id table until its first write, which maps every live id: an upsert replaces, a delete removes', async (t) => {
+  const dir = tempDir('footprint');
+  await (await sealedStore({}, dir)).close();
+  const store = await Store.open({ path: dir });
+  t.teardown(() => store.close());
+  t.like((await store.stats()).footprint, { rows: ROWS, doc_count: ROWS, live_id_table_bytes: 0 });
+  t.is((await store.get('a', ['r-5']))[0].id, 'r-5', 'gets read the id indexes');
+
+  // Every stored vector leans far along +x (genVector): this one, along -x, is nobody else's nearest.
+  const moved = Array.from({ length: DIM }, (_, k) => (k === 0 ? -1 : 0));
+  await store.upsert('a', { records: [{ id: 'r-5', vector: moved }] });
+  await store.delete('a', { ids: ['r-6'] });
+  const { footprint } = await store.stats();
+  t.like(footprint, { rows: ROWS + 1, dead_rows: 2, doc_count: ROWS - 1 });
+  // At most half full, a power of two slots of 16 bytes.
+  t.true(footprint.live_id_table_bytes >= 2 * ROWS * 16 && footprint.live_id_table_bytes <= 4 * ROWS * 16, `${footprint.live_id_table_bytes}`);
+  const hits = await store.search({ query: moved, top_k: 10, exact: true });
+  t.is(hits[0].id, 'r-5');
+  const live = await store.records('a');
+  t.is(live.length, ROWS - 1);
+  t.is(live.filter((r) => r.id === 'r-5').length, 1, 'the replaced row is not live');
+  t.deepEqual(await store.get('a', ['r-6']), []);
+});
+
+test("a sealed segment's records file is not resident after open: its checksum's pages are let go of", async (t) => {
+  // Written by another process: a closed store's maps stay in this one until its object is collected.
+  const dir = tempDir('footprint');
+  const writer = new Child();
+  await writer.call('open', { options: { path: dir, dimension: DIM } });
+  await writer.call('upsertGen', { collection: 'a', tag: 'r', start: 0, count: ROWS, dim: DIM });
+  await writer.call('flush');
+  await writer.call('waitForIndexes');
+  await writer.call('close');
+  await writer.kill();
+  const store = await Store.open({ path: dir, readOnly: true });
+  t.teardown(() => store.close());
+  const records = () => fileMappings(fs.realpathSync(dir)).filter((m) => m.file.endsWith('.rows'));
+  t.true(records().length > 0, 'the records file is mapped');
+  t.is(
+    records().reduce((sum, m) => sum + m.rssKiB, 0),
+    0,
+  );
+  t.is((await store.get('a', ['r-1']))[0].id, 'r-1', 'a read maps the records it touches');
 });

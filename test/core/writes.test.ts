@@ -206,7 +206,8 @@ test('footprint counts rows, dead_rows, doc_count and vector_bytes = rows x dime
   // the background compaction rewrite it, so the dead rows stay to be counted.
   const fillers = Array.from({ length: 20 }, (_, i) => ({ id: `f${i}`, vector: [1, 1, 1] }));
   const expectFootprint = async (rows: number, dead: number, docs: number, label: string) => {
-    const { segments, code_bytes, ann_index_bytes, id_index_bytes, vector_bytes_read_from_files, ...footprint } = (await store.stats()).footprint;
+    const { segments, code_bytes, ann_index_bytes, id_index_bytes, live_id_table_bytes, vector_bytes_read_from_files, ...footprint } = (await store.stats())
+      .footprint;
     t.deepEqual(footprint, { rows, dead_rows: dead, dimension: 3, vector_bytes: rows * 3 * 4, doc_count: docs }, label);
     const cached = store.footprintCached();
     t.deepEqual(

@@ -40,6 +40,8 @@ class LiveIds {
   // Room for ids entries without growing.
   void Reserve(size_t ids);
   size_t size() const { return size_; }
+  // The table's bytes (its slots).
+  size_t bytes() const { return capacity_ * sizeof(Entry); }
 
   LiveIds() = default;
   ~LiveIds();

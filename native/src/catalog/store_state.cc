@@ -101,6 +101,14 @@ void StoreState::Validate(const Op& op) const {
 
 // The memory segment the record goes to: the last one while it has room for the row and its
 // named vectors, else a new one, so Append can never fail after validation.
+LiveIds& StoreState::WriterIds(Collection& c) {
+  if (c.ids_mapped) return c.ids;
+  c.ids.Reserve(c.rows - c.dead_rows);
+  for (const Slot& slot : c.segments) c.ids.PutLiveRows(*slot.segment);  // oldest first: a later row wins
+  c.ids_mapped = true;
+  return c.ids;
+}
+
 Segment& StoreState::AppendTarget(Collection& c, const RecordInput& rec) {
   if (!c.segments.empty() && c.segments.back().segment->CanAppend(rec)) return *c.segments.back().segment;
   size_t row_bytes = std::max<size_t>(1, size_t(dim_) * sizeof(float));
@@ -150,14 +158,15 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
             return;
           }
           c.rows_changed = true;
+          LiveIds& ids = WriterIds(c);
           for (const RecordInput& rec : o.records) {
-            if (std::optional<RowRef> old = c.ids.Find(rec.id)) {
+            if (std::optional<RowRef> old = ids.Find(rec.id)) {
               old->segment->MarkDeleted(old->row, version);
               ++c.dead_rows;
             }
             Segment& target = AppendTarget(c, rec);
             uint32_t row = target.Append(rec, o.floats);
-            c.ids.Put(RowRef{&target, row});
+            ids.Put(RowRef{&target, row});
             ++c.rows;
           }
           count = o.records.size();
@@ -169,11 +178,12 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
             return;
           }
           c.rows_changed = true;
+          LiveIds& ids = WriterIds(c);
           for (const std::string& id : o.ids) {
-            std::optional<RowRef> live = c.ids.Find(id);
+            std::optional<RowRef> live = ids.Find(id);
             if (!live) continue;
             live->segment->MarkDeleted(live->row, version);
-            c.ids.Erase(id);
+            ids.Erase(id);
             ++c.dead_rows;
             ++count;
           }
@@ -224,7 +234,8 @@ SnapshotPtr StoreState::Freeze(uint64_t version, ThreadPool* pool) {
         state->segments.push_back({slot.segment, slot.segment->appended(), slot.segment->deleted_rows(), slot.indexes});
       state->rows = c->rows;
       state->dead_rows = c->dead_rows;
-      state->live_rows = c->ids.size();
+      state->live_rows = c->rows - c->dead_rows;
+      state->live_id_table_bytes = c->ids.bytes();
       state->resident = c->resident;
       state->last_used_us = c->last_used_us;
       c->frozen = std::move(state);
@@ -261,6 +272,7 @@ void StoreState::Release(const std::string& name, std::vector<ManifestSegment> c
   if (c->rows_changed) throw std::logic_error("releasing collection '" + name + "' whose rows changed since the last checkpoint");
   c->segments.clear();
   c->ids = LiveIds();
+  c->ids_mapped = false;
   c->rows = c->dead_rows = 0;
   c->resident = false;
   c->cold = std::move(cold);
@@ -300,8 +312,10 @@ void StoreState::AdoptSealedSegment(const std::string& collection, SegmentPtr se
   Collection& c = *Find(collection);
   c.rows += segment->appended();
   c.dead_rows += segment->deleted_rows();
-  c.ids.Reserve(c.ids.size() + segment->appended() - segment->deleted_rows());  // one growth per segment, not log(rows)
-  c.ids.PutLiveRows(*segment);
+  if (c.ids_mapped) {
+    c.ids.Reserve(c.ids.size() + segment->appended() - segment->deleted_rows());  // one growth per segment, not log(rows)
+    c.ids.PutLiveRows(*segment);
+  }
   c.segments.push_back({std::move(segment), std::move(indexes)});
   Touch(c);
 }
@@ -312,7 +326,7 @@ void StoreState::ReplaceSegment(const std::string& collection, const SegmentPtr&
     if (slot.segment != memory_segment) continue;
     // The sealed segment holds the same rows, so its postings carry over; Freeze() adds the rest.
     slot.segment = std::move(sealed);
-    c.ids.PutLiveRows(*slot.segment);
+    if (c.ids_mapped) c.ids.PutLiveRows(*slot.segment);
     break;
   }
   Touch(c);
@@ -339,7 +353,7 @@ bool StoreState::InstallCompaction(const CompactionJob& job, const CompactedSegm
         segment.MarkDeleted(r, deleted_at);
         continue;
       }
-      if (c->ids.Find(segment.row_id(r))) c->ids.Put(RowRef{&segment, r});
+      if (c->ids_mapped && c->ids.Find(segment.row_id(r))) c->ids.Put(RowRef{&segment, r});
     }
   }
   uint64_t dropped = input_rows - (out.segment ? out.segment->appended() : 0);

@@ -100,7 +100,11 @@ class StoreState {
     std::string name;
     CollectionSchemaPtr schema = std::make_shared<const CollectionSchema>();
     std::vector<Slot> segments;  // the last one takes appends while it is a memory segment
+    // Every live id's row, mapped by the first write applied (WriterIds): a store that only
+    // serves reads finds ids through its segments' id indexes and holds no table (16 bytes a
+    // slot, 32-64 bytes a live id).
     LiveIds ids;
+    bool ids_mapped = false;
     uint64_t rows = 0;
     uint64_t dead_rows = 0;
     bool resident = true;
@@ -114,6 +118,8 @@ class StoreState {
   const Collection* Find(const std::string& name) const;
   Collection& GetOrCreate(const std::string& name);
   Segment& AppendTarget(Collection& c, const RecordInput& rec);
+  // c's live-id table, mapped from its segments the first time a write needs it.
+  static LiveIds& WriterIds(Collection& c);
   // base with what a sealed segment of c derives and base lacks (the filter index the collection
   // declares, the id index), built in memory; the store saves them beside the segment later.
   static SegmentIndexesPtr SealedIndexes(const Collection& c, const Segment& segment, const SegmentIndexesPtr& base);

@@ -19,7 +19,8 @@ void WriteConfig(JsonWriter& w, std::string_view key, const std::optional<Config
 }  // namespace
 
 std::string StatsJson(const Snapshot& snap, const StoreFacts& facts) {
-  uint64_t rows = 0, dead = 0, live = 0, text_bytes = 0, segments = 0, code_bytes = 0, ann_bytes = 0, id_bytes = 0, file_read_bytes = 0;
+  uint64_t rows = 0, dead = 0, live = 0, text_bytes = 0, segments = 0, code_bytes = 0, ann_bytes = 0, id_bytes = 0, file_read_bytes = 0,
+           live_id_bytes = 0;
   std::vector<const CollectionState*> all;
   for (const auto& [name, c] : snap.collections) all.push_back(c.get());
   Snapshot::Reading(all);  // the footprint counts every collection's rows
@@ -28,6 +29,7 @@ std::string StatsJson(const Snapshot& snap, const StoreFacts& facts) {
     rows += c->rows;
     dead += c->dead_rows;
     live += c->live_rows;
+    live_id_bytes += c->live_id_table_bytes;
     for (const SegmentRef& ref : c->segments) {
       const SegmentIndexes& indexes = *ref.indexes;
       text_bytes += indexes.text_bytes();
@@ -62,6 +64,7 @@ std::string StatsJson(const Snapshot& snap, const StoreFacts& facts) {
       w.Member("code_bytes", code_bytes);
       w.Member("ann_index_bytes", ann_bytes);
       w.Member("id_index_bytes", id_bytes);
+      w.Member("live_id_table_bytes", live_id_bytes);
       w.Member("vector_bytes_read_from_files", file_read_bytes);
     }
     w.Member("text_index_bytes", text_bytes);
