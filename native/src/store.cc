@@ -310,6 +310,7 @@ void StoreImpl::CommitGroup(std::deque<PendingWrite*>& group) {
     if (versions_->CheckpointDue(SealRows())) {
       versions_->Checkpoint();
       Publish(versions_->Current());
+      CrashPoint("seal-published");  // sealed and served, its graph not yet built or saved
       IndexSealedSegments();
     }
     NoteWriteForQuietSeal();

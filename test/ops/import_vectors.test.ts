@@ -347,6 +347,25 @@ test('a crash right after a batch is durable and published, before the import he
   t.like(stats.footprint, { doc_count: 1000, dead_rows: 100 });
 });
 
+for (const point of ['checkpoint-manifest-written', 'seal-published']) {
+  test(`a crash while an import's batch seals the memory segment (${point}): --resume writes that batch again and every row is there once`, async (t) => {
+    // A memory segment seals at 4,096 rows when an index is configured: the 41st batch of 100.
+    const rows = randomRows(6000, 8, 13);
+    const data = newStore();
+    const file = fileOf('base.fvecs', fvecs(rows));
+    const args = ['import', file, '--collection', 'c', '--data', data, '--distance', 'Euclidean', '--batch-size', '100'];
+    const crashed = await runCli(args, { TESSERA_CRASH_AT: point });
+    t.is(crashed.code, null, crashed.stderr);
+    t.regex(crashed.stderr, new RegExp(`crash point ${point}`));
+    t.is(JSON.parse(readFileSync(`${file}.tessera-import`, 'utf8')).row, 4000, 'the position after the 40th batch, the last one acknowledged');
+    const resumed = await runCli([...args, '--resume']);
+    t.is(resumed.code, 0, resumed.stderr);
+    t.deepEqual(await storedBits(data), expectedBits(rows));
+    const stats = JSON.parse((await runCli(['stats', '--data', data])).stdout);
+    t.like(stats.footprint, { doc_count: 6000, dead_rows: 100 });
+  });
+}
+
 test('--resume refuses a vector file changed before the saved row', async (t) => {
   const rows = [...randomRows(4, 4), [Number.NaN, 0, 0, 0]];
   const data = newStore();

@@ -256,6 +256,9 @@ void VersionSet::Checkpoint() {
       if (ref.rows > 0) mc.segments.push_back(Entry(dir_, *ref.segment, ref.rows, version_));
   }
   ReplaceManifest(std::move(m));
+  // The manifest names the sealed segments while the log still holds their rows: an open must
+  // replay only what the manifest's commit version lacks.
+  CrashPoint("checkpoint-manifest-written");
   state_.MarkCheckpointed();
   if (history_versions_ > 0 && version_ > previous)
     wal_.Rotate(dir_ + "/" + KeptLogName(previous, version_));
