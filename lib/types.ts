@@ -299,7 +299,7 @@ export interface Footprint {
   code_bytes: number;
   ann_index_bytes: number;
   id_index_bytes: number;
-  /** The table of live ids a writer keeps to apply upserts and deletes: 0 until the first write since open maps them. */
+  /** The table of live ids that upserts and deletes are applied through (a Reader's too): 0 until the first of them since open maps it. */
   live_id_table_bytes: number;
   /** Of vector_bytes, the sealed rows a rescore reads from their files (pread) rather than a map: past `mappedVectorBytes`, outside the resident set. */
   vector_bytes_read_from_files: number;

@@ -353,7 +353,7 @@ export const COMPONENTS: Record<string, JsonSchema> = {
           id_index_bytes: noted(COUNT, { description: "Id indexes of the sealed segments (memory segments' ids are in the heap)" }),
           live_id_table_bytes: noted(COUNT, {
             description:
-              'The table of live ids a writer keeps to apply upserts and deletes: 0 until the first write since open maps them (16 bytes a slot, 32-64 a live id)',
+              "The table of live ids that upserts and deletes are applied through (a writer's, or a Reader's replaying the writer's log): 0 until the first of them since open maps it (16 bytes a slot, 32-64 a live id)",
           }),
           vector_bytes_read_from_files: noted(COUNT, {
             description:

@@ -286,6 +286,7 @@ void StoreImpl::CommitGroup(std::deque<PendingWrite*>& group) {
         CheckWritable();  // the store may have been poisoned or closed while this batch queued
         if (pw->prepare) pw->prepare(pw->op);
         versions_->Validate(pw->op);
+        versions_->PrepareApply(pw->op);
         if (options_.max_vector_bytes) CheckVectorBudget(pw->op, dim_, versions_->vector_bytes(), *options_.max_vector_bytes);
         if (TakeFault(WriteFault::kOutOfMemoryValidating)) throw std::bad_alloc();
       } catch (const Error&) {

@@ -86,3 +86,16 @@ test("a sealed segment's records file is not resident after open: its checksum's
   );
   t.is((await store.get('a', ['r-1']))[0].id, 'r-1', 'a read maps the records it touches');
 });
+
+test("a writer's records files are not resident after a flush: sealing, indexing and the live-id table each let go of what they read", async (t) => {
+  const dir = fs.realpathSync(tempDir('footprint'));
+  const store = await sealedStore({}, dir);
+  t.teardown(() => store.close());
+  t.true((await store.stats()).footprint.live_id_table_bytes > 0, 'the writer wrote: its table is mapped');
+  const records = fileMappings(dir).filter((m) => m.file.endsWith('.rows'));
+  t.true(records.length > 0, 'the records file is mapped');
+  t.is(
+    records.reduce((sum, m) => sum + m.rssKiB, 0),
+    0,
+  );
+});

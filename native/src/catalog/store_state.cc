@@ -99,16 +99,32 @@ void StoreState::Validate(const Op& op) const {
       op);
 }
 
-// The memory segment the record goes to: the last one while it has room for the row and its
-// named vectors, else a new one, so Append can never fail after validation.
 LiveIds& StoreState::WriterIds(Collection& c) {
   if (c.ids_mapped) return c.ids;
+  // A failure part way leaves ids_mapped false; the next call puts every row again.
   c.ids.Reserve(c.rows - c.dead_rows);
-  for (const Slot& slot : c.segments) c.ids.PutLiveRows(*slot.segment);  // oldest first: a later row wins
+  for (const Slot& slot : c.segments) {
+    c.ids.PutLiveRows(*slot.segment);  // oldest first: a later row wins
+    slot.segment->ReleaseRecordPages();
+  }
   c.ids_mapped = true;
   return c.ids;
 }
 
+void StoreState::PrepareApply(const Op& op) {
+  std::visit(
+      [&](const auto& o) {
+        using T = std::decay_t<decltype(o)>;
+        Collection* c = nullptr;
+        if constexpr (std::is_same_v<T, UpsertOp>) c = o.records.empty() ? nullptr : Find(o.collection);
+        if constexpr (std::is_same_v<T, DeleteOp>) c = o.ids.empty() ? nullptr : Find(o.collection);
+        if (c != nullptr && c->resident) WriterIds(*c);
+      },
+      op);
+}
+
+// The memory segment the record goes to: the last one while it has room for the row and its
+// named vectors, else a new one, so Append can never fail after validation.
 Segment& StoreState::AppendTarget(Collection& c, const RecordInput& rec) {
   if (!c.segments.empty() && c.segments.back().segment->CanAppend(rec)) return *c.segments.back().segment;
   size_t row_bytes = std::max<size_t>(1, size_t(dim_) * sizeof(float));
@@ -158,8 +174,8 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
             return;
           }
           c.rows_changed = true;
-          LiveIds& ids = WriterIds(c);
           for (const RecordInput& rec : o.records) {
+            LiveIds& ids = WriterIds(c);
             if (std::optional<RowRef> old = ids.Find(rec.id)) {
               old->segment->MarkDeleted(old->row, version);
               ++c.dead_rows;
@@ -178,8 +194,8 @@ uint64_t StoreState::Apply(const Op& op, uint64_t version) {
             return;
           }
           c.rows_changed = true;
-          LiveIds& ids = WriterIds(c);
           for (const std::string& id : o.ids) {
+            LiveIds& ids = WriterIds(c);
             std::optional<RowRef> live = ids.Find(id);
             if (!live) continue;
             live->segment->MarkDeleted(live->row, version);
@@ -304,7 +320,10 @@ SegmentIndexesPtr StoreState::SealedIndexes(const Collection& c, const Segment& 
   SegmentIndexesPtr indexes = base;
   const std::vector<FilterIndexField>& fields = c.schema->filter_index;
   if (!fields.empty() && !indexes->filter()) indexes = indexes->WithFilter(SegmentFilterIndex::Build(segment, fields));
-  if (!indexes->ids()) indexes = indexes->WithIds(IdIndex::Build(segment));
+  if (!indexes->ids()) {
+    indexes = indexes->WithIds(IdIndex::Build(segment));
+    segment.ReleaseRecordPages();
+  }
   return indexes;
 }
 
@@ -315,6 +334,7 @@ void StoreState::AdoptSealedSegment(const std::string& collection, SegmentPtr se
   if (c.ids_mapped) {
     c.ids.Reserve(c.ids.size() + segment->appended() - segment->deleted_rows());  // one growth per segment, not log(rows)
     c.ids.PutLiveRows(*segment);
+    segment->ReleaseRecordPages();
   }
   c.segments.push_back({std::move(segment), std::move(indexes)});
   Touch(c);
@@ -326,7 +346,10 @@ void StoreState::ReplaceSegment(const std::string& collection, const SegmentPtr&
     if (slot.segment != memory_segment) continue;
     // The sealed segment holds the same rows, so its postings carry over; Freeze() adds the rest.
     slot.segment = std::move(sealed);
-    if (c.ids_mapped) c.ids.PutLiveRows(*slot.segment);
+    if (c.ids_mapped) {
+      c.ids.PutLiveRows(*slot.segment);
+      slot.segment->ReleaseRecordPages();
+    }
     break;
   }
   Touch(c);
@@ -355,6 +378,7 @@ bool StoreState::InstallCompaction(const CompactionJob& job, const CompactedSegm
       }
       if (c->ids_mapped && c->ids.Find(segment.row_id(r))) c->ids.Put(RowRef{&segment, r});
     }
+    segment.ReleaseRecordPages();
   }
   uint64_t dropped = input_rows - (out.segment ? out.segment->appended() : 0);
   c->rows -= dropped;

@@ -25,6 +25,10 @@ class StoreState {
 
   // Throws Error (400/404) when op cannot apply to the current state; changes nothing.
   void Validate(const Op& op) const;
+  // Before a validated upsert or delete is logged: maps the live ids of its collection if no write
+  // did since open, so the table's memory is found (or not: bad_alloc, that batch alone fails)
+  // before anything is written. Apply maps them too where this was not called (a replay).
+  void PrepareApply(const Op& op);
   // Applies a validated op. Returns rows upserted or deleted (0 for catalog ops).
   uint64_t Apply(const Op& op, uint64_t version);
   // Rows appended since the last freeze get their full-text postings first, and sealed segments
@@ -100,9 +104,9 @@ class StoreState {
     std::string name;
     CollectionSchemaPtr schema = std::make_shared<const CollectionSchema>();
     std::vector<Slot> segments;  // the last one takes appends while it is a memory segment
-    // Every live id's row, mapped by the first write applied (WriterIds): a store that only
-    // serves reads finds ids through its segments' id indexes and holds no table (16 bytes a
-    // slot, 32-64 bytes a live id).
+    // Every live id's row, mapped by the first upsert or delete since open (a writer's, or one a
+    // Reader or an open replays from the log): until then reads find ids through the segments'
+    // id indexes and no table is held (16 bytes a slot, 32-64 bytes a live id).
     LiveIds ids;
     bool ids_mapped = false;
     uint64_t rows = 0;

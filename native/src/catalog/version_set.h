@@ -69,6 +69,7 @@ class VersionSet {
   uint64_t version() const { return version_; }
   // Throws Error (400/404) when op cannot apply; changes nothing.
   void Validate(const Op& op) const { state_.Validate(op); }
+  void PrepareApply(const Op& op) { state_.PrepareApply(op); }
   // Logs op and applies it at the next version (a large one synced while it applies, a small one
   // not yet durable); returns rows changed.
   uint64_t LogAndApply(const Op& op);

@@ -362,9 +362,6 @@ std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id
     max_bytes = std::max(max_bytes, bytes);
   }
   s->max_record_bytes_.store(max_bytes, std::memory_order_relaxed);
-  // The checksum and the walk above touched every page; a query reads only its hits' records, so
-  // the map lets go of them (they stay in the page cache): 15 bytes a row no longer resident.
-  s->rows_file_.UnmapPages(0, s->rows_file_.size());
   if (!del_file.empty()) {
     std::string bitmap = ReadWholeFile(dir + "/" + del_file);
     if (bitmap.size() != (rows + 7) / 8) throw Internal("corrupt deletion bitmap " + del_file);
@@ -375,7 +372,8 @@ std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id
       }
   }
   s->appended_ = rows;
-  s->columns_ = OpenSegmentColumns(dir, *s, may_write);
+  s->columns_ = OpenSegmentColumns(dir, *s, may_write);  // which may read every record again
+  s->ReleaseRecordPages();  // the checksum and the walks above touched every page
   return s;
 }
 

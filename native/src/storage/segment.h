@@ -105,6 +105,10 @@ class Segment : public std::enable_shared_from_this<Segment> {
   void ReleaseMappedRows(uint32_t begin, uint32_t end) const {
     if (reads_rows_from_file()) vectors_.UnmapPages(size_t(begin) * dim_ * sizeof(float), size_t(end - begin) * dim_ * sizeof(float));
   }
+  // After a pass over every record (the checksum at open, an index or table built from the ids):
+  // takes the records file's mapped pages out of the resident set. They stay in the page cache; a
+  // query maps again only its hits' records. Nothing when the file was read into memory.
+  void ReleaseRecordPages() const { rows_file_.UnmapPages(0, rows_file_.size()); }
   // Bytes of a vector slot for every row: a sealed segment's vectors file.
   uint64_t vector_bytes() const { return uint64_t(capacity_) * dim_ * sizeof(float); }
   const NamedColumn* named(std::string_view name) const;
