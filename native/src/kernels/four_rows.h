@@ -1,8 +1,11 @@
 // The f32 distance loop over rows four at a time, shared by the SIMD families: one load of q feeds
-// four independent FMA chains, and each row costs one horizontal sum (a row at a time, the sum and
-// the short chains cost as much as the FMAs at 128-d). V describes one instruction set:
+// four rows' FMA chains, and each row costs one horizontal sum (a row at a time, the sum and the
+// short chains cost as much as the FMAs at 128-d). Each row's arithmetic is exactly that of the
+// family's one-row kernel (two chains: blocks of kWidth alternate between them, a last whole block
+// goes to the first, the tail to the second, the sum is of their sum), so an exact scan and a
+// rescore give a row the same score to the last bit. V describes one instruction set:
 //   Reg, kWidth (floats per Reg), Zero(), Load(p), LoadTail(p, left) (left < kWidth, the rest 0),
-//   Sub(a, b), Fmadd(a, b, acc), Sum(v).
+//   Add(a, b), Sub(a, b), Fmadd(a, b, acc), Sum(v).
 // Included only by the families' translation units, each compiled with its own target flags;
 // everything here has internal linkage, so no family's code can stand in for another's.
 #pragma once
@@ -11,12 +14,14 @@
 namespace tessera {
 namespace {
 
-// Four rows' scores, each from one FMA chain over q in order.
+// Four rows' scores, each from the one-row kernel's two chains.
 template <typename V, bool kL2>
 void ScoreFour(const float* q, const float* const* row, size_t n, float* out) {
   using Reg = typename V::Reg;
-  Reg s[4] = {V::Zero(), V::Zero(), V::Zero(), V::Zero()};
-  auto step = [&](Reg x, auto load) {
+  constexpr size_t W = V::kWidth;
+  Reg s0[4] = {V::Zero(), V::Zero(), V::Zero(), V::Zero()};
+  Reg s1[4] = {V::Zero(), V::Zero(), V::Zero(), V::Zero()};
+  auto step = [&](Reg (&s)[4], Reg x, auto load) {
     for (int k = 0; k < 4; ++k) {
       Reg v = load(row[k]);
       if constexpr (kL2) {
@@ -27,10 +32,18 @@ void ScoreFour(const float* q, const float* const* row, size_t n, float* out) {
       }
     }
   };
+  auto whole = [](size_t at) { return [at](const float* p) { return V::Load(p + at); }; };
   size_t i = 0;
-  for (; i + V::kWidth <= n; i += V::kWidth) step(V::Load(q + i), [i](const float* p) { return V::Load(p + i); });
-  if (i < n) step(V::LoadTail(q + i, n - i), [i, left = n - i](const float* p) { return V::LoadTail(p + i, left); });
-  for (int k = 0; k < 4; ++k) out[k] = V::Sum(s[k]);
+  for (; i + 2 * W <= n; i += 2 * W) {
+    step(s0, V::Load(q + i), whole(i));
+    step(s1, V::Load(q + i + W), whole(i + W));
+  }
+  if (i + W <= n) {
+    step(s0, V::Load(q + i), whole(i));
+    i += W;
+  }
+  if (i < n) step(s1, V::LoadTail(q + i, n - i), [i, left = n - i](const float* p) { return V::LoadTail(p + i, left); });
+  for (int k = 0; k < 4; ++k) out[k] = V::Sum(V::Add(s0[k], s1[k]));
 }
 
 template <typename V, bool kL2, float (*One)(const float*, const float*, size_t)>

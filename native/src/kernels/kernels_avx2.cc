@@ -65,6 +65,7 @@ struct Avx2 {
   static Reg Zero() { return _mm256_setzero_ps(); }
   static Reg Load(const float* p) { return _mm256_loadu_ps(p); }
   static Reg LoadTail(const float* p, size_t left) { return _mm256_maskload_ps(p, _mm256_castps_si256(TailMask(left))); }
+  static Reg Add(Reg a, Reg b) { return _mm256_add_ps(a, b); }
   static Reg Sub(Reg a, Reg b) { return _mm256_sub_ps(a, b); }
   static Reg Fmadd(Reg a, Reg b, Reg acc) { return _mm256_fmadd_ps(a, b, acc); }
   static float Sum(Reg v) { return HorizontalSum(v); }

@@ -52,6 +52,7 @@ struct Avx512 {
   static Reg Zero() { return _mm512_setzero_ps(); }
   static Reg Load(const float* p) { return _mm512_loadu_ps(p); }
   static Reg LoadTail(const float* p, size_t left) { return _mm512_maskz_loadu_ps(TailMask(left), p); }
+  static Reg Add(Reg a, Reg b) { return _mm512_add_ps(a, b); }
   static Reg Sub(Reg a, Reg b) { return _mm512_sub_ps(a, b); }
   static Reg Fmadd(Reg a, Reg b, Reg acc) { return _mm512_fmadd_ps(a, b, acc); }
   static float Sum(Reg v) { return _mm512_reduce_add_ps(v); }
