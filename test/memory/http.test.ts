@@ -180,8 +180,9 @@ test('a provider that fails, answers the wrong dimension or is unreachable makes
 
 test('a provider slower than --write-timeout: remember answers 504 and the provider call is abandoned', async (t) => {
   const slow = await fakeProvider(t, () => undefined); // never answers
-  // Long enough for the call to reach the provider on a loaded machine before the deadline abandons it.
-  const server = await startServer(['--dimension', '16', '--embed-provider', `openai:m@${slow.url}`, '--write-timeout', '2s']);
+  // Long enough for the call to reach the provider on a loaded machine before the deadline abandons
+  // it (2 s was not, with a benchmark and a fresh build sharing the two cores).
+  const server = await startServer(['--dimension', '16', '--embed-provider', `openai:m@${slow.url}`, '--write-timeout', '5s']);
   t.teardown(() => server.stop());
   const r = await call(server, 'POST', '/collections/notes/remember', { id: 'a', text: 'hello' });
   t.is(r.status, 504);
