@@ -60,6 +60,7 @@ void LiveIds::PutLiveRows(Segment& segment) {
       if (capacity_ > 0) __builtin_prefetch(&slots_[hash & (capacity_ - 1)], 1);
     }
   }
+  segment.ReleaseRecordPages();  // the pass read every id
 }
 
 bool LiveIds::Erase(std::string_view id) {

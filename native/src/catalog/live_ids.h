@@ -33,7 +33,7 @@ class LiveIds {
   // still be alive (its id is compared).
   void Put(Ref ref);
   // Put for every row of segment not deleted, hashing ids ahead of the inserts so that each
-  // insert's slot is already on its way from memory.
+  // insert's slot is already on its way from memory; then lets go of the records' pages it read.
   void PutLiveRows(Segment& segment);
   // Forgets id; false when it was absent.
   bool Erase(std::string_view id);

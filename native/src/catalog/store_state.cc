@@ -103,10 +103,7 @@ LiveIds& StoreState::WriterIds(Collection& c) {
   if (c.ids_mapped) return c.ids;
   // A failure part way leaves ids_mapped false; the next call puts every row again.
   c.ids.Reserve(c.rows - c.dead_rows);
-  for (const Slot& slot : c.segments) {
-    c.ids.PutLiveRows(*slot.segment);  // oldest first: a later row wins
-    slot.segment->ReleaseRecordPages();
-  }
+  for (const Slot& slot : c.segments) c.ids.PutLiveRows(*slot.segment);  // oldest first: a later row wins
   c.ids_mapped = true;
   return c.ids;
 }
@@ -320,10 +317,7 @@ SegmentIndexesPtr StoreState::SealedIndexes(const Collection& c, const Segment& 
   SegmentIndexesPtr indexes = base;
   const std::vector<FilterIndexField>& fields = c.schema->filter_index;
   if (!fields.empty() && !indexes->filter()) indexes = indexes->WithFilter(SegmentFilterIndex::Build(segment, fields));
-  if (!indexes->ids()) {
-    indexes = indexes->WithIds(IdIndex::Build(segment));
-    segment.ReleaseRecordPages();
-  }
+  if (!indexes->ids()) indexes = indexes->WithIds(IdIndex::Build(segment));
   return indexes;
 }
 
@@ -334,7 +328,6 @@ void StoreState::AdoptSealedSegment(const std::string& collection, SegmentPtr se
   if (c.ids_mapped) {
     c.ids.Reserve(c.ids.size() + segment->appended() - segment->deleted_rows());  // one growth per segment, not log(rows)
     c.ids.PutLiveRows(*segment);
-    segment->ReleaseRecordPages();
   }
   c.segments.push_back({std::move(segment), std::move(indexes)});
   Touch(c);
@@ -346,10 +339,7 @@ void StoreState::ReplaceSegment(const std::string& collection, const SegmentPtr&
     if (slot.segment != memory_segment) continue;
     // The sealed segment holds the same rows, so its postings carry over; Freeze() adds the rest.
     slot.segment = std::move(sealed);
-    if (c.ids_mapped) {
-      c.ids.PutLiveRows(*slot.segment);
-      slot.segment->ReleaseRecordPages();
-    }
+    if (c.ids_mapped) c.ids.PutLiveRows(*slot.segment);
     break;
   }
   Touch(c);
@@ -378,7 +368,7 @@ bool StoreState::InstallCompaction(const CompactionJob& job, const CompactedSegm
       }
       if (c->ids_mapped && c->ids.Find(segment.row_id(r))) c->ids.Put(RowRef{&segment, r});
     }
-    segment.ReleaseRecordPages();
+    if (c->ids_mapped) segment.ReleaseRecordPages();  // the live ids' pass read every id
   }
   uint64_t dropped = input_rows - (out.segment ? out.segment->appended() : 0);
   c->rows -= dropped;

@@ -26,6 +26,7 @@ IdIndexPtr IdIndex::Build(const Segment& segment) {
     while (slots[s] != 0) s = (s + 1) & mask;
     slots[s] = r + 1;
   }
+  segment.ReleaseRecordPages();  // the pass read every id
   auto index = std::make_shared<IdIndex>();
   index->slots_ = std::move(slots);
   return index;

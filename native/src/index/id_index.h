@@ -18,6 +18,7 @@ using IdIndexPtr = std::shared_ptr<const IdIndex>;
 
 class IdIndex {
  public:
+  // Reads every row's id, then lets go of the records' pages it read (Segment::ReleaseRecordPages).
   static IdIndexPtr Build(const Segment& segment);
   // The index saved at path for segment's rows, or null when none there matches (index/derived_file.h).
   static IdIndexPtr Open(const std::string& path, const Segment& segment);
