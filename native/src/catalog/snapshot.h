@@ -29,7 +29,8 @@ struct CollectionState {
   uint64_t dead_rows = 0;  // superseded or deleted rows, reclaimable by compaction
   uint64_t live_rows = 0;
   uint64_t live_id_table_bytes = 0;  // the writer's table of live ids, 0 until a write mapped them
-  bool resident = true;  // false: listed, but none of its rows are held (StoreOptions::resident)
+  // false: listed, but none of its rows are held (StoreOptions::resident).
+  bool resident = true;
   // When a read (or, on a writer, a write) last needed its rows (steady clock, us; 0: not since
   // the collection was loaded), shared by every state of the collection: a cache holding some
   // collections keeps those used most recently.

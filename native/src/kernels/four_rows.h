@@ -21,7 +21,7 @@ void ScoreFour(const float* q, const float* const* row, size_t n, float* out) {
   constexpr size_t W = V::kWidth;
   Reg s0[4] = {V::Zero(), V::Zero(), V::Zero(), V::Zero()};
   Reg s1[4] = {V::Zero(), V::Zero(), V::Zero(), V::Zero()};
-  auto step = [&](Reg (&s)[4], Reg x, auto load) {
+  auto step = [&](Reg(&s)[4], Reg x, auto load) {
     for (int k = 0; k < 4; ++k) {
       Reg v = load(row[k]);
       if constexpr (kL2) {

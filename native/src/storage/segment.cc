@@ -373,7 +373,8 @@ std::shared_ptr<Segment> Segment::OpenSealed(const std::string& dir, uint64_t id
   }
   s->appended_ = rows;
   s->columns_ = OpenSegmentColumns(dir, *s, may_write);  // which may read every record again
-  s->ReleaseRecordPages();  // the checksum and the walks above touched every page
+  // The checksum and the walks above touched every page.
+  s->ReleaseRecordPages();
   return s;
 }
 
