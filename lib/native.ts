@@ -101,7 +101,7 @@ export interface NativeStore extends RouteCalls, RouteReads {
   writeRefusal(): unknown;
   footprint(): NativeFootprint;
   injectWriteFault(kind: string): void;
-  injectCompactionFault(where: 'before-switch' | 'at-switch'): void;
+  injectCompactionFault(where: 'before-switch' | 'at-switch' | 'held'): void;
 }
 
 /** Counters the core keeps current as of the last commit; read without a store lock. */
@@ -118,6 +118,8 @@ export interface NativeFootprint {
   compaction_bytes: number;
   /** Rows of merged segments whose HNSW links came from their first input's graph. */
   graph_rows_reused: number;
+  /** Rows inserted into HNSW graphs by builds (seals', merges', a reopen's); taken-over rows are not. */
+  graph_rows_inserted: number;
   reads_inline: number;
   reads_queued: number;
   /** Full-text postings, filter indexes and id indexes of sealed segments served from their saved files. */

@@ -41,6 +41,7 @@ function storeGauges(slot: StoreSlot, registry: Registry): void {
     "Rows of merged segments whose HNSW links came from their first input's graph instead of being inserted",
     (f) => f.graph_rows_reused,
   );
+  counter('svc_index_graph_rows_inserted_total', 'Rows inserted into HNSW graphs by index builds since the store opened', (f) => f.graph_rows_inserted);
   counter('svc_reads_inline_total', 'Reads cheap enough to run on the thread that received them, without a handoff', (f) => f.reads_inline);
   counter('svc_reads_queued_total', "Reads handed to the core's query threads", (f) => f.reads_queued);
   gauge('svc_derived_indexes_mapped', 'Text postings, filter and id indexes of sealed segments served from their saved files', (f) => f.derived_mapped);

@@ -36,7 +36,11 @@ const BUILDS_POLL_MS = 20;
 /** The write faults `_injectFault` can arm (the addon's injectWriteFault spells them the same). */
 const WRITE_FAULTS = ['poison-next-write', 'oom-preparing-next-write', 'oom-applying-next-write'] as const;
 /** The compaction faults, by where the addon's injectCompactionFault makes the next compaction fail. */
-const COMPACTION_FAULTS = { 'compaction-before-switch': 'before-switch', 'compaction-at-switch': 'at-switch' } as const;
+const COMPACTION_FAULTS = {
+  'compaction-before-switch': 'before-switch',
+  'compaction-at-switch': 'at-switch',
+  'compactions-held': 'held',
+} as const;
 /** Every fault `_injectFault` can arm. */
 export const FAULTS = [...WRITE_FAULTS, ...(Object.keys(COMPACTION_FAULTS) as (keyof typeof COMPACTION_FAULTS)[])];
 export type Fault = (typeof FAULTS)[number];
@@ -633,7 +637,8 @@ export class Store {
    * Test hook, present only with TESSERA_TEST_FAULTS=1: the next write fails inside the write lock
    * (`poison-next-write`, poisoning the store) or runs out of memory while it is prepared (507, that
    * batch only) or applied (507, poisoned); or the next compaction fails before its switch
-   * (abandoned) or inside it (poisoning the store).
+   * (abandoned) or inside it (poisoning the store); or no background compaction starts until the
+   * store is reopened (`compactions-held`).
    */
   _injectFault(kind: Fault): void {
     if (process.env.TESSERA_TEST_FAULTS !== '1') throw new StoreError(404, 'fault injection is disabled');

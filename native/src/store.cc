@@ -1,6 +1,8 @@
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -362,29 +364,54 @@ void StoreImpl::SealQuietSegments() {
 
 VectorIndexConfig StoreImpl::VectorIndexes() const { return VectorIndexConfig{metric_, ann_, quantization_, options_.mmap}; }
 
-void StoreImpl::IndexSealedSegments() {
+void StoreImpl::IndexSealedSegments(bool builds_wait_for_rewrites) {
   if (saver_) saver_->SaveLater();
   VectorIndexConfig config = VectorIndexes();
   if (!config.any() || role_ == Role::kInMemory) return;
   SnapshotPtr snap = versions_->Current();
-  bool attached = false;
+  bool attached = false, waiting = false;
   for (const auto& [name, c] : snap->collections) {
+    std::optional<std::set<uint64_t>> rewritten;
     for (const SegmentRef& ref : c->segments) {
       const Segment& segment = *ref.segment;
-      bool indexed = ref.indexes->ann() || ref.indexes->first_pass();
-      if (!segment.sealed() || indexed || segment.appended() < kMinAnnRows || background_.Building(segment.id())) continue;
+      if (!segment.sealed() || Indexed(ref) || segment.appended() < kMinAnnRows || background_.Building(segment.id())) continue;
       SegmentVectorIndexes saved = OpenSegmentVectorIndexes(options_.path, segment, config);
       if (saved.complete || role_ != Role::kWriter) {
         attached |= versions_->AttachVectorIndexes(name, segment.id(), std::move(saved.first_pass), std::move(saved.ann));
         continue;
       }
+      if (builds_wait_for_rewrites) {
+        if (!rewritten) rewritten = AboutToBeRewritten(*c, dim_);
+        if (rewritten->count(segment.id()) > 0) {
+          waiting = true;
+          continue;
+        }
+      }
       background_.QueueBuild(segment.id(), [this, collection = name, segment = ref.segment] { BuildSegmentIndexes(collection, segment); });
     }
   }
   if (attached) Publish(versions_->Current());
+  if (waiting) ScheduleCompaction();
+}
+
+bool StoreImpl::Indexed(const SegmentRef& ref) { return ref.indexes->ann() || ref.indexes->first_pass(); }
+
+bool StoreImpl::AboutToBeRewrittenNow(const std::string& collection, uint64_t segment_id) {
+  SnapshotPtr snap = versions_->Current();
+  const CollectionState* c = snap->Find(collection);
+  return c && AboutToBeRewritten(*c, dim_).count(segment_id) > 0;
 }
 
 void StoreImpl::BuildSegmentIndexes(const std::string& collection, const SegmentPtr& segment) {
+  {
+    // Queued before a merge that will take it became due: the merged segment gets the index.
+    MutexLock writer(writer_mu_);
+    if (!closed_ && AboutToBeRewrittenNow(collection, segment->id())) {
+      background_.BuildEnded(segment->id());
+      ScheduleCompaction();
+      return;
+    }
+  }
   SegmentVectorIndexes built;
   try {
     built = BuildSegmentVectorIndexes(options_.path, *segment, VectorIndexes(), *build_pool_, background_.stop());
@@ -395,6 +422,7 @@ void StoreImpl::BuildSegmentIndexes(const std::string& collection, const Segment
       std::fprintf(stderr, "tessera: building the vector indexes of segment %llu failed: %s\n", (unsigned long long)segment->id(),
                    e.what());
   }
+  footprint_.graph_rows_inserted.fetch_add(built.inserted_graph_rows);
   MutexLock writer(writer_mu_);
   background_.BuildEnded(segment->id());
   if (built.complete && !closed_ &&
@@ -403,7 +431,7 @@ void StoreImpl::BuildSegmentIndexes(const std::string& collection, const Segment
 }
 
 void StoreImpl::ScheduleCompaction() {
-  if (role_ != Role::kWriter || closed_) return;
+  if (role_ != Role::kWriter || closed_ || compaction_fault_.load() == CompactionFault::kHeld) return;
   auto worth = [this] { return PickCompaction(*versions_->Current(), dim_, CompactionScope::kAutomatic).has_value(); };
   background_.QueueCompaction(worth, [this] {
     bool compacted = false;
@@ -415,7 +443,11 @@ void StoreImpl::ScheduleCompaction() {
     }
     MutexLock writer(writer_mu_);
     background_.CompactionEnded();
-    if (compacted) ScheduleCompaction();
+    if (compacted) {
+      ScheduleCompaction();
+    } else if (!closed_ && poisoned().empty() && !background_.stop().cancelled()) {
+      IndexSealedSegments(/*builds_wait_for_rewrites=*/false);  // the merges they waited for are not coming now
+    }
   });
 }
 
@@ -440,15 +472,16 @@ bool StoreImpl::CompactOnce(CompactionScope scope) {
     ~Running() { count.fetch_sub(1); }
   } running{footprint_.compactions_running};
   CompactedSegment out;
-  uint32_t reused_graph_rows = 0;
+  uint32_t reused_graph_rows = 0, inserted_graph_rows = 0;
   try {
     out = RewriteSegments(job, options_.path, dim_, options_.mmap, background_.stop());
     const VectorIndexConfig config = VectorIndexes();
-    if (out.segment && config.any() && out.segment->appended() >= kMinAnnRows) {
+    if (out.segment && config.any() && out.segment->appended() >= kMinAnnRows && !BuildWaitsForNextRewrite(job, out)) {
       SegmentVectorIndexes built =
           BuildSegmentVectorIndexes(options_.path, *out.segment, config, *build_pool_, background_.stop(), ReusableAnn(job, out));
       if (built.complete) out.indexes = out.indexes->WithVectorIndexes(std::move(built.first_pass), std::move(built.ann));
       reused_graph_rows = built.reused_graph_rows;
+      inserted_graph_rows = built.inserted_graph_rows;
     }
     CrashPoint("compaction-written");
     if (TakeCompactionFault(CompactionFault::kBeforeSwitch)) throw std::runtime_error("injected compaction fault");
@@ -474,9 +507,19 @@ bool StoreImpl::CompactOnce(CompactionScope scope) {
   footprint_.compactions.fetch_add(1);
   footprint_.compaction_bytes.fetch_add(out.bytes);
   footprint_.graph_rows_reused.fetch_add(reused_graph_rows);
+  footprint_.graph_rows_inserted.fetch_add(inserted_graph_rows);
   Publish(versions_->Current());
   IndexSealedSegments();
   return true;
+}
+
+bool StoreImpl::BuildWaitsForNextRewrite(const CompactionJob& job, const CompactedSegment& out) {
+  // Only where queries scanned every input row already: an output replacing indexed inputs is
+  // served indexed from its install on.
+  if (std::any_of(job.inputs.begin(), job.inputs.end(), Indexed)) return false;
+  SnapshotPtr snap = Current();
+  const CollectionState* c = snap->Find(job.collection);
+  return c && RewrittenAgain(*c, job, out, dim_);
 }
 
 void StoreImpl::CompactInMemory() {

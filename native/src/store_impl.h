@@ -135,7 +135,12 @@ class StoreImpl final : public Store {
   // Gives each sealed segment that deserves one its approximate index: opens the saved file, or
   // (writer only) queues a background build; and (writer only) has the derived files sealed
   // segments lack saved in the background.
-  void IndexSealedSegments() TS_REQUIRES(writer_mu_);
+  // A writer's build waits (builds_wait_for_rewrites) for the background compaction when that is
+  // about to rewrite the segment anyway: an import's thousands of small segments are merged before
+  // any graph is built, and the merged segment's graph is built once.
+  void IndexSealedSegments(bool builds_wait_for_rewrites = true) TS_REQUIRES(writer_mu_);
+  static bool Indexed(const SegmentRef& ref);
+  bool AboutToBeRewrittenNow(const std::string& collection, uint64_t segment_id) TS_REQUIRES(writer_mu_);
   void BuildSegmentIndexes(const std::string& collection, const std::shared_ptr<Segment>& segment) TS_EXCLUDES(writer_mu_);
   // Whether sealed segments get vector indexes: an ANN or quantization kind, and vectors.
   bool IndexesVectors() const;
@@ -153,6 +158,9 @@ class StoreImpl final : public Store {
   // inside the switch (which poisons the store). A failure before the switch abandons it and
   // rethrows.
   bool CompactOnce(CompactionScope scope) TS_REQUIRES(compaction_mu_) TS_EXCLUDES(writer_mu_);
+  // Whether a merged segment goes without its vector index until the next rewrite, which the
+  // policy already has due: only when every input went without one (queries scanned them anyway).
+  bool BuildWaitsForNextRewrite(const CompactionJob& job, const CompactedSegment& out);
   // Whether a test armed this fault; disarms it.
   bool TakeCompactionFault(CompactionFault where);
   // An in-memory store compacts under the writer mutex: there is nothing to write, so it is short.

@@ -1,7 +1,8 @@
 // Checks compaction's switch on a store state in memory: a rewrite keeps exactly the rows live at
 // its version in storage order; deletions and overwrites made while it ran are carried over onto
 // the output; ids point at the output's rows; a job whose inputs are gone changes nothing; the
-// policy picks dead segments and runs of small ones. Prints "N passed, M failed".
+// policy picks dead segments and runs of small ones, and tells which segments (and which merged
+// segment) it is about to rewrite. Prints "N passed, M failed".
 #include "catalog/compaction.h"
 
 #include <optional>
@@ -11,6 +12,7 @@
 
 #include "catalog/store_state.h"
 #include "check.h"
+#include "index/segment_indexes.h"
 
 namespace tessera {
 namespace {
@@ -142,6 +144,50 @@ void PolicyLeavesSealedWorkToSealedScopes() {
   Check(PickCompaction(*snap, kDim, CompactionScope::kEverything).has_value(), "an in-memory store's compaction takes them");
 }
 
+// A sealed segment of rows rows in dir, as the policy sees it (its vectors are all zero).
+SegmentRef Sealed(const std::string& dir, uint64_t id, uint32_t rows) {
+  SegmentPtr memory = Segment::NewMemory(id, kDim, rows);
+  const std::vector<float> floats(kDim, 0.0f);
+  for (uint32_t r = 0; r < rows; ++r) memory->Append(RecordInput{std::to_string(id) + "-" + std::to_string(r), 0, {}, ""}, floats);
+  memory->Persist(dir, rows);
+  return SegmentRef{Segment::OpenSealed(dir, id, kDim, false, "", false), rows, 0, SegmentIndexes::Flat()};
+}
+
+CollectionState Collection(const std::string& dir, const std::vector<uint32_t>& sizes, uint64_t first_id = 1) {
+  CollectionState c;
+  c.name = "c";
+  for (uint32_t rows : sizes) c.segments.push_back(Sealed(dir, first_id++, rows));
+  return c;
+}
+
+void TellsWhichSegmentsItIsAboutToRewrite() {
+  const std::string dir = test::TempDir();
+  Check(AboutToBeRewritten(Collection(dir, std::vector<uint32_t>(6, 1100)), kDim).size() == 6,
+        "a run of six small segments merges: all six");
+  Check(AboutToBeRewritten(Collection(dir, std::vector<uint32_t>(3, 1100), 10), kDim).empty(), "three are too few to merge");
+  CollectionState skewed = Collection(dir, {17600, 1100, 1100, 1100, 1100}, 20);
+  std::set<uint64_t> due = AboutToBeRewritten(skewed, kDim);
+  Check(due.size() == 4 && due.count(20) == 0, "a big segment is left out of a run it would dominate; the four small ones merge");
+  CollectionState many = Collection(dir, std::vector<uint32_t>(20, 1100), 30);
+  Check(AboutToBeRewritten(many, kDim).size() == 20, "twenty small segments: a merge of sixteen, then one of the other four");
+}
+
+void TellsWhetherAMergedSegmentMergesAgain() {
+  const std::string dir = test::TempDir();
+  // Three merged segments already, then sixteen small ones about to merge into a fourth.
+  std::vector<uint32_t> sizes(3, 17600);
+  sizes.insert(sizes.end(), 16, 1100);
+  CollectionState c = Collection(dir, sizes);
+  CompactionJob job{"c", nullptr, {c.segments.begin() + 3, c.segments.end()}, 1, 100};
+  CompactedSegment out{Sealed(dir, 100, 17600).segment, std::vector<RowSource>(17600), SegmentIndexes::Flat(), 0};
+  Check(RewrittenAgain(c, job, out, kDim), "the fourth merged segment of a size makes a run that merges again");
+  CollectionState two(c);
+  two.segments.erase(two.segments.begin(), two.segments.begin() + 2);
+  Check(!RewrittenAgain(two, job, out, kDim), "the second does not");
+  CompactionJob gone{"c", nullptr, {Sealed(dir, 200, 1100)}, 1, 201};
+  Check(!RewrittenAgain(c, gone, out, kDim), "a job whose inputs are no longer there says no");
+}
+
 }  // namespace
 }  // namespace tessera
 
@@ -150,5 +196,7 @@ int main() {
   tessera::RefusesInputsThatGrewMeanwhile();
   tessera::RemovesSegmentsWithNothingLive();
   tessera::PolicyLeavesSealedWorkToSealedScopes();
+  tessera::TellsWhichSegmentsItIsAboutToRewrite();
+  tessera::TellsWhetherAMergedSegmentMergesAgain();
   return tessera::test::Report();
 }

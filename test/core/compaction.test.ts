@@ -364,3 +364,29 @@ test('a merge whose inputs each lost a row builds its graph whole', async (t) =>
   t.teardown(() => store.close());
   t.is(store.footprintCached().graph_rows_reused, 0);
 });
+
+test('an index asked for after the data: the small segments merge first, and each row is inserted into a graph once', async (t) => {
+  const dir = tempDir();
+  const child = new Child({ TESSERA_TEST_FAULTS: '1' });
+  t.teardown(() => child.kill());
+  await child.call('open', { options: { path: dir, dimension: DIM, ann: 'none', quantization: 'none' } });
+  await child.call('inject', { fault: 'compactions-held' });
+  const segments = 64;
+  const rows = 1100; // above the smallest segment that gets an index
+  for (let s = 0; s < segments; s++) {
+    await child.call('upsertGen', { collection: 'c', tag: 'a', start: s * rows, count: rows, dim: DIM });
+    await child.call('flush');
+  }
+  await child.call('close');
+
+  const store = await Store.open({ path: dir, ann: 'hnsw', quantization: 'int8' });
+  t.teardown(() => store.close());
+  t.is(store.footprintCached().index_builds_pending, 0, 'every segment is about to be merged: none is built on its own');
+  await store.waitForIndexes();
+  const { segments: left, graph_rows_inserted, compactions } = store.footprintCached();
+  t.true(left < segments && compactions > 0, 'the small segments were merged');
+  t.is(graph_rows_inserted, segments * rows, 'each row was inserted into a graph once');
+  const { hits, plan } = await store.search({ query: genVector(7, DIM), top_k: 1, plan: true });
+  t.is(plan.path, 'ann');
+  t.true(hits[0].score > 0.99999, 'a stored vector finds itself (or its twin: these vectors repeat)');
+});

@@ -15,6 +15,8 @@ struct FootprintCounters {
   std::atomic<uint64_t> compactions{0}, compaction_bytes{0}, compactions_running{0};
   // Rows of merged segments whose graph links came from their first input's graph (not inserted).
   std::atomic<uint64_t> graph_rows_reused{0};
+  // Rows inserted into HNSW graphs by builds (seals', merges', a reopen's), taken-over ones not.
+  std::atomic<uint64_t> graph_rows_inserted{0};
   std::atomic<uint64_t> derived_mapped{0}, derived_built{0};
   // Sealed segments whose attributes are read column by column (their column file opened).
   std::atomic<uint64_t> column_segments{0};

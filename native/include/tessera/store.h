@@ -25,8 +25,9 @@ namespace tessera {
 // memory while it is prepared (only that batch fails) or applied (poisoned, answered 507).
 enum class WriteFault { kNone, kFail, kOutOfMemoryValidating, kOutOfMemoryApplying };
 
-// Where a test makes the next compaction fail (Store::InjectCompactionFault).
-enum class CompactionFault { kNone, kBeforeSwitch, kAtSwitch };
+// Where a test makes the next compaction fail (Store::InjectCompactionFault), or kHeld: none is
+// started until the store is reopened (a test's store left with merges due).
+enum class CompactionFault { kNone, kBeforeSwitch, kAtSwitch, kHeld };
 
 class Store {
  public:
@@ -153,7 +154,7 @@ class Store {
   virtual void CheckWritable() const = 0;
   virtual void InjectWriteFault(WriteFault fault) = 0;
   // Test hook: the next compaction throws before its switch (abandoned, the store serves on) or
-  // inside it (the store is poisoned).
+  // inside it (the store is poisoned); or no background compaction starts from now on.
   virtual void InjectCompactionFault(CompactionFault where) = 0;
 };
 

@@ -373,6 +373,7 @@ Napi::Value StoreWrap::Footprint(const Napi::CallbackInfo& info) {
   o.Set("compactions_running", double(f.compactions_running.load()));
   o.Set("compaction_bytes", double(f.compaction_bytes.load()));
   o.Set("graph_rows_reused", double(f.graph_rows_reused.load()));
+  o.Set("graph_rows_inserted", double(f.graph_rows_inserted.load()));
   o.Set("derived_mapped", double(f.derived_mapped.load()));
   o.Set("derived_built", double(f.derived_built.load()));
   o.Set("column_segments", double(f.column_segments.load()));
@@ -401,6 +402,7 @@ Napi::Value StoreWrap::InjectCompactionFault(const Napi::CallbackInfo& info) {
   std::string where = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "";
   tessera::CompactionFault fault = where == "before-switch" ? tessera::CompactionFault::kBeforeSwitch
                                    : where == "at-switch"   ? tessera::CompactionFault::kAtSwitch
+                                   : where == "held"        ? tessera::CompactionFault::kHeld
                                                             : tessera::CompactionFault::kNone;
   store(info.Env()).InjectCompactionFault(fault);
   return info.Env().Undefined();

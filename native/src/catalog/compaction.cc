@@ -75,24 +75,48 @@ size_t MergeablePrefix(const std::vector<SegmentRef>& segments, size_t begin, si
   return n;
 }
 
-std::optional<CompactionJob> PickInCollection(const CollectionState& c, uint64_t version, uint32_t dim, CompactionScope scope) {
-  const std::vector<SegmentRef>& segments = c.segments;
-  for (const SegmentRef& ref : segments)
-    if (Eligible(ref, scope) && DeadEnough(ref, scope)) return Job(c, {ref}, version);
+// Calls take(begin, n) for each run of segments the policy would rewrite at scope, in the order
+// it would pick them (a dead segment alone first, then merges lowest level first), until take
+// answers true. Runs of one level do not overlap; a higher level's may hold a lower one's.
+template <typename Take>
+void ForEachPick(const std::vector<SegmentRef>& segments, uint32_t dim, CompactionScope scope, Take take) {
+  for (size_t i = 0; i < segments.size(); ++i)
+    if (Eligible(segments[i], scope) && DeadEnough(segments[i], scope) && take(i, size_t(1))) return;
   for (int level = 0; level <= kLevels; ++level) {
     for (size_t begin = 0; begin < segments.size();) {
       size_t end = begin;
       while (end < segments.size() && Eligible(segments[end], scope) && Level(segments[end]) <= level) ++end;
       // Slide along the run until a window of kMergeFanIn fits one merged segment.
-      for (size_t start = begin; start + kMergeFanIn <= end; ++start) {
+      for (size_t start = begin; start + kMergeFanIn <= end;) {
         size_t n = MergeablePrefix(segments, start, end, dim);
-        if (n >= kMergeFanIn && (scope != CompactionScope::kAutomatic || !Skewed(segments, start, n)))
-          return Job(c, {segments.begin() + start, segments.begin() + start + n}, version);
+        if (n >= kMergeFanIn && (scope != CompactionScope::kAutomatic || !Skewed(segments, start, n))) {
+          if (take(start, n)) return;
+          start += n;
+        } else {
+          ++start;
+        }
       }
       begin = end + 1;
     }
   }
-  return std::nullopt;
+}
+
+std::optional<CompactionJob> PickInCollection(const CollectionState& c, uint64_t version, uint32_t dim, CompactionScope scope) {
+  std::optional<CompactionJob> job;
+  ForEachPick(c.segments, dim, scope, [&](size_t begin, size_t n) {
+    job = Job(c, {c.segments.begin() + begin, c.segments.begin() + begin + n}, version);
+    return true;
+  });
+  return job;
+}
+
+std::set<uint64_t> Rewritten(const std::vector<SegmentRef>& segments, uint32_t dim) {
+  std::set<uint64_t> ids;
+  ForEachPick(segments, dim, CompactionScope::kAutomatic, [&](size_t begin, size_t n) {
+    for (size_t i = begin; i < begin + n; ++i) ids.insert(segments[i].segment->id());
+    return false;
+  });
+  return ids;
 }
 
 }  // namespace
@@ -138,6 +162,19 @@ CompactedSegment RewriteSegments(const CompactionJob& job, const std::string& di
   }
   out.segment = std::move(segment);
   return out;
+}
+
+std::set<uint64_t> AboutToBeRewritten(const CollectionState& c, uint32_t dim) { return Rewritten(c.segments, dim); }
+
+bool RewrittenAgain(const CollectionState& c, const CompactionJob& job, const CompactedSegment& out, uint32_t dim) {
+  if (!out.segment || job.inputs.empty()) return false;
+  const uint64_t first = job.inputs.front().segment->id();
+  auto at = std::find_if(c.segments.begin(), c.segments.end(), [&](const SegmentRef& ref) { return ref.segment->id() == first; });
+  if (at == c.segments.end() || size_t(c.segments.end() - at) < job.inputs.size()) return false;
+  std::vector<SegmentRef> after(c.segments.begin(), at);
+  after.push_back(SegmentRef{out.segment, uint32_t(out.sources.size()), 0, out.indexes});
+  after.insert(after.end(), at + job.inputs.size(), c.segments.end());
+  return Rewritten(after, dim).count(out.segment->id()) > 0;
 }
 
 IndexPart ReusableAnn(const CompactionJob& job, const CompactedSegment& out) {

@@ -13,6 +13,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ struct CompactionJob {
 // The next job in snap, or nullopt when the collections are compact enough for scope.
 std::optional<CompactionJob> PickCompaction(const Snapshot& snap, uint32_t dim, CompactionScope scope);
 
+// The sealed segments of c that the background policy would rewrite as things stand (each in a run
+// it would merge, or dead enough to rewrite alone): building their vector indexes can wait for the
+// rewrite, whose output gets one.
+std::set<uint64_t> AboutToBeRewritten(const CollectionState& c, uint32_t dim);
+
 struct RowSource {
   uint32_t input;  // index into CompactionJob::inputs
   uint32_t row;
@@ -49,6 +55,10 @@ struct CompactedSegment {
   SegmentIndexesPtr indexes;       // its text, filter and id parts under the job's schema (saved beside it)
   uint64_t bytes = 0;              // vector and row bytes written
 };
+
+// Whether job's output, installed in c in place of its inputs, would itself be rewritten by the
+// background policy as things stand.
+bool RewrittenAgain(const CollectionState& c, const CompactionJob& job, const CompactedSegment& out, uint32_t dim);
 
 // Copies the job's live rows into segment job.output_id; with dir set, persists it there and
 // reopens it sealed (vectors mmap'd when mmap), else keeps it in memory. Throws Error(kCancelled)

@@ -39,6 +39,7 @@ SegmentVectorIndexes Resolve(const std::string& dir, const Segment& segment, con
     if (!out.ann && pool) {
       std::shared_ptr<const HnswIndex> built = HnswIndex::Build(path, segment, config.metric, *config.ann, codes, *pool, *stop, reuse_ann);
       out.reused_graph_rows = built->graph().reused_rows();
+      out.inserted_graph_rows = uint32_t(segment.appended()) - out.reused_graph_rows;
       out.ann = std::move(built);
     }
     if (!out.ann) return out;

@@ -13,10 +13,11 @@
 namespace tessera {
 
 struct SegmentVectorIndexes {
-  VectorIndexPtr first_pass;       // the quantized scan; null without quantization
-  VectorIndexPtr ann;              // null without ANN
-  bool complete = false;           // every part the configuration asks for is here
-  uint32_t reused_graph_rows = 0;  // rows a new HNSW graph took over from a reused one (BuildSegmentVectorIndexes)
+  VectorIndexPtr first_pass;         // the quantized scan; null without quantization
+  VectorIndexPtr ann;                // null without ANN
+  bool complete = false;             // every part the configuration asks for is here
+  uint32_t reused_graph_rows = 0;    // rows a new HNSW graph took over from a reused one (BuildSegmentVectorIndexes)
+  uint32_t inserted_graph_rows = 0;  // rows a new HNSW graph inserted (the others were taken over)
 };
 
 struct VectorIndexConfig {
