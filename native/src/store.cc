@@ -364,7 +364,7 @@ void StoreImpl::SealQuietSegments() {
 
 VectorIndexConfig StoreImpl::VectorIndexes() const { return VectorIndexConfig{metric_, ann_, quantization_, options_.mmap}; }
 
-void StoreImpl::IndexSealedSegments(bool builds_wait_for_rewrites) {
+void StoreImpl::IndexSealedSegments() {
   if (saver_) saver_->SaveLater();
   VectorIndexConfig config = VectorIndexes();
   if (!config.any() || role_ == Role::kInMemory) return;
@@ -380,7 +380,7 @@ void StoreImpl::IndexSealedSegments(bool builds_wait_for_rewrites) {
         attached |= versions_->AttachVectorIndexes(name, segment.id(), std::move(saved.first_pass), std::move(saved.ann));
         continue;
       }
-      if (builds_wait_for_rewrites) {
+      if (!merges_failing_) {
         if (!rewritten) rewritten = AboutToBeRewritten(*c, dim_);
         if (rewritten->count(segment.id()) > 0) {
           waiting = true;
@@ -406,7 +406,7 @@ void StoreImpl::BuildSegmentIndexes(const std::string& collection, const Segment
   {
     // Queued before a merge that will take it became due: the merged segment gets the index.
     MutexLock writer(writer_mu_);
-    if (!closed_ && AboutToBeRewrittenNow(collection, segment->id())) {
+    if (!closed_ && !merges_failing_ && AboutToBeRewrittenNow(collection, segment->id())) {
       background_.BuildEnded(segment->id());
       ScheduleCompaction();
       return;
@@ -434,20 +434,19 @@ void StoreImpl::ScheduleCompaction() {
   if (role_ != Role::kWriter || closed_ || compaction_fault_.load() == CompactionFault::kHeld) return;
   auto worth = [this] { return PickCompaction(*versions_->Current(), dim_, CompactionScope::kAutomatic).has_value(); };
   background_.QueueCompaction(worth, [this] {
-    bool compacted = false;
+    bool compacted = false, failed = false;
     try {
       MutexLock one_at_a_time(compaction_mu_);
       compacted = CompactOnce(CompactionScope::kAutomatic);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "tessera: background compaction abandoned: %s\n", e.what());
+      failed = true;
     }
     MutexLock writer(writer_mu_);
     background_.CompactionEnded();
-    if (compacted) {
-      ScheduleCompaction();
-    } else if (!closed_ && poisoned().empty() && !background_.stop().cancelled()) {
-      IndexSealedSegments(/*builds_wait_for_rewrites=*/false);  // the merges they waited for are not coming now
-    }
+    merges_failing_ = failed;
+    if (compacted) ScheduleCompaction();
+    if (failed && !closed_ && poisoned().empty()) IndexSealedSegments();
   });
 }
 

@@ -135,10 +135,10 @@ class StoreImpl final : public Store {
   // Gives each sealed segment that deserves one its approximate index: opens the saved file, or
   // (writer only) queues a background build; and (writer only) has the derived files sealed
   // segments lack saved in the background.
-  // A writer's build waits (builds_wait_for_rewrites) for the background compaction when that is
-  // about to rewrite the segment anyway: an import's thousands of small segments are merged before
-  // any graph is built, and the merged segment's graph is built once.
-  void IndexSealedSegments(bool builds_wait_for_rewrites = true) TS_REQUIRES(writer_mu_);
+  // A writer's build waits for the background compaction when that is about to rewrite the segment
+  // anyway (unless merges_failing_): an import's thousands of small segments are merged before any
+  // graph is built, and the merged segment's graph is built once.
+  void IndexSealedSegments() TS_REQUIRES(writer_mu_);
   static bool Indexed(const SegmentRef& ref);
   bool AboutToBeRewrittenNow(const std::string& collection, uint64_t segment_id) TS_REQUIRES(writer_mu_);
   void BuildSegmentIndexes(const std::string& collection, const std::shared_ptr<Segment>& segment) TS_EXCLUDES(writer_mu_);
@@ -207,6 +207,9 @@ class StoreImpl final : public Store {
   std::atomic<bool> backing_up_{false};  // BeginBackup's turn
 
   Mutex writer_mu_;
+  // The last background compaction failed: builds stop waiting for merges until one succeeds
+  // (a compaction that keeps failing, a full disk say, must not leave segments unindexed).
+  bool merges_failing_ TS_GUARDED_BY(writer_mu_) = false;
   GroupCommit group_commit_{writer_mu_, [this](std::deque<PendingWrite*>& group) {
                               writer_mu_.AssertHeld();
                               CommitGroup(group);

@@ -57,6 +57,8 @@ async function handle(msg: any): Promise<unknown> {
       return need().collections();
     case 'stats':
       return need().stats();
+    case 'footprint':
+      return need().footprintCached();
     case 'flush':
       return need().flush();
     case 'compact':

@@ -390,3 +390,26 @@ test('an index asked for after the data: the small segments merge first, and eac
   t.is(plan.path, 'ann');
   t.true(hits[0].score > 0.99999, 'a stored vector finds itself (or its twin: these vectors repeat)');
 });
+
+test('when the merge they wait for fails, the waiting segments are indexed on their own', async (t) => {
+  const dir = tempDir();
+  const child = new Child({ TESSERA_TEST_FAULTS: '1' });
+  t.teardown(() => child.kill());
+  await child.call('open', { options: { path: dir, dimension: DIM, ann: 'hnsw', quantization: 'int8' } });
+  await child.call('inject', { fault: 'compactions-held' });
+  const segments = 8;
+  const rows = 1100;
+  for (let s = 0; s < segments; s++) {
+    await child.call('upsertGen', { collection: 'c', tag: 'a', start: s * rows, count: rows, dim: DIM });
+    await child.call('flush');
+  }
+  await child.call('inject', { fault: 'compaction-before-switch' });
+  await child.call('flush'); // schedules the merge the segments wait for, which fails before its switch
+  await child.call('waitForIndexes');
+  const { segments: left, compactions, graph_rows_inserted } = await child.call('footprint');
+  t.is(left, segments, 'nothing was merged');
+  t.is(compactions, 0);
+  t.is(graph_rows_inserted, segments * rows, 'every segment got its graph, once');
+  const { plan } = JSON.parse(await child.call('searchJson', { body: JSON.stringify({ query: genVector(7, DIM), top_k: 1, plan: true }) }));
+  t.is(plan.path, 'ann');
+});
