@@ -365,18 +365,30 @@ test('a merge whose inputs each lost a row builds its graph whole', async (t) =>
   t.is(store.footprintCached().graph_rows_reused, 0);
 });
 
-test('an index asked for after the data: the small segments merge first, and each row is inserted into a graph once', async (t) => {
+/** Rows of each segment heldSegments writes: above the smallest segment that gets an index. */
+const HELD_ROWS = 1100;
+
+/**
+ * A child process with fault injection on, whose store (opened with `options`) holds `segments`
+ * sealed segments of HELD_ROWS rows, written while no background compaction could start: every
+ * merge the policy wants is still due.
+ */
+async function heldSegments(t: ExecutionContext, options: Record<string, unknown>, segments: number) {
   const dir = tempDir();
   const child = new Child({ TESSERA_TEST_FAULTS: '1' });
   t.teardown(() => child.kill());
-  await child.call('open', { options: { path: dir, dimension: DIM, ann: 'none', quantization: 'none' } });
+  await child.call('open', { options: { path: dir, dimension: DIM, ...options } });
   await child.call('inject', { fault: 'compactions-held' });
-  const segments = 64;
-  const rows = 1100; // above the smallest segment that gets an index
   for (let s = 0; s < segments; s++) {
-    await child.call('upsertGen', { collection: 'c', tag: 'a', start: s * rows, count: rows, dim: DIM });
+    await child.call('upsertGen', { collection: 'c', tag: 'a', start: s * HELD_ROWS, count: HELD_ROWS, dim: DIM });
     await child.call('flush');
   }
+  return { dir, child };
+}
+
+test('an index asked for after the data: the small segments merge first, and each row is inserted into a graph once', async (t) => {
+  const segments = 64;
+  const { dir, child } = await heldSegments(t, { ann: 'none', quantization: 'none' }, segments);
   await child.call('close');
 
   const store = await Store.open({ path: dir, ann: 'hnsw', quantization: 'int8' });
@@ -385,31 +397,22 @@ test('an index asked for after the data: the small segments merge first, and eac
   await store.waitForIndexes();
   const { segments: left, graph_rows_inserted, compactions } = store.footprintCached();
   t.true(left < segments && compactions > 0, 'the small segments were merged');
-  t.is(graph_rows_inserted, segments * rows, 'each row was inserted into a graph once');
+  t.is(graph_rows_inserted, segments * HELD_ROWS, 'each row was inserted into a graph once');
   const { hits, plan } = await store.search({ query: genVector(7, DIM), top_k: 1, plan: true });
   t.is(plan.path, 'ann');
   t.true(hits[0].score > 0.99999, 'a stored vector finds itself (or its twin: these vectors repeat)');
 });
 
 test('when the merge they wait for fails, the waiting segments are indexed on their own', async (t) => {
-  const dir = tempDir();
-  const child = new Child({ TESSERA_TEST_FAULTS: '1' });
-  t.teardown(() => child.kill());
-  await child.call('open', { options: { path: dir, dimension: DIM, ann: 'hnsw', quantization: 'int8' } });
-  await child.call('inject', { fault: 'compactions-held' });
   const segments = 8;
-  const rows = 1100;
-  for (let s = 0; s < segments; s++) {
-    await child.call('upsertGen', { collection: 'c', tag: 'a', start: s * rows, count: rows, dim: DIM });
-    await child.call('flush');
-  }
+  const { child } = await heldSegments(t, { ann: 'hnsw', quantization: 'int8' }, segments);
   await child.call('inject', { fault: 'compaction-before-switch' });
   await child.call('flush'); // schedules the merge the segments wait for, which fails before its switch
   await child.call('waitForIndexes');
   const { segments: left, compactions, graph_rows_inserted } = await child.call('footprint');
   t.is(left, segments, 'nothing was merged');
   t.is(compactions, 0);
-  t.is(graph_rows_inserted, segments * rows, 'every segment got its graph, once');
+  t.is(graph_rows_inserted, segments * HELD_ROWS, 'every segment got its graph, once');
   const { plan } = JSON.parse(await child.call('searchJson', { body: JSON.stringify({ query: genVector(7, DIM), top_k: 1, plan: true }) }));
   t.is(plan.path, 'ann');
 });
