@@ -375,7 +375,7 @@ void StoreImpl::IndexSealedSegments() {
     for (const SegmentRef& ref : c->segments) {
       const Segment& segment = *ref.segment;
       if (!segment.sealed() || Indexed(ref) || segment.appended() < kMinAnnRows || background_.Building(segment.id())) continue;
-      SegmentVectorIndexes saved = OpenSegmentVectorIndexes(options_.path, segment, config);
+      SegmentVectorIndexes saved = OpenSegmentVectorIndexes(options_.path, segment, config, *pool_);
       if (saved.complete || role_ != Role::kWriter) {
         attached |= versions_->AttachVectorIndexes(name, segment.id(), std::move(saved.first_pass), std::move(saved.ann));
         continue;

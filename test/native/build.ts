@@ -10,6 +10,7 @@ import { root } from '../../lib/native';
 export const build = path.resolve(root, process.env.TESSERA_NATIVE_BUILD ?? 'build');
 export const nativeTools = [
   'kernels_test',
+  'crc32c_test',
   'filter_test',
   'filter_index_test',
   'columns_test',

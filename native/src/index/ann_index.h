@@ -29,8 +29,9 @@ struct VectorIndexConfig {
   bool any() const { return ann || quantization; }
 };
 
-// The parts saved in dir for segment (dir empty: none).
-SegmentVectorIndexes OpenSegmentVectorIndexes(const std::string& dir, const Segment& segment, const VectorIndexConfig& config);
+// The parts saved in dir for segment (dir empty: none), their checksums shared out over pool.
+SegmentVectorIndexes OpenSegmentVectorIndexes(const std::string& dir, const Segment& segment, const VectorIndexConfig& config,
+                                              ThreadPool& pool);
 
 // Opens what is saved and builds (and saves, when dir is not empty) the rest. Throws
 // Error(kCancelled) once stop is cancelled. reuse_ann: an approximate index over some of segment's

@@ -58,8 +58,8 @@ Layout LayoutOf(uint32_t rows, uint32_t m, uint64_t upper_words) {
 
 uint32_t HeaderCrc(const HnswGraph::Header& h) { return Crc32c(&h, offsetof(HnswGraph::Header, crc)); }
 
-uint32_t BodyCrc(const void* block, size_t bytes) {
-  return Crc32c(static_cast<const uint8_t*>(block) + sizeof(HnswGraph::Header), bytes - sizeof(HnswGraph::Header));
+uint32_t BodyCrc(const void* block, size_t bytes, ThreadPool* pool = nullptr) {
+  return ParallelCrc32c(static_cast<const uint8_t*>(block) + sizeof(HnswGraph::Header), bytes - sizeof(HnswGraph::Header), pool);
 }
 
 // A row's level: floor(-ln(u) / ln(M)) for u uniform in (0, 1], drawn from (seed, row) alone so
@@ -424,7 +424,8 @@ std::shared_ptr<const HnswGraph> HnswGraph::Build(const VectorSpace& space, cons
   return builder.Build(pool, stop, reuse);
 }
 
-std::shared_ptr<const HnswGraph> HnswGraph::Open(const std::string& path, const VectorSpace& space, const HnswParams& params, bool mmap) {
+std::shared_ptr<const HnswGraph> HnswGraph::Open(const std::string& path, const VectorSpace& space, const HnswParams& params, bool mmap,
+                                                 ThreadPool* pool) {
   if (!FileExists(path)) return nullptr;
   auto graph = std::shared_ptr<HnswGraph>(new HnswGraph());
   graph->block_ = Region::OpenFile(path, mmap);
@@ -435,7 +436,8 @@ std::shared_ptr<const HnswGraph> HnswGraph::Open(const std::string& path, const 
       h->seed != params.seed)
     return nullptr;
   if (LayoutOf(h->rows, h->m, h->upper_words).total != h->block_bytes) return nullptr;
-  if (BodyCrc(graph->block_.data(), graph->block_.size()) != h->body_crc) return nullptr;
+  graph->block_.ReadAhead();
+  if (BodyCrc(graph->block_.data(), graph->block_.size(), pool) != h->body_crc) return nullptr;
   graph->Bind();
   return graph;
 }

@@ -57,8 +57,9 @@ class HnswGraph {
   static std::shared_ptr<const HnswGraph> Build(const VectorSpace& space, const HnswParams& params, ThreadPool& pool,
                                                 const CancelToken& stop, HnswGraphPart reuse = {});
   // The graph saved at path, or nullptr when there is none, or it was built over another space,
-  // row count or parameters (the caller builds a new one).
-  static std::shared_ptr<const HnswGraph> Open(const std::string& path, const VectorSpace& space, const HnswParams& params, bool mmap);
+  // row count or parameters (the caller builds a new one). pool, where given, shares the checksum.
+  static std::shared_ptr<const HnswGraph> Open(const std::string& path, const VectorSpace& space, const HnswParams& params, bool mmap,
+                                               ThreadPool* pool = nullptr);
   // Writes the graph durably (temporary file, fsync, rename).
   void Save(const std::string& path) const;
 

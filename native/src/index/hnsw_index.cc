@@ -44,9 +44,9 @@ class QueryAdmission final : public WalkAdmission {
 }  // namespace
 
 std::shared_ptr<const HnswIndex> HnswIndex::Open(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config,
-                                                 QuantizedCodesPtr codes, bool mmap) {
+                                                 QuantizedCodesPtr codes, bool mmap, ThreadPool* pool) {
   GraphSpace space(segment, metric, codes);
-  std::shared_ptr<const HnswGraph> graph = HnswGraph::Open(path, space.get(), ParamsOf(config), mmap);
+  std::shared_ptr<const HnswGraph> graph = HnswGraph::Open(path, space.get(), ParamsOf(config), mmap, pool);
   if (graph == nullptr) return nullptr;
   return std::shared_ptr<const HnswIndex>(new HnswIndex(std::move(graph), metric, std::move(codes)));
 }

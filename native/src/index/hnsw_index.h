@@ -18,7 +18,7 @@ class HnswIndex final : public VectorIndex {
   // The graph saved at path for segment, or nullptr when there is none usable (see HnswGraph::Open).
   // codes: the segment's quantized codes when the store runs with quantization, else null.
   static std::shared_ptr<const HnswIndex> Open(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config,
-                                               QuantizedCodesPtr codes, bool mmap);
+                                               QuantizedCodesPtr codes, bool mmap, ThreadPool* pool = nullptr);
   // Builds the graph of segment's rows (path empty: kept in memory only, else saved there first),
   // taking over the links of reuse's graph where it is an HNSW index that fits (HnswGraph::Build).
   static std::shared_ptr<const HnswIndex> Build(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config,

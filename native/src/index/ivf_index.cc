@@ -17,8 +17,8 @@ IvfParams ParamsOf(const AnnConfig& config) { return IvfParams{config.n_lists, c
 }  // namespace
 
 std::shared_ptr<const IvfIndex> IvfIndex::Open(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config,
-                                               QuantizedCodesPtr codes, bool mmap) {
-  std::shared_ptr<const IvfLists> lists = IvfLists::Open(path, segment, metric, ParamsOf(config), mmap);
+                                               QuantizedCodesPtr codes, bool mmap, ThreadPool* pool) {
+  std::shared_ptr<const IvfLists> lists = IvfLists::Open(path, segment, metric, ParamsOf(config), mmap, pool);
   if (lists == nullptr) return nullptr;
   return std::shared_ptr<const IvfIndex>(new IvfIndex(std::move(lists), metric, config.n_probe, std::move(codes)));
 }

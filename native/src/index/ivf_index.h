@@ -31,7 +31,7 @@ class IvfIndex final : public VectorIndex {
   // codes: the segment's quantized codes when the store runs with quantization, else null; probed
   // rows are then ranked by their codes and the best window x rescore rescored exactly.
   static std::shared_ptr<const IvfIndex> Open(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config,
-                                              QuantizedCodesPtr codes, bool mmap);
+                                              QuantizedCodesPtr codes, bool mmap, ThreadPool* pool = nullptr);
   // Builds the lists of segment's rows (path empty: kept in memory only, else saved there first).
   static std::shared_ptr<const IvfIndex> Build(const std::string& path, const Segment& segment, Metric metric, const AnnConfig& config,
                                                QuantizedCodesPtr codes, ThreadPool& pool, const CancelToken& stop);

@@ -48,9 +48,9 @@ Layout LayoutOf(uint32_t dim, uint32_t n_lists, uint32_t indexed) {
 }
 
 uint32_t HeaderCrc(const IvfLists::Header& h) { return Crc32c(&h, offsetof(IvfLists::Header, crc)); }
-uint32_t BodyCrc(const Region& block) {
+uint32_t BodyCrc(const Region& block, ThreadPool* pool = nullptr) {
   size_t start = Align(sizeof(IvfLists::Header));
-  return Crc32c(static_cast<const uint8_t*>(block.data()) + start, block.size() - start);
+  return ParallelCrc32c(static_cast<const uint8_t*>(block.data()) + start, block.size() - start, pool);
 }
 
 std::vector<uint32_t> RowsWithVectors(const Segment& segment) {
@@ -111,7 +111,7 @@ std::shared_ptr<const IvfLists> IvfLists::Build(const Segment& segment, Metric m
 }
 
 std::shared_ptr<const IvfLists> IvfLists::Open(const std::string& path, const Segment& segment, Metric metric, const IvfParams& params,
-                                               bool mmap) {
+                                               bool mmap, ThreadPool* pool) {
   if (!FileExists(path)) return nullptr;
   auto lists = std::shared_ptr<IvfLists>(new IvfLists());
   lists->block_ = Region::OpenFile(path, mmap);
@@ -122,7 +122,9 @@ std::shared_ptr<const IvfLists> IvfLists::Open(const std::string& path, const Se
   if (h->rows != segment.appended() || h->dim != segment.dim() || h->metric != uint32_t(metric) || h->seed != params.seed ||
       h->indexed != indexed || h->n_lists != ListsFor(params.n_lists, indexed))
     return nullptr;
-  if (LayoutOf(h->dim, h->n_lists, h->indexed).total != h->block_bytes || h->body_crc != BodyCrc(lists->block_)) return nullptr;
+  if (LayoutOf(h->dim, h->n_lists, h->indexed).total != h->block_bytes) return nullptr;
+  lists->block_.ReadAhead();
+  if (h->body_crc != BodyCrc(lists->block_, pool)) return nullptr;
   lists->Bind();
   return lists;
 }

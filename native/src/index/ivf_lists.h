@@ -51,8 +51,9 @@ class IvfLists {
                                                const CancelToken& stop);
   // The lists saved at path, or nullptr when there are none, the file is damaged, or they were
   // built over another row count, dimension, metric or parameters (the caller builds new ones).
+  // pool, where given, shares the checksum.
   static std::shared_ptr<const IvfLists> Open(const std::string& path, const Segment& segment, Metric metric, const IvfParams& params,
-                                              bool mmap);
+                                              bool mmap, ThreadPool* pool = nullptr);
   // Writes the lists durably (temporary file, fsync, rename).
   void Save(const std::string& path) const;
 

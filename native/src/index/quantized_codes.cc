@@ -59,8 +59,8 @@ Layout LayoutOf(QuantizationKind kind, uint32_t rows, uint32_t dim, uint32_t wor
 
 uint32_t HeaderCrc(const QuantizedCodes::Header& h) { return Crc32c(&h, offsetof(QuantizedCodes::Header, crc)); }
 
-uint32_t BodyCrc(const void* block, size_t bytes) {
-  return Crc32c(static_cast<const uint8_t*>(block) + sizeof(QuantizedCodes::Header), bytes - sizeof(QuantizedCodes::Header));
+uint32_t BodyCrc(const void* block, size_t bytes, ThreadPool* pool = nullptr) {
+  return ParallelCrc32c(static_cast<const uint8_t*>(block) + sizeof(QuantizedCodes::Header), bytes - sizeof(QuantizedCodes::Header), pool);
 }
 
 // Binary codes hold the signs of the rotated vector, whose length is dim rounded up to a power of
@@ -212,7 +212,7 @@ std::shared_ptr<const QuantizedCodes> QuantizedCodes::Build(const Segment& segme
 }
 
 std::shared_ptr<const QuantizedCodes> QuantizedCodes::Open(const std::string& path, const Segment& segment, Metric metric,
-                                                           QuantizationKind kind, bool mmap) {
+                                                           QuantizationKind kind, bool mmap, ThreadPool* pool) {
   if (!FileExists(path)) return nullptr;
   auto codes = std::shared_ptr<QuantizedCodes>(new QuantizedCodes());
   codes->block_ = Region::OpenFile(path, mmap);
@@ -222,7 +222,8 @@ std::shared_ptr<const QuantizedCodes> QuantizedCodes::Open(const std::string& pa
   if (h->kind != uint32_t(kind) || h->metric != uint32_t(metric) || h->rows != segment.appended() || h->dim != segment.dim())
     return nullptr;
   if (LayoutOf(kind, h->rows, h->dim, h->words).total != h->block_bytes) return nullptr;
-  if (BodyCrc(codes->block_.data(), codes->block_.size()) != h->body_crc) return nullptr;
+  codes->block_.ReadAhead();
+  if (BodyCrc(codes->block_.data(), codes->block_.size(), pool) != h->body_crc) return nullptr;
   codes->Bind();
   return codes;
 }

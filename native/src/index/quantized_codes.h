@@ -30,6 +30,8 @@
 
 namespace tessera {
 
+class ThreadPool;
+
 // A query in the codes' form; built by QuantizedCodes::Prepare.
 struct QuantizedQuery {
   std::vector<int8_t> code;  // Int8
@@ -42,8 +44,9 @@ class QuantizedCodes {
  public:
   static std::shared_ptr<const QuantizedCodes> Build(const Segment& segment, Metric metric, QuantizationKind kind);
   // The codes saved at path, or nullptr when there are none usable for this segment, metric and kind.
+  // pool, where given, shares the checksum.
   static std::shared_ptr<const QuantizedCodes> Open(const std::string& path, const Segment& segment, Metric metric, QuantizationKind kind,
-                                                    bool mmap);
+                                                    bool mmap, ThreadPool* pool = nullptr);
   void Save(const std::string& path) const;
 
   QuantizedQuery Prepare(const float* query) const;

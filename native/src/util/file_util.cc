@@ -114,6 +114,10 @@ void Region::UnmapPages(size_t offset, size_t bytes) const {
   ::madvise(static_cast<char*>(data_) + from, to - from, MADV_DONTNEED);
 }
 
+void Region::ReadAhead() const {
+  if (file_ && data_ != nullptr) ::madvise(data_, size_, MADV_WILLNEED);
+}
+
 ReadOnlyFile::ReadOnlyFile(const std::string& path) : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
   if (fd_ < 0) IoError("open", path);
 }

@@ -57,6 +57,9 @@ class Region {
   // the page cache, and a later read maps them again. Nothing for other regions, whose pages hold
   // the data.
   void UnmapPages(size_t offset, size_t bytes) const;
+  // A map of a file about to be read whole (a checksum): has the kernel read all of it ahead at
+  // once, rather than a window per fault, so a cold open streams it at the disk's speed.
+  void ReadAhead() const;
 
  private:
   void Release();
