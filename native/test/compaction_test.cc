@@ -172,6 +172,19 @@ void TellsWhichSegmentsItIsAboutToRewrite() {
   Check(AboutToBeRewritten(many, kDim).size() == 20, "twenty small segments: a merge of sixteen, then one of the other four");
 }
 
+void MergesFewerThanFourWhenTheyFillAMergedSegment() {
+  const std::string dir = test::TempDir();
+  // The policy is asked as for vectors so wide that a merged segment holds at most 3,000 rows
+  // (kMaxMergedVectorBytes / their bytes), as a 10M store's million-row segments fill its bound.
+  const uint32_t wide = uint32_t((uint64_t(2) << 30) / (3000 * sizeof(float)));
+  Check(AboutToBeRewritten(Collection(dir, std::vector<uint32_t>(6, 1000), 50), wide).size() == 6,
+        "six segments of a third of the bound: two merges of three");
+  Check(AboutToBeRewritten(Collection(dir, {700, 700}, 60), wide).empty(), "two that fill less than half of it wait for more");
+  Check(AboutToBeRewritten(Collection(dir, {1000, 2500, 1000}, 70), wide).empty(), "none beside one that nearly fills it alone");
+  Check(AboutToBeRewritten(Collection(dir, std::vector<uint32_t>(3, 1000), 80), kDim).empty(),
+        "the same three, narrow (far under the bound), are too few");
+}
+
 void TellsWhetherAMergedSegmentMergesAgain() {
   const std::string dir = test::TempDir();
   // Three merged segments already, then sixteen small ones about to merge into a fourth.
@@ -197,6 +210,7 @@ int main() {
   tessera::RemovesSegmentsWithNothingLive();
   tessera::PolicyLeavesSealedWorkToSealedScopes();
   tessera::TellsWhichSegmentsItIsAboutToRewrite();
+  tessera::MergesFewerThanFourWhenTheyFillAMergedSegment();
   tessera::TellsWhetherAMergedSegmentMergesAgain();
   return tessera::test::Report();
 }

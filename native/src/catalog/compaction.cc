@@ -58,21 +58,35 @@ CompactionJob Job(const CollectionState& c, std::vector<SegmentRef> inputs, uint
   return CompactionJob{c.name, c.schema, std::move(inputs), version, 0};
 }
 
+uint64_t MaxMergedRows(uint32_t dim) {
+  return std::min(kMaxMergedRows, kMaxMergedVectorBytes / std::max<uint64_t>(1, uint64_t(dim) * sizeof(float)));
+}
+
+struct Prefix {
+  size_t n = 0;
+  uint64_t rows = 0;  // live rows of its n segments
+};
+
 // The longest prefix of segments[begin, end) that one merged segment can hold, at most
 // kMaxMergeInputs long: rows and vector bytes bounded, named-vector columns at most a segment's.
-size_t MergeablePrefix(const std::vector<SegmentRef>& segments, size_t begin, size_t end, uint32_t dim) {
-  uint64_t max_rows = std::min(kMaxMergedRows, kMaxMergedVectorBytes / std::max<uint64_t>(1, uint64_t(dim) * sizeof(float)));
-  uint64_t rows = 0;
+Prefix MergeablePrefix(const std::vector<SegmentRef>& segments, size_t begin, size_t end, uint32_t dim) {
   std::set<std::string> names;
-  size_t n = 0;
-  for (size_t i = begin; i < end && n < kMaxMergeInputs; ++i, ++n) {
+  Prefix prefix;
+  for (size_t i = begin; i < end && prefix.n < kMaxMergeInputs; ++i, ++prefix.n) {
     std::set<std::string> with = names;
     for (const NamedColumn* c : segments[i].segment->named_columns()) with.insert(c->name);
-    rows += LiveRows(segments[i]);
-    if (rows > max_rows || with.size() > kMaxNamedVectors) break;
+    if (prefix.rows + LiveRows(segments[i]) > MaxMergedRows(dim) || with.size() > kMaxNamedVectors) break;
+    prefix.rows += LiveRows(segments[i]);
     names = std::move(with);
   }
-  return n;
+  return prefix;
+}
+
+// A window merges with kMergeFanIn inputs, or with two or three that fill half a merged segment:
+// segments that large could not find four peers under the bound, and a large store would otherwise
+// stop at a quarter of it, each of its many segments a walk per query.
+bool EnoughInputs(const Prefix& prefix, uint32_t dim) {
+  return prefix.n >= kMergeFanIn || (prefix.n >= 2 && 2 * prefix.rows > MaxMergedRows(dim));
 }
 
 // Calls take(begin, n) for each run of segments the policy would rewrite at scope, in the order
@@ -86,12 +100,12 @@ void ForEachPick(const std::vector<SegmentRef>& segments, uint32_t dim, Compacti
     for (size_t begin = 0; begin < segments.size();) {
       size_t end = begin;
       while (end < segments.size() && Eligible(segments[end], scope) && Level(segments[end]) <= level) ++end;
-      // Slide along the run until a window of kMergeFanIn fits one merged segment.
-      for (size_t start = begin; start + kMergeFanIn <= end;) {
-        size_t n = MergeablePrefix(segments, start, end, dim);
-        if (n >= kMergeFanIn && (scope != CompactionScope::kAutomatic || !Skewed(segments, start, n))) {
-          if (take(start, n)) return;
-          start += n;
+      // Slide along the run until a window of enough inputs fits one merged segment.
+      for (size_t start = begin; start + 2 <= end;) {
+        Prefix prefix = MergeablePrefix(segments, start, end, dim);
+        if (EnoughInputs(prefix, dim) && (scope != CompactionScope::kAutomatic || !Skewed(segments, start, prefix.n))) {
+          if (take(start, prefix.n)) return;
+          start += prefix.n;
         } else {
           ++start;
         }

@@ -6,8 +6,9 @@
 // The policy, per collection (thresholds below, in compaction.cc):
 //  - a sealed segment with at least kRewriteDeadFraction of its rows dead is rewritten alone;
 //  - segments are levelled by live rows (level L holds fewer than kMergeBaseRows x 8^(L+1)), and a
-//    contiguous run of at least kMergeFanIn sealed segments of level <= L merges into one, lowest
-//    level first, up to kMaxMergeInputs segments and kMaxMergedRows / kMaxMergedVectorBytes, and
+//    contiguous run of at least kMergeFanIn sealed segments of level <= L merges into one (or of
+//    two or three that fill half a merged segment), lowest level first, up to kMaxMergeInputs
+//    segments and kMaxMergedRows / kMaxMergedVectorBytes, and
 //    (automatically) not when one input holds most of the run's rows (kMaxMergeSkew), so every row
 //    is rewritten about once per level (write amplification ~ levels, like an LSM tree).
 #pragma once
