@@ -181,6 +181,8 @@ void MergesFewerThanFourWhenTheyFillAMergedSegment() {
         "six segments of a third of the bound: two merges of three");
   Check(AboutToBeRewritten(Collection(dir, {700, 700}, 60), wide).empty(), "two that fill less than half of it wait for more");
   Check(AboutToBeRewritten(Collection(dir, {1000, 2500, 1000}, 70), wide).empty(), "none beside one that nearly fills it alone");
+  Check(AboutToBeRewritten(Collection(dir, {1200, 900}, 75), wide).empty(),
+        "two that fill half of it but one holds most of the rows: skewed, they wait (a 10M store's last 1.28M and 1.04M)");
   Check(AboutToBeRewritten(Collection(dir, std::vector<uint32_t>(3, 1000), 80), kDim).empty(),
         "the same three, narrow (far under the bound), are too few");
 }

@@ -70,12 +70,13 @@ struct Prefix {
 // The longest prefix of segments[begin, end) that one merged segment can hold, at most
 // kMaxMergeInputs long: rows and vector bytes bounded, named-vector columns at most a segment's.
 Prefix MergeablePrefix(const std::vector<SegmentRef>& segments, size_t begin, size_t end, uint32_t dim) {
+  const uint64_t max_rows = MaxMergedRows(dim);
   std::set<std::string> names;
   Prefix prefix;
   for (size_t i = begin; i < end && prefix.n < kMaxMergeInputs; ++i, ++prefix.n) {
     std::set<std::string> with = names;
     for (const NamedColumn* c : segments[i].segment->named_columns()) with.insert(c->name);
-    if (prefix.rows + LiveRows(segments[i]) > MaxMergedRows(dim) || with.size() > kMaxNamedVectors) break;
+    if (prefix.rows + LiveRows(segments[i]) > max_rows || with.size() > kMaxNamedVectors) break;
     prefix.rows += LiveRows(segments[i]);
     names = std::move(with);
   }
